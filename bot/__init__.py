@@ -1,0 +1,1 @@
+"""sikpan bot: the imperative shell (CLI, chat adapters, storage, scheduler) around ``engine``."""

@@ -1,0 +1,68 @@
+"""Shared pieces of the CLI: the argument parser that fails with exit 2, common options, output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, NoReturn
+
+from bot.i18n import LANGS, default_lang, normalize_lang
+
+
+class UsageError(Exception):
+    """Bad command-line input; ``code`` is a message id in the locale catalogs."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+class SikpanArgumentParser(argparse.ArgumentParser):
+    """argparse that raises :class:`UsageError` (one line, exit 2) instead of printing usage."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError("error.usage", detail=message, prog=self.prog)
+
+
+def lang_from_argv(argv: Sequence[str]) -> str:
+    """The ``--lang`` value if present and valid, else SIKPAN_LANG, else ko (used before parsing)."""
+    for i, arg in enumerate(argv):
+        value = None
+        if arg == "--lang" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--lang="):
+            value = arg.split("=", 1)[1]
+        if value is not None:
+            return normalize_lang(value) or default_lang()
+    return default_lang()
+
+
+def add_common(parser: argparse.ArgumentParser, json_flag: bool = True) -> None:
+    """Options every subcommand takes: ``--lang`` and (usually) ``--json``."""
+    parser.add_argument("--lang", choices=LANGS, default=default_lang())
+    if json_flag:
+        parser.add_argument("--json", action="store_true", help="machine-readable output, one JSON object per line")
+
+
+def parse_instant(text: str) -> datetime:
+    """An ISO-8601 date-time **with** a UTC offset (``2024-02-04T16:27:08+08:00`` or ``…Z``)."""
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError("error.bad_instant", value=text) from None
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise UsageError("error.missing_offset", value=text)
+    return value
+
+
+def emit_json(obj: Any) -> None:
+    """One JSON object on one line, characters unescaped."""
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(", ", ": ")) + "\n")
+
+
+def emit_text(text: str) -> None:
+    sys.stdout.write(text.rstrip("\n") + "\n")

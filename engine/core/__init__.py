@@ -1,0 +1,36 @@
+"""Calendrical primitives: 天干, 地支, 六十甲子, 五行, and the relations between them."""
+
+from engine.core.cycle import Branch, Element, GanZhi, Stem
+from engine.core.relations import (
+    Stage,
+    Vitality,
+    changsheng,
+    chong,
+    fang,
+    hai,
+    liuhe,
+    po,
+    sanhe,
+    season_element,
+    vitality,
+    xing,
+)
+
+__all__ = [
+    "Branch",
+    "Element",
+    "GanZhi",
+    "Stage",
+    "Stem",
+    "Vitality",
+    "changsheng",
+    "chong",
+    "fang",
+    "hai",
+    "liuhe",
+    "po",
+    "sanhe",
+    "season_element",
+    "vitality",
+    "xing",
+]
