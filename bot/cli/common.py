@@ -45,7 +45,9 @@ def add_common(parser: argparse.ArgumentParser, json_flag: bool = True) -> None:
     """Options every subcommand takes: ``--lang`` and (usually) ``--json``."""
     parser.add_argument("--lang", choices=LANGS, default=default_lang())
     if json_flag:
-        parser.add_argument("--json", action="store_true", help="machine-readable output, one JSON object per line")
+        parser.add_argument(
+            "--json", action="store_true", help="machine-readable output, one JSON object per line"
+        )
 
 
 def parse_instant(text: str) -> datetime:

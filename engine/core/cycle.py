@@ -192,7 +192,9 @@ class GanZhi:
 
     def __post_init__(self) -> None:
         if not 0 <= self.index < 60:
-            raise EngineInputError("error.not_a_ganzhi", f"干支 index out of range: {self.index}", value=self.index)
+            raise EngineInputError(
+                "error.not_a_ganzhi", f"干支 index out of range: {self.index}", value=self.index
+            )
 
     @staticmethod
     @cache
