@@ -1,0 +1,126 @@
+"""``sikpan cast``: the 大六壬 chart of an instant (``--at``) or of a day and 局 (``--day 庚辰 --ju 8``)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
+from bot.cli.liuren import add_school_options, options_from_args
+from bot.i18n import render
+from engine.calendar import DayStart
+from engine.core.cycle import Branch, GanZhi
+from engine.liuren import Chart, chart_at, chart_for_ju, with_shensha
+from engine.liuren.chart import _optional
+
+# 地盤 positions of the square board as practitioners draw it (巳午未申 on top, 寅丑子亥 at the bottom).
+_TOP = (Branch.SI, Branch.WU, Branch.WEI, Branch.SHEN)
+_BOTTOM = (Branch.YIN, Branch.CHOU, Branch.ZI, Branch.HAI)
+_LEFT = (Branch.CHEN, Branch.MAO)
+_RIGHT = (Branch.YOU, Branch.XU)
+BLANK = "\u3000"
+
+
+def board_rows(chart: Chart) -> list[list[str]]:
+    """The 天地盤 square, 6 × 6: the 天盤 ring at its 地盤 places (巳午未申 on top, 寅丑子亥 at the bottom,
+    辰卯 left, 酉戌 right) and each 天將 just outside its branch; blanks are U+3000."""
+
+    def gen(earth: Branch) -> str:
+        return chart.general_on(chart.heaven[earth]).char
+
+    def sky(earth: Branch) -> str:
+        return chart.heaven[earth].char
+
+    rows = [
+        [BLANK, *(gen(e) for e in _TOP), BLANK],
+        [BLANK, *(sky(e) for e in _TOP), BLANK],
+    ]
+    for left, right in zip(_LEFT, _RIGHT):
+        rows.append([gen(left), sky(left), BLANK, BLANK, sky(right), gen(right)])
+    rows.append([BLANK, *(sky(e) for e in _BOTTOM), BLANK])
+    rows.append([BLANK, *(gen(e) for e in _BOTTOM), BLANK])
+    return rows
+
+
+def readings_for(chart: Chart, category: str | None) -> tuple[Any, ...] | None:
+    """``engine.liuren.reading.read``: the seed-003 text for the eight worked 課, then the composed reading.
+
+    None while the reading module is not installed.
+    """
+    module = _optional("engine.liuren.reading")
+    if module is None:
+        return None
+    month = chart.moment.month.branch if chart.moment is not None else None
+    year = chart.moment.year.branch if chart.moment is not None else None
+    return tuple(module.read(chart, category, month=month, year=year))
+
+
+def view(chart: Chart) -> dict[str, Any]:
+    """Plain data for the template (characters and ids only; words come from the catalogs)."""
+    lessons = [
+        {"n": i + 1, "upper": ls.upper.char, "lower": ls.lower.char, "general": g.char, "ke": ls.ke}
+        for i, (ls, g) in enumerate(zip(chart.lessons, chart.lesson_generals))
+    ]
+    return {
+        "chart": chart.to_json(),
+        "board": board_rows(chart),
+        "lessons_rtl": list(reversed(lessons)),
+        "transmissions": [t.to_json() for t in chart.transmissions],
+        "trace": chart.trace.to_json(),
+        "moment": chart.moment.to_json() if chart.moment is not None else None,
+    }
+
+
+def handler(args: argparse.Namespace) -> int:
+    options = options_from_args(args)
+    if args.at is not None:
+        if args.day is not None or args.ju is not None:
+            raise UsageError("error.liuren.at_or_day")
+        at = parse_instant(args.at)
+        starts = DayStart.parse(args.day_starts)
+        chart = chart_at(at, options, starts, args.solar_time, args.lat)
+    elif args.day is not None and args.ju is not None:
+        day = GanZhi.parse(args.day)
+        hour = Branch.from_char(args.hour) if args.hour is not None else None
+        chart = chart_for_ju(day, args.ju, options, hour=hour, daytime=not args.night)
+    else:
+        raise UsageError("error.liuren.at_or_day")
+    chart = with_shensha(chart)
+    readings = readings_for(chart, args.category)
+    if args.json:
+        out = chart.to_json()
+        out["reading"] = [r.to_json() for r in readings] if readings is not None else None
+        emit_json(out)
+        return 0
+    context = view(chart)
+    if readings is not None:
+        context.update(_optional("engine.liuren.reading").render_context(readings, args.lang))
+    else:
+        context.update(readings=[], gloss={})
+    emit_text(render("cli/cast.txt.j2", args.lang, **context))
+    return 0
+
+
+def _ju(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError("error.liuren.bad_ju", value=text) from None
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("cast", help="大六壬 chart of an instant or of a day and 局")
+    add_common(parser)
+    parser.add_argument("--at", help="ISO instant with UTC offset, e.g. 2024-05-01T10:00:00+09:00")
+    parser.add_argument("--solar-time", type=float, metavar="LON", help="local apparent solar time at LON")
+    parser.add_argument("--lat", type=float, metavar="LAT", help="latitude (for --daynight sun)")
+    parser.add_argument("--day-starts", default="23:00", metavar="23:00|00:00")
+    parser.add_argument("--day", metavar="干支", help="day 干支, e.g. 庚辰 (with --ju)")
+    parser.add_argument("--ju", type=_ju, metavar="1-12", help="局 (天盤子 over 地盤 局−1)")
+    parser.add_argument("--hour", metavar="地支", help="占時 for the 天將 with --day/--ju")
+    parser.add_argument("--night", action="store_true", help="night 貴人 with --day/--ju")
+    parser.add_argument(
+        "--category", metavar="類", help="question category for the 類神 (天文, 地理, 人物 …)"
+    )
+    add_school_options(parser)
+    parser.set_defaults(func=handler)

@@ -1,0 +1,61 @@
+"""``sikpan run``: every adapter whose token is set (console chat when none) in one event loop.
+
+Stops cleanly on SIGTERM/SIGINT (and at end of input on the console).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+
+from bot.cli.common import UsageError
+from bot.config import ConfigError, Settings, install_redaction, load_settings
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser("run", help="run the bot (Telegram, Discord, or a console chat)")
+    parser.add_argument("--env-file", default=None, help="read settings from this .env file (default ./.env)")
+    parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    parser.set_defaults(func=handler)
+
+
+def configure_logging(settings: Settings, level: str = "INFO") -> None:
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
+    root.setLevel(level)
+    # Libraries log request URLs, which carry the Telegram token: redact everything that reaches a handler.
+    install_redaction(settings)
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+async def main_async(settings: Settings) -> None:
+    from bot.app import run
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    try:
+        await run(settings, stop)
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+
+
+def handler(args: argparse.Namespace) -> int:
+    try:
+        settings = load_settings(env_file=args.env_file)
+    except ConfigError as err:
+        raise UsageError(err.code, **err.params) from None
+    configure_logging(settings, args.log_level)
+    asyncio.run(main_async(settings))
+    return 0

@@ -1,0 +1,206 @@
+"""Helpers shared by the command modules: argument parsing (Korean and Chinese forms), zones, history."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.commands import CommandError, Incoming, Reply, reply
+from bot.storage import UserSettings
+from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
+
+if TYPE_CHECKING:
+    from bot.app import AppContext
+
+# Hangul readings of the stems and branches (as in locales/ko/terms/core.json); 신 is 辛 as a stem, 申 as a
+# branch, so a two-syllable 간지 is read by position.
+_KO_STEMS = dict(zip("갑을병정무기경신임계", STEM_CHARS, strict=True))
+_KO_BRANCHES = dict(zip("자축인묘진사오미신유술해", BRANCH_CHARS, strict=True))
+
+NOW_WORDS = frozenset({"now", "지금", "현재", "今", "今時", "現在", "现在", "即時", "即时"})
+ON_WORDS = frozenset({"on", "yes", "true", "1", "켜기", "켬", "예", "네", "是", "開", "开"})
+OFF_WORDS = frozenset({"off", "no", "false", "0", "끄기", "끔", "아니오", "否", "關", "关", "止"})
+
+
+def module_available(*names: str) -> bool:
+    """True if every named module can be imported (engines land one by one)."""
+    for name in names:
+        try:
+            if importlib.util.find_spec(name) is None:
+                return False
+            importlib.import_module(name)
+        except ImportError:
+            return False
+    return True
+
+
+def engine_ready(module: str, *attrs: str) -> Any:
+    """The engine module if it imports and has every named attribute (it may land half-way), else None."""
+    if not module_available(module):
+        return None
+    mod = importlib.import_module(module)
+    return mod if all(hasattr(mod, a) for a in attrs) else None
+
+
+def coming_soon(name: str) -> Reply:
+    return reply("coming_soon", command=name)
+
+
+def parse_ganzhi(text: str) -> GanZhi:
+    """``甲子`` or ``갑자`` (also ``甲子日``/``갑자일``)."""
+    s = text.strip()
+    if s.endswith(("日", "일")) and len(s) == 3:
+        s = s[:2]
+    if len(s) == 2 and s[0] in _KO_STEMS and s[1] in _KO_BRANCHES:
+        s = _KO_STEMS[s[0]] + _KO_BRANCHES[s[1]]
+    return GanZhi.parse(s)
+
+
+def parse_branch(text: str) -> Branch:
+    """``寅`` or ``인`` (also ``寅月``/``인월``)."""
+    s = text.strip()
+    if len(s) == 2 and s[1] in "月월時시":
+        s = s[0]
+    if len(s) == 1 and s in _KO_BRANCHES:
+        s = _KO_BRANCHES[s]
+    return Branch.from_char(s)
+
+
+def zone_of(user: UserSettings | None, ctx: AppContext) -> ZoneInfo:
+    name = (user.tz if user and user.tz else None) or ctx.settings.tz
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo(ctx.settings.tz)
+
+
+def check_zone(name: str) -> str:
+    """A valid IANA zone name (``Asia/Seoul``, case as typed is kept) or CommandError."""
+    if not re.fullmatch(r"[A-Za-z0-9_+\-/]{1,64}", name) or ".." in name:
+        raise CommandError("bot.error.bad_tz", value=name[:64])
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise CommandError("bot.error.bad_tz", value=name[:64]) from None
+    return name
+
+
+_DATE_RE = re.compile(r"^(\d{4})[-./](\d{1,2})[-./](\d{1,2})$")
+_TIME_RE = re.compile(r"^(\d{1,2}):(\d{2})(?::(\d{2}))?$")
+
+
+def parse_local_datetime(tokens: tuple[str, ...]) -> datetime | None:
+    """``2026-11-29 23:10`` / ``2026-11-29T23:10`` / ``2026.11.29 23:10:05`` → naive datetime.
+
+    An ISO string with an offset gives an aware datetime. None if the tokens are not a date-time at all;
+    CommandError if they look like one but are impossible (month 13, 24:00 …).
+    """
+    text = " ".join(tokens).strip().replace("T", " ", 1)
+    if not text or not text[0].isdigit():
+        return None
+    # ISO with an explicit offset: an instant, not a wall clock.
+    if re.search(r"(Z|[+-]\d{2}:?\d{2})$", text) and re.match(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}", text):
+        try:
+            value = datetime.fromisoformat(text.replace(" ", "T", 1).replace("Z", "+00:00"))
+        except ValueError:
+            raise CommandError("bot.error.bad_datetime", value=text[:40]) from None
+        return value
+    parts = text.split()
+    if len(parts) != 2:
+        if len(parts) == 1 and _DATE_RE.match(parts[0]):
+            raise CommandError("bot.error.missing_time", value=text[:40])
+        return None
+    d, t = _DATE_RE.match(parts[0]), _TIME_RE.match(parts[1])
+    if not d or not t:
+        return None
+    try:
+        return datetime(
+            int(d.group(1)),
+            int(d.group(2)),
+            int(d.group(3)),
+            int(t.group(1)),
+            int(t.group(2)),
+            int(t.group(3) or 0),
+        )
+    except ValueError:
+        raise CommandError("bot.error.bad_datetime", value=text[:40]) from None
+
+
+def resolve_local(naive: datetime, zone: ZoneInfo) -> datetime:
+    """A wall clock in ``zone`` → aware datetime. Fold: first occurrence. Gap (does not exist): rejected.
+
+    Uses ``engine.calendar.resolve_local`` when the calendar engine provides it.
+    """
+    if naive.tzinfo is not None:
+        return naive
+    if module_available("engine.calendar"):
+        fn = getattr(importlib.import_module("engine.calendar"), "resolve_local", None)
+        if callable(fn):
+            result = fn(naive, zone.key)
+            if isinstance(result, datetime):
+                return result
+    aware = naive.replace(tzinfo=zone, fold=0)
+    back = aware.astimezone(ZoneInfo("UTC")).astimezone(zone).replace(tzinfo=None)
+    if back != naive:
+        raise CommandError(
+            "bot.error.nonexistent_time", value=naive.strftime("%Y-%m-%d %H:%M"), zone=zone.key
+        )
+    return aware
+
+
+def fmt_local(at: datetime) -> str:
+    return at.strftime("%Y-%m-%d %H:%M")
+
+
+def fmt_offset(at: datetime) -> str:
+    off = at.utcoffset() or timedelta(0)
+    sign = "+" if off >= timedelta(0) else "-"
+    minutes = abs(int(off.total_seconds())) // 60
+    return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def jsonable(obj: Any) -> Any:
+    """A JSON round trip, so a fresh reply and its stored copy are the same object."""
+    return json.loads(json.dumps(obj, ensure_ascii=False))
+
+
+@dataclass(frozen=True)
+class Record:
+    kind: str
+    inputs: Mapping[str, Any]
+    options: Mapping[str, Any]
+    view: str
+    context: Mapping[str, Any]
+
+
+async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> Reply:
+    """Store a cast in the user's history and answer with the view; ``/show N`` answers the same."""
+    context = jsonable(dict(rec.context))
+    created = (await ctx.clock.now()).isoformat(timespec="seconds")
+    seq = await ctx.storage.add_history(
+        incoming.user_key,
+        kind=rec.kind,
+        command=incoming.text.strip()[:200],
+        inputs=jsonable(dict(rec.inputs)),
+        options=jsonable(dict(rec.options)),
+        view=rec.view,
+        context=context,
+        created_at=created,
+    )
+    return reply(rec.view, **context, no=seq)
+
+
+def parse_bool(value: str, name: str) -> bool:
+    v = value.strip().lower()
+    if v in ON_WORDS:
+        return True
+    if v in OFF_WORDS:
+        return False
+    raise CommandError("bot.error.bad_bool", name=name, value=value[:20])

@@ -1,0 +1,230 @@
+"""/cast: a 大六壬 chart for now, a local date-time, a (day, 局) or a (day, 月將, 占時)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from bot.commands import ArgSpec, CommandError, Incoming, Reply, command
+from bot.commands._common import (
+    NOW_WORDS,
+    Record,
+    coming_soon,
+    engine_ready,
+    fmt_local,
+    fmt_offset,
+    parse_branch,
+    parse_ganzhi,
+    parse_local_datetime,
+    record_and_reply,
+    resolve_local,
+    zone_of,
+)
+from engine.core.cycle import Branch, GanZhi
+
+log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from bot.app import AppContext
+    from bot.storage import UserSettings
+
+# 地盤 positions of the phone-sized 4×4 board (巳午未申 on top, 寅丑子亥 at the bottom).
+BOARD: tuple[tuple[int | None, ...], ...] = (
+    (5, 6, 7, 8),
+    (4, None, None, 9),
+    (3, None, None, 10),
+    (2, 1, 0, 11),
+)
+_JU_RE = re.compile(r"^(?:第)?(\d{1,2})(?:局|국|번)?$")
+
+
+def liuren_options(user: UserSettings | None) -> dict[str, Any]:
+    """The user's 大六壬 options (``liuren.*`` settings) as ``Options.from_mapping`` input."""
+    out: dict[str, Any] = {}
+    for key, value in (user.options if user else {}).items():
+        if key.startswith("liuren."):
+            name = key[len("liuren.") :]
+            out[name] = {"on": True, "off": False}.get(value, value)
+    return out
+
+
+def time_options(user: UserSettings | None) -> tuple[str, float | None]:
+    """(day start "23:00" | "00:00", longitude for true solar time or None)."""
+    options = user.options if user else {}
+    day_starts = str(options.get("day_starts", "23:00"))
+    solar = options.get("solar_time", "off") == "on"
+    if solar and (user is None or user.longitude is None):
+        raise CommandError("bot.error.solar_needs_place")
+    return day_starts, (user.longitude if solar and user else None)
+
+
+def parse_cast_args(args: tuple[str, ...]) -> tuple[str, Any]:
+    """("now", None) | ("local", datetime) | ("ju", (GanZhi, int)) | ("board", (GanZhi, Branch, Branch))."""
+    if not args or (len(args) == 1 and args[0].lower() in NOW_WORDS):
+        return "now", None
+    when = parse_local_datetime(args)
+    if when is not None:
+        return "local", when
+    first = args[0]
+    if first[:1].isdigit():
+        raise CommandError("bot.error.bad_datetime", value=" ".join(args)[:40])
+    day = parse_ganzhi(first)
+    rest = [a for a in args[1:] if a not in ("日", "일")]
+    if len(rest) == 1:
+        m = _JU_RE.match(rest[0])
+        if not m:
+            raise CommandError("bot.error.bad_ju", value=rest[0][:10])
+        ju = int(m.group(1))
+        if not 1 <= ju <= 12:
+            raise CommandError("bot.error.bad_ju", value=rest[0][:10])
+        return "ju", (day, ju)
+    if len(rest) == 2:
+        general = parse_branch(rest[0].removesuffix("將").removesuffix("장"))
+        hour = parse_branch(rest[1])
+        return "board", (day, general, hour)
+    raise CommandError("bot.error.cast_usage")
+
+
+def chart_view(chart: Any) -> dict[str, Any]:
+    """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able)."""
+
+    def gen(branch: Branch) -> str:
+        return str(chart.general_on(branch).char)
+
+    board = []
+    for row in BOARD:
+        cells: list[dict[str, str] | None] = []
+        for earth in row:
+            if earth is None:
+                cells.append(None)
+                continue
+            heaven = chart.heaven[earth]
+            cells.append({"earth": Branch(earth).char, "heaven": heaven.char, "general": gen(heaven)})
+        board.append(cells)
+    lessons = [
+        {"upper": ls.upper.char, "lower": ls.lower.char, "general": gen(ls.upper), "ke": ls.ke}
+        for ls in chart.lessons
+    ]
+    transmissions = [
+        {
+            "branch": t.branch.char,
+            "dun": t.dun_stem.char if t.dun_stem is not None else None,
+            "relative": t.relative,
+            "general": t.general.char,
+            "empty": bool(t.is_empty),
+            "marks": list(getattr(t, "marks", ()) or ()),
+        }
+        for t in chart.transmissions
+    ]
+    patterns: list[str] = []
+    try:
+        ke_ti = chart.ke_ti() if callable(getattr(chart, "ke_ti", None)) else list(chart.method_names)
+    except Exception:  # the patterns module of another engineer may be half-way
+        ke_ti = list(chart.method_names)
+    for name in ke_ti:
+        if name not in patterns:
+            patterns.append(str(name))
+    return {
+        "day": chart.day.chars,
+        "ju": int(chart.ju),
+        "month_general": chart.month_general.char,
+        "hour": chart.hour.char,
+        "daytime": bool(chart.daytime),
+        "xunkong": [b.char for b in chart.xunkong],
+        "board": board,
+        "lessons": lessons,
+        "transmissions": transmissions,
+        "method": chart.method.char,
+        "method_names": [str(n) for n in chart.method_names],
+        "patterns": patterns,
+        "trace_rule": str(getattr(getattr(chart, "trace", None), "rule", "") or ""),
+        "options": chart.options.to_json(),
+        "readings": readings_view(chart),
+    }
+
+
+def readings_view(chart: Any) -> list[dict[str, Any]]:
+    """``engine.liuren.reading.read(chart)`` as JSON (seed-003 text first when the 課 is one of the eight,
+    then the composed seed-002 reading); language-neutral ids that ``templates/liuren/reading.*`` resolve."""
+    module = engine_ready("engine.liuren.reading", "read")
+    if module is None:
+        return []
+    try:
+        return [r.to_json() for r in module.read(chart)]
+    except Exception:  # a reading is an extra: never lose the chart because of it
+        log.exception("the 大六壬 reading failed for %s %s", chart.day.chars, chart.ju)
+        return []
+
+
+@command(
+    "cast",
+    aliases=("점", "과", "六壬", "육임", "占"),
+    help_msgid="bot.help.cast",
+    args=(ArgSpec("when", "string", required=False, description_msgid="bot.arg.cast.when"),),
+)
+async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    liuren = engine_ready("engine.liuren", "Options", "chart_at", "chart_for_ju", "build_chart")
+    calendar = engine_ready("engine.calendar", "four_pillars", "DayStart")
+    if liuren is None or calendar is None:
+        return coming_soon("cast")
+    user = await ctx.storage.get_user(incoming.user_key)
+    kind, value = parse_cast_args(args)
+    options = liuren.Options.from_mapping(liuren_options(user))
+    inputs: dict[str, Any] = {"mode": kind}
+    extra: dict[str, Any] = {"when": None, "pillars": None, "term": None}
+    if kind in ("now", "local"):
+        zone = zone_of(user, ctx)
+        day_starts, longitude = time_options(user)
+        naive: datetime | None = value
+        if naive is None:
+            at = (await ctx.clock.now()).astimezone(zone)
+        else:
+            at = resolve_local(naive, zone) if naive.tzinfo is None else naive
+        zone_key = zone.key if naive is None or naive.tzinfo is None else None
+        chart = liuren.chart_at(
+            at,
+            options,
+            day_starts=calendar.DayStart.parse(day_starts),
+            solar_longitude=longitude,
+            latitude=user.latitude if user else None,
+        )
+        pillars = calendar.four_pillars(at, calendar.DayStart.parse(day_starts), longitude)
+        inputs.update(
+            at=at.isoformat(),
+            zone=zone_key,
+            day_starts=day_starts,
+            solar_longitude=longitude,
+        )
+        extra["when"] = {
+            "local": fmt_local(at),
+            "offset": fmt_offset(at),
+            "zone": zone_key,
+            "solar": fmt_local(pillars.local) if longitude is not None else None,
+            "longitude": longitude,
+        }
+        extra["pillars"] = {
+            "year": pillars.year.chars,
+            "month": pillars.month.chars,
+            "day": pillars.day.chars,
+            "hour": pillars.hour.chars,
+        }
+        extra["term"] = pillars.term.name
+    elif kind == "ju":
+        day, ju = value
+        chart = liuren.chart_for_ju(day, ju, options)
+        inputs.update(day=day.chars, ju=ju)
+    else:
+        day, general, hour = value
+        chart = liuren.build_chart(day, general, hour, options)
+        inputs.update(day=day.chars, month_general=general.char, hour=hour.char)
+    context = {**extra, **chart_view(chart)}
+    return await record_and_reply(
+        incoming,
+        ctx,
+        Record(kind="cast", inputs=inputs, options=chart.options.to_json(), view="cast", context=context),
+    )
+
+
+__all__ = ["cast", "chart_view", "parse_cast_args", "GanZhi"]

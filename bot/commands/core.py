@@ -1,0 +1,315 @@
+"""/start /help /lang /tz /place /settings: the user's own settings."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import importlib
+import math
+from typing import TYPE_CHECKING, Any
+
+from bot.commands import COMMANDS, ArgSpec, CommandError, Incoming, Reply, command, lookup, reply
+from bot.commands._common import check_zone, module_available, parse_bool, zone_of
+from bot.i18n import LANGS
+
+if TYPE_CHECKING:
+    from bot.app import AppContext
+
+LANG_WORDS = {
+    "ko": "ko",
+    "kor": "ko",
+    "korean": "ko",
+    "한국어": "ko",
+    "한글": "ko",
+    "조선어": "ko",
+    "lzh": "lzh",
+    "文言": "lzh",
+    "漢文": "lzh",
+    "한문": "lzh",
+    "classical": "lzh",
+}
+RESET_WORDS = frozenset({"reset", "default", "off", "초기화", "기본", "復", "默認", "默认"})
+
+
+def _help_rows() -> list[dict[str, Any]]:
+    rows = []
+    for spec in sorted(COMMANDS.values(), key=lambda s: _ORDER.get(s.name, 99)):
+        if spec.hidden:
+            continue
+        rows.append(
+            {
+                "name": spec.name,
+                "help": spec.help_msgid,
+                "usage": f"bot.usage.{spec.name}",
+                "aliases": [a for a in spec.aliases if a != spec.name],
+            }
+        )
+    return rows
+
+
+_ORDER = {
+    name: i
+    for i, name in enumerate(
+        (
+            "cast",
+            "shensha",
+            "liuyao",
+            "qizheng",
+            "daily",
+            "today",
+            "history",
+            "show",
+            "lang",
+            "tz",
+            "place",
+            "settings",
+            "forget",
+            "help",
+            "start",
+        )
+    )
+}
+
+
+@command("start", aliases=("시작", "始"), help_msgid="bot.help.start")
+async def start(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    return reply("start", name=incoming.display_name or "", commands=_help_rows())
+
+
+@command(
+    "help",
+    aliases=("도움", "도움말", "助", "幫助"),
+    help_msgid="bot.help.help",
+    args=(ArgSpec("command", description_msgid="bot.arg.help.command"),),
+)
+async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    if args:
+        spec = lookup(args[0].lstrip("/／"))
+        if spec is None:
+            raise CommandError("bot.error.unknown_command", name=args[0][:32])
+        return reply(
+            "help_command",
+            name=spec.name,
+            help=spec.help_msgid,
+            usage=f"bot.usage.{spec.name}",
+            aliases=list(spec.aliases),
+        )
+    return reply("help", commands=_help_rows())
+
+
+@command(
+    "lang",
+    aliases=("언어", "語"),
+    help_msgid="bot.help.lang",
+    args=(ArgSpec("lang", required=False, description_msgid="bot.arg.lang.lang", choices=LANGS),),
+    ephemeral=True,
+)
+async def lang(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    user = await ctx.storage.get_user(incoming.user_key)
+    if not args:
+        return reply("lang", current=(user.lang if user else None), langs=list(LANGS), changed=False)
+    word = args[0].strip().lower()
+    if word in RESET_WORDS:
+        await ctx.storage.update_user(incoming.user_key, lang=None)
+        return reply("lang", current=None, langs=list(LANGS), changed=True)
+    value = LANG_WORDS.get(word) or LANG_WORDS.get(args[0].strip())
+    if value is None:
+        raise CommandError("bot.error.bad_lang", value=args[0][:20])
+    await ctx.storage.update_user(incoming.user_key, lang=value)
+    return Reply(view="lang", lang=value, context={"current": value, "langs": list(LANGS), "changed": True})
+
+
+@command(
+    "tz",
+    aliases=("시간대", "時區"),
+    help_msgid="bot.help.tz",
+    args=(ArgSpec("zone", description_msgid="bot.arg.tz.zone"),),
+    ephemeral=True,
+)
+async def tz(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    if args:
+        word = args[0].strip()
+        if word.lower() in RESET_WORDS:
+            await ctx.storage.update_user(incoming.user_key, tz=None)
+        else:
+            await ctx.storage.update_user(incoming.user_key, tz=check_zone(word))
+    user = await ctx.storage.get_user(incoming.user_key)
+    zone = zone_of(user, ctx)
+    now = (await ctx.clock.now()).astimezone(zone)
+    return reply(
+        "tz",
+        zone=zone.key,
+        is_default=not (user and user.tz),
+        local=now.strftime("%Y-%m-%d %H:%M"),
+        changed=bool(args),
+    )
+
+
+def parse_coordinate(text: str, limit: float) -> float:
+    """``126.98``, ``126.98E``, ``74W``, ``37.5°N`` → signed degrees within ±limit."""
+    s = text.strip().upper().replace("°", "")
+    sign = 1.0
+    if s and s[-1] in "EWNS":
+        sign = -1.0 if s[-1] in "WS" else 1.0
+        s = s[:-1]
+    try:
+        value = float(s) * sign
+    except ValueError:
+        raise CommandError("bot.error.bad_place", value=text[:30]) from None
+    if not math.isfinite(value) or abs(value) > limit:
+        raise CommandError("bot.error.bad_place", value=text[:30])
+    return round(value, 4)
+
+
+@command(
+    "place",
+    aliases=("장소", "지역", "地"),
+    help_msgid="bot.help.place",
+    args=(
+        ArgSpec("longitude", "string", description_msgid="bot.arg.place.longitude"),
+        ArgSpec("latitude", "string", description_msgid="bot.arg.place.latitude"),
+    ),
+    ephemeral=True,
+)
+async def place(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    if args:
+        if args[0].strip().lower() in RESET_WORDS:
+            await ctx.storage.update_user(incoming.user_key, longitude=None, latitude=None)
+        else:
+            if len(args) > 2:
+                raise CommandError("bot.error.bad_place", value=" ".join(args)[:30])
+            lon = parse_coordinate(args[0], 180.0)
+            lat = parse_coordinate(args[1], 90.0) if len(args) > 1 else None
+            await ctx.storage.update_user(incoming.user_key, longitude=lon, latitude=lat)
+    user = await ctx.storage.get_user(incoming.user_key)
+    return reply(
+        "place",
+        longitude=user.longitude if user else None,
+        latitude=user.latitude if user else None,
+        changed=bool(args),
+    )
+
+
+# ---- /settings ------------------------------------------------------------------------------------------
+
+# Bot-level options (not engine options): how an instant becomes day and hour pillars.
+BOT_OPTIONS: dict[str, tuple[str, ...]] = {
+    "day_starts": ("23:00", "00:00"),
+    "solar_time": ("on", "off"),
+}
+_OPTION_ALIASES = {
+    "day": "day_starts",
+    "daystart": "day_starts",
+    "換日": "day_starts",
+    "자시": "day_starts",
+    "solar": "solar_time",
+    "진태양시": "solar_time",
+    "眞太陽時": "solar_time",
+    "真太陽時": "solar_time",
+}
+
+
+def liuren_option_fields() -> dict[str, list[str] | None]:
+    """Fields of ``engine.liuren.Options`` with their allowed values (None: free boolean/str)."""
+    if not module_available("engine.liuren"):
+        return {}
+    options_cls = getattr(importlib.import_module("engine.liuren"), "Options", None)
+    if options_cls is None or not dataclasses.is_dataclass(options_cls):
+        return {}
+    out: dict[str, list[str] | None] = {}
+    defaults = options_cls()
+    for f in dataclasses.fields(options_cls):
+        value = getattr(defaults, f.name)
+        if isinstance(value, bool):
+            out[f.name] = ["on", "off"]
+        elif isinstance(value, enum.Enum):
+            out[f.name] = [str(m.value) for m in type(value)]
+        elif isinstance(value, str | int):
+            out[f.name] = None
+    return out
+
+
+def liuren_option_defaults() -> dict[str, Any]:
+    if not module_available("engine.liuren"):
+        return {}
+    options_cls = getattr(importlib.import_module("engine.liuren"), "Options", None)
+    if options_cls is None or not dataclasses.is_dataclass(options_cls):
+        return {}
+    defaults = options_cls()
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(options_cls):
+        value = getattr(defaults, f.name)
+        if isinstance(value, enum.Enum):
+            value = value.value
+        if isinstance(value, bool | str | int | float):
+            out[f.name] = value
+    return out
+
+
+def _option_view(options: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    liuren_defaults = liuren_option_defaults()
+    for name, allowed in BOT_OPTIONS.items():
+        rows.append(
+            {"name": name, "value": options.get(name, allowed[0]), "choices": list(allowed), "area": "bot"}
+        )
+    for name, allowed in liuren_option_fields().items():
+        value = options.get(f"liuren.{name}", liuren_defaults.get(name))
+        if isinstance(value, bool):
+            value = "on" if value else "off"
+        rows.append({"name": f"liuren.{name}", "value": value, "choices": allowed or [], "area": "liuren"})
+    return rows
+
+
+@command(
+    "settings",
+    aliases=("설정", "設"),
+    help_msgid="bot.help.settings",
+    args=(
+        ArgSpec("option", description_msgid="bot.arg.settings.option"),
+        ArgSpec("value", description_msgid="bot.arg.settings.value"),
+    ),
+    ephemeral=True,
+)
+async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    user = await ctx.storage.get_user(incoming.user_key)
+    options: dict[str, Any] = dict(user.options) if user else {}
+    changed = False
+    if args:
+        key = _OPTION_ALIASES.get(args[0], args[0].lower())
+        if key in RESET_WORDS and len(args) == 1:
+            options = {}
+            changed = True
+        else:
+            if len(args) != 2:
+                raise CommandError("bot.error.settings_usage")
+            value = args[1]
+            if key in BOT_OPTIONS:
+                if key == "solar_time":
+                    value = "on" if parse_bool(value, key) else "off"
+                elif key == "day_starts":
+                    value = {"23": "23:00", "0": "00:00", "00": "00:00", "24": "00:00"}.get(value, value)
+                if value not in BOT_OPTIONS[key]:
+                    raise CommandError("bot.error.bad_option_value", name=key, value=value[:20])
+            elif key.startswith("liuren.") and key[len("liuren.") :] in liuren_option_fields():
+                allowed = liuren_option_fields()[key[len("liuren.") :]]
+                if allowed == ["on", "off"]:
+                    value = "on" if parse_bool(value, key) else "off"
+                elif allowed and value not in allowed:
+                    raise CommandError("bot.error.bad_option_value", name=key, value=value[:20])
+            else:
+                raise CommandError("bot.error.unknown_option", name=key[:32])
+            options[key] = value
+            changed = True
+        await ctx.storage.update_user(incoming.user_key, options=options)
+        user = await ctx.storage.get_user(incoming.user_key)
+    zone = zone_of(user, ctx)
+    return reply(
+        "settings",
+        user_lang=(user.lang if user else None),
+        zone=zone.key,
+        longitude=user.longitude if user else None,
+        latitude=user.latitude if user else None,
+        options=_option_view(options),
+        changed=changed,
+    )

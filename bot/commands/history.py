@@ -1,0 +1,80 @@
+"""/history /show /forget: the user's own casts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from bot.commands import ArgSpec, CommandError, Incoming, Reply, command, reply
+from bot.commands._common import zone_of
+
+if TYPE_CHECKING:
+    from bot.app import AppContext
+
+PAGE = 10
+
+
+def _local(stamp: str, zone: ZoneInfo) -> str:
+    """A stored ISO instant as the user's wall clock (``2026-11-30 09:59``)."""
+    try:
+        at = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp[:16]
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    return at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+
+
+def _number(text: str) -> int:
+    s = text.strip().lstrip("#").removesuffix("번").removesuffix("號").removesuffix("号")
+    if not s.isdigit() or not s.isascii() or len(s) > 9:
+        raise CommandError("bot.error.bad_number", value=text[:20])
+    return int(s)
+
+
+@command(
+    "history",
+    aliases=("기록", "記錄", "录"),
+    help_msgid="bot.help.history",
+    args=(ArgSpec("before", "integer", description_msgid="bot.arg.history.before"),),
+    ephemeral=True,
+)
+async def history(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    before = _number(args[0]) if args else None
+    entries = await ctx.storage.list_history(incoming.user_key, limit=PAGE, before=before)
+    total = await ctx.storage.count_history(incoming.user_key)
+    zone = zone_of(await ctx.storage.get_user(incoming.user_key), ctx)
+    rows = [
+        {"no": e.seq, "kind": e.kind, "command": e.command, "created_at": _local(e.created_at, zone)}
+        for e in entries
+    ]
+    more = bool(entries) and entries[-1].seq > 1
+    return reply("history", entries=rows, total=total, next_before=entries[-1].seq if more else None)
+
+
+@command(
+    "show",
+    aliases=("보기", "示"),
+    help_msgid="bot.help.show",
+    args=(ArgSpec("number", "integer", required=True, description_msgid="bot.arg.show.number"),),
+)
+async def show(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    if len(args) != 1:
+        raise CommandError("bot.error.show_usage")
+    seq = _number(args[0])
+    entry = await ctx.storage.get_history(incoming.user_key, seq)
+    if entry is None:
+        raise CommandError("bot.error.no_such_entry", number=seq)
+    return reply(entry.view, **dict(entry.context), no=entry.seq)
+
+
+@command(
+    "forget",
+    aliases=("삭제", "忘"),
+    help_msgid="bot.help.forget",
+    ephemeral=True,
+)
+async def forget(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    deleted = await ctx.storage.forget(incoming.user_key)
+    return reply("forget", rows=sum(deleted.values()), casts=deleted.get("history", 0))

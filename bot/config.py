@@ -1,0 +1,181 @@
+"""Configuration from the environment and an optional ``.env`` file, plus token redaction for logs.
+
+Variables (the environment wins over ``.env``; an empty value counts as unset):
+
+===========================  ==========================================  ==========================================
+variable                     default                                     meaning
+===========================  ==========================================  ==========================================
+``TELEGRAM_BOT_TOKEN``       unset                                       starts the Telegram adapter when set
+``TELEGRAM_API_BASE_URL``    ``https://api.telegram.org/bot``            prefix the token is appended to
+``DISCORD_BOT_TOKEN``        unset                                       starts the Discord adapter when set
+``DISCORD_API_BASE_URL``     ``https://discord.com/api/v10``             REST base (``discord.http.Route.BASE``)
+``DISCORD_GATEWAY_URL``      ``wss://gateway.discord.gg/``               gateway (``DiscordWebSocket.DEFAULT_GATEWAY``)
+``SIKPAN_DB``                ``sikpan.db``                               SQLite file (WAL mode)
+``SIKPAN_LANG``              ``ko``                                      default language (``ko`` | ``lzh``)
+``SIKPAN_TZ``                ``Asia/Seoul``                              default IANA zone of new users
+``SIKPAN_ENV_FILE``          ``.env``                                    where to read the optional ``.env``
+===========================  ==========================================  ==========================================
+
+Tokens never reach logs: :func:`install_redaction` adds a :class:`RedactingFilter` to every handler of the
+root logger, which replaces each configured secret (and anything shaped like a Telegram or Discord token)
+with ``[REDACTED]``; ``repr(Settings)`` hides the tokens too.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.i18n import DEFAULT_LANG, normalize_lang
+
+DEFAULT_TELEGRAM_API_BASE_URL = "https://api.telegram.org/bot"
+DEFAULT_DISCORD_API_BASE_URL = "https://discord.com/api/v10"
+DEFAULT_DISCORD_GATEWAY_URL = "wss://gateway.discord.gg/"
+DEFAULT_DB = "sikpan.db"
+DEFAULT_TZ = "Asia/Seoul"
+REDACTED = "[REDACTED]"
+
+
+class ConfigError(ValueError):
+    """A configuration value that cannot be used; ``code`` is a message id of the bot catalog."""
+
+    def __init__(self, code: str, message: str, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+
+@dataclass(frozen=True)
+class Settings:
+    telegram_token: str | None = field(default=None, repr=False)
+    telegram_api_base_url: str = DEFAULT_TELEGRAM_API_BASE_URL
+    discord_token: str | None = field(default=None, repr=False)
+    discord_api_base_url: str = DEFAULT_DISCORD_API_BASE_URL
+    discord_gateway_url: str = DEFAULT_DISCORD_GATEWAY_URL
+    db_path: str = DEFAULT_DB
+    lang: str = DEFAULT_LANG
+    tz: str = DEFAULT_TZ
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return tuple(s for s in (self.telegram_token, self.discord_token) if s)
+
+    @property
+    def has_tokens(self) -> bool:
+        return bool(self.secrets)
+
+
+def parse_dotenv(text: str) -> dict[str, str]:
+    """``KEY=VALUE`` lines (optional ``export``, quotes, ``#`` comments) into a dict."""
+    out: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("export "):
+            line = line[len("export ") :].lstrip()
+        key, sep, value = line.partition("=")
+        key = key.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            continue
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        else:
+            value = re.split(r"\s+#", value, maxsplit=1)[0].rstrip()
+        out[key] = value
+    return out
+
+
+def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path | None = None) -> Settings:
+    """Settings from ``environ`` (default ``os.environ``) over the optional ``.env`` file."""
+    env = dict(os.environ if environ is None else environ)
+    path = Path(env_file if env_file is not None else env.get("SIKPAN_ENV_FILE") or ".env")
+    merged: dict[str, str] = {}
+    if path.is_file():
+        merged.update(parse_dotenv(path.read_text(encoding="utf-8")))
+    merged.update({k: v for k, v in env.items() if v != ""})
+
+    def get(name: str, default: str | None = None) -> str | None:
+        value = merged.get(name, "").strip()
+        return value or default
+
+    lang_raw = get("SIKPAN_LANG")
+    lang = normalize_lang(lang_raw) if lang_raw else DEFAULT_LANG
+    if lang is None:
+        raise ConfigError(
+            "bot.error.config_lang", f"SIKPAN_LANG must be ko or lzh, not {lang_raw!r}", value=lang_raw
+        )
+    tz = get("SIKPAN_TZ", DEFAULT_TZ) or DEFAULT_TZ
+    try:
+        ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError("bot.error.config_tz", f"SIKPAN_TZ is not an IANA zone: {tz!r}", value=tz) from None
+    return Settings(
+        telegram_token=get("TELEGRAM_BOT_TOKEN"),
+        telegram_api_base_url=get("TELEGRAM_API_BASE_URL", DEFAULT_TELEGRAM_API_BASE_URL)
+        or DEFAULT_TELEGRAM_API_BASE_URL,
+        discord_token=get("DISCORD_BOT_TOKEN"),
+        discord_api_base_url=get("DISCORD_API_BASE_URL", DEFAULT_DISCORD_API_BASE_URL)
+        or DEFAULT_DISCORD_API_BASE_URL,
+        discord_gateway_url=get("DISCORD_GATEWAY_URL", DEFAULT_DISCORD_GATEWAY_URL)
+        or DEFAULT_DISCORD_GATEWAY_URL,
+        db_path=get("SIKPAN_DB", DEFAULT_DB) or DEFAULT_DB,
+        lang=lang,
+        tz=tz,
+    )
+
+
+# Shapes of tokens, redacted even when they are not the configured ones (e.g. a token in a URL).
+_TOKEN_PATTERNS = (
+    re.compile(r"\b\d{6,12}:[A-Za-z0-9_-]{30,}\b"),  # Telegram bot token
+    re.compile(r"\b[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}\b"),  # Discord bot token
+)
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every secret and token-shaped substring replaced by ``[REDACTED]``."""
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    for pattern in _TOKEN_PATTERNS:
+        text = pattern.sub(REDACTED, text)
+    return text
+
+
+class RedactingFilter(logging.Filter):
+    """Rewrites each record's message (arguments and traceback included) without the secrets."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__()
+        self.secrets = tuple(s for s in secrets if s)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string: keep the raw template
+            message = str(record.msg)
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        record.msg = redact(message, self.secrets)
+        record.args = None
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text, self.secrets)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info, self.secrets)
+        return True
+
+
+def install_redaction(settings: Settings, logger: logging.Logger | None = None) -> RedactingFilter:
+    """Attach a redacting filter to every handler of ``logger`` (root by default) and to the logger."""
+    target = logger or logging.getLogger()
+    flt = RedactingFilter(settings.secrets)
+    target.addFilter(flt)
+    for handler in target.handlers:
+        handler.addFilter(flt)
+    return flt

@@ -1,0 +1,169 @@
+"""The console chat: the same commands on stdin/stdout, for ``sikpan run`` without any token.
+
+Each input line is one command (``/cast now``; the leading ``/`` may be left out); the answer is the
+``console`` rendering of the reply. End of input (Ctrl-D), ``/quit`` or the stop event ends the chat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import threading
+from typing import TYPE_CHECKING, Protocol, TextIO
+
+from bot.commands import Incoming, Reply, dispatch, resolve_lang
+from bot.views import render
+
+if TYPE_CHECKING:
+    from bot.app import AppContext
+
+PROMPT = "> "
+QUIT_WORDS = frozenset({"/quit", "/exit", "/q", "/종료", "/끝", "/止"})
+
+
+class LineSource(Protocol):
+    async def readline(self) -> str | None:
+        """The next line without its newline, or None at end of input."""
+        ...
+
+
+class FdLineSource:
+    """Lines from a file descriptor, read without blocking the event loop.
+
+    Uses ``loop.add_reader`` (pipes and terminals on Unix) and falls back to a daemon thread, so a pending
+    read never keeps the process alive after stop.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.buffer = b""
+        self.started = False
+        self.eof = False
+
+    def _feed(self, data: bytes) -> None:
+        if not data:
+            if self.buffer:
+                self.queue.put_nowait(self.buffer.decode("utf-8", "replace"))
+                self.buffer = b""
+            self.queue.put_nowait(None)
+            self.eof = True
+            return
+        self.buffer += data
+        while b"\n" in self.buffer:
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            self.queue.put_nowait(line.rstrip(b"\r").decode("utf-8", "replace"))
+
+    def _start(self) -> None:
+        self.started = True
+        loop = asyncio.get_running_loop()
+        try:
+            os.set_blocking(self.fd, False)
+            loop.add_reader(self.fd, self._on_readable, loop)
+        except (OSError, NotImplementedError, ValueError):
+            with contextlib.suppress(OSError):
+                os.set_blocking(self.fd, True)
+            threading.Thread(target=self._thread, args=(loop,), daemon=True).start()
+
+    def _on_readable(self, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            data = os.read(self.fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(self.fd)
+        self._feed(data)
+
+    def _thread(self, loop: asyncio.AbstractEventLoop) -> None:
+        while True:
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:
+                data = b""
+            loop.call_soon_threadsafe(self._feed, data)
+            if not data:
+                return
+
+    async def readline(self) -> str | None:
+        if not self.started:
+            self._start()
+        if self.eof and self.queue.empty():
+            return None
+        return await self.queue.get()
+
+    def close(self) -> None:
+        if self.started:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(self.fd)
+            with contextlib.suppress(OSError):
+                os.set_blocking(self.fd, True)
+
+
+def console_incoming(text: str) -> Incoming:
+    line = text.strip()
+    if line and line[0] not in "/／":
+        line = "/" + line
+    return Incoming(
+        platform="console",
+        chat_id="local",
+        user_id="local",
+        text=line,
+        lang_hint=os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG"),
+        chat_kind="private",
+        user_is_admin=True,
+        display_name=None,
+    )
+
+
+async def answer(line: str, ctx: AppContext) -> str:
+    """The console text answering one input line."""
+    reply: Reply = await dispatch(console_incoming(line), ctx)
+    return render(reply, "console")
+
+
+async def run_console(
+    ctx: AppContext,
+    stop: asyncio.Event,
+    io: tuple[LineSource, TextIO] | None = None,
+) -> None:
+    """Chat on stdin/stdout (or ``io`` = (line source, writer)) until end of input or ``stop``."""
+    source: LineSource
+    if io is None:
+        fd_source = FdLineSource(sys.stdin.fileno())
+        source, out = fd_source, sys.stdout
+    else:
+        fd_source = None
+        source, out = io
+    lang = await resolve_lang(console_incoming("/start"), ctx)
+    out.write(render(Reply("console_welcome", lang, {}), "console") + "\n" + PROMPT)
+    out.flush()
+    stop_wait = asyncio.ensure_future(stop.wait())
+    try:
+        while not stop.is_set():
+            read = asyncio.ensure_future(source.readline())
+            done, _ = await asyncio.wait({read, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+            if read not in done:
+                read.cancel()
+                break
+            line = read.result()
+            if line is None:
+                out.write("\n")
+                out.flush()
+                break
+            if not line.strip():
+                out.write(PROMPT)
+                out.flush()
+                continue
+            if line.strip().lower() in QUIT_WORDS:
+                break
+            text = await answer(line, ctx)
+            out.write(text + "\n\n" + PROMPT)
+            out.flush()
+    finally:
+        stop_wait.cancel()
+        if fd_source is not None:
+            fd_source.close()

@@ -1,0 +1,314 @@
+"""The daily reading: what is sent each day to a subscribed chat, and how it is rendered for many at once.
+
+A reading is fixed by a :class:`Moment`: the UTC instant it is cast for (the scheduled delivery instant of
+that local day), the subscriber's IANA zone, the kind (``liuren`` 大六壬 or ``liuyao`` 六爻 by time casting),
+the day start (23:00 子初換日 or 00:00) and the subscriber's 大六壬 school options. Nothing is random, so the
+same moment always gives the same text: ``/today`` re-renders exactly what the scheduler sent.
+
+Content (language-neutral, JSON-able; templates ``templates/<channel>/daily*.j2`` put it into words):
+
+- ``head``: local date, wall time, zone and UTC offset of the moment, and the hour pillar;
+- ``body``: the year/month/day pillars, the 節氣 in force (``engine.calendar`` ``Pillars.term``) and the
+  local date it began, that day's 神煞 (the stars ``engine.shensha.marks`` puts on the day branch and
+  ``stem_marks`` on the day stem, keyed by day, 月建 and year), and either the 大六壬 chart cast for the
+  moment (``engine.liuren.chart_at``; the seed-003 / composed reading of ``engine.liuren.reading.read``) or
+  the 六爻 hexagram of the 梅花 time cast (``engine.liuyao.cast_time`` + ``build`` on the month and day).
+
+Sharing work (:class:`DailyRenderer`): the head is rendered once per (moment, zone, language, channel); the
+body, which is what costs, once per distinct (pillars, 月將, 節氣, kind, options, language, channel) — every
+subscriber whose moment falls in the same 時辰 of the same day shares one chart and one rendered body.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, time
+from functools import lru_cache
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.commands import Reply
+from bot.views import VIEW_EXTRAS, render
+
+KINDS = ("liuren", "liuyao")
+DEFAULT_KIND = "liuren"
+DEFAULT_TIME = time(7, 0)  # the moment /today uses for a chat without a subscription
+DAY_STARTS = ("23:00", "00:00")
+
+
+@dataclass(frozen=True)
+class Moment:
+    """Everything a daily reading depends on."""
+
+    instant: datetime  # aware; normalized to UTC
+    zone: str
+    kind: str = DEFAULT_KIND
+    day_starts: str = "23:00"
+    options: tuple[tuple[str, Any], ...] = ()  # 大六壬 options (Options.from_mapping input), sorted
+
+    @staticmethod
+    def of(
+        instant: datetime,
+        zone: str,
+        kind: str = DEFAULT_KIND,
+        day_starts: str = "23:00",
+        options: Mapping[str, Any] | None = None,
+    ) -> Moment:
+        if instant.tzinfo is None:
+            raise ValueError("a daily moment needs an aware instant")
+        if kind not in KINDS:
+            raise ValueError(f"unknown daily kind {kind!r}")
+        if day_starts not in DAY_STARTS:
+            raise ValueError(f"bad day start {day_starts!r}")
+        opts = tuple(sorted((str(k), v) for k, v in (options or {}).items()))
+        return Moment(instant.astimezone(UTC), zone, kind, day_starts, opts)
+
+    @property
+    def local(self) -> datetime:
+        return self.instant.astimezone(ZoneInfo(self.zone))
+
+
+def _offset(at: datetime) -> str:
+    off = int((at.utcoffset() or (at - at)).total_seconds()) // 60
+    sign = "+" if off >= 0 else "-"
+    off = abs(off)
+    return f"UTC{sign}{off // 60:02d}:{off % 60:02d}"
+
+
+@lru_cache(maxsize=4096)
+def _shensha_summary(day: str, month: str, year: str) -> dict[str, list[str]]:
+    """The stars on the day itself: on the day branch (``marks``) and on the day stem (``stem_marks``)."""
+    from engine.core.cycle import Branch, GanZhi
+    from engine.shensha import marks, stem_marks
+
+    d, m, y = GanZhi.parse(day), Branch.from_char(month), GanZhi.parse(year)
+    return {
+        "branch": list(marks(d, m, y)[d.branch]),
+        "stem": list(stem_marks(d, m, y)[d.stem]),
+    }
+
+
+@lru_cache(maxsize=4096)
+def _liuren_view(at_iso: str, day_starts: str, options_json: str) -> dict[str, Any]:
+    """The 大六壬 view model of the chart at an instant (one per chart key, see :func:`body_key`)."""
+    from bot.commands.cast import chart_view
+    from engine.calendar import DayStart
+    from engine.liuren import Options, chart_at
+
+    at = datetime.fromisoformat(at_iso)
+    options = Options.from_mapping(json.loads(options_json))
+    chart = chart_at(at, options, day_starts=DayStart.parse(day_starts), shensha=True)
+    return chart_view(chart)
+
+
+@lru_cache(maxsize=4096)
+def _liuyao_view(at_iso: str, day_starts: str, month: str, day: str) -> dict[str, Any]:
+    from bot.commands.liuyao import liuyao_view
+    from engine.calendar import DayStart
+    from engine.core.cycle import Branch, GanZhi
+    from engine.liuyao import build, cast_time
+
+    at = datetime.fromisoformat(at_iso)
+    cast = cast_time(at, day_starts=DayStart.parse(day_starts))
+    return liuyao_view(build(cast, Branch.from_char(month), GanZhi.parse(day)))
+
+
+@dataclass
+class Prepared:
+    """A moment's head and body contexts and the key its body is shared under."""
+
+    head: dict[str, Any]
+    body_key: tuple[Any, ...]
+    body: dict[str, Any] | None = None  # filled lazily (only once per body key)
+
+
+def _pillars(moment: Moment) -> Any:
+    from engine.calendar import DayStart, four_pillars
+
+    return four_pillars(moment.local, DayStart.parse(moment.day_starts))
+
+
+def head_context(moment: Moment, pillars: Any | None = None) -> dict[str, Any]:
+    p = pillars if pillars is not None else _pillars(moment)
+    local = moment.local
+    return {
+        "date": local.date().isoformat(),
+        "time": local.strftime("%H:%M"),
+        "weekday": local.weekday(),
+        "zone": moment.zone,
+        "offset": _offset(local),
+        "kind": moment.kind,
+        "hour": p.hour.chars,
+    }
+
+
+def body_key(moment: Moment, pillars: Any) -> tuple[Any, ...]:
+    """What the body depends on: two moments with the same key get the very same body."""
+    p = pillars
+    term_date = p.term.at.astimezone(ZoneInfo(moment.zone)).date().isoformat()
+    hour = p.hour.chars if moment.kind == "liuyao" else p.hour_branch.char
+    return (
+        moment.kind,
+        moment.day_starts,
+        moment.options,
+        p.year.chars,
+        p.month.chars,
+        p.day.chars,
+        p.month_general.char,
+        hour,
+        p.term.name,
+        term_date,
+    )
+
+
+def body_context(moment: Moment, pillars: Any | None = None) -> dict[str, Any]:
+    p = pillars if pillars is not None else _pillars(moment)
+    term_date = p.term.at.astimezone(ZoneInfo(moment.zone)).date().isoformat()
+    body: dict[str, Any] = {
+        "kind": moment.kind,
+        "pillars": {"year": p.year.chars, "month": p.month.chars, "day": p.day.chars},
+        "term": {"name": p.term.name, "date": term_date},
+        "shensha": _shensha_summary(p.day.chars, p.month.branch.char, p.year.chars),
+        "liuren": None,
+        "liuyao": None,
+    }
+    if moment.kind == "liuren":
+        options_json = json.dumps(dict(moment.options), sort_keys=True, ensure_ascii=False)
+        body["liuren"] = _liuren_view(moment.local.isoformat(), moment.day_starts, options_json)
+    else:
+        body["liuyao"] = _liuyao_view(
+            moment.local.isoformat(), moment.day_starts, p.month.branch.char, p.day.chars
+        )
+    return body
+
+
+def prepare(moment: Moment) -> Prepared:
+    p = _pillars(moment)
+    return Prepared(head=head_context(moment, p), body_key=body_key(moment, p))
+
+
+def daily_context(moment: Moment) -> dict[str, Any]:
+    """The whole view model of a reading (``head`` and ``body``), as ``/today`` stores and renders it."""
+    p = _pillars(moment)
+    return json.loads(
+        json.dumps({"head": head_context(moment, p), "body": body_context(moment, p)}, ensure_ascii=False)
+    )
+
+
+def daily_reply(moment: Moment, lang: str) -> Reply:
+    return Reply(view="daily", lang=lang, context=daily_context(moment))
+
+
+def check_moment(moment: Moment) -> None:
+    """Cast once so bad options (an EngineInputError) surface when subscribing, not at 7 a.m."""
+    body_context(moment)
+
+
+# ---- rendering ---------------------------------------------------------------------------------------
+
+
+def _gloss(lang: str, context: Mapping[str, Any]) -> Mapping[str, Any]:
+    body = context.get("body") or {}
+    liuren = body.get("liuren") if isinstance(body, Mapping) else None
+    if not liuren or not liuren.get("readings"):
+        return {}
+    try:
+        from engine.liuren.reading import glossary
+    except ImportError:
+        return {}
+    return {"gloss": glossary(lang)}
+
+
+# The 大六壬 reading partial looks its texts up in ``gloss`` (language-dependent, kept out of stored contexts).
+VIEW_EXTRAS.setdefault("daily", _gloss)
+VIEW_EXTRAS.setdefault("daily_body", _gloss)
+
+
+def render_daily(context: Mapping[str, Any], lang: str, channel: str) -> str:
+    """The text of a reading: head and body rendered separately and joined (equal to the ``daily`` view)."""
+    return join_parts(render_head(context["head"], lang, channel), render_body(context["body"], lang, channel))
+
+
+def render_head(head: Mapping[str, Any], lang: str, channel: str) -> str:
+    return render(Reply(view="daily_head", lang=lang, context={"head": head}), channel)
+
+
+def render_body(body: Mapping[str, Any], lang: str, channel: str) -> str:
+    return render(Reply(view="daily_body", lang=lang, context={"body": body}), channel)
+
+
+def join_parts(head: str, body: str) -> str:
+    return head + "\n\n" + body
+
+
+@dataclass
+class RenderStats:
+    heads: int = 0
+    bodies: int = 0  # body contexts computed (one chart each)
+    body_renders: int = 0  # (body, language, channel) renders
+    texts: int = 0  # texts handed out
+
+
+@dataclass
+class DailyRenderer:
+    """Renders readings for many subscribers, sharing every piece that is the same between them."""
+
+    stats: RenderStats = field(default_factory=RenderStats)
+    _prepared: dict[Moment, Prepared] = field(default_factory=dict)
+    _bodies: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
+    _heads: dict[tuple[Moment, str, str], str] = field(default_factory=dict)
+    _body_texts: dict[tuple[tuple[Any, ...], str, str], str] = field(default_factory=dict)
+
+    def prepared(self, moment: Moment) -> Prepared:
+        prep = self._prepared.get(moment)
+        if prep is None:
+            prep = self._prepared[moment] = prepare(moment)
+        return prep
+
+    def body(self, moment: Moment) -> dict[str, Any]:
+        prep = self.prepared(moment)
+        body = self._bodies.get(prep.body_key)
+        if body is None:
+            body = json.loads(json.dumps(body_context(moment), ensure_ascii=False))
+            self._bodies[prep.body_key] = body
+            self.stats.bodies += 1
+        return body
+
+    def text(self, moment: Moment, lang: str, channel: str) -> str:
+        prep = self.prepared(moment)
+        hkey = (moment, lang, channel)
+        head = self._heads.get(hkey)
+        if head is None:
+            head = self._heads[hkey] = render_head(prep.head, lang, channel)
+            self.stats.heads += 1
+        bkey = (prep.body_key, lang, channel)
+        body_text = self._body_texts.get(bkey)
+        if body_text is None:
+            body_text = self._body_texts[bkey] = render_body(self.body(moment), lang, channel)
+            self.stats.body_renders += 1
+        self.stats.texts += 1
+        return join_parts(head, body_text)
+
+    def clear(self) -> None:
+        """Forget the cached pieces (the scheduler calls this between runs so memory stays bounded)."""
+        self._prepared.clear()
+        self._bodies.clear()
+        self._heads.clear()
+        self._body_texts.clear()
+
+
+__all__ = [
+    "DAY_STARTS",
+    "DEFAULT_KIND",
+    "DEFAULT_TIME",
+    "KINDS",
+    "DailyRenderer",
+    "Moment",
+    "RenderStats",
+    "check_moment",
+    "daily_context",
+    "daily_reply",
+    "render_daily",
+]

@@ -1,0 +1,606 @@
+"""One sender per platform: escape, split, pace, and handle the platform's errors.
+
+Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
+    - Text is Telegram HTML (``parse_mode=HTML``) as rendered by the autoescaped templates;
+      :meth:`TelegramSender.send_plain` escapes plain text first.
+    - :func:`split_telegram_html` splits at line boundaries so each part has at most 4096 *visible*
+      characters (entities parsed, counted in UTF-16 code units as Telegram does), never inside a tag or an
+      entity; tags open at a split are closed at the end of the part and reopened (with their attributes)
+      at the start of the next. A single line longer than the limit is cut at a space, else anywhere
+      between characters.
+    - Pacing (token buckets): overall ``overall_rate`` msg/s (default 28, under Telegram's ~30), per chat
+      1 msg/s with a burst of ``per_chat_burst`` (default 3, so a split reply is not held back), per group
+      20 msg/min. The parts of one reply to one chat are sent in order (a lock per chat).
+    - ``RetryAfter`` (429): wait the server's ``retry_after`` (int seconds or ``timedelta``), then retry the
+      same part, at most ``max_attempts`` attempts in all. ``Forbidden`` (403: blocked, kicked,
+      deactivated) and ``BadRequest`` "chat not found": report through ``on_blocked(platform, chat_id,
+      reason)`` and never retry. ``ChatMigrated``: report through ``on_migrated(platform, old, new)`` and
+      resend to the new id. Other ``BadRequest``: a bug — logged with context, not retried.
+      ``TimedOut``/``NetworkError``: retried with exponential backoff (the message may already be there).
+
+Discord (:class:`DiscordSender`, discord.py)
+    - Text is Discord markdown. Every outgoing text has its mentions escaped
+      (``discord.utils.escape_mentions``: ``@everyone`` → ``@\u200beveryone``) and is sent with
+      ``AllowedMentions.none()``, so nothing can ping.
+    - :func:`split_discord` splits at line boundaries within 2000 characters, closing and reopening
+      ``` code fences across parts; :func:`split_embed_descriptions` packs text into embed descriptions
+      (4096 each, ≤ 10 embeds and ≤ 6000 characters per message).
+    - Pacing: discord.py's HTTP client follows Discord's rate-limit headers (per-route buckets, global
+      429 with ``retry_after``) by itself; the sender adds nothing to it. ``Forbidden`` (403, e.g. 50007
+      "Cannot send messages to this user") → ``on_blocked``, no retry; ``DiscordServerError`` → retried with
+      backoff a bounded number of times.
+
+Both senders return a :class:`SendOutcome`. Callbacks may be plain functions or coroutines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import inspect
+import logging
+import re
+import time
+import warnings
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+TELEGRAM_TEXT_LIMIT = 4096
+DISCORD_CONTENT_LIMIT = 2000
+DISCORD_EMBED_DESCRIPTION_LIMIT = 4096
+DISCORD_EMBEDS_PER_MESSAGE = 10
+DISCORD_EMBED_TOTAL_LIMIT = 6000
+
+BlockedCallback = Callable[[str, str, str], Awaitable[None] | None]
+MigratedCallback = Callable[[str, str, str], Awaitable[None] | None]
+
+
+@dataclass(frozen=True)
+class SendOutcome:
+    """Result of one logical send (all its parts)."""
+
+    ok: bool
+    parts: int  # parts delivered
+    message_ids: tuple[int, ...] = ()
+    error: str | None = None  # "forbidden" | "chat_not_found" | "bad_request" | "gave_up" | "expired"
+    chat_id: str | None = None  # final chat id (differs after a group migration)
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units (how Telegram counts; astral characters count 2)."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+async def _call_back(callback: Callable[..., Any] | None, *args: Any) -> None:
+    if callback is None:
+        return
+    try:
+        result = callback(*args)
+        if inspect.isawaitable(result):
+            await result
+    except Exception:  # a failing callback must not kill the sender
+        log.exception("sender callback %r failed", getattr(callback, "__name__", callback))
+
+
+class TokenBucket:
+    """Async token bucket: ``rate`` tokens per ``per`` seconds, at most ``burst`` stored; FIFO waiters."""
+
+    def __init__(
+        self,
+        rate: float,
+        per: float = 1.0,
+        burst: float | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ) -> None:
+        if rate <= 0 or per <= 0:
+            raise ValueError("rate and per must be positive")
+        self.fill_rate = rate / per  # tokens per second
+        self.capacity = float(burst if burst is not None else 1.0)
+        self.tokens = self.capacity
+        self._clock = clock
+        self._sleep = sleep
+        self._last = clock()
+        self._lock = asyncio.Lock()
+
+    def _refill(self) -> None:
+        now = self._clock()
+        self.tokens = min(self.capacity, self.tokens + (now - self._last) * self.fill_rate)
+        self._last = now
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            while True:
+                self._refill()
+                if self.tokens >= 1.0 - 1e-9:  # tolerate float rounding
+                    self.tokens = max(0.0, self.tokens - 1.0)
+                    return
+                await self._sleep((1.0 - self.tokens) / self.fill_rate)
+
+
+def retry_after_seconds(value: int | float | timedelta | None) -> float:
+    """The server's retry_after as seconds, whether PTB gives an int or a ``timedelta``."""
+    if value is None:
+        return 1.0
+    if isinstance(value, timedelta):
+        return max(0.0, value.total_seconds())
+    return max(0.0, float(value))
+
+
+# ---------------------------------------------------------------------------------------------- Telegram HTML
+_HTML_TOKEN = re.compile(
+    r"(?P<tag><(?P<close>/)?(?P<name>[a-zA-Z][a-zA-Z0-9-]*)(?P<attrs>(?:\s[^<>]*)?)>)"
+    r"|(?P<entity>&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z]+);)"
+    r"|(?P<char>[\s\S])"
+)
+
+
+@dataclass(frozen=True)
+class _Atom:
+    raw: str
+    width: int  # visible width in UTF-16 units (0 for tags)
+    kind: str  # "open" | "close" | "char"
+    name: str = ""
+
+
+def _atoms(text: str) -> list[_Atom]:
+    atoms: list[_Atom] = []
+    for m in _HTML_TOKEN.finditer(text):
+        if m.group("tag"):
+            kind = "close" if m.group("close") else "open"
+            atoms.append(_Atom(m.group("tag"), 0, kind, m.group("name").lower()))
+        elif m.group("entity"):
+            atoms.append(_Atom(m.group("entity"), utf16_len(html.unescape(m.group("entity"))), "char"))
+        else:
+            ch = m.group("char")
+            atoms.append(_Atom(ch, utf16_len(ch), "char"))
+    return atoms
+
+
+def _lines(atoms: list[_Atom]) -> list[list[_Atom]]:
+    lines: list[list[_Atom]] = [[]]
+    for atom in atoms:
+        lines[-1].append(atom)
+        if atom.kind == "char" and atom.raw == "\n":
+            lines.append([])
+    return [line for line in lines if line]
+
+
+def _width(atoms: Sequence[_Atom]) -> int:
+    return sum(a.width for a in atoms)
+
+
+def _cut_long_line(line: list[_Atom], limit: int) -> list[list[_Atom]]:
+    """Cut one over-long line into pieces of at most ``limit`` visible units, preferring spaces."""
+    pieces: list[list[_Atom]] = []
+    current: list[_Atom] = []
+    width = 0
+    last_space = -1
+    for atom in line:
+        if width + atom.width > limit and current:
+            if last_space > 0:
+                pieces.append(current[: last_space + 1])
+                current = current[last_space + 1 :]
+            else:
+                pieces.append(current)
+                current = []
+            width = _width(current)
+            last_space = -1
+            for i, a in enumerate(current):
+                if a.kind == "char" and a.raw in (" ", "\t"):
+                    last_space = i
+        current.append(atom)
+        width += atom.width
+        if atom.kind == "char" and atom.raw in (" ", "\t"):
+            last_space = len(current) - 1
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def split_telegram_html(text: str, limit: int = TELEGRAM_TEXT_LIMIT) -> list[str]:
+    """Split Telegram HTML into parts of at most ``limit`` visible characters each, at line boundaries.
+
+    Tags open at a split point are closed at the end of the part and reopened at the start of the next,
+    so every part is valid HTML on its own. Parts without visible text are dropped.
+    """
+    if limit < 1:
+        raise ValueError("limit must be positive")
+    lines: list[list[_Atom]] = []
+    for line in _lines(_atoms(text)):
+        lines.extend(_cut_long_line(line, limit) if _width(line) > limit else [line])
+
+    parts: list[str] = []
+    stack: list[_Atom] = []  # open tags at the current position
+    buf: list[str] = []
+    width = 0
+
+    def flush() -> None:
+        nonlocal buf, width
+        body = "".join(buf) + "".join(f"</{a.name}>" for a in reversed(stack))
+        if width and body_has_text(buf):
+            parts.append(body.strip("\n") if not stack else body)
+        buf = ["".join(a.raw for a in stack)]
+        width = 0
+
+    def body_has_text(chunks: list[str]) -> bool:
+        return any(c.strip() for c in _strip_tags("".join(chunks)))
+
+    buf = []
+    for line in lines:
+        line_width = _width(line)
+        if width and width + line_width > limit:
+            flush()
+        for atom in line:
+            buf.append(atom.raw)
+            if atom.kind == "open":
+                stack.append(atom)
+            elif atom.kind == "close":
+                for i in range(len(stack) - 1, -1, -1):
+                    if stack[i].name == atom.name:
+                        del stack[i]
+                        break
+        width += line_width
+    if width:
+        flush()
+    return parts
+
+
+def _strip_tags(text: str) -> str:
+    return html.unescape(re.sub(r"<[^<>]*>", "", text))
+
+
+# ---------------------------------------------------------------------------------------------- Discord text
+_FENCE = re.compile(r"^\s*```")
+
+
+def split_discord(text: str, limit: int = DISCORD_CONTENT_LIMIT) -> list[str]:
+    """Split Discord markdown at line boundaries into parts of at most ``limit`` characters.
+
+    A ``` code block cut by a split is closed at the end of the part and reopened (same fence line) at the
+    start of the next. Lines longer than the room left are cut at a space, else anywhere.
+    """
+    if limit < 20:
+        raise ValueError("limit too small")
+    parts: list[str] = []
+    current = ""
+    fence: str | None = None  # the opening fence line while inside a code block
+
+    def room() -> int:
+        return limit - (4 if fence is not None else 0)  # reserve "\n```"
+
+    def flush() -> None:
+        nonlocal current
+        body = current.rstrip("\n")
+        if fence is not None:
+            body += "\n```"
+        if body.strip() and body.strip() != "```":
+            parts.append(body)
+        current = (fence + "\n") if fence is not None else ""
+
+    for line in text.splitlines(keepends=True):
+        pending = line
+        while pending:
+            if len(current) + len(pending) <= room():
+                current += pending
+                pending = ""
+                break
+            if current.strip() and current != (fence + "\n" if fence else ""):
+                flush()
+                continue
+            # the line alone does not fit: cut it
+            space = room() - len(current)
+            cut = pending.rfind(" ", 0, space)
+            cut = cut + 1 if cut > 0 else space
+            current += pending[:cut]
+            pending = pending[cut:]
+            flush()
+        if _FENCE.match(line):
+            fence = None if fence is not None else line.rstrip("\n")
+    if current.strip() and current != ((fence + "\n") if fence else ""):
+        fence_before = fence
+        flush()
+        fence = fence_before
+    return parts
+
+
+def split_embed_descriptions(text: str) -> list[list[str]]:
+    """Pack text into messages of embed descriptions: each ≤ 4096, ≤ 10 per message, ≤ 6000 per message."""
+    chunks = split_discord(text, DISCORD_EMBED_DESCRIPTION_LIMIT)
+    messages: list[list[str]] = []
+    for chunk in chunks:
+        pieces = [chunk] if len(chunk) <= DISCORD_EMBED_TOTAL_LIMIT else split_discord(chunk, 3000)
+        for piece in pieces:
+            if (
+                messages
+                and len(messages[-1]) < DISCORD_EMBEDS_PER_MESSAGE
+                and sum(map(len, messages[-1])) + len(piece) <= DISCORD_EMBED_TOTAL_LIMIT
+            ):
+                messages[-1].append(piece)
+            else:
+                messages.append([piece])
+    return messages
+
+
+# ---------------------------------------------------------------------------------------------- Telegram
+class TelegramSender:
+    """Sends Telegram HTML through a python-telegram-bot ``Bot`` with splitting, pacing and error policy."""
+
+    platform = "telegram"
+
+    def __init__(
+        self,
+        bot: Any,
+        *,
+        on_blocked: BlockedCallback | None = None,
+        on_migrated: MigratedCallback | None = None,
+        overall_rate: float = 28.0,
+        per_chat_rate: float = 1.0,
+        per_chat_burst: int = 3,
+        group_per_minute: float = 20.0,
+        max_attempts: int = 5,
+        backoff: float = 0.5,
+        limit: int = TELEGRAM_TEXT_LIMIT,
+        pace: bool = True,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ) -> None:
+        self.bot = bot
+        self.on_blocked = on_blocked
+        self.on_migrated = on_migrated
+        self.max_attempts = max_attempts
+        self.backoff = backoff
+        self.limit = limit
+        self.pace = pace
+        self._sleep = sleep
+        self._overall = TokenBucket(overall_rate, 1.0, 1.0, sleep=sleep)
+        self._per_chat_rate = per_chat_rate
+        self._per_chat_burst = per_chat_burst
+        self._group_per_minute = group_per_minute
+        self._chat_buckets: dict[str, TokenBucket] = {}
+        self._group_buckets: dict[str, TokenBucket] = {}
+        self._chat_locks: dict[str, asyncio.Lock] = {}
+        self.retry_waits: list[float] = []  # every RetryAfter wait honoured (for tests and metrics)
+
+    async def _pace(self, chat: str, chat_kind: str) -> None:
+        if not self.pace:
+            return
+        bucket = self._chat_buckets.get(chat)
+        if bucket is None:
+            bucket = TokenBucket(self._per_chat_rate, 1.0, self._per_chat_burst, sleep=self._sleep)
+            self._chat_buckets[chat] = bucket
+        await bucket.acquire()
+        if chat_kind != "private":
+            group = self._group_buckets.get(chat)
+            if group is None:
+                group = TokenBucket(self._group_per_minute, 60.0, self._group_per_minute, sleep=self._sleep)
+                self._group_buckets[chat] = group
+            await group.acquire()
+        await self._overall.acquire()
+
+    async def send_plain(self, chat_id: int | str, text: str, **kwargs: Any) -> SendOutcome:
+        """Send plain text (escaped for HTML first)."""
+        return await self.send(chat_id, html.escape(text, quote=False), **kwargs)
+
+    async def send(
+        self,
+        chat_id: int | str,
+        text: str,
+        *,
+        chat_kind: str = "private",
+        reply_to_message_id: int | None = None,
+        reply_markup: Any = None,
+    ) -> SendOutcome:
+        """Split ``text`` (Telegram HTML) and send each part in order; see the module docstring."""
+        from telegram.constants import ParseMode
+        from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
+
+        parts = split_telegram_html(text, self.limit)
+        chat = str(chat_id)
+        lock = self._chat_locks.setdefault(chat, asyncio.Lock())
+        sent_ids: list[int] = []
+        async with lock:
+            for index, part in enumerate(parts):
+                attempt = 0
+                while True:
+                    attempt += 1
+                    await self._pace(chat, chat_kind)
+                    try:
+                        message = await self.bot.send_message(
+                            chat_id=chat_id,
+                            text=part,
+                            parse_mode=ParseMode.HTML,
+                            disable_web_page_preview=True,
+                            reply_to_message_id=reply_to_message_id if index == 0 else None,
+                            reply_markup=reply_markup if index == len(parts) - 1 else None,
+                        )
+                        sent_ids.append(message.message_id)
+                        break
+                    except RetryAfter as exc:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            wait = retry_after_seconds(exc.retry_after)
+                        if attempt >= self.max_attempts:
+                            log.warning("telegram: gave up on chat %s after %d attempts (429)", chat, attempt)
+                            return SendOutcome(False, len(sent_ids), tuple(sent_ids), "gave_up", chat)
+                        log.info("telegram: 429 for chat %s, waiting %.1fs as told", chat, wait)
+                        self.retry_waits.append(wait)
+                        await self._sleep(wait)
+                    except ChatMigrated as exc:
+                        new_id = exc.new_chat_id
+                        log.info("telegram: chat %s migrated to %s", chat, new_id)
+                        await _call_back(self.on_migrated, self.platform, chat, str(new_id))
+                        chat_id, chat = new_id, str(new_id)
+                        if attempt >= self.max_attempts:
+                            return SendOutcome(False, len(sent_ids), tuple(sent_ids), "gave_up", chat)
+                    except Forbidden as exc:
+                        log.info("telegram: chat %s refuses messages (%s)", chat, exc.message)
+                        await _call_back(self.on_blocked, self.platform, chat, exc.message)
+                        return SendOutcome(False, len(sent_ids), tuple(sent_ids), "forbidden", chat)
+                    except BadRequest as exc:
+                        if "chat not found" in exc.message.lower():
+                            await _call_back(self.on_blocked, self.platform, chat, exc.message)
+                            return SendOutcome(False, len(sent_ids), tuple(sent_ids), "chat_not_found", chat)
+                        log.error(
+                            "telegram: bad request for chat %s part %d/%d (%d chars): %s",
+                            chat,
+                            index + 1,
+                            len(parts),
+                            len(part),
+                            exc.message,
+                        )
+                        return SendOutcome(False, len(sent_ids), tuple(sent_ids), "bad_request", chat)
+                    except NetworkError as exc:  # includes TimedOut
+                        if attempt >= self.max_attempts:
+                            log.warning("telegram: gave up on chat %s: %s", chat, exc.message)
+                            return SendOutcome(False, len(sent_ids), tuple(sent_ids), "gave_up", chat)
+                        await self._sleep(self.backoff * 2 ** (attempt - 1))
+        return SendOutcome(True, len(sent_ids), tuple(sent_ids), None, chat)
+
+
+# ---------------------------------------------------------------------------------------------- Discord
+class DiscordSender:
+    """Sends Discord markdown to a channel, a user or an interaction's follow-up webhook."""
+
+    platform = "discord"
+
+    def __init__(
+        self,
+        *,
+        on_blocked: BlockedCallback | None = None,
+        max_attempts: int = 3,
+        backoff: float = 0.5,
+        limit: int = DISCORD_CONTENT_LIMIT,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ) -> None:
+        self.on_blocked = on_blocked
+        self.max_attempts = max_attempts
+        self.backoff = backoff
+        self.limit = limit
+        self._sleep = sleep
+
+    @staticmethod
+    def prepare(text: str) -> str:
+        """Escape mentions so that nothing can ping (``@everyone``, ``@here``, ``<@id>``, ``<@&role>``)."""
+        import discord
+
+        return discord.utils.escape_mentions(text)
+
+    def split(self, text: str) -> list[str]:
+        return split_discord(self.prepare(text), self.limit)
+
+    async def send(
+        self,
+        target: Any,
+        text: str,
+        *,
+        ephemeral: bool = False,
+        as_embeds: bool = False,
+        target_id: str | None = None,
+    ) -> SendOutcome:
+        """Send to ``target``: a ``discord.abc.Messageable`` (channel, user, member) or an interaction
+        ``followup`` webhook (then ``ephemeral`` applies)."""
+        import discord
+
+        is_webhook = isinstance(target, discord.Webhook)
+        ident = target_id or str(getattr(target, "id", "?"))
+        payloads: list[dict[str, Any]]
+        if as_embeds:
+            payloads = [
+                {"embeds": [discord.Embed(description=d) for d in group]}
+                for group in split_embed_descriptions(self.prepare(text))
+            ]
+        else:
+            payloads = [{"content": part} for part in self.split(text)]
+        ids: list[int] = []
+        for payload in payloads:
+            kwargs: dict[str, Any] = dict(payload, allowed_mentions=discord.AllowedMentions.none())
+            if is_webhook:
+                kwargs["ephemeral"] = ephemeral
+                kwargs["wait"] = True
+            attempt = 0
+            while True:
+                attempt += 1
+                try:
+                    message = await target.send(**kwargs)
+                    if message is not None:
+                        ids.append(message.id)
+                    break
+                except discord.Forbidden as exc:
+                    log.info("discord: %s refuses messages (code %s)", ident, exc.code)
+                    await _call_back(self.on_blocked, self.platform, ident, f"{exc.code} {exc.text}")
+                    return SendOutcome(False, len(ids), tuple(ids), "forbidden", ident)
+                except discord.NotFound as exc:
+                    if exc.code == 10062 or is_webhook:
+                        log.warning("discord: interaction expired for %s (code %s)", ident, exc.code)
+                        return SendOutcome(False, len(ids), tuple(ids), "expired", ident)
+                    await _call_back(self.on_blocked, self.platform, ident, f"{exc.code} {exc.text}")
+                    return SendOutcome(False, len(ids), tuple(ids), "chat_not_found", ident)
+                except discord.DiscordServerError as exc:
+                    if attempt >= self.max_attempts:
+                        log.warning("discord: gave up on %s: %s", ident, exc.status)
+                        return SendOutcome(False, len(ids), tuple(ids), "gave_up", ident)
+                    await self._sleep(self.backoff * 2 ** (attempt - 1))
+                except discord.HTTPException as exc:
+                    log.error("discord: bad request for %s: %s %s", ident, exc.code, exc.text)
+                    return SendOutcome(False, len(ids), tuple(ids), "bad_request", ident)
+        return SendOutcome(True, len(ids), tuple(ids), None, ident)
+
+
+# ---------------------------------------------------------------------------------------------- secrets
+_SECRETS: set[str] = set()
+_ORIGINAL_FACTORY: Callable[..., logging.LogRecord] | None = None
+
+
+def redact(text: str) -> str:
+    """Replace every registered secret in ``text`` by ``***``."""
+    for secret in _SECRETS:
+        if secret in text:
+            text = text.replace(secret, "***")
+    return text
+
+
+def install_token_redaction(*secrets: str | None) -> None:
+    """Make sure the given tokens never reach any log handler (all loggers, all handlers).
+
+    Installs (once) a log-record factory that formats each record and replaces registered secrets, and
+    quiets ``httpx``'s per-request INFO lines, which carry the bot token inside the URL.
+    """
+    global _ORIGINAL_FACTORY
+    for s in secrets:
+        if s and len(s) >= 6:
+            _SECRETS.add(s)
+            if ":" in s:  # a Telegram token "123:ABC" — its secret half alone is sensitive too
+                tail = s.split(":", 1)[1]
+                if len(tail) >= 6:
+                    _SECRETS.add(tail)
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    if _ORIGINAL_FACTORY is not None:
+        return
+    original = logging.getLogRecordFactory()
+    _ORIGINAL_FACTORY = original
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = original(*args, **kwargs)
+        if _SECRETS:
+            try:
+                message = record.getMessage()
+            except Exception:
+                return record
+            cleaned = redact(message)
+            if cleaned != message or record.args:
+                record.msg, record.args = cleaned, None
+            if record.exc_info and record.exc_info[1] is not None:
+                exc_text = redact(str(record.exc_info[1]))
+                if exc_text != str(record.exc_info[1]):
+                    record.exc_text = None
+                    record.msg = f"{cleaned} ({type(record.exc_info[1]).__name__}: {exc_text})"
+                    record.exc_info = None
+        return record
+
+    logging.setLogRecordFactory(factory)

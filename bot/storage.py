@@ -1,0 +1,389 @@
+"""Durable per-user state in SQLite through aiosqlite: users and settings, cast history, migrations.
+
+- One connection per process in WAL mode with ``synchronous=FULL``: a transaction that returned from
+  COMMIT survives a crash (and a power loss). Every statement runs under one ``asyncio.Lock``, so concurrent
+  coroutines never interleave inside a transaction; rows are always selected by ``user_key``, so users never
+  see each other's data.
+- Migrations: every ``bot/migrations/NNNN_name.sql`` is applied once, in order of NNNN, each inside one
+  transaction together with its row in ``schema_version`` (so a failed migration leaves no trace). Running
+  them again is a no-op. Other areas add their own files (``0002_daily.sql`` …).
+- **Convention for other migrations:** every table that stores data of a user has a ``user_key`` column
+  (``"platform:user_id"``, see :attr:`bot.commands.Incoming.user_key`). :meth:`Storage.forget` deletes the
+  user's rows from every table that has such a column, whatever migration created it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+MIGRATION_RE = re.compile(r"^(\d{4})_[A-Za-z0-9_]+\.sql$")
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+@dataclass(frozen=True)
+class UserSettings:
+    user_key: str
+    platform: str
+    user_id: str
+    display_name: str | None = None
+    lang: str | None = None
+    tz: str | None = None
+    longitude: float | None = None
+    latitude: float | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    seq: int
+    kind: str
+    command: str
+    inputs: Mapping[str, Any]
+    options: Mapping[str, Any]
+    view: str
+    context: Mapping[str, Any]
+    created_at: str
+
+
+def load_migrations(package: str = "bot.migrations") -> list[Migration]:
+    """Every ``NNNN_*.sql`` of the package, ordered by version (duplicate versions are an error)."""
+    found: dict[int, Migration] = {}
+    for entry in resources.files(package).iterdir():
+        m = MIGRATION_RE.match(entry.name)
+        if not m:
+            continue
+        version = int(m.group(1))
+        if version in found:
+            raise RuntimeError(f"two migrations with version {version}: {found[version].name}, {entry.name}")
+        found[version] = Migration(version, entry.name, entry.read_text(encoding="utf-8"))
+    return [found[v] for v in sorted(found)]
+
+
+def split_sql(script: str) -> list[str]:
+    """A script into complete statements (``sqlite3.complete_statement`` decides where one ends)."""
+    statements: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            stmt = buf.strip()
+            if stmt.strip(";").strip():
+                statements.append(stmt)
+            buf = ""
+    if buf.strip() and not all(ln.strip().startswith("--") or not ln.strip() for ln in buf.splitlines()):
+        raise ValueError(f"incomplete SQL statement at the end of a migration: {buf.strip()[:60]!r}")
+    return statements
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+class Storage:
+    """The bot's database. Create with ``await Storage.open(path)``; ``await close()`` at the end."""
+
+    def __init__(self, db: aiosqlite.Connection, path: str) -> None:
+        self.db = db
+        self.path = path
+        self.lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: str | Path, migrate: bool = True) -> Storage:
+        db = await aiosqlite.connect(str(path), isolation_level=None)  # autocommit; explicit BEGIN/COMMIT
+        db.row_factory = aiosqlite.Row
+        await db.execute("PRAGMA journal_mode=WAL")
+        await db.execute("PRAGMA synchronous=FULL")
+        await db.execute("PRAGMA busy_timeout=10000")
+        await db.execute("PRAGMA foreign_keys=ON")
+        storage = cls(db, str(path))
+        if migrate:
+            await storage.migrate()
+        return storage
+
+    async def close(self) -> None:
+        async with self.lock:
+            await self.db.close()
+
+    # ---- generic helpers (for other areas too) -------------------------------------------------------
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """``async with storage.transaction() as db:`` — one write transaction (BEGIN IMMEDIATE … COMMIT)."""
+        async with self.lock:
+            await self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                await self.db.execute("ROLLBACK")
+                raise
+            else:
+                await self.db.execute("COMMIT")
+
+    async def fetchall(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[sqlite3.Row]:
+        async with self.lock:
+            async with self.db.execute(sql, params) as cur:
+                return list(await cur.fetchall())
+
+    async def fetchone(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> sqlite3.Row | None:
+        async with self.lock:
+            async with self.db.execute(sql, params) as cur:
+                return await cur.fetchone()
+
+    async def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> int:
+        """One statement in its own transaction; returns the number of changed rows."""
+        async with self.lock:
+            async with self.db.execute(sql, params) as cur:
+                return cur.rowcount
+
+    # ---- migrations -----------------------------------------------------------------------------------
+
+    async def schema_version(self) -> int:
+        async with self.lock:
+            return await self._schema_version()
+
+    async def _schema_version(self) -> int:
+        await self.db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version ("
+            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        async with self.db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def migrate(self, migrations: Iterable[Migration] | None = None) -> list[int]:
+        """Apply the pending migrations in order; returns the versions applied (empty when up to date)."""
+        applied: list[int] = []
+        todo = list(load_migrations() if migrations is None else migrations)
+        async with self.lock:
+            await self._schema_version()
+            for mig in todo:
+                await self.db.execute("BEGIN IMMEDIATE")  # also serializes concurrent processes
+                try:
+                    async with self.db.execute(
+                        "SELECT 1 FROM schema_version WHERE version = ?", (mig.version,)
+                    ) as cur:
+                        done = await cur.fetchone()
+                    if not done:
+                        for stmt in split_sql(mig.sql):
+                            await self.db.execute(stmt)
+                        await self.db.execute(
+                            "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
+                            (mig.version, mig.name, _now()),
+                        )
+                        applied.append(mig.version)
+                except BaseException:
+                    await self.db.execute("ROLLBACK")
+                    raise
+                await self.db.execute("COMMIT")
+        return applied
+
+    # ---- users ----------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _user(row: sqlite3.Row) -> UserSettings:
+        return UserSettings(
+            user_key=row["user_key"],
+            platform=row["platform"],
+            user_id=row["user_id"],
+            display_name=row["display_name"],
+            lang=row["lang"],
+            tz=row["tz"],
+            longitude=row["longitude"],
+            latitude=row["latitude"],
+            options=json.loads(row["options"] or "{}"),
+        )
+
+    async def get_user(self, user_key: str) -> UserSettings | None:
+        row = await self.fetchone("SELECT * FROM users WHERE user_key = ?", (user_key,))
+        return self._user(row) if row else None
+
+    async def touch_user(
+        self, user_key: str, platform: str, user_id: str, display_name: str | None = None
+    ) -> UserSettings:
+        """The user's row, created with defaults on first contact (display name refreshed)."""
+        now = _now()
+        async with self.lock:
+            await self.db.execute(
+                "INSERT INTO users (user_key, platform, user_id, display_name, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT(user_key) DO UPDATE SET display_name = COALESCE(excluded.display_name,"
+                " users.display_name)",
+                (user_key, platform, user_id, display_name, now, now),
+            )
+            async with self.db.execute("SELECT * FROM users WHERE user_key = ?", (user_key,)) as cur:
+                row = await cur.fetchone()
+        assert row is not None
+        return self._user(row)
+
+    async def update_user(
+        self,
+        user_key: str,
+        *,
+        lang: str | None = _UNSET,
+        tz: str | None = _UNSET,
+        longitude: float | None = _UNSET,
+        latitude: float | None = _UNSET,
+        options: Mapping[str, Any] = _UNSET,
+    ) -> UserSettings:
+        """Change some settings of an existing user (None clears a value)."""
+        fields: dict[str, Any] = {}
+        for name, value in (
+            ("lang", lang),
+            ("tz", tz),
+            ("longitude", longitude),
+            ("latitude", latitude),
+        ):
+            if value is not _UNSET:
+                fields[name] = value
+        if options is not _UNSET:
+            fields["options"] = _dumps(dict(options))
+        fields["updated_at"] = _now()
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        async with self.lock:
+            await self.db.execute(
+                f"UPDATE users SET {sets} WHERE user_key = ?",  # noqa: S608 - names are fixed above
+                (*fields.values(), user_key),
+            )
+            async with self.db.execute("SELECT * FROM users WHERE user_key = ?", (user_key,)) as cur:
+                row = await cur.fetchone()
+        if row is None:
+            raise KeyError(user_key)
+        return self._user(row)
+
+    # ---- history --------------------------------------------------------------------------------------
+
+    async def add_history(
+        self,
+        user_key: str,
+        *,
+        kind: str,
+        command: str,
+        inputs: Mapping[str, Any],
+        options: Mapping[str, Any],
+        view: str,
+        context: Mapping[str, Any],
+        created_at: str | None = None,
+    ) -> int:
+        """Record one cast; returns its number N for ``/show N``. Committed when this returns."""
+        async with self.lock:
+            async with self.db.execute(
+                "INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at)"
+                " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM history WHERE user_key = ?"
+                " RETURNING seq",
+                (
+                    user_key,
+                    kind,
+                    command,
+                    _dumps(inputs),
+                    _dumps(options),
+                    view,
+                    _dumps(context),
+                    created_at or _now(),
+                    user_key,
+                ),
+            ) as cur:
+                row = await cur.fetchone()
+        assert row is not None
+        return int(row[0])
+
+    async def set_history_context(self, user_key: str, seq: int, context: Mapping[str, Any]) -> None:
+        await self.execute(
+            "UPDATE history SET context = ? WHERE user_key = ? AND seq = ?", (_dumps(context), user_key, seq)
+        )
+
+    @staticmethod
+    def _entry(row: sqlite3.Row) -> HistoryEntry:
+        return HistoryEntry(
+            seq=row["seq"],
+            kind=row["kind"],
+            command=row["command"],
+            inputs=json.loads(row["inputs"]),
+            options=json.loads(row["options"]),
+            view=row["view"],
+            context=json.loads(row["context"]),
+            created_at=row["created_at"],
+        )
+
+    async def get_history(self, user_key: str, seq: int) -> HistoryEntry | None:
+        row = await self.fetchone("SELECT * FROM history WHERE user_key = ? AND seq = ?", (user_key, seq))
+        return self._entry(row) if row else None
+
+    async def list_history(
+        self, user_key: str, limit: int = 10, before: int | None = None
+    ) -> list[HistoryEntry]:
+        """The newest entries first (``before``: only numbers below it)."""
+        rows = await self.fetchall(
+            "SELECT * FROM history WHERE user_key = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+            (user_key, before if before is not None else 2**62, limit),
+        )
+        return [self._entry(r) for r in rows]
+
+    async def count_history(self, user_key: str) -> int:
+        row = await self.fetchone("SELECT COUNT(*) FROM history WHERE user_key = ?", (user_key,))
+        return int(row[0]) if row else 0
+
+    # ---- forget ---------------------------------------------------------------------------------------
+
+    async def user_tables(self) -> list[str]:
+        """Every table with a ``user_key`` column (the /forget convention)."""
+        async with self.lock:
+            return await self._user_tables()
+
+    async def _user_tables(self) -> list[str]:
+        async with self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        ) as cur:
+            names = [r[0] for r in await cur.fetchall()]
+        tables = []
+        for name in names:
+            async with self.db.execute(f'PRAGMA table_info("{name}")') as cur:
+                cols = {r[1] for r in await cur.fetchall()}
+            if "user_key" in cols:
+                tables.append(name)
+        return tables
+
+    async def forget(self, user_key: str) -> dict[str, int]:
+        """Delete every row of the user from every table with a ``user_key`` column, in one transaction.
+
+        Returns the number of rows deleted per table.
+        """
+        deleted: dict[str, int] = {}
+        async with self.lock:
+            await self.db.execute("BEGIN IMMEDIATE")
+            try:
+                await self.db.execute("PRAGMA defer_foreign_keys = ON")
+                tables = await self._user_tables()
+                # Child tables first, the users table last (foreign keys are deferred anyway).
+                for name in sorted(tables, key=lambda t: t == "users"):
+                    async with self.db.execute(
+                        f'DELETE FROM "{name}" WHERE user_key = ?', (user_key,)
+                    ) as cur:
+                        deleted[name] = cur.rowcount
+            except BaseException:
+                await self.db.execute("ROLLBACK")
+                raise
+            await self.db.execute("COMMIT")
+        return deleted

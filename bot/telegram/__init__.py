@@ -1,0 +1,330 @@
+"""The Telegram adapter (python-telegram-bot 22): updates in, ``dispatch`` → ``render`` → one sender out.
+
+- :func:`build_application` is a factory: it builds and wires the ``Application`` but starts nothing
+  (no polling, no network) until :func:`run_telegram` (or a test) starts it.
+- Endpoint: ``base_url`` is the prefix the token is appended to (``TELEGRAM_API_BASE_URL``, default
+  ``https://api.telegram.org/bot``); the file URL is derived from it (``…/bot`` → ``…/file/bot``).
+- Updates: long polling by default. Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (public HTTPS URL
+  Telegram will call), with ``TELEGRAM_WEBHOOK_SECRET`` sent as ``secret_token`` (requests whose
+  ``X-Telegram-Bot-Api-Secret-Token`` header differs are refused with 403 by PTB), listening on
+  ``TELEGRAM_WEBHOOK_LISTEN`` (default ``0.0.0.0``) : ``TELEGRAM_WEBHOOK_PORT`` (default 8443), path
+  ``TELEGRAM_WEBHOOK_PATH`` (default ``telegram``).
+- Commands: a message whose first entity is a ``bot_command`` at offset 0 (what real clients send). In
+  groups ``/cmd@botname`` addressed to another bot is ignored, and unknown commands are answered only
+  when addressed to this bot by name (other bots' commands are not ours). In private chats a leading
+  ``/`` (or full-width ``／``) is enough, so Korean/Chinese aliases such as ``/점`` work too.
+- Language: the user's setting, else ``from_user.language_code``, else ``SIKPAN_LANG`` (by ``dispatch``).
+- Group admin status is asked (``getChatMember``) only for commands that need it (``admin_in_groups``).
+- Replies go through :class:`bot.sending.TelegramSender` (stored as ``ctx.extras["telegram_sender"]`` so
+  the scheduler sends through the same paced queue). Chats that block the bot are reported to every
+  callback in ``ctx.extras["on_blocked"]`` (a list of ``fn(platform, chat_id, reason)``, sync or async);
+  group migrations to ``ctx.extras["on_migrated"]`` (``fn(platform, old_id, new_id)``).
+- Updates are handled concurrently (``concurrent_updates``), so one slow chart does not hold up others.
+- The command menu is registered on start (``setMyCommands``, default and ``language_code="ko"``).
+- Tokens never reach the logs (:func:`bot.sending.install_token_redaction`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from telegram import BotCommand, Update
+from telegram.constants import ChatMemberStatus, ChatType
+from telegram.ext import Application, ApplicationBuilder, ContextTypes, MessageHandler, filters
+
+from bot.commands import Incoming, dispatch, error_reply, load_commands, lookup, split_command
+from bot.i18n import gettext
+from bot.sending import SendOutcome, TelegramSender, install_token_redaction
+from bot.views import render
+
+if TYPE_CHECKING:
+    from bot.app import AppContext
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.telegram.org/bot"
+GROUP_ANONYMOUS_BOT = 1087968824  # "GroupAnonymousBot": an anonymous group admin
+_COMMAND_WORD = re.compile(r"^[/／]([^\s@]+)(?:@(\S+))?")
+
+
+def file_url_for(base_url: str) -> str:
+    """``https://host/bot`` → ``https://host/file/bot`` (the Bot API's file prefix)."""
+    if base_url.rstrip("/").endswith("/bot"):
+        return base_url.rstrip("/")[: -len("/bot")] + "/file/bot"
+    return base_url.rstrip("/") + "/file/bot"
+
+
+def _callbacks(ctx: AppContext, key: str) -> list[Any]:
+    value = ctx.extras.setdefault(key, [])
+    return value if isinstance(value, list) else [value]
+
+
+def _fan_out(ctx: AppContext, key: str) -> Any:
+    async def call(*args: Any) -> None:
+        for cb in list(_callbacks(ctx, key)):
+            result = cb(*args)
+            if asyncio.iscoroutine(result):
+                await result
+
+    return call
+
+
+def _chat_kind(chat_type: str) -> str:
+    if chat_type == ChatType.PRIVATE:
+        return "private"
+    if chat_type == ChatType.CHANNEL:
+        return "channel"
+    return "group"
+
+
+class TelegramAdapter:
+    """Turns updates into :class:`~bot.commands.Incoming`, dispatches and sends the rendered reply."""
+
+    def __init__(self, ctx: AppContext, sender: TelegramSender) -> None:
+        self.ctx = ctx
+        self.sender = sender
+        self.username: str = ""
+        self.handled: dict[int, SendOutcome | None] = {}  # update_id → outcome (None: not for us)
+        self._handled_changed = asyncio.Condition()
+
+    async def _mark(self, update: Update, outcome: SendOutcome | None) -> None:
+        self.handled[update.update_id] = outcome
+        if len(self.handled) > 10000:  # keep it bounded
+            for key in sorted(self.handled)[:5000]:
+                del self.handled[key]
+        async with self._handled_changed:
+            self._handled_changed.notify_all()
+
+    async def wait_handled(self, update_id: int, timeout: float = 10.0) -> SendOutcome | None:
+        """Wait until the update has been answered (all parts sent); for tests and benchmarks."""
+        async with asyncio.timeout(timeout), self._handled_changed:
+            await self._handled_changed.wait_for(lambda: update_id in self.handled)
+        return self.handled[update_id]
+
+    def command_text(self, update: Update) -> str | None:
+        """The command line without ``@botname``, or None when the message is not for us."""
+        message = update.effective_message
+        if message is None or not message.text:
+            return None
+        text = message.text
+        entities = message.entities or ()
+        has_entity = any(e.type == "bot_command" and e.offset == 0 for e in entities)
+        private = message.chat.type == ChatType.PRIVATE
+        if not has_entity and not (private and text.lstrip()[:1] in ("/", "／")):
+            return None
+        m = _COMMAND_WORD.match(text.lstrip())
+        if m is None:
+            return None
+        name, addressee = m.group(1), m.group(2)
+        if addressee is not None and self.username and addressee.lower() != self.username.lower():
+            return None  # /cmd@otherbot
+        if not private and addressee is None and lookup(name) is None:
+            return None  # an unknown command in a group without our name: not ours
+        return "/" + name + text.lstrip()[m.end() :]
+
+    async def is_admin(self, update: Update) -> bool:
+        message = update.effective_message
+        user = update.effective_user
+        chat = update.effective_chat
+        if chat is None or chat.type == ChatType.PRIVATE:
+            return True
+        if message is not None and message.sender_chat is not None and message.sender_chat.id == chat.id:
+            return True  # an anonymous admin posting as the group
+        if user is None or user.id == GROUP_ANONYMOUS_BOT:
+            return user is not None
+        try:
+            member = await chat.get_member(user.id)
+        except Exception:
+            log.warning("telegram: could not read the member status in chat %s", chat.id)
+            return False
+        return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+    async def incoming(self, update: Update, text: str) -> Incoming:
+        chat = update.effective_chat
+        user = update.effective_user
+        assert chat is not None
+        kind = _chat_kind(chat.type)
+        admin = True
+        parsed = split_command(text)
+        spec = lookup(parsed[0]) if parsed else None
+        if kind != "private" and spec is not None and spec.admin_in_groups:
+            admin = await self.is_admin(update)
+        return Incoming(
+            platform="telegram",
+            chat_id=str(chat.id),
+            user_id=str(user.id if user is not None else chat.id),
+            text=text,
+            lang_hint=user.language_code if user is not None else None,
+            chat_kind=kind,
+            user_is_admin=admin,
+            display_name=user.full_name if user is not None else None,
+        )
+
+    async def on_message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        outcome: SendOutcome | None = None
+        try:
+            outcome = await self.handle(update)
+        finally:
+            await self._mark(update, outcome)
+
+    async def handle(self, update: Update) -> SendOutcome | None:
+        text = self.command_text(update)
+        if text is None:
+            return None
+        message = update.effective_message
+        assert message is not None
+        incoming = await self.incoming(update, text)
+        reply = await dispatch(incoming, self.ctx)
+        try:
+            body = render(reply, "telegram")
+        except Exception:  # a broken template must still give the user an answer
+            log.exception("telegram: could not render the %s view", reply.view)
+            body = render(error_reply("bot.error.internal", reply.lang), "telegram")
+        return await self.send(
+            incoming, body, reply_to=message.message_id if incoming.chat_kind != "private" else None
+        )
+
+    async def send(self, incoming: Incoming, body: str, reply_to: int | None = None) -> SendOutcome:
+        return await self.sender.send(
+            int(incoming.chat_id), body, chat_kind=incoming.chat_kind, reply_to_message_id=reply_to
+        )
+
+    async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        log.error("telegram: error while handling an update: %r", context.error, exc_info=context.error)
+
+
+def command_menu(lang: str) -> list[BotCommand]:
+    """``setMyCommands`` entries (names a–z 0–9 _; descriptions 1–256) in ``lang``."""
+    menu = []
+    for spec in load_commands().values():
+        if spec.hidden or not re.fullmatch(r"[a-z0-9_]{1,32}", spec.name):
+            continue
+        description = gettext(lang, spec.help_msgid).split("\n", 1)[0].strip()[:256] or spec.name
+        menu.append(BotCommand(spec.name, description))
+    return menu
+
+
+def build_application(
+    ctx: AppContext,
+    token: str,
+    base_url: str = DEFAULT_BASE_URL,
+    *,
+    base_file_url: str | None = None,
+    sender: TelegramSender | None = None,
+    concurrent_updates: int = 256,
+    pace: bool = True,
+) -> Application:  # type: ignore[type-arg]
+    """Build the ``Application`` (handlers, sender, error handler) without starting anything."""
+    install_token_redaction(token)
+    app = (
+        ApplicationBuilder()
+        .token(token)
+        .base_url(base_url)
+        .base_file_url(base_file_url or file_url_for(base_url))
+        .concurrent_updates(concurrent_updates)
+        .connection_pool_size(max(8, min(concurrent_updates, 512)))
+        .pool_timeout(30.0)
+        .build()
+    )
+    if sender is None:
+        sender = TelegramSender(
+            app.bot,
+            on_blocked=_fan_out(ctx, "on_blocked"),
+            on_migrated=_fan_out(ctx, "on_migrated"),
+            pace=pace,
+        )
+    adapter = TelegramAdapter(ctx, sender)
+    app.bot_data["adapter"] = adapter
+    app.add_handler(MessageHandler(filters.TEXT, adapter.on_message))
+    app.add_error_handler(adapter.on_error)
+    ctx.extras["telegram_sender"] = sender
+    ctx.extras["telegram_application"] = app
+    return app
+
+
+async def prepare(app: Application) -> None:  # type: ignore[type-arg]
+    """After ``initialize``: learn our username and register the command menu (best effort)."""
+    adapter: TelegramAdapter = app.bot_data["adapter"]
+    adapter.username = app.bot.username or ""
+    try:
+        await app.bot.set_my_commands(command_menu(adapter.ctx.settings.lang))
+        await app.bot.set_my_commands(command_menu("ko"), language_code="ko")
+        await app.bot.set_my_commands(command_menu("lzh"), language_code="zh")
+    except Exception as exc:  # the menu is a convenience; never fail the start on it
+        log.warning("telegram: could not register the command menu: %s", exc)
+
+
+def webhook_options(environ: Any = None) -> dict[str, Any] | None:
+    """Webhook settings from the environment, or None for polling."""
+    env = os.environ if environ is None else environ
+    url = (env.get("TELEGRAM_WEBHOOK_URL") or "").strip()
+    if not url:
+        return None
+    path = (env.get("TELEGRAM_WEBHOOK_PATH") or "telegram").strip("/")
+    return {
+        "listen": env.get("TELEGRAM_WEBHOOK_LISTEN") or "0.0.0.0",
+        "port": int(env.get("TELEGRAM_WEBHOOK_PORT") or 8443),
+        "url_path": path,
+        "webhook_url": url,
+        "secret_token": (env.get("TELEGRAM_WEBHOOK_SECRET") or None),
+    }
+
+
+async def run_telegram(
+    ctx: AppContext,
+    stop: asyncio.Event,
+    *,
+    webhook: dict[str, Any] | None = None,
+    poll_timeout: int = 10,
+) -> None:
+    """Run the Telegram adapter until ``stop`` is set (polling, or a webhook when configured)."""
+    settings = ctx.settings
+    token = settings.telegram_token
+    if not token:
+        raise ValueError("TELEGRAM_BOT_TOKEN is not set")
+    app = build_application(ctx, token, settings.telegram_api_base_url or DEFAULT_BASE_URL)
+    webhook = webhook if webhook is not None else webhook_options()
+    async with app:  # initialize (getMe) … shutdown
+        await prepare(app)
+        await app.start()
+        assert app.updater is not None
+        if webhook:
+            await app.updater.start_webhook(
+                listen=webhook["listen"],
+                port=webhook["port"],
+                url_path=webhook["url_path"],
+                webhook_url=webhook["webhook_url"],
+                secret_token=webhook.get("secret_token"),
+                allowed_updates=["message", "callback_query"],
+            )
+            log.info("telegram: webhook listening on %s:%s", webhook["listen"], webhook["port"])
+        else:
+            await app.updater.start_polling(
+                poll_interval=0.0,
+                timeout=poll_timeout,
+                allowed_updates=["message", "callback_query"],
+            )
+            log.info("telegram: polling as @%s", app.bot.username)
+        try:
+            await stop.wait()
+        finally:
+            if app.updater.running:
+                await app.updater.stop()
+            if app.running:
+                await app.stop()
+    log.info("telegram: stopped")
+
+
+__all__ = [
+    "TelegramAdapter",
+    "build_application",
+    "command_menu",
+    "file_url_for",
+    "prepare",
+    "run_telegram",
+    "webhook_options",
+]

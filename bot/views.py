@@ -1,0 +1,148 @@
+"""Rendering a :class:`~bot.commands.Reply` for one channel.
+
+Templates: ``templates/telegram/<view>.html.j2`` (Telegram HTML, autoescaped), ``templates/discord/<view>.md.j2``
+(Discord markdown: every ``{{ … }}`` output has markdown and mentions escaped) and
+``templates/console/<view>.txt.j2`` (plain text). All strings come from the catalogs (``_()``) and the term
+dictionaries (filters ``term``/``both``) of ``bot.i18n``. A view missing for a channel falls back to the console
+template (escaped for the channel). Output has no trailing blank lines and at most one blank line in a row.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from bot.commands import Reply
+from bot.i18n import environment
+
+CHANNELS = ("telegram", "discord", "console")
+_EXT = {"telegram": "html.j2", "discord": "md.j2", "console": "txt.j2"}
+
+_MD_SPECIAL = re.compile(r"([\\*_`~|>\[\]#-])")
+_MENTION = re.compile(r"@(everyone|here|[!&]?\d{15,21})")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_discord(value: object) -> str:
+    """Markdown and mentions made inert: ``*`` → ``\\*``, ``@everyone`` → ``@\u200beveryone``, ``<@1>`` …"""
+    text = _CONTROL.sub("", str(value))
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = text.replace("<", "<\u200b")  # <@123>, <#chan>, <:emoji:1>, <t:…> become literal text
+    return _MENTION.sub("@\u200b\\1", text)
+
+
+def plain(value: object) -> str:
+    """Console text: no terminal control characters."""
+    return _CONTROL.sub("", str(value))
+
+
+def _finalize_discord(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, Markup):  # a template marked this trusted (e.g. a code block of chart characters)
+        return str(value)
+    return escape_discord(value)
+
+
+def _finalize_console(value: Any) -> Any:
+    return "" if value is None else plain(value)
+
+
+def _tg(value: object) -> str:
+    return value if isinstance(value, Markup) else html.escape(str(value), quote=False)
+
+
+def _dc(value: object) -> str:
+    return str(value) if isinstance(value, Markup) else escape_discord(value)
+
+
+def _defuse(text: str) -> str:
+    """Mentions made inert without markdown escapes (inside code spans backslashes would show)."""
+    return _MENTION.sub("@\u200b\\1", _CONTROL.sub("", text)).replace("<", "<\u200b")
+
+
+def _pc(value: object) -> str:
+    return plain(value)
+
+
+# Formatting filters per channel; each returns Markup so that the channel's escaping is not applied twice.
+# ``pre`` wraps a block (``{% filter pre %}…{% endfilter %}``) of chart characters in a monospace block.
+_FORMAT: dict[str, dict[str, Any]] = {
+    "telegram": {
+        "bold": lambda v: Markup(f"<b>{_tg(v)}</b>"),
+        "italic": lambda v: Markup(f"<i>{_tg(v)}</i>"),
+        "code": lambda v: Markup(f"<code>{_tg(v)}</code>"),
+        "pre": lambda v: Markup(f"<pre>{_tg(v)}</pre>"),
+    },
+    "discord": {
+        "bold": lambda v: Markup(f"**{_dc(v)}**"),
+        "italic": lambda v: Markup(f"*{_dc(v)}*"),
+        "code": lambda v: Markup("`" + _defuse(str(v)).replace("`", "ˋ") + "`"),
+        "pre": lambda v: Markup("```\n" + _defuse(str(v)).replace("```", "ˋˋˋ").strip("\n") + "\n```"),
+    },
+    "console": {
+        "bold": lambda v: Markup(_pc(v)),
+        "italic": lambda v: Markup(_pc(v)),
+        "code": lambda v: Markup(_pc(v)),
+        "pre": lambda v: Markup(_pc(v)),
+    },
+}
+
+
+@cache
+def channel_environment(lang: str, channel: str) -> jinja2.Environment:
+    """``bot.i18n.environment(lang)`` overlaid with the channel's escaping."""
+    base = environment(lang)
+    if channel == "telegram":
+        env = base.overlay(autoescape=True, cache_size=400)
+    elif channel == "discord":
+        env = base.overlay(autoescape=False, finalize=_finalize_discord, cache_size=400)
+    elif channel == "console":
+        env = base.overlay(autoescape=False, finalize=_finalize_console, cache_size=400)
+    else:
+        raise ValueError(f"unknown channel {channel!r}; expected one of {CHANNELS}")
+    env.filters = dict(env.filters)
+    env.filters.update(_FORMAT[channel])
+    return env
+
+
+def template_name(view: str, channel: str) -> str:
+    return f"{channel}/{view}.{_EXT[channel]}"
+
+
+def _liuren_gloss(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
+    """The glossary the 大六壬 reading partials (``templates/liuren/reading.*``) look texts up in."""
+    if not context.get("readings"):
+        return {}
+    try:
+        from engine.liuren.reading import glossary
+    except ImportError:
+        return {}
+    return {"gloss": glossary(lang)}
+
+
+# Language-dependent data a view needs besides its stored context (kept out of the history rows).
+VIEW_EXTRAS: dict[str, Callable[[str, Mapping[str, Any]], Mapping[str, Any]]] = {"cast": _liuren_gloss}
+
+_BLANKS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+
+
+def render(reply: Reply, channel: str) -> str:
+    """The text of ``reply`` for ``channel`` ("telegram" | "discord" | "console")."""
+    env = channel_environment(reply.lang, channel)
+    name = template_name(reply.view, channel)
+    try:
+        template = env.get_template(name)
+    except jinja2.TemplateNotFound:
+        template = env.get_template(template_name(reply.view, "console"))
+    extra = VIEW_EXTRAS.get(reply.view)
+    context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
+    text = template.render(**context, view=reply.view, channel=channel)
+    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return _BLANKS.sub("\n\n", text).strip("\n")

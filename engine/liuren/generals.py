@@ -1,0 +1,62 @@
+"""十二天將: the 貴人 by day stem and 晝/夜, and the running direction (spec/liuren.md §4)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from engine.core.cycle import Branch, Stem
+from engine.liuren.options import DayNight, GuiRule
+from engine.liuren.types import General
+
+# 貴人 over 地盤 亥子丑寅卯辰 → 順, over 巳午未申酉戌 → 逆.
+_SHUN_SEATS = frozenset({Branch.HAI, Branch.ZI, Branch.CHOU, Branch.YIN, Branch.MAO, Branch.CHEN})
+
+
+@cache
+def _data() -> dict[str, Any]:
+    text = resources.files("engine.liuren").joinpath("data", "chart_gui.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@cache
+def gui_table(rule: GuiRule) -> tuple[tuple[Branch, Branch], ...]:
+    """(晝貴, 夜貴) per day stem 甲…癸 for a 貴人 rule."""
+    table = _data()["tables"][rule.value]["day_night"]
+    return tuple((Branch.from_char(table[s.char][0]), Branch.from_char(table[s.char][1])) for s in Stem)
+
+
+def gui_source(rule: GuiRule) -> str:
+    return str(_data()["tables"][rule.value]["source"])
+
+
+def is_daytime_by_hour(hour: Branch, rule: DayNight) -> bool:
+    """晝 by the 占時: 卯–申 (maoshen), 巳–戌 (sishu), 子–巳 (ziwu). ``sun`` needs the instant (see chart_at)."""
+    if rule is DayNight.SISHU:
+        return Branch.SI <= hour <= Branch.XU
+    if rule is DayNight.ZIWU:
+        return hour <= Branch.SI
+    return Branch.MAO <= hour <= Branch.SHEN
+
+
+def guiren_branch(stem: Stem, daytime: bool, rule: GuiRule) -> Branch:
+    day, night = gui_table(rule)[stem]
+    return day if daytime else night
+
+
+@cache
+def general_positions(gui: Branch, offset: int) -> tuple[General, ...]:
+    """The general riding each 天盤 branch (index = heaven branch), given where the 貴人 rides."""
+    seat = Branch((gui - offset) % 12)
+    step = 1 if seat in _SHUN_SEATS else -1
+    out: list[General] = [General.GUIREN] * 12
+    for g in General:
+        out[(gui + step * g) % 12] = g
+    return tuple(out)
+
+
+def runs_forward(gui: Branch, offset: int) -> bool:
+    return Branch((gui - offset) % 12) in _SHUN_SEATS

@@ -1,0 +1,495 @@
+"""The 七政四餘 natal chart (spec/qizheng.md §5–§9).
+
+``natal_chart`` computes the positions and calls ``build_chart``, which takes longitudes directly (so that
+tests and tools can construct charts by hand) and derives every house, lord and year-based table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from engine.core.cycle import Branch, GanZhi
+from engine.core.relations import yima
+from engine.errors import EngineInputError
+from engine.qizheng import ephemeris, tables
+from engine.qizheng.options import (
+    ApogeeModel,
+    DaxianTable,
+    HourMethod,
+    HuaMethod,
+    MansionSet,
+    MingMethod,
+    Naming,
+    NodeModel,
+    PalaceSystem,
+    QizhengOptions,
+    ShenMethod,
+    WeakGroup,
+)
+from engine.qizheng.tables import BODIES, HOUSES, Mansion
+
+J2000 = 2451545.0
+DEFAULT_OPTIONS = QizhengOptions()
+
+
+def general_precession_arcsec(t_cent: float) -> float:
+    """IAU 2006 general precession in longitude p_A (Capitaine et al. 2003), arcseconds."""
+    t = t_cent
+    return 5028.796195 * t + 1.1054348 * t**2 + 0.00007964 * t**3 - 0.000023857 * t**4
+
+
+def zheng_offset(t_cent: float) -> float:
+    """鄭氏 sidereal palace offset A: 4.0° at 1300-01-01 plus general precession since (spec §5)."""
+    return 4.0 + (general_precession_arcsec(t_cent) - general_precession_arcsec(-7.0)) / 3600.0
+
+
+def palace_of(longitude: float, offset: float = 0.0) -> Branch:
+    """Branch of the 30° palace holding a longitude: (10 − ⌊λ/30°⌋) mod 12 (戌 = 0–30°)."""
+    return Branch((10 - math.floor(((longitude - offset) % 360.0) / 30.0)) % 12)
+
+
+def palace_start(branch: Branch, offset: float = 0.0) -> float:
+    return (((10 - int(branch)) % 12) * 30.0 + offset) % 360.0
+
+
+def hour_branch(hours: float) -> Branch:
+    """時辰 of a local time in hours: ⌊(h + 1)/2⌋ mod 12, 子 = 23:00–01:00."""
+    return Branch(math.floor(((hours % 24.0) + 1.0) / 2.0) % 12)
+
+
+def ming_by_sun_hour(sun_palace: Branch, hour: Branch) -> Branch:
+    """「太陽加時，逢卯安命」: 命 = (sunPalace + 3 − hour) mod 12 (spec §7)."""
+    return Branch((int(sun_palace) + 3 - int(hour)) % 12)
+
+
+def shen_by_hour(moon_palace: Branch, hour: Branch) -> Branch:
+    """「以生時加太陰宮，逆數見酉」: 身 = (moonPalace + hour − 9) mod 12."""
+    return Branch((int(moon_palace) + int(hour) - 9) % 12)
+
+
+def ascendant_longitude(ramc_deg: float, obliquity_deg: float, lat_deg: float) -> float:
+    """Ecliptic longitude of the rising point: atan2(cos θ, −(sin θ cos ε + tan φ sin ε))."""
+    th, eps, phi = math.radians(ramc_deg), math.radians(obliquity_deg), math.radians(lat_deg)
+    y = math.cos(th)
+    x = -(math.sin(th) * math.cos(eps) + math.tan(phi) * math.sin(eps))
+    return math.degrees(math.atan2(y, x)) % 360.0
+
+
+@dataclass(frozen=True, slots=True)
+class MansionPlace:
+    mansion: Mansion
+    degree: float  # real degrees from the 距星 (0-based)
+
+    @property
+    def name(self) -> str:
+        return self.mansion.name
+
+    @property
+    def lord(self) -> str:
+        return self.mansion.lord
+
+
+def mansion_of(longitude: float, t_cent: float, mansion_set: MansionSet = MansionSet.MODERN) -> MansionPlace:
+    """今宿: compare λ − p_A with the 距星 J2000 ecliptic longitudes (spec §6)."""
+    table = tables.mansions(mansion_set == MansionSet.DELTA_ORI, mansion_set == MansionSet.ETA_AND)
+    x = (longitude - general_precession_arcsec(t_cent) / 3600.0) % 360.0
+    ordered = sorted(table, key=lambda m: m.lon_j2000)
+    best = ordered[-1]
+    for m in ordered:
+        if m.lon_j2000 <= x:
+            best = m
+    return MansionPlace(best, (x - best.lon_j2000) % 360.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    name: str
+    longitude: float
+    speed: float  # degrees per day
+    palace: Branch
+    palace_degree: float
+    mansion: str
+    mansion_degree: float
+    du_zhu: str  # 度主 of its mansion
+
+    @property
+    def retrograde(self) -> bool:
+        return self.speed < 0
+
+    @property
+    def ru_yuan(self) -> bool:
+        """入垣: in one of its own palaces (seed 004 list; 四餘 by the seed's 「正位」)."""
+        return self.palace in tables.star_homes(self.name)
+
+    @property
+    def in_own_mansion(self) -> bool:
+        """殿/廟 in the seed's sense: the mansion's 七曜 is the body itself (「日居日廟」)."""
+        return self.du_zhu == self.name
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "longitude": round(self.longitude, 6),
+            "speed": round(self.speed, 6),
+            "retrograde": self.retrograde,
+            "palace": self.palace.char,
+            "palace_degree": round(self.palace_degree, 4),
+            "mansion": self.mansion,
+            "mansion_degree": round(self.mansion_degree, 4),
+            "du_zhu": self.du_zhu,
+            "ru_yuan": self.ru_yuan,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class House:
+    name: str
+    branch: Branch
+    lord: str
+    occupants: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "branch": self.branch.char,
+            "lord": self.lord,
+            "occupants": list(self.occupants),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Daxian:
+    house: str
+    branch: Branch
+    start_age: float
+    end_age: float  # exclusive
+
+    def to_json(self) -> dict[str, Any]:
+        return {"house": self.house, "branch": self.branch.char, "from": self.start_age, "to": self.end_age}
+
+
+@dataclass(frozen=True, slots=True)
+class QizhengChart:
+    options: QizhengOptions
+    bodies: Mapping[str, Body]
+    year: GanZhi
+    month: Branch
+    hour: Branch
+    local_hours: float | None
+    ming: Branch
+    ming_point: float  # 命度 as an ecliptic longitude
+    ming_mansion: MansionPlace
+    shen: Branch
+    houses: tuple[House, ...]
+    hua_yao: Mapping[str, str]
+    en_nan: Mapping[str, tuple[str, ...]]
+    daxian: tuple[Daxian, ...]
+    daytime: bool | None
+    at: datetime | None = None
+    lon: float | None = None
+    lat: float | None = None
+    palace_offset: float = 0.0
+    jd_tt: float | None = None
+    patterns: tuple[Any, ...] = field(default=())
+
+    # ---- houses and lords -------------------------------------------------------------------------------
+    def house(self, name: str) -> House:
+        return self.houses[HOUSES.index(name)]
+
+    def house_of_branch(self, branch: Branch) -> House:
+        return self.houses[(int(self.ming) - int(branch)) % 12]
+
+    def house_of(self, star: str) -> House:
+        return self.house_of_branch(self.bodies[star].palace)
+
+    @property
+    def ming_zhu(self) -> str:
+        return tables.palace_lord(self.ming)
+
+    @property
+    def shen_zhu(self) -> str:
+        return tables.palace_lord(self.shen)
+
+    @property
+    def shen_du_zhu(self) -> str:
+        return self.bodies["太陰"].du_zhu
+
+    @property
+    def ming_du_zhu(self) -> str:
+        return self.ming_mansion.lord
+
+    # ---- year-based tables (spec §8) -------------------------------------------------------------------
+    @property
+    def tianma(self) -> str:
+        return str(tables.rules()["tianma"][self.year.branch.char])
+
+    @property
+    def yima(self) -> Branch:
+        return yima(self.year.branch)
+
+    @property
+    def suijia(self) -> Branch:
+        return self.year.branch
+
+    @property
+    def lu_xun(self) -> Branch:
+        return Branch.from_char(tables.rules()["lu"][self.year.stem.char])
+
+    @property
+    def yutang(self) -> tuple[Branch, ...]:
+        return tuple(Branch.from_char(c) for c in tables.rules()["guiren"][self.year.stem.char])
+
+    @property
+    def kongwang(self) -> tuple[Branch, Branch]:
+        return self.year.xunkong
+
+    @property
+    def ling_xing(self) -> str:
+        return str(tables.rules()["ling"][self.month.char])
+
+    @property
+    def zhi_nan(self) -> str:
+        return str(tables.rules()["zhi_nan"][self.month.char])
+
+    @property
+    def lu_yuan(self) -> str:
+        return str(tables.rules()["lu_yuan"][self.year.branch.char])
+
+    @property
+    def shou_yuan(self) -> str:
+        """壽元 = the 政 of the year's 納音 element (seed: 「甲子乙丑，金星壽元」)."""
+        return {"木": "木星", "火": "火星", "土": "土星", "金": "金星", "水": "水星"}[
+            self.year.nayin_element.char
+        ]
+
+    def group(self, name: str) -> tuple[str, ...]:
+        groups = tables.rules()["houses"]["groups"]
+        if name == "惡弱":
+            key = "惡弱_moira" if self.options.weak == WeakGroup.MOIRA else "惡弱_seed"
+            return tuple(groups[key])
+        if name == "強":
+            return tuple(groups["四強"] + groups["次強"] + groups["近強"])
+        return tuple(groups[name])
+
+    # ---- JSON contract ---------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "input": {
+                "at": self.at.isoformat() if self.at else None,
+                "lon": self.lon,
+                "lat": self.lat,
+            },
+            "options": self.options.to_json(),
+            "year": self.year.chars,
+            "month_branch": self.month.char,
+            "hour_branch": self.hour.char,
+            "local_hours": None if self.local_hours is None else round(self.local_hours, 4),
+            "bodies": {name: body.to_json() for name, body in self.bodies.items()},
+            "ming_gong": self.ming.char,
+            "ming_du": {
+                "longitude": round(self.ming_point, 4),
+                "mansion": self.ming_mansion.name,
+                "mansion_degree": round(self.ming_mansion.degree, 4),
+                "du_zhu": self.ming_du_zhu,
+            },
+            "shen_gong": self.shen.char,
+            "ming_zhu": self.ming_zhu,
+            "shen_zhu": self.shen_zhu,
+            "shen_du_zhu": self.shen_du_zhu,
+            "houses": [h.to_json() for h in self.houses],
+            "hua_yao": dict(self.hua_yao),
+            "en_nan": {k: list(v) for k, v in self.en_nan.items()},
+            "tianma": self.tianma,
+            "yima": self.yima.char,
+            "suijia": self.suijia.char,
+            "lu_xun": self.lu_xun.char,
+            "yutang": [b.char for b in self.yutang],
+            "kongwang": [b.char for b in self.kongwang],
+            "ling_xing": self.ling_xing,
+            "zhi_nan": self.zhi_nan,
+            "daxian": [d.to_json() for d in self.daxian],
+            "daytime": self.daytime,
+            "patterns": [p.to_json() for p in self.patterns],
+        }
+
+
+def _daxian(ming: Branch, options: QizhengOptions) -> tuple[Daxian, ...]:
+    dx = tables.rules()["daxian"]
+    years = dict(dx["years"])
+    if options.daxian == DaxianTable.ANCIENT:
+        years.update(dx["years_ancient"])
+    out = []
+    age = 1.0
+    for i, name in enumerate(dx["order"]):
+        span = float(years[name])
+        out.append(Daxian(name, ming.shift(i), age, age + span))
+        age += span
+    return tuple(out)
+
+
+def _bodies(
+    longitudes: Mapping[str, float],
+    speeds: Mapping[str, float],
+    offset: float,
+    t_cent: float,
+    opts: QizhengOptions,
+) -> dict[str, Body]:
+    out: dict[str, Body] = {}
+    for name in BODIES:
+        lam = float(longitudes[name]) % 360.0
+        mp = mansion_of(lam, t_cent, opts.mansions)
+        out[name] = Body(
+            name=name,
+            longitude=lam,
+            speed=float(speeds.get(name, 1.0)),
+            palace=palace_of(lam, offset),
+            palace_degree=(lam - offset) % 30.0,
+            mansion=mp.name,
+            mansion_degree=mp.degree,
+            du_zhu=mp.lord,
+        )
+    return out
+
+
+def build_chart(
+    longitudes: Mapping[str, float],
+    *,
+    year: GanZhi,
+    month: Branch,
+    hour: Branch,
+    speeds: Mapping[str, float] | None = None,
+    options: QizhengOptions = DEFAULT_OPTIONS,
+    ming: Branch | None = None,
+    ming_point: float | None = None,
+    local_hours: float | None = None,
+    daytime: bool | None = None,
+    jd_tt: float = J2000,
+    at: datetime | None = None,
+    lon: float | None = None,
+    lat: float | None = None,
+    evaluate_patterns: bool = True,
+) -> QizhengChart:
+    """A chart from the eleven longitudes (names as in ``BODIES``) and the year/month/hour.
+
+    ``ming`` overrides the 命宮 (used for the ascendant option); otherwise 太陽加時逢卯.
+    """
+    t_cent = (jd_tt - J2000) / 36525.0
+    offset = zheng_offset(t_cent) if options.palaces == PalaceSystem.ZHENG else 0.0
+    bodies = _bodies(longitudes, speeds or {}, offset, t_cent, options)
+    sun = bodies["太陽"]
+    if ming is None:
+        ming = ming_by_sun_hour(sun.palace, hour)
+    if ming_point is None:
+        ming_point = (palace_start(ming, offset) + sun.palace_degree) % 360.0
+    ming_mansion = mansion_of(ming_point, t_cent, options.mansions)
+    moon_palace = bodies["太陰"].palace
+    shen = moon_palace if options.shen == ShenMethod.MOON else shen_by_hour(moon_palace, hour)
+    houses = []
+    for i, name in enumerate(HOUSES):
+        branch = ming.shift(-i)
+        occupants = tuple(b.name for b in bodies.values() if b.palace == branch)
+        houses.append(House(name, branch, tables.palace_lord(branch), occupants))
+    hua = (
+        tables.hua_yao_shishen(year.stem)
+        if options.hua == HuaMethod.SHISHEN
+        else tables.hua_yao_rotation(year.stem)
+    )
+    en_table = tables.rules()["en_nan"][tables.palace_lord(ming)]
+    en_nan = {k: tuple(en_table[k]) for k in ("恩", "難", "仇", "用")}
+    chart = QizhengChart(
+        options=options,
+        bodies=bodies,
+        year=year,
+        month=month,
+        hour=hour,
+        local_hours=local_hours,
+        ming=ming,
+        ming_point=ming_point,
+        ming_mansion=ming_mansion,
+        shen=shen,
+        houses=tuple(houses),
+        hua_yao=hua,
+        en_nan=en_nan,
+        daxian=_daxian(ming, options),
+        daytime=daytime,
+        at=at,
+        lon=lon,
+        lat=lat,
+        palace_offset=offset,
+        jd_tt=jd_tt,
+    )
+    if evaluate_patterns:
+        from engine.qizheng.patterns import evaluate_all
+
+        object.__setattr__(chart, "patterns", evaluate_all(chart))
+    return chart
+
+
+def _pillars(at: datetime) -> tuple[GanZhi, Branch]:
+    """Year 干支 and month branch through the calendar API (立春/節 instants)."""
+    from engine.calendar import four_pillars
+
+    p = four_pillars(at)
+    return p.year, p.month.branch
+
+
+def natal_chart(
+    at: datetime, lon: float, lat: float | None = None, options: QizhengOptions = DEFAULT_OPTIONS
+) -> QizhengChart:
+    """The natal chart of an aware instant at east longitude ``lon`` (latitude needed for the ascendant)."""
+    if not -180.0 <= lon <= 180.0:
+        raise EngineInputError("error.qizheng.bad_lon", f"longitude out of range: {lon}", value=lon)
+    if lat is not None and not -66.0 <= lat <= 66.0:
+        raise EngineInputError("error.qizheng.bad_lat", f"latitude out of range: {lat}", value=lat)
+    if options.ming == MingMethod.ASCENDANT and lat is None:
+        raise EngineInputError("error.qizheng.need_lat", "the ascendant option needs a latitude")
+    raw = ephemeris.compute(at, options.ziqi)
+    lons = {name: raw.longitudes[name] for name in tables.SEVEN}
+    spd = {name: raw.speeds[name] for name in tables.SEVEN}
+    node_key = "mean_node" if options.node == NodeModel.MEAN else "true_node"
+    asc, desc = raw.longitudes[node_key], (raw.longitudes[node_key] + 180.0) % 360.0
+    north, south = ("計都", "羅睺") if options.naming == Naming.MING else ("羅睺", "計都")
+    lons[north], lons[south] = asc, desc
+    spd[north] = spd[south] = raw.speeds[node_key]
+    apo_key = "mean_apogee" if options.apogee == ApogeeModel.MEAN else "true_apogee"
+    lons["月孛"], spd["月孛"] = raw.longitudes[apo_key], raw.speeds[apo_key]
+    lons["紫氣"], spd["紫氣"] = raw.longitudes["紫氣"], raw.speeds["紫氣"]
+
+    apparent = (raw.gast_hours + lon / 15.0 - raw.sun_ra_hours + 12.0) % 24.0
+    if options.hour == HourMethod.APPARENT:
+        local = apparent
+    elif options.hour == HourMethod.MEAN:
+        local = ((raw.jd_ut + 0.5) % 1.0 * 24.0 + lon / 15.0) % 24.0
+    else:
+        local = at.hour + at.minute / 60.0 + at.second / 3600.0
+    hour = hour_branch(local)
+    daytime = 6.0 <= apparent < 18.0
+    ming: Branch | None = None
+    ming_point: float | None = None
+    t_cent = (raw.jd_tt - J2000) / 36525.0
+    if options.ming == MingMethod.ASCENDANT:
+        assert lat is not None
+        ramc = (raw.gast_hours * 15.0 + lon) % 360.0
+        ming_point = ascendant_longitude(ramc, raw.true_obliquity_deg, lat)
+        offset = zheng_offset(t_cent) if options.palaces == PalaceSystem.ZHENG else 0.0
+        ming = palace_of(ming_point, offset)
+    year, month = _pillars(at)
+    return build_chart(
+        lons,
+        year=year,
+        month=month,
+        hour=hour,
+        speeds=spd,
+        options=options,
+        ming=ming,
+        ming_point=ming_point,
+        local_hours=local,
+        daytime=daytime,
+        jd_tt=raw.jd_tt,
+        at=at,
+        lon=lon,
+        lat=lat,
+    )

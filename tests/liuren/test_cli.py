@@ -1,0 +1,165 @@
+"""``sikpan cast`` and ``sikpan liuren table`` (issue 3 CLI and JSON contract)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bot.cli import main
+from bot.cli.common import parse_instant
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_table_json_contract(capsys):
+    code, out, _ = run(capsys, "liuren", "table", "--json")
+    assert code == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert len(lines) == 720
+    assert [(r["day"], r["ju"]) for r in lines[:13]][:2] == [("甲子", 1), ("甲子", 2)]
+    assert lines[12]["day"] == "乙丑" and lines[-1]["day"] == "癸亥" and lines[-1]["ju"] == 12
+    row = next(r for r in lines if r["day"] == "庚辰" and r["ju"] == 8)
+    assert set(row) == {"day", "ju", "lessons", "transmissions", "method", "ke_ti"}
+    assert row["lessons"][0] == ["丑", "庚"]  # 庚辰日 第8局 has 丑 over the day stem
+    assert row["transmissions"] == ["寅", "未", "子"]
+    assert row["method"] == "賊剋" and row["ke_ti"][0] == "重審"
+    assert {r["method"] for r in lines} == {
+        "賊剋",
+        "比用",
+        "涉害",
+        "遙剋",
+        "昴星",
+        "別責",
+        "八專",
+        "伏吟",
+        "返吟",
+    }
+
+
+def test_table_options(capsys):
+    _, default, _ = run(capsys, "liuren", "table", "--json")
+    _, mzj, _ = run(capsys, "liuren", "table", "--json", "--shehai", "mzj")
+    a = [json.loads(x)["transmissions"] for x in default.splitlines()]
+    b = [json.loads(x)["transmissions"] for x in mzj.splitlines()]
+    assert sum(x != y for x, y in zip(a, b)) == 23
+
+
+def test_table_text(capsys):
+    code, out, _ = run(capsys, "liuren", "table", "--lang", "lzh")
+    assert code == 0
+    assert "庚辰  8 | 丑/庚 午/丑 酉/辰 寅/酉 | 寅未子 | 賊剋 | 重審" in out
+
+
+def test_cast_day_ju_json(capsys):
+    code, out, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "11", "--json")
+    assert code == 0
+    obj = json.loads(out)
+    for key in ("day", "month_general", "hour", "ju", "lessons", "transmissions", "method", "ke_ti",
+                "generals", "daytime", "xunkong", "trace", "options", "patterns", "reading"):  # fmt: skip
+        assert key in obj
+    assert obj["transmissions"] == ["申", "戌", "子"] and obj["method"] == "涉害"
+    assert obj["generals"]["貴人"] == "丑" and obj["daytime"] is True
+    assert obj["xunkong"] == ["申", "酉"]
+    depths = {c["branch"]: c["depth"] for c in obj["trace"]["candidates"]}
+    assert depths["申"] > depths["子"]
+    assert obj["options"]["shehai"] == "depth"
+
+
+def test_cast_at_json(capsys):
+    code, out, _ = run(capsys, "cast", "--at", "2024-03-20T13:00:00+09:00", "--json")
+    assert code == 0
+    obj = json.loads(out)
+    assert obj["month_general"] == "戌" and obj["hour"] == "未"  # after 春分 (03:06 UTC); 13:00 is 未時
+    assert obj["ju"] == 10  # (未 − 戌) mod 12 + 1
+    assert obj["moment"]["term"] == "春分"
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+def test_cast_text_board(capsys, lang):
+    code, out, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8", "--lang", lang)
+    assert code == 0
+    lines = out.splitlines()
+    # the 天地盤 square: 天盤 over 巳午未申 on top (戌亥子丑 for 第8局), 寅丑子亥 at the bottom (未午巳辰)
+    assert any(line.split() == ["戌", "亥", "子", "丑"] for line in lines)
+    assert any(line.split() == ["未", "午", "巳", "辰"] for line in lines)
+    # left and right sides: 酉 over 辰 and 申 over 卯 (left), 寅 over 酉 and 卯 over 戌 (right), 天將 outside
+    assert any(line.split()[1:3] == ["酉", "寅"] for line in lines if len(line.split()) == 4)
+    assert any(line.split()[1:3] == ["申", "卯"] for line in lines if len(line.split()) == 4)
+    # 四課 right to left: uppers 寅 酉 午 丑 over lowers 酉 辰 丑 庚
+    assert any(line.split() == ["寅", "酉", "午", "丑"] for line in lines)
+    assert any(line.split() == ["酉", "辰", "丑", "庚"] for line in lines)
+    # 三傳 with 遁干 and 天將 (晝: 寅 天后, 未 天空, 子 螣蛇)
+    assert any("財 戊 寅 后" in line for line in lines)
+    assert any("印 癸 未 空" in line for line in lines)
+    word = {"ko": "삼전", "lzh": "三傳"}[lang]
+    assert word in out
+
+
+def test_cast_text_names_options(capsys):
+    _, out, _ = run(capsys, "cast", "--day", "甲辰", "--ju", "5", "--shehai", "mzj", "--lang", "lzh")
+    assert "孟仲季" in out and "卯子午" in out and "卯至申為晝" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["cast", "--day", "甲丑", "--ju", "3"], "甲丑"),
+        (["cast", "--day", "甲子", "--ju", "13"], "13"),
+        (["cast", "--day", "甲子", "--ju", "3", "--gui-rule", "xx"], "xx"),
+        (["cast", "--day", "甲子"], "--ju"),
+    ],
+)
+def test_bad_input_is_localized(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert needle in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_bad_ju_message_ko_and_lzh(capsys):
+    _, _, err = run(capsys, "cast", "--day", "甲子", "--ju", "13")
+    assert "국(局)" in err
+    _, _, err = run(capsys, "cast", "--day", "甲子", "--ju", "13", "--lang", "lzh")
+    assert "局當在一至十二" in err
+
+
+def test_subprocess_exit_code():
+    for argv in (["cast", "--day", "甲丑", "--ju", "3"], ["cast", "--day", "甲子", "--ju", "13"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "bot.cli", *argv], capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 2
+        assert proc.stderr.strip() and "Traceback" not in proc.stderr
+
+
+def test_cast_shows_seed_reading(capsys):
+    # seed 003 entry 1 (庚辰 第8局): the full text in the user's language
+    _, out, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8", "--lang", "lzh")
+    assert "課義：己財先費，方獲厚利，初引末從，旬丁晝貴。" in out
+    _, out, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8")
+    assert "후리(厚利)" in out
+    _, out, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8", "--json")
+    obj = json.loads(out)
+    assert obj["reading"][0]["kind"] == "seed" and obj["reading"][-1]["kind"] == "composed"
+    assert "引從" in obj["ke_ti"]  # 課體 named by seed 003 entry 1, detected by engine.liuren.patterns
+
+
+def test_cast_marks_transmissions_with_shensha(capsys):
+    from engine.calendar import four_pillars
+    from engine.liuren import chart_at
+    from engine.shensha import marks
+
+    iso = "2024-05-01T10:00:00+09:00"
+    _, out, _ = run(capsys, "cast", "--at", iso, "--json")
+    obj = json.loads(out)
+    p = four_pillars(parse_instant(iso))
+    expected = marks(p.day, month=p.month.branch, year=p.year, hour=p.hour.branch)
+    c = chart_at(parse_instant(iso))
+    for t, shown in zip(c.transmissions, obj["transmission_detail"]):
+        assert shown["marks"] == list(expected[t.branch])
+    assert any(shown["marks"] for shown in obj["transmission_detail"])

@@ -1,0 +1,65 @@
+"""The data files carry their seed reference and both languages (ground rules: tables live in data with
+``source``, ``ko`` and ``lzh``)."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from engine.liuren.leishen import categories, entries
+
+
+def load(name: str) -> dict:  # type: ignore[type-arg]
+    return json.loads(resources.files("engine.liuren").joinpath("data", name).read_text(encoding="utf-8"))
+
+
+def test_patterns_have_source_ko_lzh() -> None:
+    for p in load("patterns.json")["patterns"]:
+        assert p["source"], p["id"]
+        for lang in ("ko", "lzh"):
+            assert all(p[lang][k] for k in ("name", "definition", "meaning")), (p["id"], lang)
+
+
+def test_leishen_has_source_ko_lzh() -> None:
+    # seed 002 目錄：天文、地理、宮室、人物、姓氏、臟腑、飲食、器用、數目、顏色、飛潛動植
+    assert categories() == tuple("天文 地理 宮室 人物 姓氏 臟腑 飲食 器用 數目 顏色 飛潛動植".split())
+    data = load("leishen.json")["categories"]
+    for name in categories():
+        assert data[name]["source"] and data[name]["ko"] and data[name]["lzh"]
+        for e in entries(name):
+            assert e["source"] and e["ko"] and e["lzh"], e["id"]
+
+
+def test_leishen_seed_slips_fixed_and_flagged() -> None:
+    # spec §6: 氐 for 「氏」, 柳星張 belongs to 午, 寅屬虎; 巳與白虎 and 地理卯 柳星張 kept and flagged
+    tianwen = {e["lzh"]: e for e in entries("天文")}
+    assert tianwen["氐房心宿"]["match"] == {"branch": "卯"}
+    assert tianwen["柳星張宿"]["match"] == {"branch": "午"}
+    assert "flag" in tianwen["風"]
+    assert any(e["lzh"].startswith("虎") and e["match"] == {"branch": "寅"} for e in entries("飛潛動植"))
+    assert any("flag" in e and e["match"] == {"branch": "卯"} for e in entries("地理"))
+
+
+def test_meanings_cover_seed002_44() -> None:
+    # seed 002 目錄 of the 44 神煞 (死 appears twice: the 長生 stage and the 旺相死囚休 grade)
+    table = load("meanings.json")["meanings"]
+    toc = "印 盜 鬼 財 劫 長生 沐浴 冠帶 臨官 帝旺 衰 病 死 墓 絕 胎 養 刑 沖 破 害 合 馬 太歲 旺 相 死 囚 休 月建 月將 旬空 貴人 螣蛇 朱雀 六合 勾陳 青龍 天空 白虎 太常 玄武 太陰 天后".split()
+    assert len(toc) == 44
+    names = {m["name_lzh"] for m in table.values()}
+    assert set(toc) <= names
+    for key, m in table.items():
+        assert m["source"].startswith("seed 002") and m["ko"] and m["lzh"], key
+    # seed 002 keywords 「以扶助論」 「以行程論」 「以干貴論」 「以不實論」
+    assert table["relative.印"]["lzh"] == "扶助"
+    assert table["yima"]["lzh"] == "行程"
+    assert table["general.貴人"]["lzh"] == "干貴"
+    assert table["xunkong"]["lzh"] == "不實"
+
+
+def test_seed_readings_both_languages() -> None:
+    for e in load("readings_seed003.json")["entries"]:
+        assert e["source"].startswith("seed 003")
+        for s in e["sections"]:
+            assert s["lzh"] and s["ko"]
+            assert not any("\uac00" <= ch <= "\ud7a3" for ch in s["lzh"])
+            assert any("\uac00" <= ch <= "\ud7a3" for ch in s["ko"])

@@ -1,0 +1,92 @@
+"""``sikpan qizheng`` in-process and as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bot.cli import main
+from engine.qizheng import find_place, places
+
+AT = "1990-05-17T14:30+09:00"
+
+
+def run_json(capsys, *argv: str) -> dict:
+    assert main(["qizheng", *argv, "--json"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1
+    return json.loads(out[0])
+
+
+def test_json_contract(capsys):
+    data = run_json(capsys, "--at", AT, "--lon", "126.98", "--lat", "37.57")
+    names = ["太陽", "太陰", "水星", "金星", "火星", "木星", "土星", "羅睺", "計都", "月孛", "紫氣"]
+    assert list(data["bodies"]) == names
+    for b in data["bodies"].values():
+        assert set(b) >= {"longitude", "mansion", "mansion_degree", "palace"}
+    assert data["ming_gong"] == "巳" and data["shen_gong"] == data["bodies"]["太陰"]["palace"]
+    assert [h["name"] for h in data["houses"]][:3] == ["命宮", "財帛", "兄弟"] and len(data["houses"]) == 12
+    assert all(set(h) >= {"name", "branch", "lord"} for h in data["houses"])
+    assert set(data["hua_yao"]) == set("祿暗福耗蔭貴刑印囚權")
+    assert all(set(p) >= {"id", "ge", "quote", "holds"} for p in data["patterns"])
+    assert data["options"]["palaces"] == "tropical"
+
+
+def test_options_are_echoed(capsys):
+    data = run_json(
+        capsys, "--at", AT, "--lon", "126.98", "--naming", "qing", "--ziqi", "moira", "--hua", "rotation"
+    )
+    assert data["options"]["naming"] == "qing" and data["options"]["ziqi"] == "moira"
+    assert data["options"]["hua"] == "rotation"
+
+
+def test_place_lookup(capsys):
+    data = run_json(capsys, "--at", AT, "--place", "서울")
+    assert data["input"]["lon"] == pytest.approx(126.98, abs=0.01)
+    assert data["input"]["place"]["zh"] == "首爾"
+    assert find_place("Seoul") == find_place("首爾") == find_place("서울")
+    assert find_place("busan").ko == "부산" and find_place("東京").name == "Tokyo"
+    assert 300 <= len(places()) <= 500
+
+
+@pytest.mark.parametrize("lang,marker", [("ko", "칠정사여"), ("lzh", "七政四餘命盤")])
+def test_text_output(capsys, lang, marker):
+    assert main(["qizheng", "--at", AT, "--lon", "126.98", "--lang", lang]) == 0
+    out = capsys.readouterr().out
+    assert marker in out and "命宮" in out or "명궁" in out
+    assert "qizheng." not in out  # every message id is translated
+
+
+def test_place_subcommand(capsys):
+    assert main(["qizheng", "place", "北京", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["name"] == "Beijing" and data["lat"] == pytest.approx(39.9, abs=0.1)
+
+
+@pytest.mark.parametrize(
+    "argv,code_text",
+    [
+        (["--at", "1850-01-01T00:00+08:00", "--lon", "120"], "1900"),
+        (["--at", AT], "--lon"),
+        (["--at", AT, "--place", "Atlantis"], "Atlantis"),
+        (["--at", AT, "--lon", "500"], "500"),
+        (["--at", AT, "--lon", "127", "--ming", "ascendant"], "--lat"),
+    ],
+)
+def test_bad_input_exit_2(capsys, argv, code_text):
+    assert main(["qizheng", *argv]) == 2
+    err = capsys.readouterr().err
+    assert code_text in err and len(err.strip().splitlines()) == 1
+
+
+def test_subprocess_exit_code():
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "qizheng", "--at", "2200-01-01T00:00+00:00", "--lon", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.strip()

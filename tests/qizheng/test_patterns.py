@@ -1,0 +1,206 @@
+"""Every 《八格賦》 clause: evaluated on a constructed chart where it holds and on a one-change variant where it
+does not, or listed as not computable with a reason. Quotes are checked verbatim against seed 004.
+
+Charts are built from hand-placed longitudes (``build_chart``) at J2000 (no precession between the 距星
+catalogue and the chart), so the mansions are exactly the catalogue's. A palace character puts a body in the
+middle of that palace; ``"宿:X"`` puts it 1° past the 距星 of mansion X; a float is a longitude.
+Defaults: year 甲子 (空亡 戌亥, 天馬 火, 驛馬 寅, 祿勳 寅, 玉堂 丑未, 化: 祿火 暗孛 福木 耗金 蔭土 貴月 刑水
+印炁 囚計 權羅), month 寅 (令星 木, 值難 日), 命宮 子 (命主 土; houses 子命 亥財 戌兄 酉田 申男 未奴 午妻
+巳疾 辰遷 卯官 寅福 丑相).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.core.cycle import Branch, GanZhi
+from engine.qizheng import build_chart, palace_of
+from engine.qizheng.chart import palace_start
+from engine.qizheng.patterns import ConditionError, Evaluator, evaluate, patterns
+from engine.qizheng.tables import BODIES, mansions
+
+SEED = next((Path(__file__).resolve().parents[3] / "shared" / "seeds").glob("004_*.txt"), None) or next(
+    Path("/work/shared/seeds").glob("004_*.txt")
+)
+
+DEFAULT = {
+    "太陽": "辰", "太陰": "戌", "水星": "卯", "金星": "巳", "火星": "酉", "木星": "子", "土星": "午",
+    "羅睺": "亥", "計都": "巳", "月孛": "未", "紫氣": "丑",
+    "year": "甲子", "month": "寅", "ming": "子",
+}  # fmt: skip
+
+
+def longitude(spec: object, index: int) -> float:
+    if isinstance(spec, float | int):
+        return float(spec)
+    assert isinstance(spec, str)
+    if spec.startswith("宿:"):
+        m = next(m for m in mansions() if m.name == spec[2:])
+        return m.lon_j2000 + 1.0
+    return palace_start(Branch.from_char(spec)) + 10.0 + index * 0.7
+
+
+def make(overrides: dict[str, object]):
+    spec = {**DEFAULT, **overrides}
+    lons = {name: longitude(spec[name], i) for i, name in enumerate(BODIES)}
+    return build_chart(
+        lons,
+        year=GanZhi.parse(str(spec["year"])),
+        month=Branch.from_char(str(spec["month"])),
+        hour=Branch.ZI,
+        ming=Branch.from_char(str(spec["ming"])),
+        daytime=True,
+    )
+
+
+# id: (overrides where the clause holds, further overrides where it does not)
+CASES: dict[str, tuple[dict[str, object], dict[str, object]]] = {
+    "p03.1": ({"木星": "寅"}, {"木星": "子"}),
+    "p03.3": ({"太陽": "午", "金星": "巳", "水星": "未"}, {"太陽": "辰"}),
+    "p03.4": (
+        {"羅睺": "卯", "計都": "酉", "太陽": "午", "金星": "巳", "水星": "未"},
+        {"羅睺": "寅", "計都": "申"},
+    ),
+    "p04.1": ({"太陽": "寅", "太陰": "戌", "金星": "戌", "水星": "寅", "土星": "丑"}, {"土星": "午"}),
+    "p04.2": ({"ming": "午", "太陽": "午", "太陰": "未"}, {"ming": "巳"}),
+    "p04.3": ({"太陰": "宿:斗", "金星": "子", "水星": "寅"}, {"水星": "卯"}),
+    "p04.4": ({"木星": "午", "金星": "巳", "水星": "未", "month": "巳"}, {"month": "申"}),
+    "p05.1": ({"木星": "子", "火星": "子"}, {"火星": "丑"}),
+    "p05.2": ({"太陽": "亥", "太陰": "丑"}, {"太陰": "寅"}),
+    "p06.1": ({"ming": "丑"}, {"ming": "寅"}),
+    "p06.3": ({"土星": "宿:女"}, {"金星": "子"}),
+    "p07.1": ({"太陽": "午"}, {"太陽": "未"}),
+    "p07.2": ({"太陰": "寅"}, {"太陰": "卯"}),
+    "p07.3": ({"ming": "卯", "火星": "宿:尾"}, {"火星": "宿:心"}),
+    "p08.1": ({"太陽": 100.0, "水星": 95.0, "金星": 120.0}, {"金星": 102.0}),
+    "p08.2": ({"火星": "辰"}, {"火星": "酉"}),
+    "p10.1": ({"ming": "午", "金星": "寅", "水星": "戌"}, {"月孛": "子"}),
+    "p13.1": ({"火星": "巳"}, {"火星": "申"}),
+    "p13.2": ({"火星": "酉"}, {"火星": "丑", "羅睺": "未", "計都": "丑"}),
+    "p13.3": ({"火星": "寅", "木星": "卯"}, {"木星": "辰"}),
+    "p14.1": ({"太陽": "午", "金星": "巳", "水星": "未"}, {"水星": "午"}),
+    "p16.1": ({"火星": "亥", "羅睺": "丑", "計都": "未"}, {"羅睺": "寅", "計都": "申"}),
+    "p17.1": ({"土星": "未", "金星": "酉"}, {"金星": "戌"}),
+    "p17.2": ({"土星": "申", "火星": "辰"}, {"火星": "酉"}),
+    "p17.3": ({"火星": "戌"}, {"火星": "酉"}),
+    "p18.1": ({"火星": "辰"}, {"火星": "酉"}),
+    "p18.2": ({"太陰": "酉"}, {"太陰": "戌"}),
+    "p18.3": ({"金星": "亥", "木星": "酉"}, {"木星": "子"}),
+    "p19.1": ({"太陽": "辰", "太陰": "申"}, {"太陰": "戌"}),
+    "p19.2": ({"金星": "午"}, {"金星": "巳"}),
+    "p19.3": ({"火星": "戌"}, {"火星": "酉"}),
+    "p19.4": ({"火星": "午"}, {"火星": "酉"}),
+    "p20.1": ({"火星": "申", "羅睺": "寅", "計都": "申"}, {"火星": "酉"}),
+    "p20.3": ({"木星": "未"}, {"木星": "午"}),
+    "p20.4": ({"金星": "戌"}, {"金星": "巳"}),
+    "p20.5": ({"month": "巳"}, {"month": "申"}),
+    "p21.1": ({"金星": "子", "土星": "酉"}, {"土星": "戌"}),
+    "p21.2": ({"ming": "卯"}, {"ming": "子"}),
+    "p21.3": ({"ming": "申"}, {"ming": "子"}),
+    "p21.4": ({"金星": "酉"}, {"金星": "巳"}),
+    "p21.5": ({"木星": "申", "火星": "辰"}, {"火星": "酉"}),
+    "p22.1": ({"太陰": "戌", "金星": "巳", "木星": "亥"}, {"木星": "子"}),
+    "p22.2": ({"木星": "辰", "火星": "申", "土星": "未"}, {"木星": "卯"}),
+    "p22.3": ({"月孛": "亥", "金星": "酉"}, {"月孛": "酉"}),
+    "p22.4": ({"紫氣": "卯", "月孛": "午"}, {"紫氣": "子"}),
+    "p23.1": ({"month": "子", "水星": "子"}, {"month": "寅"}),
+    "p24.1": ({"火星": "未"}, {"火星": "酉"}),
+    "p24.3": ({"土星": "未", "火星": "戌", "木星": "亥"}, {"木星": "子"}),
+    "p25.1": ({"土星": "未"}, {"土星": "午"}),
+    "p26.1": ({"土星": "未"}, {"month": "亥"}),
+    "p26.3": ({"紫氣": "子"}, {"紫氣": "丑"}),
+    "p27.1": ({"土星": "宿:角", "紫氣": "寅"}, {"紫氣": "卯"}),
+    "p28.2": ({"太陽": 100.0, "金星": 110.0, "水星": 90.0}, {"金星": 95.0}),
+    "p29.1": ({"水星": "卯", "計都": "巳", "羅睺": "亥"}, {"水星": "寅"}),
+    "p29.2": ({}, {"土星": "丑"}),
+    "p29.3": ({}, {"紫氣": "寅", "月孛": "申"}),
+    "p29.4": ({"太陽": "卯"}, {"太陽": "辰"}),
+    "p29.5": ({"土星": "丑"}, {"土星": "午"}),
+    "p30.1": ({"month": "申", "金星": "申"}, {"金星": "子"}),
+    "p30.3": ({"ming": "寅", "木星": "寅", "month": "寅"}, {"month": "申"}),
+    "p31.1": ({"太陽": "亥", "太陰": "丑", "木星": "酉"}, {"木星": "子"}),
+    "p31.2": ({"金星": "子"}, {"金星": "巳"}),
+    "p31.3": (
+        {"month": "午", "金星": "巳", "木星": "戌", "土星": "午", "太陰": "午", "太陽": "卯"},
+        {"太陽": "未"},
+    ),
+    "p32.1": ({"火星": "卯", "木星": "寅"}, {"木星": "丑"}),
+    "p33.1": ({"金星": "酉", "木星": "寅", "火星": "卯", "土星": "午"}, {"土星": "亥"}),
+    "p34.1": ({"土星": "宿:角"}, {"土星": "宿:亢"}),
+    "p34.2": ({"太陰": "宿:鬼"}, {"太陰": "宿:柳"}),
+    "p34.4": ({"水星": "子", "計都": "子", "羅睺": "午"}, {"計都": "丑", "羅睺": "未"}),
+    "p34.5": ({"水星": "寅", "火星": "戌", "土星": "未"}, {"土星": "午"}),
+    "p35.2": ({"火星": "戌", "木星": "亥"}, {"木星": "子"}),
+    "p38.1": ({"ming": "酉"}, {"ming": "子"}),
+    "p38.2": ({"木星": "戌"}, {"木星": "子"}),
+    "p38.3": ({"金星": "午"}, {"金星": "巳"}),
+    "p39.1": ({"水星": "戌", "month": "亥"}, {"month": "巳"}),
+    "p39.2": ({"太陰": "宿:牛"}, {"太陰": "宿:女"}),
+    "p40.1": ({"太陽": "宿:星", "金星": "巳", "水星": "未"}, {"太陽": "宿:張"}),
+    "p40.2": ({"太陰": "宿:畢"}, {"土星": "子"}),
+}
+
+BY_ID = {p.id: p for p in patterns()}
+
+
+def test_every_computable_clause_has_a_case_and_every_case_a_clause():
+    computable = {p.id for p in patterns() if p.status == "yes"}
+    assert computable == set(CASES)
+
+
+@pytest.mark.parametrize("pid", sorted(CASES))
+def test_clause_holds_and_fails(pid):
+    hold, fail = CASES[pid]
+    pattern = BY_ID[pid]
+    yes = evaluate(pattern, make(hold))
+    assert yes.holds is True, [f.to_json() for f in yes.facts]
+    assert any(f.value for f in yes.facts)
+    no = evaluate(pattern, make({**hold, **fail}))
+    assert no.holds is False, [f.to_json() for f in no.facts]
+
+
+def test_partial_and_uncomputable_clauses_say_why():
+    for p in patterns():
+        assert p.status in ("yes", "partial", "no")
+        if p.status != "yes":
+            assert p.reason and p.when is None, p.id
+            assert evaluate(p, make({})).holds is None
+
+
+def test_quotes_are_verbatim_from_seed_004():
+    text = SEED.read_text(encoding="utf-8")
+    paragraphs = [x.strip() for x in text.split("\n\n") if x.strip()]
+    chinese = {i: paragraphs[2 * i - 1] for i in range(1, 41)}
+    korean = {i: paragraphs[2 * i] for i in range(1, 41)}
+    seen = set()
+    for p in patterns():
+        assert p.quote in chinese[p.paragraph], p.id
+        assert p.quote_ko in korean[p.paragraph], p.id
+        seen.add(p.paragraph)
+    assert seen == set(range(1, 41))  # every paragraph of the seed is covered
+
+
+def test_sections_follow_the_seed_order():
+    order = {"序": 0, "定義": 1, "貴": 2, "富": 3, "貧": 4, "賤": 5, "壽": 6, "夭": 7, "賢": 8}
+    ges = [p.ge for p in patterns() if p.ge not in ("序", "定義")]
+    assert [order[g] for g in ges] == sorted(order[g] for g in ges)
+    assert {p.ge for p in patterns()} >= {"貴", "富", "貧", "賤", "壽", "夭", "賢"}
+
+
+def test_malformed_condition_is_rejected():
+    ev = Evaluator(make({}))
+    for bad in (["nope"], ["at", "$無", "子"], ["at", "太陽", "@無"], ["in_house", "太陽", "無"], "x"):
+        with pytest.raises(ConditionError):
+            ev.eval(bad)
+
+
+def test_chart_json_lists_every_clause():
+    chart = make({"太陽": "午"})
+    data = chart.to_json()
+    assert len(data["patterns"]) == len(patterns())
+    row = next(r for r in data["patterns"] if r["id"] == "p07.1")
+    assert row["holds"] is True and row["ge"] == "貴" and row["quote"] == "君臨帝座"
+    assert set(row) >= {"id", "ge", "quote", "quote_ko", "holds", "status", "reason", "facts"}
+    assert palace_of(chart.bodies["太陽"].longitude) == Branch.WU
