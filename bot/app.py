@@ -13,7 +13,7 @@ import asyncio
 import importlib
 import importlib.util
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -52,7 +52,7 @@ async def create_context(settings: Settings, clock: Clock | None = None) -> AppC
     return AppContext(settings=settings, storage=storage, clock=clock or SystemClock())
 
 
-def _optional(module: str, attr: str) -> Callable[..., Awaitable[Any]] | None:
+def _optional(module: str, attr: str) -> Callable[..., Coroutine[Any, Any, Any]] | None:
     """``module.attr`` if that module exists (another area may not have landed yet)."""
     try:
         if importlib.util.find_spec(module) is None:

@@ -26,16 +26,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from bot.commands import Reply
-from bot.views import VIEW_EXTRAS, render
+if TYPE_CHECKING:
+    from bot.commands import Reply
 
 KINDS = ("liuren", "liuyao")
 DEFAULT_KIND = "liuren"
 DEFAULT_TIME = time(7, 0)  # the moment /today uses for a chat without a subscription
 DAY_STARTS = ("23:00", "00:00")
+# A daily message reads the three transmissions (初傳 中傳 末傳) and the 課體; /cast shows every position.
+READING_ROLES = ("initial", "middle", "final")
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,18 @@ def _liuren_view(at_iso: str, day_starts: str, options_json: str) -> dict[str, A
     at = datetime.fromisoformat(at_iso)
     options = Options.from_mapping(json.loads(options_json))
     chart = chart_at(at, options, day_starts=DayStart.parse(day_starts), shensha=True)
-    return chart_view(chart)
+    view = chart_view(chart)
+    readings = []
+    for r in view.get("readings", []):
+        if r.get("kind") == "composed":
+            r = {
+                **r,
+                "positions": [p for p in r.get("positions", []) if p.get("role") in READING_ROLES],
+                "links": [],
+            }
+        readings.append(r)
+    view["readings"] = readings
+    return view
 
 
 @lru_cache(maxsize=4096)
@@ -198,6 +211,8 @@ def daily_context(moment: Moment) -> dict[str, Any]:
 
 
 def daily_reply(moment: Moment, lang: str) -> Reply:
+    from bot.commands import Reply
+
     return Reply(view="daily", lang=lang, context=daily_context(moment))
 
 
@@ -209,7 +224,9 @@ def check_moment(moment: Moment) -> None:
 # ---- rendering ---------------------------------------------------------------------------------------
 
 
-def _gloss(lang: str, context: Mapping[str, Any]) -> Mapping[str, Any]:
+def gloss_extra(lang: str, context: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``bot.views.VIEW_EXTRAS`` entry of the daily views: the glossary the 大六壬 reading partial needs
+    (language-dependent, so kept out of stored contexts). Registered by ``bot/commands/daily.py``."""
     body = context.get("body") or {}
     liuren = body.get("liuren") if isinstance(body, Mapping) else None
     if not liuren or not liuren.get("readings"):
@@ -221,21 +238,24 @@ def _gloss(lang: str, context: Mapping[str, Any]) -> Mapping[str, Any]:
     return {"gloss": glossary(lang)}
 
 
-# The 大六壬 reading partial looks its texts up in ``gloss`` (language-dependent, kept out of stored contexts).
-VIEW_EXTRAS.setdefault("daily", _gloss)
-VIEW_EXTRAS.setdefault("daily_body", _gloss)
-
-
 def render_daily(context: Mapping[str, Any], lang: str, channel: str) -> str:
     """The text of a reading: head and body rendered separately and joined (equal to the ``daily`` view)."""
-    return join_parts(render_head(context["head"], lang, channel), render_body(context["body"], lang, channel))
+    return join_parts(
+        render_head(context["head"], lang, channel), render_body(context["body"], lang, channel)
+    )
 
 
 def render_head(head: Mapping[str, Any], lang: str, channel: str) -> str:
+    from bot.commands import Reply
+    from bot.views import render
+
     return render(Reply(view="daily_head", lang=lang, context={"head": head}), channel)
 
 
 def render_body(body: Mapping[str, Any], lang: str, channel: str) -> str:
+    from bot.commands import Reply
+    from bot.views import render
+
     return render(Reply(view="daily_body", lang=lang, context={"body": body}), channel)
 
 

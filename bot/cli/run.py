@@ -19,7 +19,12 @@ from bot.config import ConfigError, Settings, install_redaction, load_settings
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser("run", help="run the bot (Telegram, Discord, or a console chat)")
     parser.add_argument("--env-file", default=None, help="read settings from this .env file (default ./.env)")
-    parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    parser.add_argument(
+        "--log-level",
+        default=None,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help="default INFO with a token, WARNING for the console chat",
+    )
     parser.set_defaults(func=handler)
 
 
@@ -56,6 +61,6 @@ def handler(args: argparse.Namespace) -> int:
         settings = load_settings(env_file=args.env_file)
     except ConfigError as err:
         raise UsageError(err.code, **err.params) from None
-    configure_logging(settings, args.log_level)
+    configure_logging(settings, args.log_level or ("INFO" if settings.has_tokens else "WARNING"))
     asyncio.run(main_async(settings))
     return 0

@@ -1,7 +1,7 @@
 """``sikpan shensha``: the 神煞 of a day (seed 000 and the seed-002 tables), with month, year and hour keys.
 
     sikpan shensha 甲子 [--month 寅] [--year 甲辰] [--hour 午] [--json] [--lang ko|lzh]
-                        [--option jiangxing_key=day …] [--tables] [--all-months]
+                        [--option jiangxing_key=day …] [--tables] [--all-months] [--sources]
 
 JSON contract (issue 4): ``{"day": "甲子", "month": "寅", "stars": [{"name": "天乙貴人", "value": ["丑", "未"],
 "key": "day stem", "source": "000:… 「…」"}, …], "omitted": [{"name": …, "reason": "needs", "needs": ["year"]}]}``.
@@ -17,7 +17,7 @@ from bot.cli.common import add_common, emit_json, emit_text
 from bot.i18n import render
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
 from engine.errors import EngineInputError
-from engine.shensha import Options, ShenshaResult, evaluate, per_month, star, value_json
+from engine.shensha import Options, ShenshaResult, evaluate, per_month, star, star_defs, value_json
 
 #: Display order of the keys (the JSON "key" of each star).
 KEY_ORDER = ("day stem", "day branch", "day", "month", "season", "hour", "year")
@@ -35,7 +35,8 @@ SUMMARY = (
     ("day_relative", "日支六親"),
 )
 TABLE_GROUPS = ("liuqin", "changsheng", "relation", "vitality")
-HIDDEN_UNLESS_ALL = "gangkui"  # the ten 罡魁 generals that 「不司卦內吉凶」
+HIDDEN_UNLESS_ALL = "gangkui"
+SEASONS = "春夏秋冬"  # seed 000's four seasons: 寅卯辰 巳午未 申酉戌 亥子丑  # the ten 罡魁 generals that 「不司卦內吉凶」
 
 
 def parse_day(text: str) -> GanZhi:
@@ -58,7 +59,9 @@ def parse_year(text: str) -> GanZhi:
     try:
         return GanZhi.parse(t)
     except EngineInputError:
-        raise EngineInputError("error.shensha.bad_year", f"year must be a 干支: {text!r}", value=text) from None
+        raise EngineInputError(
+            "error.shensha.bad_year", f"year must be a 干支: {text!r}", value=text
+        ) from None
 
 
 def parse_hour(text: str) -> Branch:
@@ -75,7 +78,9 @@ def parse_options(items: list[str] | None) -> Options:
     for item in items or ():
         name, sep, value = item.partition("=")
         if not sep:
-            raise EngineInputError("error.shensha.option_syntax", f"expected NAME=VALUE: {item!r}", value=item)
+            raise EngineInputError(
+                "error.shensha.option_syntax", f"expected NAME=VALUE: {item!r}", value=item
+            )
         opts = opts.with_option(name.strip(), value.strip())
     return opts
 
@@ -91,7 +96,10 @@ def register(subparsers: Any) -> None:
         "--option", action="append", metavar="NAME=VALUE", help="school option, e.g. jiangxing_key=day"
     )
     parser.add_argument("--tables", action="store_true", help="also list the seed-002 tables in full")
-    parser.add_argument("--all-months", action="store_true", help="list the month stars for all twelve months")
+    parser.add_argument(
+        "--all-months", action="store_true", help="list the month stars for all twelve months"
+    )
+    parser.add_argument("--sources", action="store_true", help="show the seed passage of each star")
     parser.set_defaults(func=run)
 
 
@@ -136,6 +144,9 @@ def view(result: ShenshaResult, lang: str, *, tables: bool = False, show_all: bo
     inactive: list[str] = []
     unstated: list[str] = []
     for o in result.omitted:
+        s = star(o.id)
+        if s.seed == "002" or (s.group == HIDDEN_UNLESS_ALL and not s.mark and not show_all):
+            continue
         if o.reason == "needs":
             needs.setdefault(o.needs, []).append(o.name)
         elif o.reason == "inactive":
@@ -147,6 +158,7 @@ def view(result: ShenshaResult, lang: str, *, tables: bool = False, show_all: bo
         "month": result.month.char if result.month is not None else None,
         "year": result.year.chars if result.year is not None else None,
         "hour": result.hour.char if result.hour is not None else None,
+        "season": SEASONS[((result.month - Branch.YIN) % 12) // 3] if result.month is not None else None,
         "options": result.options.changed(),
         "stars": rows,
         "groups": groups,
@@ -159,29 +171,19 @@ def view(result: ShenshaResult, lang: str, *, tables: bool = False, show_all: bo
 
 
 def month_table(day: GanZhi, year: GanZhi | None, hour: Branch | None, options: Options) -> dict[str, Any]:
-    """Month and season stars for all twelve months (寅 … 丑): rows of 12 values."""
+    """Month and season stars for all twelve months (寅 … 丑): rows of 12 cells."""
     results = per_month(day, year, hour, options=options)
     months = list(results)
-    first = results[months[0]]
     rows = []
-    for hit in first.stars:
-        s = star(hit.id)
-        if hit.key not in ("month", "season") or s.seed != "000":
+    for s in star_defs():
+        if s.seed != "000" or (s.group == HIDDEN_UNLESS_ALL and not s.mark):
             continue
-        if s.group == HIDDEN_UNLESS_ALL and not s.mark:
+        hits = [results[m].get(s.id) for m in months]
+        if not any(h is not None and h.key in ("month", "season") for h in hits):
             continue
-        values = []
-        for m in months:
-            h = results[m].get(hit.id)
-            values.append(value_json(h.value) if h is not None else None)
-        rows.append({"id": hit.id, "name": hit.name, "values": values})
-    for sid in ("xueji",):  # stars inactive in the first month still get a row
-        if not any(r["id"] == sid for r in rows):
-            values = []
-            for m in months:
-                h = results[m].get(sid)
-                values.append(value_json(h.value) if h is not None else None)
-            rows.append({"id": sid, "name": star(sid).name, "values": values})
+        name = next(h.name for h in hits if h is not None)
+        values = [value_json(h.value) if h is not None else None for h in hits]
+        rows.append({"id": s.id, "name": name, "cells": values})
     return {"months": [m.char for m in months], "rows": rows}
 
 
@@ -199,6 +201,9 @@ def run(args: argparse.Namespace) -> int:
         emit_json(out)
         return 0
     context = view(result, args.lang, tables=args.tables, show_all=args.tables)
-    context["per_month"] = month_table(day, year, hour, options) if args.all_months and month is None else None
+    context["show_sources"] = args.sources
+    context["per_month"] = (
+        month_table(day, year, hour, options) if args.all_months and month is None else None
+    )
     emit_text(render("cli/shensha.txt.j2", args.lang, **context))
     return 0

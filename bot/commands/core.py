@@ -213,8 +213,8 @@ def liuren_option_fields() -> dict[str, list[str] | None]:
     """Fields of ``engine.liuren.Options`` with their allowed values (None: free boolean/str)."""
     if not module_available("engine.liuren"):
         return {}
-    options_cls = getattr(importlib.import_module("engine.liuren"), "Options", None)
-    if options_cls is None or not dataclasses.is_dataclass(options_cls):
+    options_cls: Any = getattr(importlib.import_module("engine.liuren"), "Options", None)
+    if options_cls is None or not hasattr(options_cls, "__dataclass_fields__"):
         return {}
     out: dict[str, list[str] | None] = {}
     defaults = options_cls()
@@ -232,8 +232,8 @@ def liuren_option_fields() -> dict[str, list[str] | None]:
 def liuren_option_defaults() -> dict[str, Any]:
     if not module_available("engine.liuren"):
         return {}
-    options_cls = getattr(importlib.import_module("engine.liuren"), "Options", None)
-    if options_cls is None or not dataclasses.is_dataclass(options_cls):
+    options_cls: Any = getattr(importlib.import_module("engine.liuren"), "Options", None)
+    if options_cls is None or not hasattr(options_cls, "__dataclass_fields__"):
         return {}
     defaults = options_cls()
     out: dict[str, Any] = {}
@@ -253,11 +253,11 @@ def _option_view(options: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append(
             {"name": name, "value": options.get(name, allowed[0]), "choices": list(allowed), "area": "bot"}
         )
-    for name, allowed in liuren_option_fields().items():
+    for name, values in liuren_option_fields().items():
         value = options.get(f"liuren.{name}", liuren_defaults.get(name))
         if isinstance(value, bool):
             value = "on" if value else "off"
-        rows.append({"name": f"liuren.{name}", "value": value, "choices": allowed or [], "area": "liuren"})
+        rows.append({"name": f"liuren.{name}", "value": value, "choices": values or [], "area": "liuren"})
     return rows
 
 

@@ -19,7 +19,7 @@ from bot.commands._common import (
     record_and_reply,
     zone_of,
 )
-from engine.core.cycle import Branch, GanZhi
+from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
 from engine.errors import EngineInputError
 
 if TYPE_CHECKING:
@@ -28,13 +28,13 @@ if TYPE_CHECKING:
 
 def plain_value(value: Any) -> Any:
     """A star's value as JSON: 干支/干/支 as characters, lists element-wise, booleans kept."""
-    if value is None or isinstance(value, bool | int | float):
-        return value
     if isinstance(value, GanZhi):
         return value.chars
-    char = getattr(value, "char", None)
+    char = getattr(value, "char", None)  # Stem, Branch (IntEnums: before the int test)
     if isinstance(char, str):
         return char
+    if value is None or isinstance(value, bool | int | float):
+        return value
     if isinstance(value, enum.Enum):
         return str(value.value)
     if isinstance(value, list | tuple | set | frozenset):
@@ -86,6 +86,28 @@ def stars_view(result: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def grouped_view(stars: list[dict[str, Any]]) -> dict[str, Any]:
+    """Stars grouped for a phone: by the one branch (子…亥) or stem (甲…癸) they fall on, then the rest.
+
+    Every star is listed once."""
+    by_branch: dict[str, list[str]] = {b: [] for b in BRANCH_CHARS}
+    by_stem: dict[str, list[str]] = {st: [] for st in STEM_CHARS}
+    others: list[dict[str, Any]] = []
+    for star in stars:
+        v = star["value"]  # a single branch or stem is grouped; lists, words and flags are listed
+        if isinstance(v, str) and v in by_branch:
+            by_branch[v].append(star["name"])
+        elif isinstance(v, str) and v in by_stem:
+            by_stem[v].append(star["name"])
+        else:
+            others.append(star)
+    return {
+        "by_branch": [{"key": k, "names": v} for k, v in by_branch.items() if v],
+        "by_stem": [{"key": k, "names": v} for k, v in by_stem.items() if v],
+        "others": others,
+    }
+
+
 @command(
     "shensha",
     aliases=("신살", "神煞", "神殺"),
@@ -128,7 +150,8 @@ async def shensha(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
         "year": year.chars if year is not None else None,
         "hour": hour.char if hour is not None else None,
     }
-    context = {**inputs, "when": when, "stars": stars_view(result)}
+    stars = stars_view(result)
+    context = {**inputs, "when": when, "stars": stars, **grouped_view(stars)}
     return await record_and_reply(
         incoming, ctx, Record(kind="shensha", inputs=inputs, options={}, view="shensha", context=context)
     )

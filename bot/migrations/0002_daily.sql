@@ -35,6 +35,7 @@ CREATE TABLE deliveries (
     claimed_at      TEXT NOT NULL,
     finished_at     TEXT,
     error           TEXT,
+    claim_token     TEXT,                          -- the claiming transaction's token (which rows it won)
     UNIQUE (subscription_id, local_date)
 );
 

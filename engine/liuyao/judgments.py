@@ -2,14 +2,14 @@
 
 Each :class:`Judgment` carries its ``checks`` (every condition the text names, passed or not) so a reader can
 see *why*. Seed references are ``000:<line>`` in ``/work/shared/seeds/000_*.txt``; the rules are spelled out
-in spec/liuyao.md §4 and data/rules.json.
+in spec/liuyao.md §4 and docs/liuyao.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.core.cycle import Branch, Element
 from engine.core.relations import Stage, Vitality, chong, hai, sanhe, xing
@@ -34,7 +34,6 @@ _TRIPLES = ((Branch.YIN, Branch.SI, Branch.SHEN), (Branch.CHOU, Branch.XU, Branc
 _XING = tuple(xing(b) for b in Branch)
 _CHONG = tuple(chong(b) for b in Branch)
 _HAI = tuple(hai(b) for b in Branch)
-_EL = tuple(int(b.element) for b in Branch)
 
 
 def _controls(a: Element | int, b: Element | int) -> bool:
@@ -50,9 +49,11 @@ _MIDDLES = (Branch.SHEN, Branch.HAI, Branch.YIN, Branch.SI)  # any member: sanhe
 _SANHE = {b: sanhe(b) for b in _MIDDLES}
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One condition of a rule: ``code`` (message id ``liuyao.check.<code>``), whether it is met, values."""
+class Check(NamedTuple):
+    """One condition of a rule: ``code`` (message id ``liuyao.check.<code>``), whether it is met, values.
+
+    (A NamedTuple rather than a frozen dataclass: a chart makes a dozen of these and construction is 2× cheaper.)
+    """
 
     code: str
     ok: bool
@@ -99,14 +100,14 @@ class Judgment:
 
 
 def _jsonable(v: Any) -> Any:
+    if isinstance(v, _Member):
+        return v.to_json()
     if isinstance(v, tuple):
         if v and all(isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) for x in v):
             return {k: _jsonable(x) for k, x in v}
         return [_jsonable(x) for x in v]
     if isinstance(v, Branch | Element):
         return v.char
-    if isinstance(v, _Member):
-        return v.to_json()
     return v
 
 
@@ -177,8 +178,7 @@ def zhu_gui_shang_shen(chart: LiuyaoChart) -> Judgment:
 # ---------------------------------------------------------------- 局會 (seed 000:19, 000:23, 000:27)
 
 
-@dataclass(frozen=True, slots=True)
-class _Member:
+class _Member(NamedTuple):
     branch: Branch
     source: str  # 動 變 伏 靜 日 月
     line: int | None
@@ -304,8 +304,7 @@ def ju_hui(chart: LiuyaoChart) -> tuple[Judgment, ...]:
 # ---------------------------------------------------------------- subjects and agents (三刑, 六害)
 
 
-@dataclass(frozen=True, slots=True)
-class _Subject:
+class _Subject(NamedTuple):
     label: str  # 用 or 世
     branch: Branch
     line: int
@@ -313,8 +312,7 @@ class _Subject:
     element: Element
 
 
-@dataclass(frozen=True, slots=True)
-class _Agent:
+class _Agent(NamedTuple):
     source: str  # 日 月 動 變
     branch: Branch
     line: int | None

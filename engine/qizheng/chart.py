@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
 from engine.core.cycle import Branch, GanZhi
@@ -64,6 +65,24 @@ def hour_branch(hours: float) -> Branch:
 def ming_by_sun_hour(sun_palace: Branch, hour: Branch) -> Branch:
     """「太陽加時，逢卯安命」: 命 = (sunPalace + 3 − hour) mod 12 (spec §7)."""
     return Branch((int(sun_palace) + 3 - int(hour)) % 12)
+
+
+def ming_by_sunrise(sun_palace: Branch, hour: Branch, sunrise_hour: Branch) -> Branch:
+    """太陽加時, counting forward until the hour of the actual sunrise (MOIRA option): sun + sunrise − hour."""
+    return Branch((int(sun_palace) + int(sunrise_hour) - int(hour)) % 12)
+
+
+def sunrise_apparent_hours(sun_longitude: float, obliquity_deg: float, lat_deg: float) -> float | None:
+    """Local apparent solar time of sunrise (Sun's centre at h0 = −0°50′, Meeus ch. 15); None if it never rises/sets.
+
+    The declination is the Sun's at the birth instant (sin δ = sin ε sin λ; ecliptic latitude < 1″).
+    """
+    dec = math.asin(math.sin(math.radians(obliquity_deg)) * math.sin(math.radians(sun_longitude)))
+    phi, h0 = math.radians(lat_deg), math.radians(-50.0 / 60.0)
+    cos_h = (math.sin(h0) - math.sin(phi) * math.sin(dec)) / (math.cos(phi) * math.cos(dec))
+    if not -1.0 <= cos_h <= 1.0:
+        return None
+    return 12.0 - math.degrees(math.acos(cos_h)) / 15.0
 
 
 def shen_by_hour(moon_palace: Branch, hour: Branch) -> Branch:
@@ -139,6 +158,7 @@ class Body:
             "palace_degree": round(self.palace_degree, 4),
             "mansion": self.mansion,
             "mansion_degree": round(self.mansion_degree, 4),
+            "mansion_du": math.floor(self.mansion_degree) + 1,  # traditional 「入X宿N度」
             "du_zhu": self.du_zhu,
             "ru_yuan": self.ru_yuan,
         }
@@ -307,6 +327,7 @@ class QizhengChart:
             "suijia": self.suijia.char,
             "lu_xun": self.lu_xun.char,
             "yutang": [b.char for b in self.yutang],
+            "yutang_rule": tables.rules()["guiren"]["row"],
             "kongwang": [b.char for b in self.kongwang],
             "ling_xing": self.ling_xing,
             "zhi_nan": self.zhi_nan,
@@ -401,7 +422,7 @@ def build_chart(
     en_nan = {k: tuple(en_table[k]) for k in ("恩", "難", "仇", "用")}
     chart = QizhengChart(
         options=options,
-        bodies=bodies,
+        bodies=MappingProxyType(bodies),
         year=year,
         month=month,
         hour=hour,
@@ -411,8 +432,8 @@ def build_chart(
         ming_mansion=ming_mansion,
         shen=shen,
         houses=tuple(houses),
-        hua_yao=hua,
-        en_nan=en_nan,
+        hua_yao=MappingProxyType(hua),
+        en_nan=MappingProxyType(en_nan),
         daxian=_daxian(ming, options),
         daytime=daytime,
         at=at,
@@ -442,10 +463,15 @@ def natal_chart(
     """The natal chart of an aware instant at east longitude ``lon`` (latitude needed for the ascendant)."""
     if not -180.0 <= lon <= 180.0:
         raise EngineInputError("error.qizheng.bad_lon", f"longitude out of range: {lon}", value=lon)
-    if lat is not None and not -66.0 <= lat <= 66.0:
+    if lat is not None and not -90.0 <= lat <= 90.0:
         raise EngineInputError("error.qizheng.bad_lat", f"latitude out of range: {lat}", value=lat)
-    if options.ming == MingMethod.ASCENDANT and lat is None:
-        raise EngineInputError("error.qizheng.need_lat", "the ascendant option needs a latitude")
+    if options.ming in (MingMethod.ASCENDANT, MingMethod.SUNRISE):
+        if lat is None:
+            raise EngineInputError("error.qizheng.need_lat", "the ascendant/sunrise options need a latitude")
+        if abs(lat) >= 66.0:
+            raise EngineInputError(
+                "error.qizheng.polar_ascendant", f"no ascendant rule at latitude {lat}", value=lat
+            )
     raw = ephemeris.compute(at, options.ziqi)
     lons = {name: raw.longitudes[name] for name in tables.SEVEN}
     spd = {name: raw.speeds[name] for name in tables.SEVEN}
@@ -470,6 +496,16 @@ def natal_chart(
     ming: Branch | None = None
     ming_point: float | None = None
     t_cent = (raw.jd_tt - J2000) / 36525.0
+    if options.ming == MingMethod.SUNRISE:
+        assert lat is not None
+        rise = sunrise_apparent_hours(raw.longitudes["太陽"], raw.true_obliquity_deg, lat)
+        if rise is None:
+            raise EngineInputError(
+                "error.qizheng.polar_ascendant", f"no sunrise at latitude {lat}", value=lat
+            )
+        offset = zheng_offset(t_cent) if options.palaces == PalaceSystem.ZHENG else 0.0
+        sun_palace = palace_of(raw.longitudes["太陽"], offset)
+        ming = ming_by_sunrise(sun_palace, hour, hour_branch(rise))
     if options.ming == MingMethod.ASCENDANT:
         assert lat is not None
         ramc = (raw.gast_hours * 15.0 + lon) % 360.0

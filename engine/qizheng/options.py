@@ -31,6 +31,7 @@ class ApogeeModel(StrEnum):
 class MingMethod(StrEnum):
     SUN_HOUR = "sun_hour"  # 太陽加時，逢卯安命
     ASCENDANT = "ascendant"  # true ascendant (needs latitude)
+    SUNRISE = "sunrise"  # 太陽加時, counting to the actual sunrise 時辰 instead of 卯 (MOIRA; needs latitude)
 
 
 class ShenMethod(StrEnum):

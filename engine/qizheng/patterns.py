@@ -356,24 +356,9 @@ class Evaluator:
             bool(hits),
         )
 
-    def op_hua(self, star_ref: Any, names: list[str]) -> bool:
-        inverse = {star: name for name, star in self.chart.hua_yao.items()}
-        hits = [s for s in self.stars(star_ref) if inverse.get(s) in names]
-        return self.fact("hua", [self._desc(hits or self.stars(star_ref)), "".join(names)], bool(hits))
-
-    def op_is(self, ref_a: Any, ref_b: Any) -> bool:
-        a, b = self.stars(ref_a), self.stars(ref_b)
-        return self.fact("is", [str(ref_a).lstrip("$"), self._desc(a), self._desc(b)], bool(set(a) & set(b)))
-
     def op_season(self, branches: list[str]) -> bool:
         m = self.chart.month
         return self.fact("season", [m.char, "".join(branches)], m.char in branches)
-
-    def op_daytime(self) -> bool:
-        d = self.chart.daytime
-        if d is None:
-            raise ConditionError("daytime unknown for this chart")
-        return self.fact("daytime", [], d)
 
     def op_retro(self, star_ref: Any) -> bool:
         hits = [s for s in self.stars(star_ref) if self.chart.bodies[s].retrograde]
@@ -470,11 +455,6 @@ class Evaluator:
             if sanhe(palace)[3] == element:
                 hits.append(s)
         return self.fact("ru_ju", [self._desc(hits or self.stars(star_ref))], bool(hits))
-
-    def op_count_in(self, star_ref: Any, house_ref: Any, n: int) -> bool:
-        names = self.houses(house_ref)
-        hits = [s for s in self.stars(star_ref) if self.house_names[self.chart.bodies[s].palace] in names]
-        return self.fact("count_in", [self._desc(hits), "、".join(names), str(n)], len(hits) >= n)
 
 
 def evaluate(pattern: Pattern, chart: QizhengChart, evaluator: Evaluator | None = None) -> PatternResult:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import lru_cache
 from types import MappingProxyType
 
 from engine.core.cycle import Branch, GanZhi, Stem
@@ -134,7 +135,13 @@ def evaluate(
     ``month`` is the 節 month branch (正月 寅 … 十二月 丑), never a lunar month number.
     """
     _check_inputs(day, month, year, hour)
-    opts = options if options is not None else Options()
+    return _evaluate(day, month, year, hour, options if options is not None else Options())
+
+
+@lru_cache(maxsize=4096)
+def _evaluate(
+    day: GanZhi, month: Branch | None, year: GanZhi | None, hour: Branch | None, opts: Options
+) -> ShenshaResult:
     ctx = Context(day, month, year, hour, opts)
     hits: list[StarHit] = []
     omitted: list[Omission] = []

@@ -19,7 +19,7 @@ from bot.sending import (
     split_telegram_html,
     utf16_len,
 )
-from tests.fakes.telegram import FakeTelegram, EntityParseError, visible_text
+from tests.fakes.telegram import EntityParseError, FakeTelegram, visible_text
 
 
 def _visible(part: str) -> str:
@@ -30,7 +30,9 @@ def _visible(part: str) -> str:
 def _long_chart(lines: int) -> str:
     row = "<b>甲子</b> 天乙 &amp; 貴人 &lt;初傳&gt; <i>子 丑 寅 卯 辰 巳 午 未 申 酉 戌 亥</i>"
     body = "\n".join(f"{i:04d} {row}" for i in range(lines))
-    return f'<blockquote><a href="https://example.org/?a=1&amp;b=2">式盤</a>\n<pre>{body}</pre>\n끝</blockquote>'
+    return (
+        f'<blockquote><a href="https://example.org/?a=1&amp;b=2">式盤</a>\n<pre>{body}</pre>\n끝</blockquote>'
+    )
 
 
 def test_split_html_parts_are_valid_and_within_the_visible_limit():

@@ -200,3 +200,15 @@ def test_every_message_id_is_translated(lang):
     ids.update(re.findall(r"""["'](bot\.error\.[a-z_]+)["']""", (ROOT / "bot" / "config.py").read_text()))
     missing = sorted(i for i in ids if i not in catalog(lang))
     assert not missing, missing
+
+
+async def test_shensha_lists_every_star_once_grouped_by_branch(say):
+    r = await say("/shensha 甲子 寅")
+    if r.view == "coming_soon":
+        return
+    grouped = [n for g in r.context["by_branch"] + r.context["by_stem"] for n in g["names"]]
+    grouped += [s["name"] for s in r.context["others"]]
+    assert sorted(grouped) == sorted(s["name"] for s in r.context["stars"])
+    text = render(r, "console")
+    for star in r.context["stars"]:
+        assert text.count(f"({star['name']})") + text.count(f" {star['name']}") >= 1

@@ -5,10 +5,12 @@ first Sunday of November 02:00 EDT → 01:00 EST; in 2026 March 8 and November 1
 UTC+9 since 1988, not from the code under test.
 """
 
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.schedule_time import due_instant, latest_due, next_due, parse_hhmm
 
@@ -69,3 +71,42 @@ def test_latest_due():
         date(2026, 11, 29),
         utc(2026, 11, 28, 22),
     )
+
+
+# ---- properties over many zones and instants (hypothesis) ------------------------------------------------
+
+ZONES = ["Asia/Seoul", "America/New_York", "Europe/London", "Australia/Sydney", "America/Sao_Paulo",
+         "Asia/Kolkata", "Pacific/Auckland", "Europe/Moscow"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    zone=st.sampled_from(ZONES),
+    hour=st.integers(0, 23),
+    minute=st.integers(0, 59),
+    after=st.datetimes(datetime(1990, 1, 1), datetime(2040, 1, 1)),
+)
+def test_next_due_is_the_first_instant_showing_the_wall_time(zone, hour, minute, after):
+    z, at = ZoneInfo(zone), time(hour, minute)
+    after = after.replace(tzinfo=UTC)
+    d, due = next_due(at, z, after)
+    assert due > after
+    assert latest_due(at, z, due) == (d, due)
+    assert due_instant(d - timedelta(days=1), at, z) <= after  # no earlier day was still to come
+    local = due.astimezone(z)
+    assert local.date() == d
+    shown = local.replace(tzinfo=None) - datetime.combine(d, at)
+    if shown:  # only in a gap: shifted forward by the gap (an hour in these zones)
+        assert shown == timedelta(hours=1)
+        assert datetime.combine(d, at, tzinfo=z).replace(fold=0).astimezone(UTC).astimezone(z).time() != at
+    # in a fold, the first occurrence: an hour earlier the clock did not show the same wall time
+    assert (due - timedelta(hours=1)).astimezone(z).replace(tzinfo=None) != datetime.combine(d, at)
+
+
+def test_seoul_has_no_dst_every_day_of_2026_is_22_utc():
+    d = date(2026, 1, 1)
+    while d.year == 2026:
+        assert due_instant(d, time(7, 0), SEOUL) == datetime.combine(d, time(7, 0), tzinfo=UTC) - timedelta(
+            hours=9
+        )
+        d += timedelta(days=1)

@@ -144,3 +144,9 @@ def test_generals_run_from_guiren(charts):
         assert names[0] == "貴人"
         for i, name in enumerate(names):
             assert int(c.generals[name]) == (int(c.guiren) + step * i) % 12
+
+
+def test_yaoke_never_needs_shehai(charts):
+    # docs/liuren.md: every 遙剋 is decided by one candidate or by 比; the 涉害 fallback is never reached.
+    rules = {c.trace.rule for c in charts.values() if c.method is Method.YAOKE}
+    assert rules and not any(r.endswith(".shehai") for r in rules)

@@ -48,9 +48,22 @@ def test_coins_record_tosses_and_replay():
     assert cast_tosses([list(r) for r in c.tosses]).digits == c.digits
 
 
-def test_coins_default_rng_is_secrets():
+def test_coins_default_rng_is_secrets(monkeypatch):
+    import secrets
+
+    from engine.liuyao import cast as cast_module
+
+    assert isinstance(cast_module._SYSTEM_RANDOM, secrets.SystemRandom)
+    calls = []
+
+    def fake_bits(k):
+        calls.append(k)
+        return 0b111_000_111_000_111_000  # lines 1…6: 222 333 222 333 222 333
+
+    monkeypatch.setattr(cast_module._SYSTEM_RANDOM, "getrandbits", fake_bits)
     c = cast_coins()
-    assert c.tosses is not None and set(c.digits) <= set("6789")
+    assert calls == [18]
+    assert c.digits == "696969" and c.tosses == ((2, 2, 2), (3, 3, 3)) * 3
 
 
 def test_coin_odds_are_one_three_three_one():

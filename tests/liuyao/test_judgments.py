@@ -219,3 +219,15 @@ def test_ying_harming_shi_is_judged():
     # 姤: 世 line 1 丑, 應 line 4 午: 丑午 害, 午火 生 丑土 → 生害 (000:47 「及應克世」 weighs 克害 only).
     j = one(chart("姤", None, "子", "甲子"), "六害", agent="應")
     assert j.type == "生害" and j.get("ying_controls_shi") is False
+
+
+@pytest.mark.parametrize(
+    ("month", "opened", "by"),
+    [("辰", True, ("沖",)), ("丑", True, ("刑",)), ("子", False, ())],
+)
+def test_tomb_opened_by_xing_or_chong(month, opened, by):
+    # 000:39 「三刑之法，墓亦賴之，刑則墓開，刑而兼沖，其力更大」 (注「夫墓得刑沖，猶鎖得鑰」): 乾為天, 用官 = 午火
+    # (line 4), enters its 墓 戌 on a 戌 day; a 辰 month 沖s 戌, a 丑 month 刑s it (丑刑戌), a 子 month does neither.
+    j = one(chart("乾", None, month, "甲戌", use="官"), "三刑", type="墓開")
+    assert j.holds is opened
+    assert j.get("tomb") == Branch.XU and j.get("opened_by") == by

@@ -201,6 +201,30 @@ def test_ascendant_formula_at_sunrise():
         assert abs((asc - sun_lon + 180) % 360 - 180) < 0.1
 
 
+def test_sunrise_option():
+    from engine.qizheng.chart import ming_by_sunrise, sunrise_apparent_hours
+
+    # equator at an equinox: sunrise 6:00 LAT less the refraction/semi-diameter allowance (≈ 3.3 min)
+    assert sunrise_apparent_hours(0.0, 23.44, 0.0) == pytest.approx(6.0 - 0.0556, abs=0.005)
+    # 60°N at the June solstice: cos H0 = (sin(−50′) − sin 60° sin 23.44°)/(cos 60° cos 23.44°) → 2:34 LAT (丑)
+    assert sunrise_apparent_hours(90.0, 23.44, 60.0) == pytest.approx(2.57, abs=0.01)
+    assert sunrise_apparent_hours(90.0, 23.44, 70.0) is None  # midnight sun
+    # counting to a 卯 sunrise is the default rule
+    for sun in Branch:
+        for hour in Branch:
+            assert ming_by_sunrise(sun, hour, B.MAO) == ming_by_sun_hour(sun, hour)
+    at = datetime(1990, 6, 21, 12, 0, tzinfo=timezone(timedelta(hours=2)))
+    north = natal_chart(at, 25.0, 60.2, QizhengOptions(ming=MingMethod.SUNRISE))
+    base = natal_chart(at, 25.0, 60.2)
+    assert north.ming == base.ming.shift(-2)  # sunrise in 丑, two hours before 卯
+    assert north.to_json()["options"]["ming"] == "sunrise"
+
+
+def test_range_edges():
+    assert natal_chart(datetime(1900, 1, 1, tzinfo=UTC), 0.0).year.chars == "己亥"  # before 立春 1900
+    assert natal_chart(datetime(2100, 12, 31, 23, 59, tzinfo=UTC), 0.0).year.chars == "庚申"
+
+
 def test_natal_chart_year_changes_at_lichun_instant():
     # 立春 2024 = 2024-02-04 16:27:08 +08:00 (calendar spec check value)
     before = natal_chart(datetime(2024, 2, 4, 16, 26, tzinfo=timezone(timedelta(hours=8))), 116.4)
@@ -255,6 +279,12 @@ def test_bad_input_is_refused():
     with pytest.raises(EngineInputError) as err:
         natal_chart(at, 126.98, options=QizhengOptions(ming=MingMethod.ASCENDANT))
     assert err.value.code == "error.qizheng.need_lat"
+    with pytest.raises(EngineInputError) as err:
+        natal_chart(at, 18.96, 69.65, options=QizhengOptions(ming=MingMethod.ASCENDANT))
+    assert err.value.code == "error.qizheng.polar_ascendant"
+    assert (
+        natal_chart(at, 18.96, 69.65).ming == natal_chart(at, 18.96).ming
+    )  # Tromsø: the default needs no latitude
     with pytest.raises(EngineInputError) as err:
         natal_chart(datetime(1990, 5, 17, 14, 30), 126.98)
     assert err.value.code == "error.qizheng.naive_time"

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from bot.cli import main
-from engine.qizheng import find_place, places
+from engine.qizheng import find_place, natal_chart, places
 
 AT = "1990-05-17T14:30+09:00"
 
@@ -90,3 +90,34 @@ def test_subprocess_exit_code():
         timeout=60,
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.strip()
+
+
+@pytest.mark.parametrize("template", ["qizheng/chart.html.j2", "qizheng/chart.md.j2", "qizheng/chart.txt.j2"])
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+def test_partials_render(template, lang):
+    from datetime import datetime, timedelta, timezone
+
+    from bot.i18n import render
+
+    chart = natal_chart(datetime(1990, 5, 17, 14, 30, tzinfo=timezone(timedelta(hours=9))), 126.98, 37.57)
+    out = render(template, lang, chart=chart.to_json(), show_all=False)
+    assert "qizheng." not in out and "命" in out
+    held = [p for p in chart.to_json()["patterns"] if p["holds"]]
+    assert held and all(p["quote"] in out for p in held)
+    assert ("<b>" in out) == template.endswith(".html.j2")
+
+
+def test_every_fact_test_and_option_has_messages():
+    from bot.i18n import catalog
+    from engine.qizheng import QizhengOptions
+    from engine.qizheng.patterns import Evaluator
+
+    ops = {name[3:] for name in dir(Evaluator) if name.startswith("op_")}
+    opts = QizhengOptions()
+    for lang in ("ko", "lzh"):
+        cat = catalog(lang)
+        assert all(f"qizheng.fact.{op}" in cat for op in ops), lang
+        for field in opts.to_json():
+            assert f"qizheng.opt.{field}" in cat
+            for member in type(getattr(opts, field)):
+                assert f"qizheng.opt.{field}.{member.value}" in cat, (lang, field, member)

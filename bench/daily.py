@@ -1,0 +1,254 @@
+"""Benchmark: the daily run for many subscribers, and the send rate against the fake Telegram server.
+
+Run: ``.venv/bin/python bench/daily.py [--subs 100000] [--send 300] [--quick]``.
+
+Part 1 — render and enqueue (issue 8 target: 100,000 subscriptions over 20 zones in < 60 s).
+    A temp database gets ``--subs`` active Telegram subscriptions (bulk insert, not timed) spread over 20 IANA
+    zones (whole, half and 45-minute offsets, DST and not), a random local minute of the day each, 50/50
+    ko/lzh, 80/20 大六壬/六爻. Then one whole day is driven through :class:`bot.scheduler.DailyScheduler` on a
+    hand-moved clock: plan every subscription (``_refresh``), and at every due minute ``tick`` — claim the
+    rows in the database (one transaction per minute), render (shared pieces, :class:`bot.daily.DailyRenderer`)
+    and put each text on the platform queue (no worker consumes it: this part measures the producer only).
+    Reported: wall time in total and per phase, texts enqueued, charts computed, bodies and heads rendered.
+    A second scenario puts every subscriber at 07:00 local (20 bursts of 5,000).
+
+Part 2 — send rate (issue 8: the sender holds the configured rate without losing a message under 429s).
+    The fake Bot API server (tests/fakes/telegram.py) is given Telegram's documented limit as a sliding
+    window: more than 30 sendMessage calls in any second → 429 with ``retry_after`` 1. ``--send`` readings
+    to distinct private chats go through the scheduler's queue and the adapter's ``TelegramSender`` (real
+    python-telegram-bot ``Bot``; 28 msg/s overall). Run twice: clean, and a storm where 10 % of the calls
+    get an injected 429. Reported: messages per second, 429s (over the limit / injected), and whether every
+    reading arrived exactly once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import tempfile
+import time
+from collections import deque
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+# the repository root instead of bench/ (whose calendar.py would shadow the standard library module)
+sys.path[0] = str(Path(__file__).resolve().parent.parent)
+
+from bot.app import create_context  # noqa: E402
+from bot.config import Settings  # noqa: E402
+from bot.scheduler import DailyScheduler  # noqa: E402
+from bot.sending import SendOutcome  # noqa: E402
+
+ZONES = (
+    "Asia/Seoul",
+    "Asia/Tokyo",
+    "Asia/Shanghai",
+    "Asia/Taipei",
+    "Asia/Hong_Kong",
+    "Asia/Singapore",
+    "Asia/Kolkata",
+    "Asia/Kathmandu",
+    "Australia/Sydney",
+    "Australia/Adelaide",
+    "Pacific/Auckland",
+    "Europe/London",
+    "Europe/Berlin",
+    "Europe/Moscow",
+    "America/New_York",
+    "America/Chicago",
+    "America/Los_Angeles",
+    "America/Sao_Paulo",
+    "America/St_Johns",
+    "Pacific/Honolulu",
+)
+START = datetime(2026, 11, 30, 0, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    async def now(self) -> datetime:
+        return self.at
+
+
+class NullTransport:
+    """Always ready; never called in part 1 (no workers)."""
+
+    platform = "telegram"
+    channel = "telegram"
+
+    def ready(self) -> bool:
+        return True
+
+    async def send(self, sub: Any, text: str) -> SendOutcome:
+        return SendOutcome(True, 1, (), None, sub.chat_id)
+
+
+async def seed(ctx: Any, n: int, same_time: bool, rng: random.Random) -> None:
+    since = START.isoformat(timespec="seconds")  # subscribed at the start of the benchmarked day
+    rows = []
+    for i in range(n):
+        zone = ZONES[i % len(ZONES)]
+        at = "07:00" if same_time else f"{rng.randrange(24):02d}:{rng.randrange(60):02d}"
+        lang = "ko" if rng.random() < 0.5 else "lzh"
+        kind = "liuren" if rng.random() < 0.8 else "liuyao"
+        rows.append(
+            ("telegram", str(10_000_000 + i), "private", f"telegram:{10_000_000 + i}", at, zone, lang, kind,
+             json.dumps({"day_starts": "23:00"}), since, since, since)
+        )  # fmt: skip
+    async with ctx.storage.transaction() as db:
+        await db.executemany(
+            "INSERT INTO subscriptions (platform, chat_id, chat_kind, user_key, at_time, tz, lang, kind, options,"
+            " active, since, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
+            rows,
+        )
+
+
+async def render_and_enqueue(n: int, same_time: bool) -> dict[str, Any]:
+    rng = random.Random(8)
+    with tempfile.TemporaryDirectory() as tmp:
+        clock = Clock(START)
+        ctx = await create_context(Settings(db_path=f"{tmp}/bench.db"), clock=clock)
+        try:
+            await seed(ctx, n, same_time, rng)
+            s = DailyScheduler(ctx, transports={"telegram": NullTransport()}, workers=0)
+            t0 = time.perf_counter()
+            await s._refresh(START)
+            t_plan = time.perf_counter() - t0
+            end = START + timedelta(days=1)
+            ticks = 0
+            t1 = time.perf_counter()
+            nxt = await s.tick(START)
+            while nxt is not None and nxt < end:
+                clock.at = nxt
+                nxt = await s.tick(nxt)
+                ticks += 1
+            t_run = time.perf_counter() - t1
+            queued = sum(q.qsize() for q in s._queues.values())
+            rows = await ctx.storage.fetchone("SELECT COUNT(*) FROM deliveries WHERE status = 'claimed'")
+            st = s.renderer.stats
+            return {
+                "subscriptions": n,
+                "scenario": "all at 07:00 local" if same_time else "random minute of the day",
+                "plan_s": round(t_plan, 2),
+                "run_s": round(t_run, 2),
+                "total_s": round(t_plan + t_run, 2),
+                "ticks": ticks,
+                "enqueued": queued,
+                "claimed_rows": int(rows[0]) if rows else 0,
+                "charts": st.bodies,
+                "bodies_rendered": st.body_renders,
+                "heads_rendered": st.heads,
+            }
+        finally:
+            await ctx.close()
+
+
+async def send_rate(count: int, limit_per_s: int = 30, storm: float = 0.0) -> dict[str, Any]:
+    from telegram import Bot
+    from telegram.request import HTTPXRequest
+
+    from bot.sending import TelegramSender
+    from tests.fakes.telegram import FakeTelegram
+
+    async with FakeTelegram(token="7012345678:AAHfake-TelegramToken_for-the-bench-0001") as fake:
+        window: deque[float] = deque()
+        rejected = 0
+        injected = 0
+        rng = random.Random(429)
+
+        async def limited(params: dict[str, Any]) -> tuple[int, Any]:
+            nonlocal rejected, injected
+            now = time.monotonic()
+            if storm and rng.random() < storm:
+                injected += 1
+                return 429, {
+                    "ok": False,
+                    "error_code": 429,
+                    "description": "Too Many Requests: retry after 1",
+                    "parameters": {"retry_after": 1},
+                }
+            while window and now - window[0] >= 1.0:
+                window.popleft()
+            if len(window) >= limit_per_s:
+                rejected += 1
+                return 429, {
+                    "ok": False,
+                    "error_code": 429,
+                    "description": "Too Many Requests: retry after 1",
+                    "parameters": {"retry_after": 1},
+                }
+            window.append(now)
+            return 200, {"ok": True, "result": await fake._m_sendmessage(params, {})}
+
+        fake.overrides["sendMessage"] = limited
+        with tempfile.TemporaryDirectory() as tmp:
+            clock = Clock(START)
+            ctx = await create_context(Settings(db_path=f"{tmp}/send.db"), clock=clock)
+            bot = Bot(fake.token, base_url=fake.base_url, request=HTTPXRequest(connection_pool_size=64))
+            try:
+                async with bot:
+                    ctx.extras["telegram_sender"] = TelegramSender(bot)
+                    since = (START - timedelta(days=1)).isoformat(timespec="seconds")
+                    async with ctx.storage.transaction() as db:
+                        await db.executemany(
+                            "INSERT INTO subscriptions (platform, chat_id, chat_kind, user_key, at_time, tz,"
+                            " lang, kind, options, active, since, created_at, updated_at)"
+                            " VALUES ('telegram', ?, 'private', ?, '09:00', 'Asia/Seoul', 'ko', 'liuren',"
+                            " '{}', 1, ?, ?, ?)",
+                            [
+                                (str(5000 + i), f"telegram:{5000 + i}", since, since, since)
+                                for i in range(count)
+                            ],
+                        )
+                    s = DailyScheduler(ctx, workers=64)
+                    await s._refresh(START)
+                    clock.at = datetime(2026, 11, 30, 0, 0, tzinfo=UTC)  # 09:00 KST
+                    t0 = time.perf_counter()
+                    await s.tick(clock.at)
+                    await s.drain()
+                    elapsed = time.perf_counter() - t0
+                    await s.close()
+            finally:
+                await ctx.close()
+        ok = [c for c in fake.calls if c.method == "sendMessage" and c.status == 200]
+        pairs = [(str(c.params["chat_id"]), c.params["text"]) for c in ok]
+        per_chat: dict[str, int] = {}
+        for chat, _ in pairs:
+            per_chat[chat] = per_chat.get(chat, 0) + 1
+        return {
+            "scenario": f"{storm:.0%} of calls get an injected 429 (retry_after 1)"
+            if storm
+            else "no injected 429",
+            "readings": count,
+            "messages": len(ok),
+            "parts_per_reading": sorted(set(per_chat.values())),
+            "exactly_once": len(set(pairs)) == len(pairs) and len(per_chat) == count,
+            "seconds": round(elapsed, 2),
+            "rate_msg_per_s": round(len(ok) / elapsed, 1),
+            "server_limit_msg_per_s": limit_per_s,
+            "429s_over_limit": rejected,
+            "429s_injected": injected,
+        }
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--subs", type=int, default=100_000)
+    parser.add_argument("--send", type=int, default=300)
+    parser.add_argument("--quick", action="store_true", help="10,000 subscriptions, 100 sends")
+    args = parser.parse_args()
+    subs, sends = (10_000, 100) if args.quick else (args.subs, args.send)
+    for same in (False, True):
+        print(json.dumps(await render_and_enqueue(subs, same), ensure_ascii=False))
+    print(json.dumps(await send_rate(sends), ensure_ascii=False))
+    print(json.dumps(await send_rate(sends, storm=0.1), ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,209 @@
+"""/daily HH:MM | /daily | /daily off | /daily liuren | /daily liuyao, and /today (the same day's reading)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from bot.commands import ArgSpec, CommandError, Incoming, Reply, command, reply, resolve_lang
+from bot.commands._common import OFF_WORDS, Record, record_and_reply, zone_of
+from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context, gloss_extra
+from bot.schedule_time import due_instant, next_due, parse_hhmm
+from bot.scheduler import DailyStore, Subscription, scheduler_of
+from bot.views import VIEW_EXTRAS
+
+if TYPE_CHECKING:
+    from bot.app import AppContext
+    from bot.storage import UserSettings
+
+# The 大六壬 reading partial of the daily views looks its texts up in ``gloss``.
+VIEW_EXTRAS.setdefault("daily", gloss_extra)
+VIEW_EXTRAS.setdefault("daily_body", gloss_extra)
+
+KIND_WORDS = {
+    "liuren": "liuren",
+    "六壬": "liuren",
+    "大六壬": "liuren",
+    "육임": "liuren",
+    "대육임": "liuren",
+    "liuyao": "liuyao",
+    "六爻": "liuyao",
+    "육효": "liuyao",
+}
+STATUS_WORDS = frozenset({"status", "show", "보기", "상태", "觀"})
+
+
+def subscription_options(user: UserSettings | None) -> dict[str, Any]:
+    """The subscriber's day start and 大六壬 options (``liuren.*`` settings), frozen into the subscription."""
+    options = dict(user.options) if user else {}
+    out: dict[str, Any] = {"day_starts": str(options.get("day_starts", "23:00"))}
+    for key, value in options.items():
+        if key.startswith("liuren."):
+            out[key[len("liuren.") :]] = {"on": True, "off": False}.get(value, value)
+    return out
+
+
+def _fmt(at: datetime) -> str:
+    return at.strftime("%Y-%m-%d %H:%M")
+
+
+def _offset(at: datetime) -> str:
+    off = int((at.utcoffset() or timedelta(0)).total_seconds()) // 60
+    sign = "+" if off >= 0 else "-"
+    return f"UTC{sign}{abs(off) // 60:02d}:{abs(off) % 60:02d}"
+
+
+async def next_delivery(store: DailyStore, sub: Subscription, now: datetime) -> datetime:
+    """The next instant this subscription will be delivered (a day that has a delivery row is done)."""
+    day, due = next_due(sub.at_time, sub.zone, now)
+    while await store.delivery(sub.id, day) is not None:
+        day, due = next_due(sub.at_time, sub.zone, due)
+    return due
+
+
+def status_view(sub: Subscription | None, nxt: datetime | None, changed: bool) -> Reply:
+    sub_view = None
+    if sub is not None:
+        sub_view = {
+            "active": sub.active,
+            "time": sub.at_time.strftime("%H:%M"),
+            "zone": sub.tz,
+            "kind": sub.kind,
+            "reason": sub.disabled_reason,
+        }
+    next_view = None
+    if nxt is not None and sub is not None:
+        local = nxt.astimezone(sub.zone)
+        next_view = {"local": _fmt(local), "offset": _offset(local), "utc": _fmt(nxt.astimezone(UTC))}
+    return reply("daily_status", sub=sub_view, next=next_view, changed=changed)
+
+
+def _can_change(incoming: Incoming) -> None:
+    if incoming.chat_kind != "private" and not incoming.user_is_admin:
+        raise CommandError("bot.error.admin_only", name="daily")
+
+
+@command(
+    "daily",
+    aliases=("매일", "每日", "일일"),
+    help_msgid="bot.help.daily",
+    args=(ArgSpec("setting", "string", required=False, description_msgid="bot.arg.daily.setting"),),
+    admin_in_groups=True,
+)
+async def daily(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    store = DailyStore(ctx.storage)
+    now = await ctx.clock.now()
+    sub = await store.for_chat(incoming.platform, incoming.chat_id)
+    words = [a.strip() for a in args if a.strip()]
+    if not words or (len(words) == 1 and words[0].lower() in STATUS_WORDS):
+        active = sub if sub is not None and sub.active else None
+        nxt = await next_delivery(store, active, now) if active is not None else None
+        return status_view(sub, nxt, changed=False)
+    _can_change(incoming)
+    if len(words) == 1 and words[0].lower() in OFF_WORDS:
+        if sub is not None:
+            await store.disable(incoming.platform, incoming.chat_id, "off", now)
+            _notify(ctx, sub.id)
+        return status_view(None, None, changed=True)
+    at_time = None
+    kind: str | None = None
+    for word in words:
+        k = KIND_WORDS.get(word.lower()) or KIND_WORDS.get(word)
+        if k is not None and kind is None:
+            kind = k
+            continue
+        t = parse_hhmm(word)
+        if t is not None and at_time is None:
+            at_time = t
+            continue
+        if word[:1].isdigit():
+            raise CommandError("daily.error.bad_time", value=word[:20])
+        raise CommandError("daily.error.usage")
+    if at_time is None:
+        # only the kind: change it on the existing subscription
+        if sub is None or not sub.active:
+            raise CommandError("daily.error.no_subscription")
+        assert kind is not None
+        await store.set_kind(sub.id, kind, now)
+        _notify(ctx, sub.id)
+        sub = await store.get(sub.id)
+        assert sub is not None
+        return status_view(sub, await next_delivery(store, sub, now), changed=True)
+    user = await ctx.storage.get_user(incoming.user_key)
+    zone = zone_of(user, ctx)
+    options = subscription_options(user)
+    lang = await resolve_lang(incoming, ctx)
+    candidate = Subscription(
+        id=0,
+        platform=incoming.platform,
+        chat_id=incoming.chat_id,
+        chat_kind=incoming.chat_kind,
+        user_key=incoming.user_key,
+        at_time=at_time,
+        tz=zone.key,
+        lang=lang,
+        kind=kind or (sub.kind if sub is not None else "liuren"),
+        options=options,
+        active=True,
+        since=now,
+    )
+    # cast once now: bad options (an EngineInputError) are reported here, not at delivery time
+    check_moment(candidate.moment(next_due(at_time, zone, now)[1]))
+    sub = await store.subscribe(
+        platform=incoming.platform,
+        chat_id=incoming.chat_id,
+        chat_kind=incoming.chat_kind,
+        user_key=incoming.user_key,
+        at_time=at_time,
+        tz=zone.key,
+        lang=lang,
+        kind=kind,
+        options=options,
+        now=now,
+    )
+    _notify(ctx, sub.id)
+    return status_view(sub, await next_delivery(store, sub, now), changed=True)
+
+
+def _notify(ctx: AppContext, sub_id: int) -> None:
+    scheduler = scheduler_of(ctx)
+    if scheduler is not None:
+        scheduler.notify(sub_id)
+
+
+async def today_moment(incoming: Incoming, ctx: AppContext) -> Moment:
+    """The moment of this chat's reading for its local today: the delivered one if there was one."""
+    store = DailyStore(ctx.storage)
+    now = await ctx.clock.now()
+    sub = await store.for_chat(incoming.platform, incoming.chat_id)
+    if sub is not None and sub.active:
+        local_today = now.astimezone(sub.zone).date()
+        delivered = await store.delivery(sub.id, local_today)
+        due = delivered.due_at if delivered is not None else due_instant(local_today, sub.at_time, sub.zone)
+        return sub.moment(due)
+    user = await ctx.storage.get_user(incoming.user_key)
+    zone = zone_of(user, ctx)
+    options = subscription_options(user)
+    day_starts = str(options.pop("day_starts"))
+    local_today = now.astimezone(zone).date()
+    return Moment.of(due_instant(local_today, DEFAULT_TIME, zone), zone.key, "liuren", day_starts, options)
+
+
+@command("today", aliases=("오늘", "今日"), help_msgid="bot.help.today")
+async def today(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    moment = await today_moment(incoming, ctx)
+    context = daily_context(moment)
+    inputs = {
+        "at": moment.instant.isoformat(),
+        "zone": moment.zone,
+        "kind": moment.kind,
+        "day_starts": moment.day_starts,
+    }
+    return await record_and_reply(
+        incoming,
+        ctx,
+        Record(kind="daily", inputs=inputs, options=dict(moment.options), view="daily", context=context),
+    )
+
+
+__all__ = ["daily", "next_delivery", "subscription_options", "today", "today_moment"]

@@ -1,0 +1,321 @@
+"""The Discord adapter (discord.py 2.x): slash commands generated from the command registry.
+
+- :func:`build_client` is a factory: it points discord.py at ``DISCORD_API_BASE_URL`` (class attribute
+  ``discord.http.Route.BASE``) and ``DISCORD_GATEWAY_URL`` (``DiscordWebSocket.DEFAULT_GATEWAY``) and builds
+  the client and its command tree; nothing connects until :func:`run_discord` (or a test) starts it.
+- Slash commands: one per entry of :data:`bot.commands.COMMANDS` (hidden ones excepted), with typed options
+  from its ``ArgSpec`` s (string / integer / number / boolean; ``choices`` become a fixed choice list),
+  descriptions from the catalogs in the default language (``SIKPAN_LANG``) and localized for Discord's
+  ``ko`` and ``zh-TW`` (文言) locales by an ``app_commands.Translator``. They are synced on start in
+  ``setup_hook`` (one bulk overwrite, ``PUT /applications/{id}/commands``); set ``sync=False`` to skip.
+- Every command defers first (``interaction.response.defer(thinking=True)``, so the 3-second rule holds
+  whatever the chart costs), then runs ``dispatch`` and sends the rendered reply as follow-ups through
+  :class:`bot.sending.DiscordSender` (split at 2000, mentions escaped, ``AllowedMentions.none()``).
+- The client is created with ``allowed_mentions=AllowedMentions.none()`` and no privileged intents.
+  Optional prefix commands (``prefix="!"``) additionally need the message-content intent (enable it in the
+  Developer Portal first, or the gateway closes with 4014): then ``!cast now`` works like ``/cast now``.
+- Language: the user's setting, else the interaction's locale (``ko`` → ko, ``zh-*`` → lzh), else
+  ``SIKPAN_LANG``. Group admin = the member's ``administrator`` or ``manage_guild`` permission.
+- ``ctx.extras["discord_client"]`` and ``ctx.extras["discord_sender"]`` are set for the scheduler;
+  blocked recipients are reported to the callbacks in ``ctx.extras["on_blocked"]`` (shared with Telegram).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+import discord
+import yarl
+from discord import app_commands
+
+from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands
+from bot.i18n import gettext
+from bot.sending import DiscordSender, SendOutcome, install_token_redaction
+from bot.views import render
+
+if TYPE_CHECKING:
+    from bot.app import AppContext
+
+log = logging.getLogger(__name__)
+
+DEFAULT_API_BASE_URL = "https://discord.com/api/v10"
+DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
+_TYPES: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool}
+_LOCALES = {discord.Locale.korean: "ko", discord.Locale.taiwan_chinese: "lzh"}
+
+
+def configure_endpoints(api_base_url: str, gateway_url: str) -> None:
+    """Point discord.py's REST routes and gateway at the given URLs (process-wide class attributes)."""
+    discord.http.Route.BASE = api_base_url.rstrip("/")
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
+def _describe(lang: str, msgid: str, fallback: str) -> str:
+    text = gettext(lang, msgid).split("\n", 1)[0].strip() if msgid else ""
+    if not text or text == msgid:
+        text = fallback
+    return text[:100]
+
+
+class CatalogTranslator(app_commands.Translator):
+    """Localizes command and option descriptions from the gettext catalogs (``msgid`` in the extras)."""
+
+    async def translate(
+        self,
+        string: app_commands.locale_str,
+        locale: discord.Locale,
+        context: app_commands.TranslationContextTypes,
+    ) -> str | None:
+        lang = _LOCALES.get(locale)
+        msgid = string.extras.get("msgid")
+        if lang is None or not msgid:
+            return None
+        text = gettext(lang, msgid).split("\n", 1)[0].strip()
+        return text[:100] if text and text != msgid else None
+
+
+def command_line(spec: CommandSpec, values: dict[str, Any]) -> str:
+    """The text command equivalent to a slash invocation: ``/name v1 v2`` in ``ArgSpec`` order."""
+    parts = ["/" + spec.name]
+    for arg in spec.args:
+        value = values.get(arg.name)
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = "on" if value else "off"
+        parts.append(str(value).strip())
+    return " ".join(p for p in parts if p)
+
+
+class SikpanClient(discord.Client):
+    def __init__(
+        self,
+        ctx: AppContext,
+        *,
+        sender: DiscordSender,
+        sync: bool = True,
+        prefix: str | None = None,
+        guild_ready_timeout: float = 2.0,
+    ) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True
+        if prefix:
+            intents.guild_messages = True
+            intents.dm_messages = True
+            intents.message_content = True
+        super().__init__(
+            intents=intents,
+            allowed_mentions=discord.AllowedMentions.none(),
+            guild_ready_timeout=guild_ready_timeout,
+        )
+        self.ctx = ctx
+        self.sender = sender
+        self.sync_on_start = sync
+        self.prefix = prefix
+        self.tree = app_commands.CommandTree(self)
+        self.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
+        self.synced: list[app_commands.AppCommand] = []
+        self.handled: list[SendOutcome] = []
+        for spec in load_commands().values():
+            if not spec.hidden:
+                self.tree.add_command(self._slash(spec))
+
+    # ------------------------------------------------------------------ commands
+    def _slash(self, spec: CommandSpec) -> app_commands.Command[Any, ..., Any]:
+        lang = self.ctx.settings.lang
+        client = self
+
+        async def callback(interaction: discord.Interaction, **values: Any) -> None:
+            await client.invoke(spec, interaction, values)
+
+        params = [
+            inspect.Parameter(
+                "interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=discord.Interaction
+            )
+        ]
+        descriptions: dict[str, app_commands.locale_str] = {}
+        for arg in spec.args:
+            annotation: Any = _TYPES.get(arg.type, str)
+            if arg.choices:
+                annotation = Literal[tuple(arg.choices)]  # type: ignore[valid-type]
+            if not arg.required:
+                annotation = annotation | None
+            params.append(
+                inspect.Parameter(
+                    arg.name,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    annotation=annotation,
+                    default=inspect.Parameter.empty if arg.required else None,
+                )
+            )
+            descriptions[arg.name] = app_commands.locale_str(
+                _describe(lang, arg.description_msgid, arg.name), msgid=arg.description_msgid
+            )
+        callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        callback.__discord_app_commands_param_description__ = descriptions  # type: ignore[attr-defined]
+        return app_commands.Command(
+            name=spec.name,
+            description=app_commands.locale_str(
+                _describe(lang, spec.help_msgid, spec.name), msgid=spec.help_msgid
+            ),
+            callback=callback,
+        )
+
+    async def invoke(
+        self, spec: CommandSpec, interaction: discord.Interaction, values: dict[str, Any]
+    ) -> None:
+        # Acknowledge first: the 3-second rule (404 10062 "Unknown interaction" otherwise).
+        await interaction.response.defer(thinking=True, ephemeral=spec.ephemeral)
+        incoming = self.incoming(interaction, command_line(spec, values))
+        reply = await dispatch(incoming, self.ctx)
+        try:
+            body = render(reply, "discord")
+        except Exception:
+            log.exception("discord: could not render the %s view", reply.view)
+            body = render(error_reply("bot.error.internal", reply.lang), "discord")
+        outcome = await self.sender.send(
+            interaction.followup,
+            body,
+            ephemeral=reply.ephemeral or spec.ephemeral,
+            target_id=incoming.chat_id,
+        )
+        self.handled.append(outcome)
+
+    @staticmethod
+    def incoming(interaction: discord.Interaction, text: str) -> Incoming:
+        user = interaction.user
+        in_guild = interaction.guild_id is not None
+        perms = interaction.permissions
+        return Incoming(
+            platform="discord",
+            chat_id=str(interaction.channel_id or user.id),
+            user_id=str(user.id),
+            text=text,
+            lang_hint=str(interaction.locale.value) if interaction.locale else None,
+            chat_kind="group" if in_guild else "private",
+            user_is_admin=(not in_guild) or bool(perms.administrator or perms.manage_guild),
+            display_name=getattr(user, "display_name", None),
+        )
+
+    async def on_app_command_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        log.error("discord: command failed: %r", error, exc_info=error)
+        body = render(error_reply("bot.error.internal", self.ctx.settings.lang), "discord")
+        try:
+            if interaction.response.is_done():
+                await self.sender.send(interaction.followup, body, ephemeral=True)
+            else:
+                await interaction.response.send_message(
+                    self.sender.prepare(body), ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+                )
+        except discord.HTTPException as exc:
+            log.warning("discord: could not report the error: %s", exc)
+
+    # ------------------------------------------------------------------ lifecycle
+    async def setup_hook(self) -> None:
+        await self.tree.set_translator(CatalogTranslator())
+        if self.sync_on_start:
+            self.synced = await self.tree.sync()
+            log.info("discord: synced %d slash commands", len(self.synced))
+
+    async def on_ready(self) -> None:
+        log.info("discord: ready as %s in %d guild(s)", self.user, len(self.guilds))
+
+    async def on_message(self, message: discord.Message) -> None:
+        """Optional prefix commands (``prefix`` set): ``!cast now`` → ``/cast now``."""
+        if not self.prefix or message.author.bot or not message.content.startswith(self.prefix):
+            return
+        in_guild = message.guild is not None
+        perms = message.channel.permissions_for(message.author) if in_guild else None  # type: ignore[arg-type]
+        incoming = Incoming(
+            platform="discord",
+            chat_id=str(message.channel.id),
+            user_id=str(message.author.id),
+            text="/" + message.content[len(self.prefix) :].lstrip(),
+            lang_hint=None,
+            chat_kind="group" if in_guild else "private",
+            user_is_admin=(not in_guild) or bool(perms and (perms.administrator or perms.manage_guild)),
+            display_name=message.author.display_name,
+        )
+        reply = await dispatch(incoming, self.ctx)
+        self.handled.append(await self.sender.send(message.channel, render(reply, "discord")))
+
+
+def _fan_out(ctx: AppContext, key: str) -> Callable[..., Awaitable[None]]:
+    async def call(*args: Any) -> None:
+        callbacks = ctx.extras.setdefault(key, [])
+        for cb in list(callbacks if isinstance(callbacks, list) else [callbacks]):
+            result = cb(*args)
+            if asyncio.iscoroutine(result):
+                await result
+
+    return call
+
+
+def build_client(
+    ctx: AppContext,
+    token: str,
+    api_base_url: str = DEFAULT_API_BASE_URL,
+    gateway_url: str = DEFAULT_GATEWAY_URL,
+    *,
+    sender: DiscordSender | None = None,
+    sync: bool = True,
+    prefix: str | None = None,
+    guild_ready_timeout: float = 2.0,
+) -> SikpanClient:
+    """Build the client and its command tree (nothing connects until it is started with ``token``)."""
+    install_token_redaction(token)
+    configure_endpoints(api_base_url, gateway_url)
+    sender = sender or DiscordSender(on_blocked=_fan_out(ctx, "on_blocked"))
+    client = SikpanClient(
+        ctx, sender=sender, sync=sync, prefix=prefix, guild_ready_timeout=guild_ready_timeout
+    )
+    ctx.extras["discord_client"] = client
+    ctx.extras["discord_sender"] = sender
+    return client
+
+
+async def run_discord(ctx: AppContext, stop: asyncio.Event, **options: Any) -> None:
+    """Run the Discord adapter until ``stop`` is set; ``options`` go to :func:`build_client`."""
+    settings = ctx.settings
+    token = settings.discord_token
+    if not token:
+        raise ValueError("DISCORD_BOT_TOKEN is not set")
+    client = build_client(
+        ctx,
+        token,
+        settings.discord_api_base_url or DEFAULT_API_BASE_URL,
+        settings.discord_gateway_url or DEFAULT_GATEWAY_URL,
+        **options,
+    )
+    async with client:
+        runner = asyncio.create_task(client.start(token), name="discord-client")
+        waiter = asyncio.create_task(stop.wait(), name="discord-stop")
+        try:
+            done, _ = await asyncio.wait({runner, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if runner in done:
+                runner.result()  # re-raise a login/connection failure
+        finally:
+            waiter.cancel()
+            await client.close()
+            if not runner.done():
+                runner.cancel()
+            await asyncio.gather(runner, waiter, return_exceptions=True)
+            for _ in range(3):  # let the events scheduled by close() (on_disconnect …) run their course
+                await asyncio.sleep(0)
+    log.info("discord: stopped")
+
+
+__all__ = [
+    "CatalogTranslator",
+    "SikpanClient",
+    "build_client",
+    "command_line",
+    "configure_endpoints",
+    "run_discord",
+]

@@ -1,0 +1,867 @@
+"""The daily-reading scheduler: database rows, not in-memory timers; exactly once per (subscription, day).
+
+Rows (``bot/migrations/0002_daily.sql``)
+    ``subscriptions``: one per chat (platform, chat id, chat kind, local wall time ``HH:MM``, IANA zone,
+    language, kind ``liuren``/``liuyao``, options, active flag, ``since``).
+    ``deliveries``: one per (subscription, local date) — ``UNIQUE(subscription_id, local_date)`` — with a
+    status: ``claimed`` (ours, not yet attempted) → ``sending`` (the request is in flight) → ``sent``;
+    or ``skipped`` (missed by more than the grace window), ``blocked`` (the chat refuses the bot; the
+    subscription is disabled), ``failed`` (a bad request, or retries exhausted), ``uncertain`` (the process
+    died while the request was in flight; never resent).
+
+Loop (:meth:`DailyScheduler.run`)
+    1. Recovery: ``sending`` rows become ``uncertain`` (they may have been delivered: we never send twice);
+       ``claimed`` rows (never attempted) are sent now if still within the grace window, else ``skipped``.
+    2. Plan: for every active subscription the next due (local date, UTC instant) that has no delivery row
+       yet (``bot.schedule_time``: DST gaps shift forward, folds use the first occurrence), in a heap.
+    3. Sleep on the injected clock until the earliest due instant (or a change of subscriptions).
+    4. Claim every due row atomically (one ``BEGIN IMMEDIATE`` transaction of ``INSERT OR IGNORE``: a row
+       that exists already — sent before a restart, or claimed by another process — is not ours), or record
+       it ``skipped`` when it is older than the grace window (default 2 h; logged).
+    5. Render (shared: :class:`bot.daily.DailyRenderer`) and enqueue on the platform's queue; workers send
+       through the adapter's sender (``ctx.extras["telegram_sender"]``, ``ctx.extras["discord_sender"]``),
+       which paces (Telegram 28 msg/s overall, 1/s per chat, 20/min per group; Discord by its rate-limit
+       headers) and honours RetryAfter with the server's value. Outcomes: sent; Forbidden / chat not found →
+       ``blocked`` and the subscription disabled with its reason; anything else retried with exponential
+       backoff up to ``max_attempts`` times, then ``failed``.
+
+Only one scheduler should run per database (a second process could resend rows the first still has queued).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import json
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from typing import TYPE_CHECKING, Any, Protocol
+from zoneinfo import ZoneInfo
+
+from bot.daily import DailyRenderer, Moment
+from bot.schedule_time import latest_due, next_due
+
+if TYPE_CHECKING:
+    from bot.app import AppContext
+    from bot.sending import SendOutcome
+    from bot.storage import Storage
+
+log = logging.getLogger(__name__)
+
+GRACE = timedelta(hours=2)
+STATUSES = ("claimed", "sending", "sent", "skipped", "blocked", "failed", "uncertain")
+
+
+def _iso(at: datetime) -> str:
+    return at.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _parse(text: str) -> datetime:
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list | dict):
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return value
+
+
+# ---- subscriptions ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Subscription:
+    id: int
+    platform: str
+    chat_id: str
+    chat_kind: str
+    user_key: str
+    at_time: time
+    tz: str
+    lang: str
+    kind: str
+    options: Mapping[str, Any]
+    active: bool
+    since: datetime
+    disabled_reason: str | None = None
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.tz)
+
+    def moment(self, instant: datetime) -> Moment:
+        opts = dict(self.options)
+        day_starts = str(opts.pop("day_starts", "23:00"))
+        liuren = {k: _hashable(v) for k, v in opts.items()}
+        return Moment.of(instant, self.tz, self.kind, day_starts, liuren)
+
+    @staticmethod
+    def from_row(row: Any) -> Subscription:
+        hh, mm = row["at_time"].split(":")
+        return Subscription(
+            id=int(row["id"]),
+            platform=row["platform"],
+            chat_id=row["chat_id"],
+            chat_kind=row["chat_kind"],
+            user_key=row["user_key"],
+            at_time=time(int(hh), int(mm)),
+            tz=row["tz"],
+            lang=row["lang"],
+            kind=row["kind"],
+            options=json.loads(row["options"] or "{}"),
+            active=bool(row["active"]),
+            since=_parse(row["since"]),
+            disabled_reason=row["disabled_reason"],
+        )
+
+
+@dataclass(frozen=True)
+class Delivery:
+    id: int
+    subscription_id: int
+    local_date: date
+    due_at: datetime
+    status: str
+    attempts: int
+    error: str | None
+
+
+class DailyStore:
+    """SQL for subscriptions and deliveries on the bot's :class:`~bot.storage.Storage`."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+
+    # subscriptions
+    async def subscribe(
+        self,
+        *,
+        platform: str,
+        chat_id: str,
+        chat_kind: str,
+        user_key: str,
+        at_time: time,
+        tz: str,
+        lang: str,
+        kind: str | None,
+        options: Mapping[str, Any],
+        now: datetime,
+    ) -> Subscription:
+        """Create or update the chat's subscription (active from ``now``); keeps its kind unless given."""
+        stamp = _iso(now)
+        async with self.storage.transaction() as db:
+            await db.execute(
+                "INSERT INTO subscriptions (platform, chat_id, chat_kind, user_key, at_time, tz, lang, kind,"
+                " options, active, since, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"
+                " ON CONFLICT(platform, chat_id) DO UPDATE SET chat_kind = excluded.chat_kind,"
+                " user_key = excluded.user_key, at_time = excluded.at_time, tz = excluded.tz,"
+                " lang = excluded.lang, kind = COALESCE(?, subscriptions.kind), options = excluded.options,"
+                " active = 1, since = excluded.since, disabled_reason = NULL, disabled_at = NULL,"
+                " updated_at = excluded.updated_at",
+                (
+                    platform,
+                    chat_id,
+                    chat_kind,
+                    user_key,
+                    at_time.strftime("%H:%M"),
+                    tz,
+                    lang,
+                    kind or "liuren",
+                    json.dumps(dict(options), sort_keys=True, ensure_ascii=False),
+                    stamp,
+                    stamp,
+                    stamp,
+                    kind,
+                ),
+            )
+            async with db.execute(
+                "SELECT * FROM subscriptions WHERE platform = ? AND chat_id = ?", (platform, chat_id)
+            ) as cur:
+                row = await cur.fetchone()
+        assert row is not None
+        return Subscription.from_row(row)
+
+    async def for_chat(self, platform: str, chat_id: str) -> Subscription | None:
+        row = await self.storage.fetchone(
+            "SELECT * FROM subscriptions WHERE platform = ? AND chat_id = ?", (platform, chat_id)
+        )
+        return Subscription.from_row(row) if row else None
+
+    async def get(self, sub_id: int) -> Subscription | None:
+        row = await self.storage.fetchone("SELECT * FROM subscriptions WHERE id = ?", (sub_id,))
+        return Subscription.from_row(row) if row else None
+
+    async def set_kind(self, sub_id: int, kind: str, now: datetime) -> None:
+        await self.storage.execute(
+            "UPDATE subscriptions SET kind = ?, updated_at = ? WHERE id = ?", (kind, _iso(now), sub_id)
+        )
+
+    async def disable(self, platform: str, chat_id: str, reason: str, now: datetime) -> list[int]:
+        """Deactivate the chat's subscription (``/daily off`` or a refusing chat); returns the ids."""
+        async with self.storage.transaction() as db:
+            async with db.execute(
+                "UPDATE subscriptions SET active = 0, disabled_reason = ?, disabled_at = ?, updated_at = ?"
+                " WHERE platform = ? AND chat_id = ? AND active = 1 RETURNING id",
+                (reason[:200], _iso(now), _iso(now), platform, chat_id),
+            ) as cur:
+                return [int(r[0]) for r in await cur.fetchall()]
+
+    async def migrate_chat(self, platform: str, old: str, new: str) -> None:
+        await self.storage.execute(
+            "UPDATE OR IGNORE subscriptions SET chat_id = ? WHERE platform = ? AND chat_id = ?",
+            (new, platform, old),
+        )
+
+    async def active(self) -> list[Subscription]:
+        rows = await self.storage.fetchall("SELECT * FROM subscriptions WHERE active = 1 ORDER BY id")
+        return [Subscription.from_row(r) for r in rows]
+
+    # deliveries
+    async def last_dates(self, sub_ids: Iterable[int] | None = None) -> dict[int, date]:
+        """The latest local date that has a delivery row, per subscription."""
+        if sub_ids is None:
+            rows = await self.storage.fetchall(
+                "SELECT subscription_id, MAX(local_date) FROM deliveries GROUP BY subscription_id"
+            )
+        else:
+            ids = list(sub_ids)
+            if not ids:
+                return {}
+            marks = ",".join("?" * len(ids))
+            rows = await self.storage.fetchall(
+                "SELECT subscription_id, MAX(local_date) FROM deliveries"
+                f" WHERE subscription_id IN ({marks}) GROUP BY subscription_id",  # noqa: S608
+                ids,
+            )
+        return {int(r[0]): date.fromisoformat(r[1]) for r in rows}
+
+    async def delivery(self, sub_id: int, local_date: date) -> Delivery | None:
+        row = await self.storage.fetchone(
+            "SELECT * FROM deliveries WHERE subscription_id = ? AND local_date = ?",
+            (sub_id, local_date.isoformat()),
+        )
+        return self._delivery(row) if row else None
+
+    async def deliveries(self, sub_id: int | None = None) -> list[Delivery]:
+        if sub_id is None:
+            rows = await self.storage.fetchall("SELECT * FROM deliveries ORDER BY id")
+        else:
+            rows = await self.storage.fetchall(
+                "SELECT * FROM deliveries WHERE subscription_id = ? ORDER BY id", (sub_id,)
+            )
+        return [self._delivery(r) for r in rows]
+
+    @staticmethod
+    def _delivery(row: Any) -> Delivery:
+        return Delivery(
+            id=int(row["id"]),
+            subscription_id=int(row["subscription_id"]),
+            local_date=date.fromisoformat(row["local_date"]),
+            due_at=_parse(row["due_at"]),
+            status=row["status"],
+            attempts=int(row["attempts"]),
+            error=row["error"],
+        )
+
+    async def claim(
+        self, items: list[tuple[Subscription, date, datetime]], now: datetime, status: str = "claimed"
+    ) -> dict[tuple[int, str], int]:
+        """Insert one row per (subscription, local date) unless it exists; returns the new rows' ids.
+
+        One write transaction: what this returns is ours alone (the UNIQUE key decides between racers).
+        """
+        if not items:
+            return {}
+        token = uuid.uuid4().hex
+        stamp = _iso(now)
+        params = [(s.id, s.user_key, d.isoformat(), _iso(due), status, stamp, token) for s, d, due in items]
+        async with self.storage.transaction() as db:
+            await db.executemany(
+                "INSERT OR IGNORE INTO deliveries (subscription_id, user_key, local_date, due_at, status,"
+                " claimed_at, claim_token) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                params,
+            )
+            if status != "claimed":
+                return {}
+            async with db.execute(
+                "SELECT id, subscription_id, local_date FROM deliveries WHERE claim_token = ?", (token,)
+            ) as cur:
+                rows = await cur.fetchall()
+        return {(int(r[1]), r[2]): int(r[0]) for r in rows}
+
+    async def mark(
+        self,
+        delivery_id: int,
+        status: str,
+        now: datetime,
+        error: str | None = None,
+        attempt: bool = False,
+    ) -> None:
+        finished = _iso(now) if status not in ("claimed", "sending") else None
+        await self.storage.execute(
+            "UPDATE deliveries SET status = ?, error = ?, finished_at = ?, attempts = attempts + ? WHERE id = ?",
+            (status, error[:300] if error else None, finished, 1 if attempt else 0, delivery_id),
+        )
+
+    async def recover(self, now: datetime) -> tuple[int, list[tuple[int, int, date, datetime]]]:
+        """After a restart: in-flight rows → ``uncertain``; returns (their number, the claimed rows)."""
+        async with self.storage.transaction() as db:
+            async with db.execute(
+                "UPDATE deliveries SET status = 'uncertain', finished_at = ?,"
+                " error = 'the process stopped while sending' WHERE status = 'sending' RETURNING id",
+                (_iso(now),),
+            ) as cur:
+                uncertain = len(await cur.fetchall())
+            async with db.execute(
+                "SELECT id, subscription_id, local_date, due_at FROM deliveries WHERE status = 'claimed'"
+            ) as cur:
+                rows = await cur.fetchall()
+        return uncertain, [(int(r[0]), int(r[1]), date.fromisoformat(r[2]), _parse(r[3])) for r in rows]
+
+
+# ---- transports ------------------------------------------------------------------------------------------
+
+
+class Transport(Protocol):
+    platform: str
+    channel: str  # the bot.views channel its texts are rendered for
+
+    def configured(self) -> bool: ...  # will this platform run in this process at all?
+
+    def ready(self) -> bool: ...  # can it send now (the adapter has started)?
+
+    async def send(self, sub: Subscription, text: str) -> SendOutcome: ...
+
+
+class TelegramTransport:
+    """Sends through the adapter's :class:`bot.sending.TelegramSender` (its pacing and error policy)."""
+
+    platform = "telegram"
+    channel = "telegram"
+
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+
+    def configured(self) -> bool:
+        return bool(self.ctx.settings.telegram_token) or "telegram_sender" in self.ctx.extras
+
+    def ready(self) -> bool:
+        if "telegram_sender" not in self.ctx.extras:
+            return False
+        app = self.ctx.extras.get("telegram_application")
+        return app is None or bool(getattr(app, "running", True))
+
+    async def send(self, sub: Subscription, text: str) -> SendOutcome:
+        sender = self.ctx.extras["telegram_sender"]
+        chat: int | str = int(sub.chat_id) if sub.chat_id.lstrip("-").isdigit() else sub.chat_id
+        outcome: SendOutcome = await sender.send(chat, text, chat_kind=sub.chat_kind)
+        return outcome
+
+
+class DiscordTransport:
+    """Sends through ``ctx.extras["discord_sender"]`` (:class:`bot.sending.DiscordSender`) to the channel
+    ``ctx.extras["discord_client"].get_partial_messageable(chat_id)`` (DM channels included)."""
+
+    platform = "discord"
+    channel = "discord"
+
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+
+    def configured(self) -> bool:
+        return bool(self.ctx.settings.discord_token) or "discord_sender" in self.ctx.extras
+
+    def ready(self) -> bool:
+        client = self.ctx.extras.get("discord_client")
+        if "discord_sender" not in self.ctx.extras or client is None:
+            return False
+        is_ready = getattr(client, "is_ready", None)
+        return bool(is_ready()) if callable(is_ready) else True
+
+    async def send(self, sub: Subscription, text: str) -> SendOutcome:
+        sender = self.ctx.extras["discord_sender"]
+        client = self.ctx.extras["discord_client"]
+        target = client.get_partial_messageable(int(sub.chat_id))
+        outcome: SendOutcome = await sender.send(target, text, target_id=sub.chat_id)
+        return outcome
+
+
+def default_transports(ctx: AppContext) -> dict[str, Transport]:
+    return {"telegram": TelegramTransport(ctx), "discord": DiscordTransport(ctx)}
+
+
+# ---- clock -----------------------------------------------------------------------------------------------
+
+
+async def sleep_until(clock: Any, instant: datetime, max_nap: float = 30.0) -> None:
+    """Sleep on ``clock`` until ``instant``: ``clock.sleep_until`` when it has one (test clocks), else naps
+    of at most ``max_nap`` seconds re-reading ``clock.now()`` (so a wall-clock jump is noticed)."""
+    fn = getattr(clock, "sleep_until", None)
+    if fn is not None:
+        await fn(instant)
+        return
+    while True:
+        now = await clock.now()
+        if now >= instant:
+            return
+        await asyncio.sleep(min((instant - now).total_seconds(), max_nap))
+
+
+# ---- the scheduler ---------------------------------------------------------------------------------------
+
+
+@dataclass(order=True)
+class _Entry:
+    due: datetime
+    sub_id: int = field(compare=False)
+    local_date: date = field(compare=False)
+    version: int = field(compare=False)
+
+
+@dataclass
+class _Job:
+    delivery_id: int
+    sub: Subscription
+    local_date: date
+    due: datetime
+    text: str
+    attempts: int = 0
+
+
+@dataclass
+class SchedulerStats:
+    claimed: int = 0
+    sent: int = 0
+    skipped: int = 0
+    blocked: int = 0
+    failed: int = 0
+    retried: int = 0
+    uncertain: int = 0
+
+
+class DailyScheduler:
+    """Plans, claims, renders and sends the daily readings of every subscription (see the module doc)."""
+
+    def __init__(
+        self,
+        ctx: AppContext,
+        *,
+        grace: timedelta = GRACE,
+        transports: Mapping[str, Transport] | None = None,
+        workers: int = 32,
+        max_attempts: int = 3,
+        backoff: float = 2.0,
+        renderer: DailyRenderer | None = None,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        shutdown_timeout: float = 5.0,
+    ) -> None:
+        self.ctx = ctx
+        self.shutdown_timeout = shutdown_timeout
+        self.store = DailyStore(ctx.storage)
+        self.grace = grace
+        self.transports: dict[str, Transport] = dict(
+            transports if transports is not None else default_transports(ctx)
+        )
+        self.workers = workers
+        self.max_attempts = max_attempts
+        self.backoff = backoff
+        self.renderer = renderer or DailyRenderer()
+        self.stats = SchedulerStats()
+        self._sleep = sleep
+        self._subs: dict[int, Subscription] = {}
+        self._versions: dict[int, int] = {}
+        self._last: dict[int, date] = {}
+        self._heap: list[_Entry] = []
+        self._dirty: set[int] = set()
+        self._reload_all = True
+        self._wake = asyncio.Event()
+        self._queues: dict[str, asyncio.Queue[_Job | None]] = {}
+        self._worker_tasks: list[asyncio.Task[None]] = []
+        self._retry_tasks: set[asyncio.Task[None]] = set()
+        self._due_cache: dict[tuple[str, time, datetime, bool], tuple[date, datetime]] = {}
+        self._stopping = False
+        self.waiting = False
+        self.cycles = 0  # passes of the main loop (tests wait for the next one)
+        self.idle = asyncio.Event()  # set while sleeping with nothing to do now (tests wait on it)
+        self.sleeping_until: datetime | None = None
+
+    # -- notifications from commands and senders --
+
+    def notify(self, sub_id: int | None = None) -> None:
+        """A subscription changed (or all of them, with None): re-plan before the next sleep."""
+        if sub_id is None:
+            self._reload_all = True
+        else:
+            self._dirty.add(sub_id)
+        self.idle.clear()
+        self._wake.set()
+
+    async def on_blocked(self, platform: str, chat_id: str, reason: str) -> None:
+        """Sender callback: the chat refuses the bot → disable its subscription (with the reason)."""
+        ids = await self.store.disable(
+            platform, str(chat_id), f"forbidden: {reason}", await self.ctx.clock.now()
+        )
+        for sid in ids:
+            log.info("daily: subscription %s (%s:%s) disabled: %s", sid, platform, chat_id, reason)
+            self.notify(sid)
+
+    async def on_migrated(self, platform: str, old: str, new: str) -> None:
+        await self.store.migrate_chat(platform, str(old), str(new))
+        self.notify(None)
+
+    # -- planning --
+
+    def _due(self, sub: Subscription, ref: datetime, latest: bool) -> tuple[date, datetime]:
+        key = (sub.tz, sub.at_time, ref, latest)
+        hit = self._due_cache.get(key)
+        if hit is None:
+            if len(self._due_cache) > 200_000:
+                self._due_cache.clear()
+            fn = latest_due if latest else next_due
+            hit = self._due_cache[key] = fn(sub.at_time, sub.zone, ref)
+        return hit
+
+    def _plan(self, sub: Subscription, now: datetime) -> None:
+        """Push the subscription's first pending due (local date, instant) not yet handled."""
+        version = self._versions.get(sub.id, 0) + 1
+        self._versions[sub.id] = version
+        if not sub.active:
+            self._subs.pop(sub.id, None)
+            return
+        self._subs[sub.id] = sub
+        last = self._last.get(sub.id)
+        d, due = self._due(sub, now, latest=True)
+        if not (due >= sub.since and (last is None or d > last)):
+            d, due = self._due(sub, now, latest=False)
+            while last is not None and d <= last:
+                d, due = self._due(sub, due, latest=False)
+        heapq.heappush(self._heap, _Entry(due, sub.id, d, version))
+
+    def _plan_after(self, sub: Subscription, handled: date, due: datetime, record: bool = True) -> None:
+        if record:
+            self._last[sub.id] = max(handled, self._last.get(sub.id, handled))
+        last = self._last.get(sub.id, handled)
+        d, nxt = self._due(sub, due, latest=False)
+        while d <= max(last, handled):
+            d, nxt = self._due(sub, nxt, latest=False)
+        heapq.heappush(self._heap, _Entry(nxt, sub.id, d, self._versions.get(sub.id, 0)))
+
+    async def _refresh(self, now: datetime) -> None:
+        if self._reload_all:
+            self._reload_all = False
+            self._dirty.clear()
+            self._heap.clear()
+            self._subs.clear()
+            subs = await self.store.active()
+            self._last = await self.store.last_dates()
+            for sub in subs:
+                self._plan(sub, now)
+            log.info("daily: %d active subscriptions planned", len(subs))
+            return
+        if self._dirty:
+            ids, self._dirty = list(self._dirty), set()
+            self._last.update(await self.store.last_dates(ids))
+            for sid in ids:
+                sub = await self.store.get(sid)
+                if sub is None:
+                    self._versions[sid] = self._versions.get(sid, 0) + 1
+                    self._subs.pop(sid, None)
+                else:
+                    self._plan(sub, now)
+
+    def next_due_at(self) -> datetime | None:
+        """The earliest planned due instant (stale heap entries dropped)."""
+        while self._heap:
+            top = self._heap[0]
+            if top.version == self._versions.get(top.sub_id) and top.sub_id in self._subs:
+                return top.due
+            heapq.heappop(self._heap)
+        return None
+
+    # -- one pass --
+
+    async def tick(self, now: datetime) -> datetime | None:
+        """Claim, skip, render and enqueue everything due at ``now``; returns when to look again."""
+        await self._refresh(now)
+        to_claim: list[tuple[Subscription, date, datetime]] = []
+        to_skip: list[tuple[Subscription, date, datetime]] = []
+        waiting: list[_Entry] = []
+        while self._heap and self._heap[0].due <= now:
+            entry = heapq.heappop(self._heap)
+            if entry.version != self._versions.get(entry.sub_id) or entry.sub_id not in self._subs:
+                continue
+            sub = self._subs[entry.sub_id]
+            transport = self.transports.get(sub.platform)
+            if transport is None or not transport.configured():
+                # no adapter for this platform in this process (e.g. a console subscription): nothing is
+                # claimed or recorded; the day is left to a process that has the adapter
+                self._plan_after(sub, entry.local_date, entry.due, record=False)
+            elif now - entry.due > self.grace:
+                to_skip.append((sub, entry.local_date, entry.due))
+            elif not transport.ready():
+                waiting.append(entry)  # the adapter is still starting (or not configured)
+            else:
+                to_claim.append((sub, entry.local_date, entry.due))
+        for entry in waiting:
+            heapq.heappush(self._heap, entry)
+        if to_skip:
+            await self.store.claim(to_skip, now, status="skipped")
+            for sub, d, due in to_skip:
+                log.warning(
+                    "daily: skipped %s for subscription %s (%s:%s): due %s, now %s is past the %s grace",
+                    d,
+                    sub.id,
+                    sub.platform,
+                    sub.chat_id,
+                    _iso(due),
+                    _iso(now),
+                    self.grace,
+                )
+                self._plan_after(sub, d, due)
+            self.stats.skipped += len(to_skip)
+        if to_claim:
+            ids = await self.store.claim(to_claim, now)
+            for sub, d, due in to_claim:
+                self._plan_after(sub, d, due)
+                delivery_id = ids.get((sub.id, d.isoformat()))
+                if delivery_id is None:
+                    continue  # a row exists already: sent (or being sent) before — never twice
+                await self._enqueue(delivery_id, sub, d, due, now)
+        self.waiting = bool(waiting)  # run() looks again after a short real-time nap
+        return self.next_due_at()
+
+    async def _enqueue(
+        self, delivery_id: int, sub: Subscription, d: date, due: datetime, now: datetime
+    ) -> None:
+        transport = self.transports[sub.platform]
+        try:
+            text = self.renderer.text(sub.moment(due), sub.lang, transport.channel)
+        except Exception as exc:  # an engine or template bug: record it, never loop on it
+            log.exception("daily: could not render subscription %s for %s", sub.id, d)
+            await self.store.mark(delivery_id, "failed", now, f"render: {exc!r}")
+            self.stats.failed += 1
+            return
+        self.stats.claimed += 1
+        await self._queue(sub.platform).put(_Job(delivery_id, sub, d, due, text))
+
+    async def recover(self, now: datetime) -> None:
+        """At start: in-flight rows become ``uncertain``; claimed rows are sent (within grace) or skipped."""
+        uncertain, claimed = await self.store.recover(now)
+        if uncertain:
+            log.warning("daily: %d deliveries were in flight when the process stopped; not resent", uncertain)
+            self.stats.uncertain += uncertain
+        ready: dict[str, bool] = {}
+        for delivery_id, sub_id, d, due in claimed:
+            sub = await self.store.get(sub_id)
+            transport = self.transports.get(sub.platform) if sub is not None else None
+            if sub is not None and sub.active and (transport is None or not transport.configured()):
+                continue  # left claimed for a process that has this platform
+            if sub is None or not sub.active:
+                await self.store.mark(delivery_id, "skipped", now, "subscription inactive")
+                continue
+            if now - due > self.grace:
+                log.warning(
+                    "daily: claimed delivery %s (%s) is past the grace window; skipped", delivery_id, d
+                )
+                await self.store.mark(delivery_id, "skipped", now, "past the grace window after a restart")
+                self.stats.skipped += 1
+                continue
+            if sub.platform not in ready:
+                ready[sub.platform] = await self._wait_ready(sub.platform)
+            if not ready[sub.platform]:
+                log.warning(
+                    "daily: the %s adapter did not start; delivery %s stays claimed",
+                    sub.platform,
+                    delivery_id,
+                )
+                continue
+            await self._enqueue(delivery_id, sub, d, due, now)
+
+    async def _wait_ready(self, platform: str, timeout: float = 60.0) -> bool:
+        transport = self.transports[platform]
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while not transport.ready():
+            if loop.time() > end:
+                return False
+            await asyncio.sleep(0.05)
+        return True
+
+    # -- sending --
+
+    def _queue(self, platform: str) -> asyncio.Queue[_Job | None]:
+        queue = self._queues.get(platform)
+        if queue is None:
+            queue = self._queues[platform] = asyncio.Queue()
+            for i in range(self.workers):
+                self._worker_tasks.append(
+                    asyncio.create_task(self._worker(platform, queue), name=f"daily-{platform}-{i}")
+                )
+        return queue
+
+    async def _worker(self, platform: str, queue: asyncio.Queue[_Job | None]) -> None:
+        while True:
+            job = await queue.get()
+            try:
+                if job is None:
+                    return
+                if self._stopping:
+                    continue  # left ``claimed``: sent after the next start
+                await self._send(platform, job)
+            except Exception:
+                log.exception("daily: worker failed on delivery %s", getattr(job, "delivery_id", "?"))
+            finally:
+                queue.task_done()
+
+    async def _send(self, platform: str, job: _Job) -> None:
+        clock = self.ctx.clock
+        job.attempts += 1
+        await self.store.mark(job.delivery_id, "sending", await clock.now(), attempt=True)
+        transport = self.transports[platform]
+        try:
+            outcome = await transport.send(job.sub, job.text)
+            ok, error, parts = outcome.ok, outcome.error, outcome.parts
+        except Exception as exc:  # the sender handles platform errors; this is the unexpected rest
+            log.exception("daily: sending delivery %s failed", job.delivery_id)
+            ok, error, parts = False, f"exception: {exc!r}", 0
+        now = await clock.now()
+        if ok:
+            await self.store.mark(job.delivery_id, "sent", now)
+            self.stats.sent += 1
+        elif error in ("forbidden", "chat_not_found"):
+            await self.store.mark(job.delivery_id, "blocked", now, error)
+            await self.store.disable(job.sub.platform, job.sub.chat_id, f"{error}", now)
+            self.notify(job.sub.id)
+            self.stats.blocked += 1
+            log.info(
+                "daily: %s:%s refuses the bot; subscription %s disabled",
+                platform,
+                job.sub.chat_id,
+                job.sub.id,
+            )
+        elif error == "bad_request" or parts > 0 or job.attempts >= self.max_attempts:
+            # a bug, or a partly delivered reading (resending would repeat parts), or out of attempts
+            await self.store.mark(job.delivery_id, "failed", now, error)
+            self.stats.failed += 1
+            log.error(
+                "daily: delivery %s failed for good: %s (attempt %d)", job.delivery_id, error, job.attempts
+            )
+        else:
+            await self.store.mark(job.delivery_id, "claimed", now, error)
+            self.stats.retried += 1
+            delay = self.backoff * 2 ** (job.attempts - 1)
+            log.warning(
+                "daily: delivery %s: %s; retry %d in %.1fs", job.delivery_id, error, job.attempts, delay
+            )
+            task = asyncio.create_task(self._requeue(platform, job, delay))
+            self._retry_tasks.add(task)
+            task.add_done_callback(self._retry_tasks.discard)
+
+    async def _requeue(self, platform: str, job: _Job, delay: float) -> None:
+        await self._sleep(delay)
+        await self._queue(platform).put(job)
+
+    async def drain(self) -> None:
+        """Wait until every enqueued reading (and pending retry) is sent or settled."""
+        while True:
+            for queue in list(self._queues.values()):
+                await queue.join()
+            if not self._retry_tasks and all(q.empty() for q in self._queues.values()):
+                return
+            await asyncio.sleep(0.01)
+
+    def pending(self) -> int:
+        return sum(q.qsize() for q in self._queues.values()) + len(self._retry_tasks)
+
+    # -- main loop --
+
+    def install(self) -> None:
+        """Register as ``ctx.extras["daily_scheduler"]`` and as the senders' blocked/migrated callback."""
+        self.ctx.extras["daily_scheduler"] = self
+        for key, cb in (("on_blocked", self.on_blocked), ("on_migrated", self.on_migrated)):
+            callbacks = self.ctx.extras.setdefault(key, [])
+            if isinstance(callbacks, list) and cb not in callbacks:
+                callbacks.append(cb)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        self.install()
+        clock = self.ctx.clock
+        stop_task = asyncio.create_task(stop.wait())
+        try:
+            await self.recover(await clock.now())
+            while not stop.is_set():
+                now = await clock.now()
+                nxt = await self.tick(now)
+                if stop.is_set():
+                    break
+                self._wake.clear()
+                if self._dirty or self._reload_all:
+                    continue
+                self.sleeping_until = nxt
+                waits: set[asyncio.Task[Any]] = {stop_task, asyncio.create_task(self._wake.wait())}
+                if nxt is not None:
+                    waits.add(asyncio.create_task(sleep_until(clock, nxt)))
+                if self.waiting:  # an adapter is still starting: look again soon (real time)
+                    waits.add(asyncio.create_task(asyncio.sleep(0.5)))
+                self.cycles += 1
+                self.idle.set()
+                done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                self.idle.clear()
+                self.sleeping_until = None
+                for task in pending:
+                    if task is not stop_task:
+                        task.cancel()
+                await asyncio.gather(*(t for t in pending if t is not stop_task), return_exceptions=True)
+        finally:
+            stop_task.cancel()
+            await self.close()
+
+    async def close(self) -> None:
+        """Stop the workers; readings still queued stay ``claimed`` and go out after the next start."""
+        self._stopping = True
+        for task in list(self._retry_tasks):
+            task.cancel()
+        for queue in self._queues.values():  # workers skip what is queued and finish what is in flight
+            for _ in range(self.workers):
+                queue.put_nowait(None)
+        if self._worker_tasks:
+            await asyncio.wait(self._worker_tasks, timeout=self.shutdown_timeout)
+        for task in self._worker_tasks:
+            task.cancel()
+        await asyncio.gather(*self._retry_tasks, *self._worker_tasks, return_exceptions=True)
+        self._worker_tasks.clear()
+        self._queues.clear()
+
+
+async def run_scheduler(ctx: AppContext, stop: asyncio.Event) -> None:
+    """Entry point used by ``bot.app.run``: the scheduler of this application until ``stop`` is set."""
+    scheduler = ctx.extras.get("daily_scheduler")
+    if not isinstance(scheduler, DailyScheduler):
+        scheduler = DailyScheduler(ctx)
+    await scheduler.run(stop)
+
+
+def scheduler_of(ctx: AppContext) -> DailyScheduler | None:
+    s = ctx.extras.get("daily_scheduler")
+    return s if isinstance(s, DailyScheduler) else None
+
+
+__all__ = [
+    "GRACE",
+    "DailyScheduler",
+    "DailyStore",
+    "Delivery",
+    "DiscordTransport",
+    "SchedulerStats",
+    "Subscription",
+    "TelegramTransport",
+    "Transport",
+    "default_transports",
+    "run_scheduler",
+    "scheduler_of",
+    "sleep_until",
+]

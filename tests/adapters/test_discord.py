@@ -1,0 +1,206 @@
+"""End to end: the real discord.py client (gateway + REST + slash commands) against the fake Discord."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import discord
+import pytest
+
+import bot.discord as dmod
+from bot.app import create_context
+from bot.config import Settings
+from bot.i18n import gettext
+from bot.sending import DiscordSender
+from tests.adapters.conftest import BRANCHES, STEMS, day_pillars_now, running, tg_settings
+from tests.fakes.discord import FakeDiscord
+
+MESSAGE_CONTENT_INTENT = 1 << 15
+
+
+@pytest.fixture
+async def dc() -> AsyncIterator[FakeDiscord]:
+    async with FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200) as fake:
+        yield fake
+
+
+@pytest.fixture(autouse=True)
+def _restore_endpoints(monkeypatch):
+    # build_client sets these class attributes process-wide; restore them after each test
+    monkeypatch.setattr(discord.http.Route, "BASE", discord.http.Route.BASE)
+    monkeypatch.setattr(
+        discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY", discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    )
+
+
+def dc_settings(dc: FakeDiscord, db: str) -> Settings:
+    return Settings(
+        discord_token=dc.token,
+        discord_api_base_url=dc.api_base_url,
+        discord_gateway_url=dc.gateway_url,
+        db_path=db,
+        lang="ko",
+        tz="Asia/Seoul",
+    )
+
+
+@contextlib.asynccontextmanager
+async def discord_bot(dc: FakeDiscord, db: str) -> AsyncIterator[Any]:
+    ctx = await create_context(dc_settings(dc, db))
+    stop = asyncio.Event()
+    task = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1))
+    try:
+        await dc.wait_ready()
+        yield ctx
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 15)
+        await ctx.close()
+
+
+async def _slash(
+    dc: FakeDiscord, name: str, options: dict[str, Any] | None = None, **kw: Any
+) -> tuple[Any, str]:
+    inter = await dc.slash(name, options, **kw)
+    await dc.wait_followups(inter, 1, timeout=10)
+    await asyncio.sleep(0.1)  # later parts, if any
+    return inter, "\n".join(m["content"] for m in inter.followups)
+
+
+def _ganzhi_pairs(text: str) -> set[str]:
+    return {text[i : i + 2] for i in range(len(text) - 1) if text[i] in STEMS and text[i + 1] in BRANCHES}
+
+
+async def test_gateway_handshake_heartbeats_and_command_sync(dc, tmp_path):
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")) as ctx:
+        assert dc.identify is not None and dc.identify["token"] == dc.token
+        assert not dc.identify["intents"] & MESSAGE_CONTENT_INTENT  # no privileged intent requested
+        await dc._wait(lambda: dc.heartbeats >= 2, 5, "two heartbeats")  # HEARTBEAT → ACK, repeatedly
+        assert [scope for scope, _ in dc.sync_calls] == ["global"]  # one bulk overwrite on start
+        commands = {c["name"]: c for c in dc.synced["global"]}
+        assert {"start", "cast", "shensha", "history", "show", "lang"} <= set(commands)
+        for c in commands.values():
+            assert 1 <= len(c["description"]) <= 100
+            assert set(c["description_localizations"]) == {"ko", "zh-TW"}
+        options = {o["name"]: o for o in commands["show"]["options"]}
+        assert options["number"]["type"] == 4 and options["number"]["required"] is True  # integer
+        lang = {o["name"]: o for o in commands["lang"]["options"]}["lang"]
+        assert [ch["value"] for ch in lang["choices"]] == ["ko", "lzh"]
+        assert ctx.extras["discord_client"].user.id == int(dc.bot_user_id)
+
+
+async def test_slash_commands_defer_within_the_deadline_then_follow_up(dc, tmp_path):
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")):
+        inter, text = await _slash(dc, "shensha", {"day": "甲子"})
+        assert inter.ack_type == 5  # deferred ("thinking"), the fake's 1 s deadline was met
+        assert inter.acked_at - inter.created_at < 1.0
+        assert "天乙貴人" in text
+        assert all(m["allowed_mentions"] == {"parse": []} for m in inter.followups)
+
+        _, cast = await _slash(dc, "cast", {"when": "now"})
+        assert day_pillars_now("Asia/Seoul") & _ganzhi_pairs(cast)
+
+        _, bad = await _slash(dc, "cast", {"when": "甲乙"})
+        assert bad == "⚠ " + gettext("ko", "error.not_a_ganzhi", value="甲乙")
+        _, bad_lzh = await _slash(dc, "cast", {"when": "甲乙"}, locale="zh-TW", user_id=555)
+        assert bad_lzh == "⚠ " + gettext("lzh", "error.not_a_ganzhi", value="甲乙")
+
+        _, dm = await _slash(dc, "shensha", {"day": "甲子"}, dm=True, user_id=556)
+        assert "天乙貴人" in dm
+
+
+async def test_long_replies_are_split_within_2000(dc, tmp_path):
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")):
+        inter, text = await _slash(dc, "cast", {"when": "2026-11-29 23:10"})
+        await asyncio.sleep(0.3)
+        contents = [m["content"] for m in inter.followups]
+        assert all(0 < len(c) <= 2000 for c in contents)  # the fake refuses longer with 50035
+        assert sum(len(c) for c in contents) > 0
+        assert all(r.status < 400 for r in dc.requests if r.path.startswith("webhooks/"))
+
+
+async def test_mentions_are_never_pinged(dc, tmp_path):
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")):
+        _, text = await _slash(dc, "cast", {"when": "@everyone <@123456789012345678> @here"})
+        assert "@everyone" not in text and "@here" not in text and "<@1" not in text
+        assert "everyone" in text  # echoed, but inert
+        client_mentions = [m["allowed_mentions"] for m in dc.messages]
+        assert client_mentions and all(am == {"parse": []} for am in client_mentions)
+
+
+async def test_forbidden_recipient_is_reported_once_and_rate_limits_are_honoured(dc, tmp_path):
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")) as ctx:
+        client = ctx.extras["discord_client"]
+        channel = client.get_channel(int(dc.channel_id))
+        assert channel is not None
+        reports = []
+        sender = DiscordSender(on_blocked=lambda *a: reports.append(a))
+
+        dc.forbid_channel(dc.channel_id)
+        outcome = await sender.send(channel, "hello @everyone")
+        assert outcome.error == "forbidden"
+        assert reports == [("discord", dc.channel_id, "50007 Cannot send messages to this user")]
+        posts = [r for r in dc.requests if r.method == "POST" and r.path.endswith("/messages")]
+        assert [r.status for r in posts] == [403]  # not retried
+        dc._forbidden.clear()
+
+        # a 429 with retry_after: discord.py waits the server's value, the message arrives once
+        dc.rate_limit_next(0.5)
+        assert (await sender.send(channel, "once")).ok
+        posts = [r for r in dc.requests if r.method == "POST" and r.path.endswith("/messages")]
+        assert [r.status for r in posts[1:]] == [429, 200]
+        assert posts[2].at - posts[1].at >= 0.5
+        assert [m["content"] for m in dc.messages].count("once") == 1
+
+        # the rate-limit headers pace the client: 12 posts through a 5-per-second bucket go out in
+        # windows (discord.py may still meet a 429 when several waiters wake at once; it then waits the
+        # server's retry_after), and every message arrives exactly once
+        before = len([r for r in dc.requests if r.path.endswith("/messages")])
+        start = time.monotonic()
+        results = await asyncio.gather(*(sender.send(channel, f"m{i}") for i in range(12)))
+        assert all(r.ok for r in results)
+        assert time.monotonic() - start >= 1.0
+        attempts = [r for r in dc.requests if r.path.endswith("/messages")][before:]
+        assert len([r for r in attempts if r.status == 200]) == 12
+        assert len(attempts) < 24  # not hammering: most requests waited for their window
+        assert sorted(m["content"] for m in dc.messages if m["content"].startswith("m")) == sorted(
+            f"m{i}" for i in range(12)
+        )
+
+
+async def test_restart_keeps_history_and_both_adapters_run_in_one_loop(dc, tg, tmp_path):
+    db = str(tmp_path / "db.sqlite")
+    both = Settings(
+        telegram_token=tg.token,
+        telegram_api_base_url=tg.base_url,
+        discord_token=dc.token,
+        discord_api_base_url=dc.api_base_url,
+        discord_gateway_url=dc.gateway_url,
+        db_path=db,
+    )
+    async with running(both, ready=tg):
+        await dc.wait_ready()
+        await _slash(dc, "cast", {"when": "2026-11-29 23:10"}, user_id=777)
+        tg.user_says("/start", chat_id=778)
+        await tg.wait_sent(778, 1, timeout=10)
+    dc._ready.clear()
+    async with running(both, ready=tg):
+        await dc.wait_ready()
+        _, history = await _slash(dc, "history", {}, user_id=777)
+        assert "2026-11-29 23:10" in history
+        _, other = await _slash(dc, "history", {}, user_id=779)  # another user sees none of it
+        assert "2026-11-29" not in other
+    assert tg_settings  # the Telegram half was served by the same process
+
+
+def test_command_line_from_slash_values():
+    from bot.commands import lookup
+
+    spec = lookup("cast")
+    assert spec is not None
+    assert dmod.command_line(spec, {"when": "2026-11-29 23:10"}) == "/cast 2026-11-29 23:10"
+    assert dmod.command_line(spec, {"when": None}) == "/cast"

@@ -1,0 +1,90 @@
+"""``bot.app.run``: which transports start, and a clean stop."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import pytest
+
+import bot.app as app
+from bot.config import Settings
+
+
+class Lines:
+    def __init__(self, lines):
+        self.lines = list(lines)
+
+    async def readline(self):
+        await asyncio.sleep(0)
+        return self.lines.pop(0) if self.lines else None
+
+
+async def test_no_token_runs_the_console_until_end_of_input(db_path):
+    out = io.StringIO()
+    stop = asyncio.Event()
+    await asyncio.wait_for(
+        app.run(Settings(db_path=db_path), stop, console_io=(Lines(["/cast 庚辰 8", "/history"]), out)), 30
+    )
+    text = out.getvalue()
+    assert "庚辰" in text and "#1" in text
+    assert stop.is_set()
+
+
+@pytest.mark.parametrize("tokens", [("telegram",), ("discord",), ("telegram", "discord")])
+async def test_tokens_start_their_adapters_and_the_scheduler_then_stop(db_path, monkeypatch, tokens):
+    started: list[str] = []
+    stopped: list[str] = []
+
+    def fake(name):
+        async def runner(ctx, stop):
+            started.append(name)
+            assert await ctx.storage.schema_version() >= 1  # the database is open and migrated
+            await stop.wait()
+            stopped.append(name)
+
+        return runner
+
+    monkeypatch.setattr(
+        app,
+        "_optional",
+        lambda module, attr: fake(
+            {"bot.telegram": "telegram", "bot.discord": "discord"}.get(module, "scheduler")
+        ),
+    )
+    settings = Settings(
+        db_path=db_path,
+        telegram_token="1:x" if "telegram" in tokens else None,
+        discord_token="y" if "discord" in tokens else None,
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(app.run(settings, stop))
+    for _ in range(100):
+        if len(started) == len(tokens) + 1:
+            break
+        await asyncio.sleep(0.01)
+    assert sorted(started) == sorted([*tokens, "scheduler"])
+    stop.set()
+    await asyncio.wait_for(task, 15)
+    assert sorted(stopped) == sorted(started)
+
+
+async def test_a_crashing_adapter_does_not_take_the_others_down(db_path, monkeypatch, caplog):
+    async def crash(ctx, stop):
+        raise RuntimeError("adapter exploded")
+
+    async def healthy(ctx, stop):
+        await stop.wait()
+
+    monkeypatch.setattr(
+        app, "_optional", lambda module, attr: {"bot.telegram": crash, "bot.discord": healthy}.get(module)
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(
+        app.run(Settings(db_path=db_path, telegram_token="1:x", discord_token="y"), stop)
+    )
+    await asyncio.sleep(0.2)
+    assert not task.done()
+    assert "adapter exploded" in caplog.text
+    stop.set()
+    await asyncio.wait_for(task, 15)

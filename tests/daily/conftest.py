@@ -1,0 +1,171 @@
+"""Fixtures of the daily tests: a clock the test moves by hand, a context on a temp database, a fake transport."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bot.app import AppContext, create_context
+from bot.commands import Incoming, Reply, dispatch
+from bot.config import Settings
+from bot.sending import SendOutcome
+
+
+class ManualClock:
+    """``now()`` returns what the test set; ``sleep_until`` returns once the test moved time that far."""
+
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+        self._moved = asyncio.Event()
+
+    async def now(self) -> datetime:
+        return self.at
+
+    async def sleep_until(self, instant: datetime) -> None:
+        while self.at < instant:
+            self._moved.clear()
+            await self._moved.wait()
+
+    def set(self, at: datetime) -> None:
+        self.at = at
+        self._moved.set()
+
+    def advance(self, delta: timedelta) -> None:
+        self.set(self.at + delta)
+
+
+@dataclass
+class FakeTransport:
+    """Records what the scheduler sends; ``script`` gives the outcomes in order (then success)."""
+
+    platform: str = "telegram"
+    channel: str = "telegram"
+    sent: list[tuple[str, str]] = field(default_factory=list)
+    script: list[str] = field(default_factory=list)  # "ok" | "forbidden" | "gave_up" | "bad_request" | "hang"
+    calls: int = 0
+    is_ready: bool = True
+    hang: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def configured(self) -> bool:
+        return True
+
+    def ready(self) -> bool:
+        return self.is_ready
+
+    async def send(self, sub, text: str) -> SendOutcome:
+        self.calls += 1
+        step = self.script.pop(0) if self.script else "ok"
+        if step == "hang":  # a request that never returns (the process dies meanwhile)
+            await self.hang.wait()
+            step = "ok"
+        if step == "ok":
+            self.sent.append((sub.chat_id, text))
+            return SendOutcome(True, 1, (len(self.sent),), None, sub.chat_id)
+        return SendOutcome(False, 0, (), step, sub.chat_id)
+
+    def sent_to(self, chat_id: str) -> list[str]:
+        return [t for c, t in self.sent if c == chat_id]
+
+
+def utc(*args: int) -> datetime:
+    return datetime(*args, tzinfo=UTC)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(utc(2026, 11, 29, 21, 0))  # 06:00 in Seoul on Monday 30 November 2026
+
+
+@pytest.fixture
+def db_path(tmp_path) -> str:
+    return str(tmp_path / "daily.db")
+
+
+@pytest.fixture
+async def ctx(db_path: str, clock: ManualClock) -> AsyncIterator[AppContext]:
+    context = await create_context(Settings(db_path=db_path, lang="ko", tz="Asia/Seoul"), clock=clock)
+    try:
+        yield context
+    finally:
+        await context.close()
+
+
+Say = Callable[..., "asyncio.Future[Reply]"]
+
+
+@pytest.fixture
+def say(ctx: AppContext):
+    async def _say(
+        text: str,
+        user: str = "u1",
+        chat: str | None = None,
+        platform: str = "telegram",
+        chat_kind: str = "private",
+        admin: bool = True,
+        lang_hint: str | None = "ko",
+        context: AppContext | None = None,
+    ) -> Reply:
+        incoming = Incoming(
+            platform=platform,
+            chat_id=chat if chat is not None else user,
+            user_id=user,
+            text=text,
+            lang_hint=lang_hint,
+            chat_kind=chat_kind,
+            user_is_admin=admin,
+        )
+        return await dispatch(incoming, context or ctx)
+
+    return _say
+
+
+async def settle(scheduler, timeout: float = 5.0) -> None:
+    """Wait until the scheduler has handled everything due and sleeps, and its queues are empty."""
+
+    async def _wait() -> None:
+        while True:
+            await scheduler.idle.wait()
+            await scheduler.drain()
+            await asyncio.sleep(0)
+            if scheduler.idle.is_set() and scheduler.pending() == 0 and not scheduler.waiting:
+                return
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(_wait(), timeout)
+
+
+async def move(clock: ManualClock, scheduler, at: datetime, timeout: float = 5.0) -> None:
+    """Set the clock; if that reaches the scheduler's wake-up instant, wait for it to act and settle."""
+    await settle(scheduler, timeout)
+    before = scheduler.cycles
+    target = scheduler.sleeping_until
+    clock.set(at)
+    if target is not None and at >= target:
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while scheduler.cycles == before:
+            if loop.time() > end:
+                raise TimeoutError("the scheduler did not wake up")
+            await asyncio.sleep(0.002)
+    await settle(scheduler, timeout)
+
+
+@contextlib.asynccontextmanager
+async def running_scheduler(ctx: AppContext, **kw) -> AsyncIterator:
+    """A :class:`DailyScheduler` running in the background until the block ends."""
+    from bot.scheduler import DailyScheduler
+
+    scheduler = DailyScheduler(ctx, **kw)
+    stop = asyncio.Event()
+    task = asyncio.create_task(scheduler.run(stop))
+    try:
+        await settle(scheduler)
+        yield scheduler
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)

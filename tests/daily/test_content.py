@@ -1,0 +1,136 @@
+"""What a daily reading contains, checked against independent facts, and that it never changes for a moment.
+
+Independent values used here:
+- Day 干支 by counting days from 2000-01-07, a 甲子 day (the sexagenary day count is unbroken).
+- 時辰: 07:00–08:59 is 辰時; its stem by 五鼠遁 「戊癸何方發，壬子是真途」 (a 戊 day's 子時 is 壬子, so 辰時 is 丙辰).
+- 子初換日 (day start 23:00): at 23:30 the day pillar is already the next day's.
+- 小雪 (sun at ecliptic longitude 240°) in 2026: 2026-11-22 07:23 UTC by JPL DE440 (skyfield, computed outside
+  the test), i.e. 22 November in Seoul; 大雪 (255°) only in December.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+import pytest
+
+from bot.daily import (
+    DailyRenderer,
+    Moment,
+    body_context,
+    daily_context,
+    daily_reply,
+    head_context,
+    render_daily,
+)
+from bot.views import render
+from engine.core.cycle import GanZhi
+from tests.daily.conftest import utc
+
+STEMS = "甲乙丙丁戊己庚辛壬癸"
+BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
+
+
+def day_ganzhi(d: date) -> str:
+    i = (d - date(2000, 1, 7)).days % 60
+    return STEMS[i % 10] + BRANCHES[i % 12]
+
+
+def test_day_hour_and_term_of_a_seoul_morning():
+    m = Moment.of(utc(2026, 11, 29, 22, 0), "Asia/Seoul")  # 07:00 KST on 30 November
+    head, body = head_context(m), body_context(m)
+    assert head["date"] == "2026-11-30" and head["time"] == "07:00" and head["offset"] == "UTC+09:00"
+    assert body["pillars"]["day"] == day_ganzhi(date(2026, 11, 30)) == "戊申"
+    assert head["hour"] == "丙辰"
+    assert body["term"] == {"name": "小雪", "date": "2026-11-22"}
+
+
+def test_zi_hour_day_start_and_midnight_option():
+    late = utc(2026, 11, 30, 14, 30)  # 23:30 KST on 30 November
+    assert body_context(Moment.of(late, "Asia/Seoul"))["pillars"]["day"] == day_ganzhi(date(2026, 12, 1))
+    midnight = Moment.of(late, "Asia/Seoul", day_starts="00:00")
+    assert body_context(midnight)["pillars"]["day"] == day_ganzhi(date(2026, 11, 30))
+
+
+def test_same_instant_different_zones_have_their_own_local_day():
+    at = utc(2026, 11, 30, 3, 0)  # 12:00 in Seoul on the 30th, 22:00 in New York on the 29th
+    assert body_context(Moment.of(at, "Asia/Seoul"))["pillars"]["day"] == day_ganzhi(date(2026, 11, 30))
+    assert body_context(Moment.of(at, "America/New_York"))["pillars"]["day"] == day_ganzhi(date(2026, 11, 29))
+
+
+def test_liuren_section_is_the_chart_of_the_moment():
+    from engine.liuren import chart_at
+
+    at = utc(2026, 11, 29, 22, 0)
+    body = body_context(Moment.of(at, "Asia/Seoul"))
+    chart = chart_at(at.astimezone(__import__("zoneinfo").ZoneInfo("Asia/Seoul")))
+    assert body["liuren"]["day"] == chart.day.chars == "戊申"
+    assert body["liuren"]["hour"] == "辰" and body["liuren"]["month_general"] == chart.month_general.char
+    assert [t["branch"] for t in body["liuren"]["transmissions"]] == [
+        t.branch.char for t in chart.transmissions
+    ]
+    composed = [r for r in body["liuren"]["readings"] if r["kind"] == "composed"]
+    assert composed and [p["role"] for p in composed[0]["positions"]] == ["initial", "middle", "final"]
+
+
+def test_shensha_summary_is_what_falls_on_the_day():
+    from engine.core.cycle import Branch
+    from engine.shensha import marks, stem_marks
+
+    body = body_context(Moment.of(utc(2026, 11, 29, 22, 0), "Asia/Seoul"))
+    p = body["pillars"]
+    day, month, year = GanZhi.parse(p["day"]), Branch.from_char(p["month"][1]), GanZhi.parse(p["year"])
+    assert body["shensha"]["branch"] == list(marks(day, month, year)[day.branch])
+    assert body["shensha"]["stem"] == list(stem_marks(day, month, year)[day.stem])
+
+
+def test_liuyao_is_the_time_cast_of_the_moment_and_deterministic():
+    from engine.calendar import four_pillars
+    from engine.liuyao import build, cast_time
+
+    at = utc(2026, 11, 29, 22, 0)
+    m = Moment.of(at, "Asia/Seoul", kind="liuyao")
+    local = m.local
+    p = four_pillars(local)
+    chart = build(cast_time(local), p.month.branch, p.day).to_json()
+    body = body_context(m)
+    assert body["liuyao"]["main"]["name"] == chart["main"]["name"]
+    assert body_context(Moment.of(at, "Asia/Seoul", kind="liuyao")) == body
+    # a different day gives a different time cast (the day number enters the count)
+    other = body_context(Moment.of(at + timedelta(days=1), "Asia/Seoul", kind="liuyao"))
+    assert other["liuyao"]["cast"] != body["liuyao"]["cast"]
+
+
+@pytest.mark.parametrize("channel", ["telegram", "discord", "console"])
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+@pytest.mark.parametrize("kind", ["liuren", "liuyao"])
+def test_shared_rendering_equals_the_daily_view(channel, lang, kind):
+    m = Moment.of(utc(2026, 11, 29, 22, 0), "Asia/Seoul", kind=kind)
+    reply = daily_reply(m, lang)
+    whole = render(reply, channel)
+    assert whole == render_daily(reply.context, lang, channel)
+    assert whole == DailyRenderer().text(m, lang, channel)
+    assert "daily." not in whole  # every message id is translated
+    if lang == "lzh":
+        assert not any("\uac00" <= ch <= "\ud7a3" for ch in whole)
+    if channel == "telegram":
+        from tests.fakes.telegram import visible_text
+
+        visible_text(whole, "HTML")  # valid Telegram HTML (raises otherwise)
+
+
+def test_renderer_shares_one_chart_per_time_slot():
+    r = DailyRenderer()
+    base = utc(2026, 11, 29, 22, 0)  # 07:00 KST: 辰時 runs 07:00–08:59
+    for minute in range(0, 120, 10):
+        r.text(Moment.of(base + timedelta(minutes=minute), "Asia/Seoul"), "ko", "telegram")
+    assert r.stats.bodies == 1 and r.stats.heads == 12
+    r.text(Moment.of(base + timedelta(hours=2), "Asia/Seoul"), "ko", "telegram")  # 巳時
+    assert r.stats.bodies == 2
+
+
+def test_context_is_json_and_stable():
+    m = Moment.of(utc(2026, 3, 8, 12, 0), "America/New_York")
+    assert daily_context(m) == daily_context(
+        Moment.of(datetime.fromisoformat("2026-03-08T08:00:00-04:00"), "America/New_York")
+    )

@@ -1,0 +1,115 @@
+"""End to end on Discord: the real discord.py client (``bot.discord.run_discord``) against the fake gateway +
+REST server, with the daily scheduler on the same context and a hand-moved clock."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import discord
+import pytest
+
+import bot.discord as dmod
+from bot.app import AppContext, create_context
+from bot.config import Settings
+from bot.i18n import gettext
+from bot.scheduler import DailyScheduler, DailyStore
+from tests.daily.conftest import ManualClock, move, settle, utc
+from tests.fakes.discord import FakeDiscord
+
+TITLE_KO = gettext("ko", "daily.title.liuren")
+
+
+@pytest.fixture
+async def dc() -> AsyncIterator[FakeDiscord]:
+    async with FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200) as fake:
+        yield fake
+
+
+@pytest.fixture(autouse=True)
+def _restore_endpoints(monkeypatch):
+    monkeypatch.setattr(discord.http.Route, "BASE", discord.http.Route.BASE)
+    monkeypatch.setattr(
+        discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY", discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    )
+
+
+@contextlib.asynccontextmanager
+async def discord_with_scheduler(dc: FakeDiscord, db: str, clock: ManualClock) -> AsyncIterator[AppContext]:
+    settings = Settings(
+        discord_token=dc.token,
+        discord_api_base_url=dc.api_base_url,
+        discord_gateway_url=dc.gateway_url,
+        db_path=db,
+        lang="ko",
+        tz="Asia/Seoul",
+    )
+    ctx = await create_context(settings, clock=clock)
+    stop = asyncio.Event()
+    adapter = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1))
+    scheduler = DailyScheduler(ctx)
+    runner = asyncio.create_task(scheduler.run(stop))
+    try:
+        await dc.wait_ready()
+        for _ in range(500):
+            if scheduler.transports["discord"].ready():
+                break
+            await asyncio.sleep(0.01)
+        await settle(scheduler)
+        yield ctx
+    finally:
+        stop.set()
+        await asyncio.wait_for(asyncio.gather(adapter, runner), 15)
+        await ctx.close()
+
+
+async def slash(dc: FakeDiscord, name: str, options: dict[str, Any] | None = None, **kw: Any) -> str:
+    inter = await dc.slash(name, options, **kw)
+    await dc.wait_followups(inter, 1, timeout=10)
+    return "\n".join(m["content"] for m in inter.followups)
+
+
+async def test_guild_channel_daily_delivered_once_and_non_admin_refused(dc, tmp_path):
+    clock = ManualClock(utc(2026, 11, 29, 21, 59))  # 06:59 in Seoul
+    async with discord_with_scheduler(dc, str(tmp_path / "db.sqlite"), clock) as ctx:
+        refused = await slash(dc, "daily", {"setting": "07:00"}, user_id=5, permissions="0")
+        assert gettext("ko", "bot.error.admin_only", name="daily").split()[0] in refused
+        store = DailyStore(ctx.storage)
+        assert await store.for_chat("discord", str(dc.channel_id)) is None
+        await slash(dc, "daily", {"setting": "07:00"}, user_id=6, permissions=str(1 << 3))  # ADMINISTRATOR
+        sub = await store.for_chat("discord", str(dc.channel_id))
+        assert sub is not None and sub.chat_kind == "group"
+        s = ctx.extras["daily_scheduler"]
+        await settle(s)
+        assert s.sleeping_until == utc(2026, 11, 29, 22, 0)
+        await move(clock, s, utc(2026, 11, 29, 22, 0), timeout=15)
+        posts = [m for m in dc.messages if m["via"] == "channel" and m["channel_id"] == str(dc.channel_id)]
+        assert posts and "2026\\-11\\-30 (월) 07:00" in posts[0]["content"]  # markdown-escaped hyphens
+        assert all(len(m["content"]) <= 2000 for m in posts)
+        assert all(m["allowed_mentions"] == {"parse": []} for m in posts)
+        rows = await store.deliveries(sub.id)
+        assert [r.status for r in rows] == ["sent"]
+        count = len(posts)
+        await move(clock, s, utc(2026, 11, 29, 23, 0))
+        assert len([m for m in dc.messages if m["via"] == "channel"]) == count
+
+
+async def test_closed_dm_disables_the_subscription(dc, tmp_path):
+    clock = ManualClock(utc(2026, 11, 29, 21, 59))
+    async with discord_with_scheduler(dc, str(tmp_path / "db.sqlite"), clock) as ctx:
+        inter = await dc.slash("daily", {"setting": "07:00"}, user_id=7, dm=True)
+        await dc.wait_followups(inter, 1, timeout=10)
+        dm_channel = inter.payload["channel_id"]
+        dc.forbid_channel(dm_channel)
+        s = ctx.extras["daily_scheduler"]
+        await move(clock, s, utc(2026, 11, 29, 22, 0), timeout=15)
+        sub = await DailyStore(ctx.storage).for_chat("discord", str(dm_channel))
+        assert sub is not None and not sub.active and sub.disabled_reason.startswith("forbidden")
+        posts = [
+            r
+            for r in dc.requests
+            if r.method == "POST" and r.path.endswith(f"channels/{dm_channel}/messages")
+        ]
+        assert [r.status for r in posts] == [403]

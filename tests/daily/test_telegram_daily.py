@@ -1,0 +1,207 @@
+"""End to end through ``sikpan run`` (``bot.app.run``): the real python-telegram-bot client against the fake
+Bot API server (tests/fakes/telegram.py), with the application's clock replaced by a hand-moved one."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import pytest
+
+import bot.app
+from bot.app import AppContext, create_context
+from bot.config import Settings
+from bot.i18n import gettext
+from bot.scheduler import DailyStore
+from tests.daily.conftest import ManualClock, move, settle, utc
+from tests.fakes.telegram import FakeTelegram
+
+TOKEN = "7012345678:AAHfake-TelegramToken_for-daily-tests-01"
+pytestmark = pytest.mark.filterwarnings("ignore:Deprecated since version v22.2")
+
+TITLE_KO = gettext("ko", "daily.title.liuren")
+
+
+@pytest.fixture
+async def tg() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram(token=TOKEN) as fake:
+        yield fake
+
+
+def settings(tg: FakeTelegram, db: str) -> Settings:
+    return Settings(
+        telegram_token=tg.token, telegram_api_base_url=tg.base_url, db_path=db, lang="ko", tz="Asia/Seoul"
+    )
+
+
+@contextlib.asynccontextmanager
+async def app_running(
+    tg: FakeTelegram, db: str, clock: ManualClock, monkeypatch
+) -> AsyncIterator[AppContext]:
+    """``bot.app.run`` with the fake clock injected; yields its context once the scheduler sleeps."""
+    contexts: list[AppContext] = []
+    original = create_context
+
+    async def with_clock(s: Settings, clock_: object = None) -> AppContext:
+        ctx = await original(s, clock=clock)
+        contexts.append(ctx)
+        return ctx
+
+    monkeypatch.setattr(bot.app, "create_context", with_clock)
+    stop = asyncio.Event()
+    before = len([c for c in tg.calls if c.method == "getUpdates"])
+    task = asyncio.create_task(bot.app.run(settings(tg, db), stop))
+    try:
+        await tg.wait_for("getUpdates", before + 1, timeout=10)
+        for _ in range(500):
+            if contexts and "daily_scheduler" in contexts[0].extras:
+                break
+            await asyncio.sleep(0.01)
+        ctx = contexts[0]
+        await settle(ctx.extras["daily_scheduler"])
+        yield ctx
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 20)
+
+
+def daily_messages(tg: FakeTelegram, chat_id) -> list[str]:
+    return [c.params["text"] for c in tg.sent_to(chat_id) if c.params["text"].startswith(f"<b>{TITLE_KO}")]
+
+
+async def ask(tg: FakeTelegram, text: str, chat_id: int, **kw) -> str:
+    before = len(tg.sent_to(chat_id))
+    tg.user_says(text, chat_id=chat_id, **kw)
+    calls = await tg.wait_sent(chat_id, before + 1, timeout=10)
+    return calls[before].params["text"]
+
+
+async def test_a_minute_ahead_delivered_once_and_restarts(tg, tmp_path, monkeypatch):
+    """Issue 8 "done when": set a minute ahead → delivered once at that minute; a restart right after
+    delivery sends nothing more; a restart before it sends it once."""
+    db = str(tmp_path / "db.sqlite")
+    clock = ManualClock(utc(2026, 11, 29, 22, 14, 30))  # 07:14:30 in Seoul
+    async with app_running(tg, db, clock, monkeypatch) as ctx:
+        answer = await ask(tg, "/daily 07:15", 501, language_code="ko")
+        assert "07:15" in answer and "2026-11-30 07:15" in answer
+        s = ctx.extras["daily_scheduler"]
+        await settle(s)
+        assert s.sleeping_until == utc(2026, 11, 29, 22, 15)
+        await move(clock, s, utc(2026, 11, 29, 22, 14, 59))
+        assert daily_messages(tg, 501) == []
+        await move(clock, s, utc(2026, 11, 29, 22, 15))
+        [text] = daily_messages(tg, 501)
+        assert "2026-11-30 (월) 07:15 Asia/Seoul" in text
+        await move(clock, s, utc(2026, 11, 29, 22, 20))
+        assert len(daily_messages(tg, 501)) == 1
+
+    async with app_running(tg, db, clock, monkeypatch) as ctx:  # restart right after the delivery
+        await settle(ctx.extras["daily_scheduler"])
+        assert ctx.extras["daily_scheduler"].sleeping_until == utc(2026, 11, 30, 22, 15)
+    assert len(daily_messages(tg, 501)) == 1
+
+    # a restart before the delivery: stopped at 07:14 the next day, started again at 07:16
+    clock.set(utc(2026, 11, 30, 22, 14))
+    async with app_running(tg, db, clock, monkeypatch):
+        pass
+    assert len(daily_messages(tg, 501)) == 1
+    clock.set(utc(2026, 11, 30, 22, 16))
+    async with app_running(tg, db, clock, monkeypatch) as ctx:
+        await settle(ctx.extras["daily_scheduler"])
+        for _ in range(200):
+            if len(daily_messages(tg, 501)) == 2:
+                break
+            await asyncio.sleep(0.01)
+        assert len(daily_messages(tg, 501)) == 2
+        await move(clock, ctx.extras["daily_scheduler"], utc(2026, 11, 30, 23, 0))
+        assert len(daily_messages(tg, 501)) == 2
+        # /today answers with the very text delivered today (cast for 07:15, although sent at 07:16)
+        last = daily_messages(tg, 501)[-1]
+        assert "2026-12-01 (화) 07:15" in last
+        assert await ask(tg, "/today", 501, language_code="ko") == last
+    rows = await _deliveries(db)
+    assert [(r.local_date.isoformat(), r.status) for r in rows] == [
+        ("2026-11-30", "sent"),
+        ("2026-12-01", "sent"),
+    ]
+
+
+async def _deliveries(db: str):
+    ctx = await create_context(Settings(db_path=db))
+    try:
+        return await DailyStore(ctx.storage).deliveries()
+    finally:
+        await ctx.close()
+
+
+async def test_429_storm_loses_nothing_and_sends_each_once(tg, tmp_path, monkeypatch):
+    db = str(tmp_path / "db.sqlite")
+    clock = ManualClock(utc(2026, 11, 29, 21, 0))
+    chats = list(range(1001, 1021))
+    async with app_running(tg, db, clock, monkeypatch) as ctx:
+        for chat in chats:
+            await ask(tg, "/daily 07:00", chat, language_code="ko")
+        s = ctx.extras["daily_scheduler"]
+        tg.rate_limit(1, times=12)  # the next twelve sendMessage calls get 429 retry_after=1
+        await move(clock, s, utc(2026, 11, 29, 22, 0), timeout=30)
+        for chat in chats:
+            assert len(daily_messages(tg, chat)) == 1, chat
+        sender = ctx.extras["telegram_sender"]
+        assert sender.retry_waits and set(sender.retry_waits) == {1.0}  # the server's value, honoured
+        assert len([c for c in tg.calls if c.status == 429]) == 12
+    rows = await _deliveries(db)
+    assert len(rows) == 20 and {r.status for r in rows} == {"sent"}
+
+
+async def test_blocked_user_disables_the_subscription(tg, tmp_path, monkeypatch):
+    db = str(tmp_path / "db.sqlite")
+    clock = ManualClock(utc(2026, 11, 29, 21, 0))
+    async with app_running(tg, db, clock, monkeypatch) as ctx:
+        await ask(tg, "/daily 07:00", 77, language_code="ko")
+        await ask(tg, "/daily 07:00", 78, language_code="ko")
+        tg.block(77)
+        s = ctx.extras["daily_scheduler"]
+        await move(clock, s, utc(2026, 11, 29, 22, 0))
+        await move(clock, s, utc(2026, 11, 30, 22, 0))
+        assert len(daily_messages(tg, 78)) == 2
+        forbidden = [c for c in tg.calls if c.status == 403]
+        assert len(forbidden) == 1  # never retried, never tried again the next day
+        store = DailyStore(ctx.storage)
+        sub = await store.for_chat("telegram", "77")
+        assert not sub.active and sub.disabled_reason.startswith("forbidden")
+        assert [r.status for r in await store.deliveries(sub.id)] == ["blocked"]
+
+
+def _member(status: str):
+    async def handler(params):
+        user = {"id": int(params["user_id"]), "is_bot": False, "first_name": "M"}
+        result = {"status": status, "user": user}
+        if status == "creator":
+            result["is_anonymous"] = False
+        return 200, {"ok": True, "result": result}
+
+    return handler
+
+
+async def test_group_non_admin_cannot_change_daily(tg, tmp_path, monkeypatch):
+    db = str(tmp_path / "db.sqlite")
+    clock = ManualClock(utc(2026, 11, 29, 21, 0))
+    async with app_running(tg, db, clock, monkeypatch) as ctx:
+        tg.overrides["getChatMember"] = _member("member")
+        answer = await ask(tg, "/daily 07:00", -100500, user_id=9, chat_type="supergroup", language_code="ko")
+        assert answer == "⚠ " + gettext("ko", "bot.error.admin_only", name="daily")
+        store = DailyStore(ctx.storage)
+        assert await store.for_chat("telegram", "-100500") is None
+        tg.overrides["getChatMember"] = _member("creator")
+        answer = await ask(
+            tg, "/daily 07:00", -100500, user_id=10, chat_type="supergroup", language_code="ko"
+        )
+        sub = await store.for_chat("telegram", "-100500")
+        assert sub is not None and sub.active and sub.chat_kind == "group"
+        tg.overrides["getChatMember"] = _member("member")
+        answer = await ask(tg, "/daily off", -100500, user_id=9, chat_type="supergroup", language_code="ko")
+        assert answer == "⚠ " + gettext("ko", "bot.error.admin_only", name="daily")
+        assert (await store.for_chat("telegram", "-100500")).active
+        await move(clock, ctx.extras["daily_scheduler"], utc(2026, 11, 29, 22, 0))
+        assert len(daily_messages(tg, -100500)) == 1

@@ -1,0 +1,789 @@
+"""A fake Discord gateway (websocket) + REST server (one aiohttp app on 127.0.0.1) for the real discord.py.
+
+Usage::
+
+    async with FakeDiscord() as dc:
+        # DISCORD_API_BASE_URL = dc.api_base_url   ("http://127.0.0.1:PORT/api/v10" → discord.http.Route.BASE)
+        # DISCORD_GATEWAY_URL  = dc.gateway_url    ("ws://127.0.0.1:PORT/gateway" → DEFAULT_GATEWAY)
+        client = build_client(ctx, dc.token, dc.api_base_url, dc.gateway_url)   # then start it
+        await dc.wait_ready()                                   # IDENTIFY received, READY + GUILD_CREATE sent
+        inter = await dc.slash("shensha", {"day": "甲子"}, user_id=dc.user_id)  # INTERACTION_CREATE
+        [msg] = await dc.wait_followups(inter, 1)               # follow-up messages (webhook)
+        inter.acked_at - inter.created_at                       # seconds to the first response (defer)
+
+Gateway (``/gateway``, text JSON frames; the zlib-stream query parameter is accepted and ignored since only
+binary frames are decompressed by the client)
+    HELLO (op 10, ``heartbeat_interval`` = :attr:`heartbeat_interval_ms`) → IDENTIFY (op 2; wrong token →
+    close 4004) → READY (``v``, ``user``, unavailable ``guilds``, ``session_id``, ``resume_gateway_url`` = this
+    server, ``application{id,flags}``, ``shard``) → a full GUILD_CREATE per guild (roles incl. @everyone = the
+    guild id, a text channel, the bot member). HEARTBEAT (op 1) → HEARTBEAT_ACK (op 11), counted in
+    :attr:`heartbeats`; RESUME (op 6) → RESUMED. ``dispatch(event, data)`` sends any DISPATCH (increasing ``s``).
+
+REST (prefix ``/api/v10``; JSON bodies; responses are ``Content-Type: application/json`` exactly, which
+discord.py requires; every response carries rate-limit headers, see below)
+    GET /users/@me, GET /oauth2/applications/@me, GET /gateway, GET /gateway/bot,
+    GET|PUT /applications/{app}/commands and /applications/{app}/guilds/{guild}/commands (PUT = bulk
+    overwrite, recorded in :attr:`synced` with the time in :attr:`sync_calls`),
+    POST /channels/{id}/messages, POST /users/@me/channels (DM channel), GET /channels/{id},
+    POST /interactions/{id}/{token}/callback (``?with_response`` → ``{"interaction", "resource"}``, else 204),
+    POST /webhooks/{app}/{token} (follow-ups), GET|PATCH|DELETE /webhooks/{app}/{token}/messages/@original.
+    Anything else → 404 naming the route.
+
+Discord's rules enforced
+    Interaction ack deadline :attr:`ack_deadline` (default 3.0 s; shrink it in tests) → 404 code 10062
+    "Unknown interaction"; a second ack → 400 code 40060; content > 2000, > 10 embeds, embed description >
+    4096, title > 256, > 6000 embed characters → 400 code 50035 "Invalid Form Body"; empty message → 400 50006.
+    Rate limits: a bucket per route and major parameter of :attr:`bucket_limit` requests per
+    :attr:`bucket_window` seconds, announced with ``X-RateLimit-Limit/Remaining/Reset/Reset-After/Bucket``;
+    exceeding it → 429 with ``retry_after`` (and ``Via``, which discord.py needs to honour a 429).
+
+Fault injection
+    ``forbid_channel(channel_id, code=50007)`` — 403 "Cannot send messages to this user" on messages to it;
+    ``rate_limit_next(retry_after, times=1, global_=False)`` — the next message posts get a 429;
+    ``fail(method, path_regex, status, payload, times=1)`` — generic.
+
+Recording
+    :attr:`requests` — every REST request (:class:`Request`: method, path, query, json, at, status);
+    :attr:`messages` — every accepted message (channel posts and follow-ups) as dicts with ``channel_id``,
+    ``content``, ``embeds``, ``allowed_mentions``, ``flags``, ``via`` ("channel" | "followup" | "callback");
+    :attr:`interactions` — :class:`Interaction` records (payload, created_at, acked_at, ack_type, followups);
+    ``await wait_for_messages(count, timeout, predicate)``, ``await wait_followups(inter, count, timeout)``,
+    ``await wait_ready(timeout)``; :attr:`identify` — the last IDENTIFY payload.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import math
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+CONTENT_LIMIT = 2000
+API_PREFIX = "/api/v10"
+
+_snowflakes = itertools.count(1_100_000_000_000_000_000)
+
+
+def snowflake() -> str:
+    return str(next(_snowflakes))
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    json: Any
+    at: float
+    status: int = 200
+
+
+@dataclass
+class Interaction:
+    payload: dict[str, Any]
+    created_at: float
+    acked_at: float | None = None
+    ack_type: int | None = None
+    followups: list[dict[str, Any]] = field(default_factory=list)
+    original: dict[str, Any] | None = None
+
+    @property
+    def id(self) -> str:
+        return str(self.payload["id"])
+
+    @property
+    def token(self) -> str:
+        return str(self.payload["token"])
+
+
+@dataclass
+class _Fail:
+    method: str
+    path: re.Pattern[str]
+    status: int
+    payload: dict[str, Any]
+    times: int | None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass
+class FakeDiscord:
+    token: str = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfAkE1.fake-discord-token-for-tests-only_0123"
+    host: str = "127.0.0.1"
+    ack_deadline: float = 3.0
+    heartbeat_interval_ms: int = 41250
+    bucket_limit: int = 5
+    bucket_window: float = 1.0
+    guild_locale: str = "ko"
+
+    def __post_init__(self) -> None:
+        self.application_id = snowflake()
+        self.bot_user_id = self.application_id
+        self.guild_id = snowflake()
+        self.channel_id = snowflake()
+        self.owner_id = snowflake()
+        self.user_id = snowflake()  # a default human user
+        self.requests: list[Request] = []
+        self.messages: list[dict[str, Any]] = []
+        self.interactions: list[Interaction] = []
+        self.synced: dict[str, list[dict[str, Any]]] = {}  # "global" or guild id → commands
+        self.sync_calls: list[tuple[str, float]] = []
+        self.identify: dict[str, Any] | None = None
+        self.heartbeats = 0
+        self.sessions: list[web.WebSocketResponse] = []
+        self._seq = 0
+        self._fails: list[_Fail] = []
+        self._forbidden: dict[str, int] = {}
+        self._buckets: dict[str, tuple[float, int]] = {}
+        self._changed = asyncio.Condition()
+        self._ready = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self.rate_limited = 0  # 429s served
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> FakeDiscord:
+        app = web.Application()
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_route("*", API_PREFIX + "/{path:.*}", self._rest)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return self
+
+    async def close(self) -> None:
+        for ws in list(self.sessions):
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeDiscord:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def api_base_url(self) -> str:
+        return f"http://{self.host}:{self.port}{API_PREFIX}"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://{self.host}:{self.port}/gateway"
+
+    # ------------------------------------------------------------------ objects
+    def bot_user(self) -> dict[str, Any]:
+        return {
+            "id": self.bot_user_id,
+            "username": "sikpan",
+            "discriminator": "0",
+            "global_name": "sikpan",
+            "avatar": None,
+            "bot": True,
+            "flags": 0,
+            "verified": True,
+            "mfa_enabled": False,
+        }
+
+    def user(self, user_id: str | int | None = None, name: str = "tester") -> dict[str, Any]:
+        return {
+            "id": str(user_id or self.user_id),
+            "username": name,
+            "discriminator": "0",
+            "global_name": name,
+            "avatar": None,
+            "public_flags": 0,
+        }
+
+    def channel(self) -> dict[str, Any]:
+        return {
+            "id": self.channel_id,
+            "type": 0,
+            "guild_id": self.guild_id,
+            "name": "general",
+            "position": 0,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+            "topic": None,
+            "rate_limit_per_user": 0,
+            "last_message_id": None,
+            "flags": 0,
+        }
+
+    def guild(self) -> dict[str, Any]:
+        return {
+            "id": self.guild_id,
+            "name": "sikpan test guild",
+            "icon": None,
+            "splash": None,
+            "discovery_splash": None,
+            "owner_id": self.owner_id,
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "roles": [
+                {
+                    "id": self.guild_id,
+                    "name": "@everyone",
+                    "permissions": "2248473465835073",
+                    "position": 0,
+                    "color": 0,
+                    "hoist": False,
+                    "managed": False,
+                    "mentionable": False,
+                    "flags": 0,
+                }
+            ],
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "mfa_level": 0,
+            "system_channel_id": None,
+            "system_channel_flags": 0,
+            "rules_channel_id": None,
+            "vanity_url_code": None,
+            "description": None,
+            "banner": None,
+            "premium_tier": 0,
+            "premium_subscription_count": 0,
+            "preferred_locale": self.guild_locale,
+            "public_updates_channel_id": None,
+            "nsfw_level": 0,
+            "premium_progress_bar_enabled": False,
+            "joined_at": _now_iso(),
+            "large": False,
+            "unavailable": False,
+            "member_count": 2,
+            "voice_states": [],
+            "members": [
+                {
+                    "user": self.bot_user(),
+                    "roles": [],
+                    "joined_at": _now_iso(),
+                    "deaf": False,
+                    "mute": False,
+                    "flags": 0,
+                }
+            ],
+            "channels": [self.channel()],
+            "threads": [],
+            "presences": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+            "soundboard_sounds": [],
+        }
+
+    def _message(self, channel_id: str, body: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        return {
+            "id": snowflake(),
+            "channel_id": str(channel_id),
+            "author": self.bot_user(),
+            "content": body.get("content") or "",
+            "timestamp": _now_iso(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": body.get("embeds") or [],
+            "pinned": False,
+            "type": 0,
+            "flags": int(body.get("flags") or 0),
+            **extra,
+        }
+
+    # ------------------------------------------------------------------ injection
+    def forbid_channel(self, channel_id: str | int, code: int = 50007) -> None:
+        self._forbidden[str(channel_id)] = code
+
+    def fail(
+        self,
+        method: str,
+        path_regex: str,
+        status: int,
+        payload: dict[str, Any],
+        times: int | None = 1,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self._fails.append(_Fail(method, re.compile(path_regex), status, payload, times, headers or {}))
+
+    def rate_limit_next(self, retry_after: float, times: int = 1, global_: bool = False) -> None:
+        payload = {"message": "You are being rate limited.", "retry_after": retry_after, "global": global_}
+        headers = {"Retry-After": str(retry_after), "Via": "1.1 google"}
+        if global_:
+            headers["X-RateLimit-Global"] = "true"
+        self.fail("POST", r"^/(channels/\d+/messages|webhooks/.*)$", 429, payload, times, headers)
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        for ws in list(self.sessions):
+            self._seq += 1
+            await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
+
+    def interaction_payload(
+        self,
+        name: str,
+        options: dict[str, Any] | None = None,
+        *,
+        user_id: str | int | None = None,
+        locale: str = "ko",
+        dm: bool = False,
+        permissions: str = "2248473465835073",
+        command_id: str | None = None,
+    ) -> dict[str, Any]:
+        typed = []
+        for key, value in (options or {}).items():
+            kind = 4 if isinstance(value, int) and not isinstance(value, bool) else 5 if isinstance(value, bool) else 10 if isinstance(value, float) else 3  # fmt: skip
+            typed.append({"name": key, "type": kind, "value": value})
+        synced = {c["name"]: c for cmds in self.synced.values() for c in cmds}
+        data: dict[str, Any] = {
+            "id": command_id or synced.get(name, {}).get("id") or snowflake(),
+            "name": name,
+            "type": 1,
+            "options": typed,
+        }
+        user = self.user(user_id)
+        payload: dict[str, Any] = {
+            "id": snowflake(),
+            "application_id": self.application_id,
+            "type": 2,
+            "token": "itok-" + snowflake(),
+            "version": 1,
+            "locale": locale,
+            "entitlements": [],
+            "attachment_size_limit": 8 * 1024 * 1024,
+            "app_permissions": permissions,
+            "data": data,
+        }
+        if dm:
+            dm_channel = snowflake()
+            payload.update(
+                channel_id=dm_channel,
+                channel={
+                    "id": dm_channel,
+                    "type": 1,
+                    "recipients": [user],
+                    "last_message_id": None,
+                    "flags": 0,
+                },
+                user=user,
+                context=1,
+                authorizing_integration_owners={"1": str(user["id"])},
+            )
+        else:
+            payload.update(
+                guild_id=self.guild_id,
+                guild_locale=self.guild_locale,
+                channel_id=self.channel_id,
+                channel=self.channel(),
+                member={
+                    "user": user,
+                    "roles": [],
+                    "joined_at": _now_iso(),
+                    "deaf": False,
+                    "mute": False,
+                    "flags": 0,
+                    "permissions": permissions,
+                    "nick": None,
+                    "avatar": None,
+                    "pending": False,
+                },
+                context=0,
+                authorizing_integration_owners={"0": self.guild_id},
+                guild={"id": self.guild_id, "locale": self.guild_locale, "features": []},
+            )
+        return payload
+
+    async def slash(self, name: str, options: dict[str, Any] | None = None, **kwargs: Any) -> Interaction:
+        """Dispatch INTERACTION_CREATE for ``/name options`` (as Discord does when a user runs it)."""
+        inter = Interaction(self.interaction_payload(name, options, **kwargs), time.monotonic())
+        self.interactions.append(inter)
+        await self.dispatch("INTERACTION_CREATE", inter.payload)
+        return inter
+
+    # ------------------------------------------------------------------ waiting
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def _wait(self, predicate: Callable[[], bool], timeout: float, what: str) -> None:
+        async def waiter() -> None:
+            async with self._changed:
+                await self._changed.wait_for(predicate)
+
+        try:
+            await asyncio.wait_for(waiter(), timeout)
+        except TimeoutError:
+            raise TimeoutError(f"{what} within {timeout}s") from None
+
+    async def wait_ready(self, timeout: float = 10.0) -> None:
+        await asyncio.wait_for(self._ready.wait(), timeout)
+
+    async def wait_for_messages(
+        self, count: int = 1, timeout: float = 5.0, predicate: Callable[[dict[str, Any]], bool] | None = None
+    ) -> list[dict[str, Any]]:
+        def found() -> list[dict[str, Any]]:
+            return [m for m in self.messages if predicate is None or predicate(m)]
+
+        await self._wait(lambda: len(found()) >= count, timeout, f"{count} messages")
+        return found()
+
+    async def wait_followups(
+        self, inter: Interaction, count: int = 1, timeout: float = 5.0
+    ) -> list[dict[str, Any]]:
+        await self._wait(lambda: len(inter.followups) >= count, timeout, f"{count} follow-ups")
+        return inter.followups
+
+    async def wait_synced(self, timeout: float = 10.0) -> list[dict[str, Any]]:
+        await self._wait(lambda: bool(self.sync_calls), timeout, "a command sync")
+        return self.synced.get("global", [])
+
+    # ------------------------------------------------------------------ gateway
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": self.heartbeat_interval_ms}}))
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                frame = json.loads(msg.data)
+                op = frame.get("op")
+                if op == 1:
+                    self.heartbeats += 1
+                    await ws.send_str(json.dumps({"op": 11}))
+                    await self._notify()
+                elif op == 2:
+                    self.identify = frame["d"]
+                    if frame["d"].get("token") not in (self.token, f"Bot {self.token}"):
+                        await ws.close(code=4004, message=b"Authentication failed.")
+                        break
+                    self.sessions.append(ws)
+                    await self._send_ready(ws)
+                elif op == 6:
+                    self.sessions.append(ws)
+                    self._seq += 1
+                    await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": self._seq, "d": {}}))
+        finally:
+            if ws in self.sessions:
+                self.sessions.remove(ws)
+        return ws
+
+    async def _send_ready(self, ws: web.WebSocketResponse) -> None:
+        ready = {
+            "v": 10,
+            "user": self.bot_user(),
+            "guilds": [{"id": self.guild_id, "unavailable": True}],
+            "session_id": "session-" + snowflake(),
+            "resume_gateway_url": self.gateway_url,
+            "shard": [0, 1],
+            "application": {"id": self.application_id, "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+            "user_settings": {},
+        }
+        for event, data in (("READY", ready), ("GUILD_CREATE", self.guild())):
+            self._seq += 1
+            await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
+        self._ready.set()
+        await self._notify()
+
+    # ------------------------------------------------------------------ REST
+    def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> web.Response:
+        response = web.Response(status=status, body=json.dumps(payload).encode(), headers=headers or {})
+        response.headers["Content-Type"] = "application/json"  # exactly; discord.py checks equality
+        return response
+
+    def _ratelimit_headers(self, key: str) -> tuple[bool, dict[str, str]]:
+        """Fixed windows, as Discord announces them: ``limit`` requests until the bucket resets."""
+        now = time.monotonic()
+        start, count = self._buckets.get(key, (now, 0))
+        if now - start >= self.bucket_window - 0.01:  # ~network latency of grace, as a remote server has
+            start, count = now, 0
+        over = count >= self.bucket_limit
+        if not over:
+            count += 1
+        self._buckets[key] = (start, count)
+        reset_after = max(0.001, math.ceil((start + self.bucket_window - now) * 1000) / 1000)
+        headers = {
+            "X-RateLimit-Limit": str(self.bucket_limit),
+            "X-RateLimit-Remaining": str(max(0, self.bucket_limit - count)),
+            "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+            "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+            "X-RateLimit-Bucket": re.sub(r"\d{6,}", "id", key.split("|")[0]).replace(" ", "_"),
+        }
+        if over:
+            headers["Retry-After"] = f"{reset_after:.3f}"
+            headers["Via"] = "1.1 google"
+            headers["X-RateLimit-Scope"] = "user"
+        return over, headers
+
+    @staticmethod
+    def _bucket_key(method: str, path: str) -> str:
+        m = re.match(r"^(channels|guilds|webhooks)/(\d+)(?:/([^/]+))?", path)
+        major = f"{m.group(1)}/{m.group(2)}/{m.group(3) or ''}" if m else ""
+        route = re.sub(r"\d{6,}", "{id}", path)
+        route = re.sub(r"^(webhooks/\{id\}/)[^/]+", r"\1{token}", route)
+        route = re.sub(r"^(interactions/\{id\}/)[^/]+", r"\1{token}", route)
+        return f"{method} {route}|{major}"
+
+    async def _rest(self, request: web.Request) -> web.Response:
+        path = request.match_info["path"].strip("/")
+        body: Any = None
+        if request.can_read_body:
+            if request.content_type == "multipart/form-data":
+                form = await request.post()
+                body = json.loads(str(form.get("payload_json") or "{}"))
+            else:
+                raw = await request.read()
+                body = json.loads(raw) if raw else None
+        req = Request(request.method, path, dict(request.query), body, time.monotonic())
+        self.requests.append(req)
+        try:
+            response = await self._route(request, req)
+        except _DiscordError as err:
+            response = self._json(err.status, {"message": err.message, "code": err.code, **err.extra})
+        req.status = response.status
+        await self._notify()
+        return response
+
+    def _is_authorized(self, request: web.Request, path: str) -> bool:
+        if path.startswith(("webhooks/", "interactions/")):
+            return True  # authorized by the interaction token in the path
+        return request.headers.get("Authorization") == f"Bot {self.token}"
+
+    async def _route(self, request: web.Request, req: Request) -> web.Response:
+        method, path, body = req.method, req.path, req.json
+        if not self._is_authorized(request, path):
+            raise _DiscordError(401, 0, "401: Unauthorized")
+        for rule in self._fails:
+            if (
+                rule.method == method
+                and rule.path.search("/" + path)
+                and (rule.times is None or rule.times > 0)
+            ):
+                if rule.times is not None:
+                    rule.times -= 1
+                if rule.status == 429:
+                    self.rate_limited += 1
+                return self._json(rule.status, rule.payload, rule.headers)
+        over, headers = self._ratelimit_headers(self._bucket_key(method, path))
+        if over:
+            self.rate_limited += 1
+            retry = float(headers["Retry-After"])
+            payload = {"message": "You are being rate limited.", "retry_after": retry, "global": False}
+            return self._json(429, payload, headers)
+
+        def ok(payload: Any, status: int = 200) -> web.Response:
+            if status == 204:
+                response = web.Response(status=204, headers=headers)
+                return response
+            return self._json(status, payload, headers)
+
+        if method == "GET" and path == "users/@me":
+            return ok(self.bot_user())
+        if method == "GET" and path == "oauth2/applications/@me":
+            return ok(
+                {
+                    "id": self.application_id,
+                    "name": "sikpan",
+                    "description": "",
+                    "icon": None,
+                    "bot_public": True,
+                    "bot_require_code_grant": False,
+                    "owner": self.user(self.owner_id, "owner"),
+                    "verify_key": "0" * 64,
+                    "flags": 0,
+                    "team": None,
+                }
+            )
+        if method == "GET" and path in ("gateway", "gateway/bot"):
+            return ok(
+                {
+                    "url": self.gateway_url,
+                    "shards": 1,
+                    "session_start_limit": {
+                        "total": 1000,
+                        "remaining": 999,
+                        "reset_after": 0,
+                        "max_concurrency": 1,
+                    },
+                }
+            )
+        m = re.fullmatch(r"applications/(\d+)(?:/guilds/(\d+))?/commands", path)
+        if m:
+            scope = m.group(2) or "global"
+            if method == "GET":
+                return ok(self.synced.get(scope, []))
+            if method == "PUT":
+                commands = []
+                for c in body or []:
+                    self._validate_command(c)
+                    commands.append({**c, "id": snowflake(), "application_id": self.application_id,
+                                     "version": snowflake(), "type": c.get("type", 1)})  # fmt: skip
+                self.synced[scope] = commands
+                self.sync_calls.append((scope, time.monotonic()))
+                return ok(commands)
+        m = re.fullmatch(r"channels/(\d+)/messages", path)
+        if m and method == "POST":
+            channel_id = m.group(1)
+            if channel_id in self._forbidden:
+                code = self._forbidden[channel_id]
+                raise _DiscordError(403, code, "Cannot send messages to this user")
+            self._validate_message(body or {})
+            message = self._message(channel_id, body or {})
+            self.messages.append(
+                {**(body or {}), "channel_id": channel_id, "via": "channel", "id": message["id"]}
+            )
+            return ok(message)
+        if method == "GET" and re.fullmatch(r"channels/\d+", path):
+            return ok(self.channel())
+        if method == "POST" and path == "users/@me/channels":
+            recipient = str((body or {}).get("recipient_id"))
+            channel_id = str(int(recipient) + 1)  # deterministic DM channel per user
+            return ok({"id": channel_id, "type": 1, "recipients": [self.user(recipient)], "last_message_id": None,
+                       "flags": 0})  # fmt: skip
+        m = re.fullmatch(r"interactions/(\d+)/([^/]+)/callback", path)
+        if m and method == "POST":
+            return ok(*self._callback(m.group(1), m.group(2), body or {}, "with_response" in req.query))
+        m = re.fullmatch(r"webhooks/(\d+)/([^/]+)(/messages/@original)?", path)
+        if m:
+            inter = self._by_token(m.group(2))
+            if inter is None or inter.acked_at is None:
+                raise _DiscordError(404, 10015, "Unknown Webhook")
+            if m.group(3):
+                if method == "DELETE":
+                    inter.original = None
+                    return ok(None, 204)
+                if method == "PATCH":
+                    self._validate_message(body or {})
+                    inter.original = self._message(inter.payload["channel_id"], body or {})
+                    self.messages.append({**(body or {}), "channel_id": inter.payload["channel_id"],
+                                          "via": "edit_original", "interaction": inter.id})  # fmt: skip
+                    inter.followups.append(inter.original)
+                return ok(inter.original or self._message(inter.payload["channel_id"], {"content": "…"}))
+            if method == "POST":
+                self._validate_message(body or {})
+                message = self._message(
+                    inter.payload["channel_id"], body or {}, webhook_id=self.application_id
+                )
+                self.messages.append({**(body or {}), "channel_id": inter.payload["channel_id"], "via": "followup",
+                                      "interaction": inter.id, "id": message["id"]})  # fmt: skip
+                inter.followups.append({**message, "allowed_mentions": (body or {}).get("allowed_mentions")})
+                return ok(message if req.query.get("wait") in ("true", "True", "1") else None,
+                          200 if req.query.get("wait") in ("true", "True", "1") else 204)  # fmt: skip
+        raise _DiscordError(404, 0, f"404: Not Found ({method} /{path} is not implemented by the fake)")
+
+    def _by_token(self, token: str) -> Interaction | None:
+        return next((i for i in self.interactions if i.token == token), None)
+
+    def _callback(
+        self, inter_id: str, token: str, body: dict[str, Any], with_response: bool
+    ) -> tuple[Any, int]:
+        inter = self._by_token(token)
+        if inter is None or inter.id != inter_id:
+            raise _DiscordError(404, 10062, "Unknown interaction")
+        now = time.monotonic()
+        if inter.acked_at is not None:
+            raise _DiscordError(400, 40060, "Interaction has already been acknowledged.")
+        if now - inter.created_at > self.ack_deadline:
+            raise _DiscordError(404, 10062, "Unknown interaction")
+        kind = int(body.get("type", 0))
+        data = body.get("data") or {}
+        if kind == 4:
+            self._validate_message(data)
+        inter.acked_at, inter.ack_type = now, kind
+        flags = int(data.get("flags") or 0)
+        message = self._message(inter.payload["channel_id"], data if kind == 4 else {"content": "", "flags": flags},
+                                interaction_metadata={"id": inter.id, "type": 2,
+                                                      "user": inter.payload.get("user") or inter.payload["member"]["user"],
+                                                      "authorizing_integration_owners":
+                                                          inter.payload.get("authorizing_integration_owners", {})})  # fmt: skip
+        inter.original = message
+        if kind == 4:
+            self.messages.append({**data, "channel_id": inter.payload["channel_id"], "via": "callback",
+                                  "interaction": inter.id})  # fmt: skip
+        if not with_response:
+            return None, 204
+        return (
+            {
+                "interaction": {
+                    "id": inter.id,
+                    "type": 2,
+                    "response_message_id": message["id"],
+                    "response_message_loading": kind == 5,
+                    "response_message_ephemeral": bool(flags & 64),
+                },
+                "resource": {"type": kind, "message": message} if kind in (4, 5) else {"type": kind},
+            },
+            200,
+        )
+
+    @staticmethod
+    def _validate_command(c: dict[str, Any]) -> None:
+        name = c.get("name", "")
+        if not re.fullmatch(r"[-_\w]{1,32}", name) or name != name.lower():
+            raise _DiscordError(
+                400, 50035, "Invalid Form Body", errors={"name": "APPLICATION_COMMAND_INVALID_NAME"}
+            )
+        if not 1 <= len(c.get("description", "")) <= 100:
+            raise _DiscordError(
+                400, 50035, "Invalid Form Body", errors={"description": "BASE_TYPE_BAD_LENGTH"}
+            )
+        if len(c.get("options") or []) > 25:
+            raise _DiscordError(400, 50035, "Invalid Form Body", errors={"options": "BASE_TYPE_MAX_LENGTH"})
+        for o in c.get("options") or []:
+            if not 1 <= len(o.get("description", "")) <= 100 or not re.fullmatch(
+                r"[-_\w]{1,32}", o.get("name", "")
+            ):
+                raise _DiscordError(
+                    400, 50035, "Invalid Form Body", errors={"options": "BASE_TYPE_BAD_LENGTH"}
+                )
+
+    @staticmethod
+    def _validate_message(body: dict[str, Any]) -> None:
+        content = body.get("content") or ""
+        embeds = body.get("embeds") or []
+        if not content and not embeds and not body.get("attachments") and not body.get("components"):
+            raise _DiscordError(400, 50006, "Cannot send an empty message")
+        if len(content) > CONTENT_LIMIT:
+            raise _DiscordError(400, 50035, "Invalid Form Body",
+                                errors={"content": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH",
+                                                                 "message": "Must be 2000 or fewer in length."}]}})  # fmt: skip
+        if len(embeds) > 10:
+            raise _DiscordError(400, 50035, "Invalid Form Body", errors={"embeds": "BASE_TYPE_MAX_LENGTH"})
+        total = 0
+        for e in embeds:
+            desc, title = e.get("description") or "", e.get("title") or ""
+            if len(desc) > 4096 or len(title) > 256 or len(e.get("fields") or []) > 25:
+                raise _DiscordError(
+                    400, 50035, "Invalid Form Body", errors={"embeds": "BASE_TYPE_MAX_LENGTH"}
+                )
+            total += len(desc) + len(title) + len((e.get("footer") or {}).get("text") or "")
+            total += sum(len(f.get("name", "")) + len(f.get("value", "")) for f in e.get("fields") or [])
+        if total > 6000:
+            raise _DiscordError(400, 50035, "Invalid Form Body", errors={"embeds": "MAX_EMBED_SIZE_EXCEEDED"})
+
+
+class _DiscordError(Exception):
+    def __init__(self, status: int, code: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.extra = status, code, message, extra
