@@ -12,15 +12,16 @@ from __future__ import annotations
 import argparse
 import bisect
 import importlib
-import random
 import statistics
 import sys
-import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from timing import per_call, random_instants  # noqa: E402
 
 from engine.calendar import four_pillars, solar_terms  # noqa: E402
 from engine.calendar.terms import TERM_ALIASES, TERM_NAMES  # noqa: E402
@@ -35,26 +36,6 @@ PINYIN = {
 def normalize(name: str) -> str:
     name = PINYIN.get(name, name)
     return TERM_ALIASES.get(name, name)
-
-
-def random_instants(n: int, seed: int = 2024) -> list[datetime]:
-    rng = random.Random(seed)
-    lo = datetime(1900, 1, 1, tzinfo=UTC).timestamp()
-    hi = datetime(2100, 12, 31, tzinfo=UTC).timestamp()
-    return [datetime.fromtimestamp(round(rng.uniform(lo, hi)), CST) for _ in range(n)]
-
-
-def per_call(fn: Callable[[datetime], object], instants: list[datetime], rounds: int) -> float:
-    """Median over rounds of (time for all instants) / count, in microseconds."""
-    for at in instants[:20]:
-        fn(at)
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for at in instants:
-            fn(at)
-        samples.append((time.perf_counter() - start) / len(instants) * 1e6)
-    return statistics.median(samples)
 
 
 # --- pillar functions: each returns (year, month, day, hour) 干支 strings -------------------------------------
@@ -175,7 +156,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer instants and rounds")
     args = parser.parse_args()
     n_ours, n_peer, rounds = (2000, 100, 3) if args.quick else (20000, 400, 5)
-    instants = random_instants(max(n_ours, n_peer))
+    instants = random_instants(max(n_ours, n_peer), CST, 1900, 2100)
 
     peers: dict[
         str, tuple[Callable[[], Callable[[datetime], tuple[str, str, str, str]]], Callable[[], list]]

@@ -82,6 +82,9 @@ class NullTransport:
     platform = "telegram"
     channel = "telegram"
 
+    def configured(self) -> bool:
+        return True
+
     def ready(self) -> bool:
         return True
 

@@ -17,16 +17,15 @@ Rows (median of rounds of (time for all instants) / count, microseconds per char
 from __future__ import annotations
 
 import argparse
-import random
-import statistics
 import sys
-import time
-from collections.abc import Callable
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from timing import per_call, random_instants  # noqa: E402
 
 from engine.calendar import four_pillars  # noqa: E402
 from engine.liuren import build_chart, chart_at  # noqa: E402
@@ -38,29 +37,10 @@ KST = timezone(timedelta(hours=9))
 CMONTH = ["十一", "十二", "正", "二", "三", "四", "五", "六", "七", "八", "九", "十"]  # by month branch 子…亥
 
 
-def random_instants(n: int, seed: int = 2024) -> list[datetime]:
-    rng = random.Random(seed)
-    lo = datetime(1901, 1, 1, tzinfo=UTC).timestamp()
-    hi = datetime(2099, 12, 31, tzinfo=UTC).timestamp()
-    return [datetime.fromtimestamp(round(rng.uniform(lo, hi)), KST) for _ in range(n)]
-
-
 def clear_caches() -> None:
     methods_module.solve.cache_clear()
     chart_module._build.cache_clear()
     generals_module.general_positions.cache_clear()
-
-
-def per_call(fn: Callable[[Any], object], items: list[Any], rounds: int) -> float:
-    for item in items[:20]:
-        fn(item)
-    samples = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for item in items:
-            fn(item)
-        samples.append((time.perf_counter() - t0) / len(items) * 1e6)
-    return statistics.median(samples)
 
 
 def main() -> int:
@@ -68,7 +48,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     n, rounds = (300, 3) if args.quick else (2000, 7)
-    instants = random_instants(n)
+    instants = random_instants(n, KST, 1901, 2099)
 
     def cold_at(at: datetime) -> object:
         clear_caches()

@@ -8,7 +8,9 @@ Rows (median of rounds; microseconds per call):
 - ``evaluate, cold``: ``evaluate(day, month, year, hour)`` with the result cache cleared before each call
   (all 183 rules evaluated);
 - ``evaluate, cached``: the same arguments again (LRU hit);
-- ``marks + stem_marks, cold``: what a 大六壬 / 六爻 chart calls, caches cleared;
+- ``marks + stem_marks, cold``: what a 大六壬 / 六爻 chart calls, result caches cleared (the marking plan, every
+  marked star evaluated once for every value of the inputs it reads, is built once per options, like the data);
+- ``marks plan, built once``: the cost of building that plan (the first ``marks`` call of a process);
 - ``per_month, cold``: the twelve months of a day (``sikpan shensha 甲子 --all-months``).
 """
 
@@ -67,10 +69,15 @@ def main() -> None:
             _clear()
             shensha.per_month(d, y, h)
 
+    def build_plan() -> None:
+        shensha._mark_plan.cache_clear()
+        shensha.marks(*CASES[0])
+
     rows = [
         ("evaluate, cold", cold_evaluate, len(CASES)),
         ("evaluate, cached", cached_evaluate, len(CASES)),
         ("marks + stem_marks, cold", cold_marks, len(CASES)),
+        ("marks plan, built once", build_plan, 1),
         ("per_month, cold", cold_per_month, 10),
     ]
     for label, fn, count in rows:

@@ -59,12 +59,12 @@ class FdLineSource:
     def _start(self) -> None:
         self.started = True
         loop = asyncio.get_running_loop()
+        # The descriptor stays blocking: on a terminal stdin and stdout usually share one open file
+        # description, and O_NONBLOCK there would make large writes to stdout fail with EAGAIN. One
+        # os.read per readiness notification never blocks.
         try:
-            os.set_blocking(self.fd, False)
             loop.add_reader(self.fd, self._on_readable, loop)
         except (OSError, NotImplementedError, ValueError):
-            with contextlib.suppress(OSError):
-                os.set_blocking(self.fd, True)
             threading.Thread(target=self._thread, args=(loop,), daemon=True).start()
 
     def _on_readable(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -99,8 +99,6 @@ class FdLineSource:
         if self.started:
             with contextlib.suppress(Exception):
                 asyncio.get_running_loop().remove_reader(self.fd)
-            with contextlib.suppress(OSError):
-                os.set_blocking(self.fd, True)
 
 
 def console_incoming(text: str) -> Incoming:

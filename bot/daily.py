@@ -205,9 +205,10 @@ def prepare(moment: Moment) -> Prepared:
 def daily_context(moment: Moment) -> dict[str, Any]:
     """The whole view model of a reading (``head`` and ``body``), as ``/today`` stores and renders it."""
     p = _pillars(moment)
-    return json.loads(
+    context: dict[str, Any] = json.loads(
         json.dumps({"head": head_context(moment, p), "body": body_context(moment, p)}, ensure_ascii=False)
     )
+    return context
 
 
 def daily_reply(moment: Moment, lang: str) -> Reply:
@@ -224,18 +225,23 @@ def check_moment(moment: Moment) -> None:
 # ---- rendering ---------------------------------------------------------------------------------------
 
 
-def gloss_extra(lang: str, context: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``bot.views.VIEW_EXTRAS`` entry of the daily views: the glossary the 大六壬 reading partial needs
-    (language-dependent, so kept out of stored contexts). Registered by ``bot/commands/daily.py``."""
-    body = context.get("body") or {}
-    liuren = body.get("liuren") if isinstance(body, Mapping) else None
-    if not liuren or not liuren.get("readings"):
-        return {}
-    try:
-        from engine.liuren.reading import glossary
-    except ImportError:
-        return {}
-    return {"gloss": glossary(lang)}
+def _glossary(lang: str) -> Mapping[str, Any]:
+    from engine.liuren.reading import glossary
+
+    return glossary(lang)
+
+
+def _register_template_globals() -> None:
+    """``daily_gloss(lang)`` for the templates: the glossary the 大六壬 reading partial looks its texts up in
+    (language-dependent, so kept out of stored contexts). Added to ``bot.i18n.environment(lang).globals``,
+    which the channel overlays of ``bot.views`` share, so any render of a daily view finds it."""
+    from bot.i18n import LANGS, environment
+
+    for lang in LANGS:
+        environment(lang).globals.setdefault("daily_gloss", _glossary)
+
+
+_register_template_globals()
 
 
 def render_daily(context: Mapping[str, Any], lang: str, channel: str) -> str:
@@ -281,9 +287,15 @@ class DailyRenderer:
     _heads: dict[tuple[Moment, str, str], str] = field(default_factory=dict)
     _body_texts: dict[tuple[tuple[Any, ...], str, str], str] = field(default_factory=dict)
 
+    max_heads: int = 200_000  # bounded memory in a long-running process: beyond this the caches start over
+    max_bodies: int = 5_000
+
     def prepared(self, moment: Moment) -> Prepared:
         prep = self._prepared.get(moment)
         if prep is None:
+            if len(self._prepared) >= self.max_heads:
+                self._prepared.clear()
+                self._heads.clear()
             prep = self._prepared[moment] = prepare(moment)
         return prep
 
@@ -291,6 +303,9 @@ class DailyRenderer:
         prep = self.prepared(moment)
         body = self._bodies.get(prep.body_key)
         if body is None:
+            if len(self._bodies) >= self.max_bodies:
+                self._bodies.clear()
+                self._body_texts.clear()
             body = json.loads(json.dumps(body_context(moment), ensure_ascii=False))
             self._bodies[prep.body_key] = body
             self.stats.bodies += 1

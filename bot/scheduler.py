@@ -182,7 +182,12 @@ class DailyStore:
                 "SELECT * FROM subscriptions WHERE platform = ? AND chat_id = ?", (platform, chat_id)
             ) as cur:
                 row = await cur.fetchone()
-        assert row is not None
+            assert row is not None
+            # the chat's delivery rows follow the subscription's owner (/forget of the owner removes both)
+            await db.execute(
+                "UPDATE deliveries SET user_key = ? WHERE subscription_id = ? AND user_key != ?",
+                (user_key, row["id"], user_key),
+            )
         return Subscription.from_row(row)
 
     async def for_chat(self, platform: str, chat_id: str) -> Subscription | None:
@@ -315,7 +320,7 @@ class DailyStore:
                 " error = 'the process stopped while sending' WHERE status = 'sending' RETURNING id",
                 (_iso(now),),
             ) as cur:
-                uncertain = len(await cur.fetchall())
+                uncertain = len(list(await cur.fetchall()))
             async with db.execute(
                 "SELECT id, subscription_id, local_date, due_at FROM deliveries WHERE status = 'claimed'"
             ) as cur:
@@ -388,6 +393,11 @@ class DiscordTransport:
         target = client.get_partial_messageable(int(sub.chat_id))
         outcome: SendOutcome = await sender.send(target, text, target_id=sub.chat_id)
         return outcome
+
+
+def _configured(transport: Transport) -> bool:
+    fn = getattr(transport, "configured", None)
+    return bool(fn()) if callable(fn) else True
 
 
 def default_transports(ctx: AppContext) -> dict[str, Transport]:
@@ -566,12 +576,12 @@ class DailyScheduler:
             ids, self._dirty = list(self._dirty), set()
             self._last.update(await self.store.last_dates(ids))
             for sid in ids:
-                sub = await self.store.get(sid)
-                if sub is None:
+                found = await self.store.get(sid)
+                if found is None:
                     self._versions[sid] = self._versions.get(sid, 0) + 1
                     self._subs.pop(sid, None)
                 else:
-                    self._plan(sub, now)
+                    self._plan(found, now)
 
     def next_due_at(self) -> datetime | None:
         """The earliest planned due instant (stale heap entries dropped)."""
@@ -596,7 +606,7 @@ class DailyScheduler:
                 continue
             sub = self._subs[entry.sub_id]
             transport = self.transports.get(sub.platform)
-            if transport is None or not transport.configured():
+            if transport is None or not _configured(transport):
                 # no adapter for this platform in this process (e.g. a console subscription): nothing is
                 # claimed or recorded; the day is left to a process that has the adapter
                 self._plan_after(sub, entry.local_date, entry.due, record=False)
@@ -658,7 +668,7 @@ class DailyScheduler:
         for delivery_id, sub_id, d, due in claimed:
             sub = await self.store.get(sub_id)
             transport = self.transports.get(sub.platform) if sub is not None else None
-            if sub is not None and sub.active and (transport is None or not transport.configured()):
+            if sub is not None and sub.active and (transport is None or not _configured(transport)):
                 continue  # left claimed for a process that has this platform
             if sub is None or not sub.active:
                 await self.store.mark(delivery_id, "skipped", now, "subscription inactive")

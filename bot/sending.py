@@ -73,7 +73,7 @@ class SendOutcome:
 # ---------------------------------------------------------------------------------------------- helpers
 def utf16_len(text: str) -> int:
     """Length in UTF-16 code units (how Telegram counts; astral characters count 2)."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text.encode("utf-16-le")) // 2
 
 
 async def _call_back(callback: Callable[..., Any] | None, *args: Any) -> None:
@@ -137,6 +137,7 @@ def retry_after_seconds(value: int | float | timedelta | None) -> float:
 _HTML_TOKEN = re.compile(
     r"(?P<tag><(?P<close>/)?(?P<name>[a-zA-Z][a-zA-Z0-9-]*)(?P<attrs>(?:\s[^<>]*)?)>)"
     r"|(?P<entity>&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z]+);)"
+    r"|(?P<text>[^<&\n]+)"
     r"|(?P<char>[\s\S])"
 )
 
@@ -145,7 +146,7 @@ _HTML_TOKEN = re.compile(
 class _Atom:
     raw: str
     width: int  # visible width in UTF-16 units (0 for tags)
-    kind: str  # "open" | "close" | "char"
+    kind: str  # "open" | "close" | "char" | "text" (a run of characters, cut into chars only if needed)
     name: str = ""
 
 
@@ -157,6 +158,8 @@ def _atoms(text: str) -> list[_Atom]:
             atoms.append(_Atom(m.group("tag"), 0, kind, m.group("name").lower()))
         elif m.group("entity"):
             atoms.append(_Atom(m.group("entity"), utf16_len(html.unescape(m.group("entity"))), "char"))
+        elif m.group("text"):
+            atoms.append(_Atom(m.group("text"), utf16_len(m.group("text")), "text"))
         else:
             ch = m.group("char")
             atoms.append(_Atom(ch, utf16_len(ch), "char"))
@@ -178,6 +181,11 @@ def _width(atoms: Sequence[_Atom]) -> int:
 
 def _cut_long_line(line: list[_Atom], limit: int) -> list[list[_Atom]]:
     """Cut one over-long line into pieces of at most ``limit`` visible units, preferring spaces."""
+    line = [
+        char
+        for atom in line
+        for char in ([_Atom(ch, utf16_len(ch), "char") for ch in atom.raw] if atom.kind == "text" else [atom])
+    ]
     pieces: list[list[_Atom]] = []
     current: list[_Atom] = []
     width = 0
@@ -212,6 +220,8 @@ def split_telegram_html(text: str, limit: int = TELEGRAM_TEXT_LIMIT) -> list[str
     """
     if limit < 1:
         raise ValueError("limit must be positive")
+    if utf16_len(text) <= limit:  # markup only adds length: the visible text fits too
+        return [text] if _strip_tags(text).strip() else []
     lines: list[list[_Atom]] = []
     for line in _lines(_atoms(text)):
         lines.extend(_cut_long_line(line, limit) if _width(line) > limit else [line])
@@ -366,6 +376,25 @@ class TelegramSender:
         self._group_buckets: dict[str, TokenBucket] = {}
         self._chat_locks: dict[str, asyncio.Lock] = {}
         self.retry_waits: list[float] = []  # every RetryAfter wait honoured (for tests and metrics)
+        self.max_idle_chats = 10_000  # per-chat state kept before idle chats are pruned
+
+    def _prune(self) -> None:
+        """Forget the state of idle chats (unlocked, bucket refilled) so memory stays bounded."""
+        for chat, lock in list(self._chat_locks.items()):
+            if lock.locked():
+                continue
+            bucket = self._chat_buckets.get(chat)
+            group = self._group_buckets.get(chat)
+            if bucket is not None:
+                bucket._refill()
+            if group is not None:
+                group._refill()
+            if (bucket is None or bucket.tokens >= bucket.capacity) and (
+                group is None or group.tokens >= group.capacity
+            ):
+                del self._chat_locks[chat]
+                self._chat_buckets.pop(chat, None)
+                self._group_buckets.pop(chat, None)
 
     async def _pace(self, chat: str, chat_kind: str) -> None:
         if not self.pace:
@@ -402,6 +431,8 @@ class TelegramSender:
 
         parts = split_telegram_html(text, self.limit)
         chat = str(chat_id)
+        if len(self._chat_locks) > self.max_idle_chats:
+            self._prune()
         lock = self._chat_locks.setdefault(chat, asyncio.Lock())
         sent_ids: list[int] = []
         async with lock:
@@ -417,6 +448,7 @@ class TelegramSender:
                             parse_mode=ParseMode.HTML,
                             disable_web_page_preview=True,
                             reply_to_message_id=reply_to_message_id if index == 0 else None,
+                            allow_sending_without_reply=True,
                             reply_markup=reply_markup if index == len(parts) - 1 else None,
                         )
                         sent_ids.append(message.message_id)

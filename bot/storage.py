@@ -113,14 +113,18 @@ class Storage:
     @classmethod
     async def open(cls, path: str | Path, migrate: bool = True) -> Storage:
         db = await aiosqlite.connect(str(path), isolation_level=None)  # autocommit; explicit BEGIN/COMMIT
-        db.row_factory = aiosqlite.Row
-        await db.execute("PRAGMA journal_mode=WAL")
-        await db.execute("PRAGMA synchronous=FULL")
-        await db.execute("PRAGMA busy_timeout=10000")
-        await db.execute("PRAGMA foreign_keys=ON")
         storage = cls(db, str(path))
-        if migrate:
-            await storage.migrate()
+        try:
+            db.row_factory = aiosqlite.Row
+            await db.execute("PRAGMA journal_mode=WAL")
+            await db.execute("PRAGMA synchronous=FULL")
+            await db.execute("PRAGMA busy_timeout=10000")
+            await db.execute("PRAGMA foreign_keys=ON")
+            if migrate:
+                await storage.migrate()
+        except BaseException:
+            await db.close()  # never leave the connection thread behind (it would keep the process alive)
+            raise
         return storage
 
     async def close(self) -> None:

@@ -24,7 +24,8 @@ from bot.i18n import environment
 CHANNELS = ("telegram", "discord", "console")
 _EXT = {"telegram": "html.j2", "discord": "md.j2", "console": "txt.j2"}
 
-_MD_SPECIAL = re.compile(r"([\\*_`~|>\[\]#-])")
+_MD_SPECIAL = re.compile(r"([\\*_`~|>\[\]#-])")  # Discord shows "\-" as "-": escaping is invisible
+_MD_ORDERED = re.compile(r"(?m)^(\s*\d+)\.(?=\s)")
 _MENTION = re.compile(r"@(everyone|here|[!&]?\d{15,21})")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 
@@ -33,6 +34,7 @@ def escape_discord(value: object) -> str:
     """Markdown and mentions made inert: ``*`` → ``\\*``, ``@everyone`` → ``@\u200beveryone``, ``<@1>`` …"""
     text = _CONTROL.sub("", str(value))
     text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = _MD_ORDERED.sub(r"\1\\.", text)
     text = text.replace("<", "<\u200b")  # <@123>, <#chan>, <:emoji:1>, <t:…> become literal text
     return _MENTION.sub("@\u200b\\1", text)
 
@@ -67,6 +69,14 @@ def _defuse(text: str) -> str:
     return _MENTION.sub("@\u200b\\1", _CONTROL.sub("", text)).replace("<", "<\u200b")
 
 
+_MD_ESCAPED = re.compile(r"\\([\\*_`~|>\[\]#.-])")
+
+
+def _unescape_md(text: str) -> str:
+    """Inside a code block markdown is not interpreted: drop the escapes the expressions got."""
+    return _MD_ESCAPED.sub(r"\1", text)
+
+
 def _pc(value: object) -> str:
     return plain(value)
 
@@ -78,19 +88,24 @@ _FORMAT: dict[str, dict[str, Any]] = {
         "bold": lambda v: Markup(f"<b>{_tg(v)}</b>"),
         "italic": lambda v: Markup(f"<i>{_tg(v)}</i>"),
         "code": lambda v: Markup(f"<code>{_tg(v)}</code>"),
-        "pre": lambda v: Markup(f"<pre>{_tg(v)}</pre>"),
+        "pre": lambda v: Markup(f"<pre>{_tg(v)}</pre>\n"),
+        "cmd": lambda v: Markup(_tg(v)),  # plain, so that Telegram makes /commands tappable
     },
     "discord": {
         "bold": lambda v: Markup(f"**{_dc(v)}**"),
         "italic": lambda v: Markup(f"*{_dc(v)}*"),
         "code": lambda v: Markup("`" + _defuse(str(v)).replace("`", "ˋ") + "`"),
-        "pre": lambda v: Markup("```\n" + _defuse(str(v)).replace("```", "ˋˋˋ").strip("\n") + "\n```"),
+        "pre": lambda v: Markup(
+            "```\n" + _defuse(_unescape_md(str(v))).replace("```", "ˋˋˋ").strip("\n") + "\n```\n"
+        ),
+        "cmd": lambda v: Markup("`" + _defuse(str(v)).replace("`", "ˋ") + "`"),
     },
     "console": {
         "bold": lambda v: Markup(_pc(v)),
         "italic": lambda v: Markup(_pc(v)),
         "code": lambda v: Markup(_pc(v)),
-        "pre": lambda v: Markup(_pc(v)),
+        "pre": lambda v: Markup(_pc(v).rstrip("\n") + "\n"),
+        "cmd": lambda v: Markup(_pc(v)),
     },
 }
 

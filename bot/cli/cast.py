@@ -11,7 +11,7 @@ from bot.i18n import render
 from engine.calendar import DayStart
 from engine.core.cycle import Branch, GanZhi
 from engine.liuren import Chart, chart_at, chart_for_ju, with_shensha
-from engine.liuren.chart import _optional
+from engine.liuren.reading import read, render_context
 
 # 地盤 positions of the square board as practitioners draw it (巳午未申 on top, 寅丑子亥 at the bottom).
 _TOP = (Branch.SI, Branch.WU, Branch.WEI, Branch.SHEN)
@@ -42,17 +42,11 @@ def board_rows(chart: Chart) -> list[list[str]]:
     return rows
 
 
-def readings_for(chart: Chart, category: str | None) -> tuple[Any, ...] | None:
-    """``engine.liuren.reading.read``: the seed-003 text for the eight worked 課, then the composed reading.
-
-    None while the reading module is not installed.
-    """
-    module = _optional("engine.liuren.reading")
-    if module is None:
-        return None
+def readings_for(chart: Chart, category: str | None) -> tuple[Any, ...]:
+    """``engine.liuren.reading.read``: the seed-003 text for the eight worked 課, then the composed reading."""
     month = chart.moment.month.branch if chart.moment is not None else None
     year = chart.moment.year.branch if chart.moment is not None else None
-    return tuple(module.read(chart, category, month=month, year=year))
+    return tuple(read(chart, category, month=month, year=year))
 
 
 def view(chart: Chart) -> dict[str, Any]:
@@ -89,14 +83,11 @@ def handler(args: argparse.Namespace) -> int:
     readings = readings_for(chart, args.category)
     if args.json:
         out = chart.to_json()
-        out["reading"] = [r.to_json() for r in readings] if readings is not None else None
+        out["reading"] = [r.to_json() for r in readings]
         emit_json(out)
         return 0
     context = view(chart)
-    if readings is not None:
-        context.update(_optional("engine.liuren.reading").render_context(readings, args.lang))
-    else:
-        context.update(readings=[], gloss={})
+    context.update(render_context(readings, args.lang))
     emit_text(render("cli/cast.txt.j2", args.lang, **context))
     return 0
 

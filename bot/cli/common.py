@@ -10,6 +10,8 @@ from datetime import datetime
 from typing import Any, NoReturn
 
 from bot.i18n import LANGS, default_lang, normalize_lang
+from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
+from engine.errors import EngineInputError
 
 
 class UsageError(Exception):
@@ -68,3 +70,16 @@ def emit_json(obj: Any) -> None:
 
 def emit_text(text: str) -> None:
     sys.stdout.write(text.rstrip("\n") + "\n")
+
+
+def parse_branch(text: str, suffix: str = "", code: str | None = None) -> Branch:
+    """A 地支 (寅) or the branch of a 干支 (丙寅), optionally followed by ``suffix`` (月, 時).
+
+    Anything else raises :class:`EngineInputError` with ``code`` (default: the core 地支 error).
+    """
+    t = text.strip().removesuffix(suffix) if suffix else text.strip()
+    if len(t) == 2 and t[0] in STEM_CHARS and t[1] in BRANCH_CHARS:
+        return GanZhi.parse(t).branch
+    if code is not None and (len(t) != 1 or t not in BRANCH_CHARS):
+        raise EngineInputError(code, f"not a 地支: {text!r}", value=text)
+    return Branch.from_char(t)

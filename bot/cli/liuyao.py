@@ -13,9 +13,9 @@ import argparse
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
+from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_branch, parse_instant
 from bot.i18n import render
-from engine.core.cycle import STEM_CHARS, Branch, GanZhi
+from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
 from engine.liuyao import (
     Cast,
@@ -32,10 +32,7 @@ from engine.liuyao import (
 
 def parse_month(text: str) -> Branch:
     """月建 as a branch (寅) or a month 干支 (丙寅)."""
-    t = text.strip().removesuffix("月")
-    if len(t) == 2 and t[0] in STEM_CHARS:
-        return GanZhi.parse(t).branch
-    return Branch.from_char(t)
+    return parse_branch(text, "月")
 
 
 def parse_tosses(text: str) -> Cast:

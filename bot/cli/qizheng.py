@@ -15,38 +15,7 @@ from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
 from bot.i18n import LANGS, render
-from engine.qizheng import (
-    ApogeeModel,
-    DaxianTable,
-    HourMethod,
-    HuaMethod,
-    MansionSet,
-    MingMethod,
-    Naming,
-    NodeModel,
-    PalaceSystem,
-    QizhengOptions,
-    ShenMethod,
-    WeakGroup,
-    ZiqiEpoch,
-    find_place,
-    natal_chart,
-)
-
-OPTION_FLAGS: tuple[tuple[str, str, Any], ...] = (
-    ("--palaces", "palaces", PalaceSystem),
-    ("--mansions", "mansions", MansionSet),
-    ("--naming", "naming", Naming),
-    ("--node", "node", NodeModel),
-    ("--apogee", "apogee", ApogeeModel),
-    ("--ziqi", "ziqi", ZiqiEpoch),
-    ("--ming", "ming", MingMethod),
-    ("--shen", "shen", ShenMethod),
-    ("--hour", "hour", HourMethod),
-    ("--hua", "hua", HuaMethod),
-    ("--weak", "weak", WeakGroup),
-    ("--daxian", "daxian", DaxianTable),
-)
+from engine.qizheng import QizhengOptions, find_place, natal_chart
 
 
 def _coordinate(limit: float, code: str) -> Any:
@@ -70,8 +39,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--lat", type=_coordinate(90.0, "error.qizheng.bad_lat"), help="north latitude")
     parser.add_argument("--place", metavar="NAME", help="city name (Korean, Chinese or English) for lon/lat")
     parser.add_argument("--all", action="store_true", help="list every clause, not only those that hold")
-    for flag, dest, enum in OPTION_FLAGS:
-        parser.add_argument(flag, dest=dest, choices=[m.value for m in enum], default=None)
+    for name, values in QizhengOptions.choices().items():  # --palaces, --naming, … one flag per school option
+        parser.add_argument(f"--{name}", dest=name, choices=values, default=None)
     parser.set_defaults(func=run_chart)
     sub = parser.add_subparsers(dest="qizheng_command", parser_class=type(parser))
     place = sub.add_parser("place", help="look a city up in the shipped table")
@@ -83,7 +52,9 @@ def register(subparsers: Any) -> None:
 
 def options_from_args(args: argparse.Namespace) -> QizhengOptions:
     given = {
-        dest: getattr(args, dest) for _, dest, _ in OPTION_FLAGS if getattr(args, dest, None) is not None
+        name: getattr(args, name)
+        for name in QizhengOptions.choices()
+        if getattr(args, name, None) is not None
     }
     return QizhengOptions.from_json(given)
 

@@ -10,10 +10,11 @@ import asyncio
 import contextlib
 import logging
 import signal
+import sqlite3
 import sys
 
 from bot.cli.common import UsageError
-from bot.config import ConfigError, Settings, install_redaction, load_settings
+from bot.config import ConfigError, Settings, install_redaction, load_settings, redact
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -62,5 +63,11 @@ def handler(args: argparse.Namespace) -> int:
     except ConfigError as err:
         raise UsageError(err.code, **err.params) from None
     configure_logging(settings, args.log_level or ("INFO" if settings.has_tokens else "WARNING"))
-    asyncio.run(main_async(settings))
+    try:
+        sqlite3.connect(settings.db_path).close()  # fail early (and in one line) if the file cannot be opened
+        asyncio.run(main_async(settings))
+    except (sqlite3.Error, OSError) as err:  # the database cannot be opened or migrated
+        raise UsageError(
+            "bot.error.db_open", path=settings.db_path, detail=redact(str(err), settings.secrets)
+        ) from None
     return 0

@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bot.cli.common import add_common, emit_json, emit_text
+from bot.cli.common import add_common, emit_json, emit_text, parse_branch
 from bot.i18n import render
-from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
+from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
 from engine.shensha import Options, ShenshaResult, evaluate, per_month, star, star_defs, value_json
 
@@ -46,12 +46,7 @@ def parse_day(text: str) -> GanZhi:
 
 def parse_month(text: str) -> Branch:
     """月建: a branch (寅), optionally with 月, or a month 干支 (丙寅)."""
-    t = text.strip().removesuffix("月")
-    if len(t) == 2 and t[0] in STEM_CHARS and t[1] in BRANCH_CHARS:
-        return GanZhi.parse(t).branch
-    if len(t) != 1 or t not in BRANCH_CHARS:
-        raise EngineInputError("error.shensha.bad_month", f"month must be a 地支: {text!r}", value=text)
-    return Branch.from_char(t)
+    return parse_branch(text, "月", "error.shensha.bad_month")
 
 
 def parse_year(text: str) -> GanZhi:
@@ -65,12 +60,7 @@ def parse_year(text: str) -> GanZhi:
 
 
 def parse_hour(text: str) -> Branch:
-    t = text.strip().removesuffix("時")
-    if len(t) == 2 and t[0] in STEM_CHARS and t[1] in BRANCH_CHARS:
-        return GanZhi.parse(t).branch
-    if len(t) != 1 or t not in BRANCH_CHARS:
-        raise EngineInputError("error.shensha.bad_hour", f"hour must be a 地支: {text!r}", value=text)
-    return Branch.from_char(t)
+    return parse_branch(text, "時", "error.shensha.bad_hour")
 
 
 def parse_options(items: list[str] | None) -> Options:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import logging
 import pkgutil
+import unicodedata
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -169,9 +170,10 @@ def lookup(name: str) -> CommandSpec | None:
 def split_command(text: str) -> tuple[str, tuple[str, ...]] | None:
     """``"/cast 2026-11-29 23:10"`` → ``("cast", ("2026-11-29", "23:10"))``; None if not a command.
 
-    A ``@botname`` suffix on the command word is dropped; full-width slash and space are accepted.
+    A ``@botname`` suffix on the command word is dropped; full-width forms (／, ２０２６－１１－２９, the
+    ideographic space) typed on CJK keyboards are folded to ASCII (NFKC).
     """
-    line = text.replace("\u3000", " ").strip()
+    line = unicodedata.normalize("NFKC", text).strip()
     if not line or line[0] not in "/／":
         return None
     parts = line[1:].split()

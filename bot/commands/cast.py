@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from bot.commands import ArgSpec, CommandError, Incoming, Reply, command
+from bot.commands import _options as engine_options
 from bot.commands._common import (
     NOW_WORDS,
     Record,
@@ -22,6 +23,7 @@ from bot.commands._common import (
     resolve_local,
     zone_of,
 )
+from bot.i18n import term
 from engine.core.cycle import Branch, GanZhi
 
 log = logging.getLogger(__name__)
@@ -37,17 +39,8 @@ BOARD: tuple[tuple[int | None, ...], ...] = (
     (3, None, None, 10),
     (2, 1, 0, 11),
 )
+_TIME_ONLY_RE = re.compile(r"^\d{1,2}:\d{2}$")
 _JU_RE = re.compile(r"^(?:第)?(\d{1,2})(?:局|국|번)?$")
-
-
-def liuren_options(user: UserSettings | None) -> dict[str, Any]:
-    """The user's 大六壬 options (``liuren.*`` settings) as ``Options.from_mapping`` input."""
-    out: dict[str, Any] = {}
-    for key, value in (user.options if user else {}).items():
-        if key.startswith("liuren."):
-            name = key[len("liuren.") :]
-            out[name] = {"on": True, "off": False}.get(value, value)
-    return out
 
 
 def time_options(user: UserSettings | None) -> tuple[str, float | None]:
@@ -61,12 +54,15 @@ def time_options(user: UserSettings | None) -> tuple[str, float | None]:
 
 
 def parse_cast_args(args: tuple[str, ...]) -> tuple[str, Any]:
-    """("now", None) | ("local", datetime) | ("ju", (GanZhi, int)) | ("board", (GanZhi, Branch, Branch))."""
+    """("now", None) | ("local", datetime) | ("today", "HH:MM") | ("ju", (GanZhi, int))
+    | ("board", (GanZhi, Branch, Branch))."""
     if not args or (len(args) == 1 and args[0].lower() in NOW_WORDS):
         return "now", None
     when = parse_local_datetime(args)
     if when is not None:
         return "local", when
+    if len(args) == 1 and _TIME_ONLY_RE.match(args[0]):
+        return "today", args[0]
     first = args[0]
     if first[:1].isdigit():
         raise CommandError("bot.error.bad_datetime", value=" ".join(args)[:40])
@@ -87,7 +83,7 @@ def parse_cast_args(args: tuple[str, ...]) -> tuple[str, Any]:
     raise CommandError("bot.error.cast_usage")
 
 
-def chart_view(chart: Any) -> dict[str, Any]:
+def chart_view(chart: Any, category: str | None = None) -> dict[str, Any]:
     """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able)."""
 
     def gen(branch: Branch) -> str:
@@ -124,7 +120,7 @@ def chart_view(chart: Any) -> dict[str, Any]:
     except Exception:  # the patterns module of another engineer may be half-way
         ke_ti = list(chart.method_names)
     for name in ke_ti:
-        if name not in patterns:
+        if name not in patterns and name != chart.method.char:
             patterns.append(str(name))
     return {
         "day": chart.day.chars,
@@ -141,18 +137,31 @@ def chart_view(chart: Any) -> dict[str, Any]:
         "patterns": patterns,
         "trace_rule": str(getattr(getattr(chart, "trace", None), "rule", "") or ""),
         "options": chart.options.to_json(),
-        "readings": readings_view(chart),
+        "readings": readings_view(chart, category),
+        "category": category,
     }
 
 
-def readings_view(chart: Any) -> list[dict[str, Any]]:
+def split_category(args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """A trailing 類神 category (天文 / 천문 / tianwen …) taken off the arguments, if there is one."""
+    leishen = engine_ready("engine.liuren.leishen", "categories", "category_id")
+    if leishen is None or not args:
+        return args, None
+    last = args[-1].strip()
+    for name in leishen.categories():
+        if last in (name, leishen.category_id(name), term("ko", name)):
+            return args[:-1], str(name)
+    return args, None
+
+
+def readings_view(chart: Any, category: str | None = None) -> list[dict[str, Any]]:
     """``engine.liuren.reading.read(chart)`` as JSON (seed-003 text first when the 課 is one of the eight,
     then the composed seed-002 reading); language-neutral ids that ``templates/liuren/reading.*`` resolve."""
     module = engine_ready("engine.liuren.reading", "read")
     if module is None:
         return []
     try:
-        return [r.to_json() for r in module.read(chart)]
+        return [r.to_json() for r in module.read(chart, category)]
     except Exception:  # a reading is an extra: never lose the chart because of it
         log.exception("the 大六壬 reading failed for %s %s", chart.day.chars, chart.ju)
         return []
@@ -170,10 +179,20 @@ async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
     if liuren is None or calendar is None:
         return coming_soon("cast")
     user = await ctx.storage.get_user(incoming.user_key)
+    args, category = split_category(args)
     kind, value = parse_cast_args(args)
-    options = liuren.Options.from_mapping(liuren_options(user))
-    inputs: dict[str, Any] = {"mode": kind}
+    options = engine_options.build("liuren", user.options if user else {})
+    inputs: dict[str, Any] = {"mode": kind, "category": category}
     extra: dict[str, Any] = {"when": None, "pillars": None, "term": None}
+    if kind == "today":  # a wall-clock time today, in the user's zone
+        zone = zone_of(user, ctx)
+        today = (await ctx.clock.now()).astimezone(zone).date()
+        hour, minute = (int(x) for x in str(value).split(":"))
+        try:
+            value = datetime(today.year, today.month, today.day, hour, minute)
+        except ValueError:
+            raise CommandError("bot.error.bad_datetime", value=str(value)) from None
+        kind = "local"
     if kind in ("now", "local"):
         zone = zone_of(user, ctx)
         day_starts, longitude = time_options(user)
@@ -219,7 +238,7 @@ async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
         day, general, hour = value
         chart = liuren.build_chart(day, general, hour, options)
         inputs.update(day=day.chars, month_general=general.char, hour=hour.char)
-    context = {**extra, **chart_view(chart)}
+    context = {**extra, **chart_view(chart, category)}
     return await record_and_reply(
         incoming,
         ctx,

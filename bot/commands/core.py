@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
-import enum
-import importlib
 import math
 from typing import TYPE_CHECKING, Any
 
 from bot.commands import COMMANDS, ArgSpec, CommandError, Incoming, Reply, command, lookup, reply
-from bot.commands._common import check_zone, module_available, parse_bool, zone_of
+from bot.commands import _options as engine_options
+from bot.commands._common import check_zone, engine_ready, parse_bool, zone_of
 from bot.i18n import LANGS
 
 if TYPE_CHECKING:
@@ -172,22 +170,38 @@ def parse_coordinate(text: str, limit: float) -> float:
     ephemeral=True,
 )
 async def place(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    found: dict[str, str] | None = None
     if args:
         if args[0].strip().lower() in RESET_WORDS:
             await ctx.storage.update_user(incoming.user_key, longitude=None, latitude=None)
-        else:
+        elif _looks_numeric(args[0]):
             if len(args) > 2:
                 raise CommandError("bot.error.bad_place", value=" ".join(args)[:30])
             lon = parse_coordinate(args[0], 180.0)
             lat = parse_coordinate(args[1], 90.0) if len(args) > 1 else None
             await ctx.storage.update_user(incoming.user_key, longitude=lon, latitude=lat)
+        else:
+            places = engine_ready("engine.qizheng", "find_place")
+            if places is None:
+                raise CommandError("bot.error.bad_place", value=" ".join(args)[:30])
+            city = places.find_place(" ".join(args))  # EngineInputError for an unknown name
+            found = {"name": city.name, "ko": city.ko, "zh": city.zh, "tz": city.tz}
+            await ctx.storage.update_user(
+                incoming.user_key, longitude=round(city.lon, 4), latitude=round(city.lat, 4)
+            )
     user = await ctx.storage.get_user(incoming.user_key)
     return reply(
         "place",
         longitude=user.longitude if user else None,
         latitude=user.latitude if user else None,
         changed=bool(args),
+        city=found,
     )
+
+
+def _looks_numeric(text: str) -> bool:
+    s = text.strip().upper().replace("°", "").rstrip("EWNS")
+    return bool(s) and s.lstrip("+-").replace(".", "", 1).isdigit()
 
 
 # ---- /settings ------------------------------------------------------------------------------------------
@@ -195,7 +209,7 @@ async def place(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
 # Bot-level options (not engine options): how an instant becomes day and hour pillars.
 BOT_OPTIONS: dict[str, tuple[str, ...]] = {
     "day_starts": ("23:00", "00:00"),
-    "solar_time": ("on", "off"),
+    "solar_time": ("off", "on"),
 }
 _OPTION_ALIASES = {
     "day": "day_starts",
@@ -209,55 +223,16 @@ _OPTION_ALIASES = {
 }
 
 
-def liuren_option_fields() -> dict[str, list[str] | None]:
-    """Fields of ``engine.liuren.Options`` with their allowed values (None: free boolean/str)."""
-    if not module_available("engine.liuren"):
-        return {}
-    options_cls: Any = getattr(importlib.import_module("engine.liuren"), "Options", None)
-    if options_cls is None or not hasattr(options_cls, "__dataclass_fields__"):
-        return {}
-    out: dict[str, list[str] | None] = {}
-    defaults = options_cls()
-    for f in dataclasses.fields(options_cls):
-        value = getattr(defaults, f.name)
-        if isinstance(value, bool):
-            out[f.name] = ["on", "off"]
-        elif isinstance(value, enum.Enum):
-            out[f.name] = [str(m.value) for m in type(value)]
-        elif isinstance(value, str | int):
-            out[f.name] = None
-    return out
-
-
-def liuren_option_defaults() -> dict[str, Any]:
-    if not module_available("engine.liuren"):
-        return {}
-    options_cls: Any = getattr(importlib.import_module("engine.liuren"), "Options", None)
-    if options_cls is None or not hasattr(options_cls, "__dataclass_fields__"):
-        return {}
-    defaults = options_cls()
-    out: dict[str, Any] = {}
-    for f in dataclasses.fields(options_cls):
-        value = getattr(defaults, f.name)
-        if isinstance(value, enum.Enum):
-            value = value.value
-        if isinstance(value, bool | str | int | float):
-            out[f.name] = value
-    return out
-
-
 def _option_view(options: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
-    liuren_defaults = liuren_option_defaults()
     for name, allowed in BOT_OPTIONS.items():
         rows.append(
             {"name": name, "value": options.get(name, allowed[0]), "choices": list(allowed), "area": "bot"}
         )
-    for name, values in liuren_option_fields().items():
-        value = options.get(f"liuren.{name}", liuren_defaults.get(name))
-        if isinstance(value, bool):
-            value = "on" if value else "off"
-        rows.append({"name": f"liuren.{name}", "value": value, "choices": values or [], "area": "liuren"})
+    for area in engine_options.AREAS:
+        for name, (default, choices) in engine_options.fields(area).items():
+            key = f"{area}.{name}"
+            rows.append({"name": key, "value": options.get(key, default), "choices": choices, "area": area})
     return rows
 
 
@@ -291,12 +266,8 @@ async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -
                     value = {"23": "23:00", "0": "00:00", "00": "00:00", "24": "00:00"}.get(value, value)
                 if value not in BOT_OPTIONS[key]:
                     raise CommandError("bot.error.bad_option_value", name=key, value=value[:20])
-            elif key.startswith("liuren.") and key[len("liuren.") :] in liuren_option_fields():
-                allowed = liuren_option_fields()[key[len("liuren.") :]]
-                if allowed == ["on", "off"]:
-                    value = "on" if parse_bool(value, key) else "off"
-                elif allowed and value not in allowed:
-                    raise CommandError("bot.error.bad_option_value", name=key, value=value[:20])
+            elif (parsed := engine_options.parse_key(key)) is not None:
+                value = engine_options.normalize(parsed[0], parsed[1], value)
             else:
                 raise CommandError("bot.error.unknown_option", name=key[:32])
             options[key] = value

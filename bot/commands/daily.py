@@ -7,18 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from bot.commands import ArgSpec, CommandError, Incoming, Reply, command, reply, resolve_lang
 from bot.commands._common import OFF_WORDS, Record, record_and_reply, zone_of
-from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context, gloss_extra
+from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context
 from bot.schedule_time import due_instant, next_due, parse_hhmm
 from bot.scheduler import DailyStore, Subscription, scheduler_of
-from bot.views import VIEW_EXTRAS
 
 if TYPE_CHECKING:
     from bot.app import AppContext
     from bot.storage import UserSettings
-
-# The 大六壬 reading partial of the daily views looks its texts up in ``gloss``.
-VIEW_EXTRAS.setdefault("daily", gloss_extra)
-VIEW_EXTRAS.setdefault("daily_body", gloss_extra)
 
 KIND_WORDS = {
     "liuren": "liuren",
@@ -70,6 +65,7 @@ def status_view(sub: Subscription | None, nxt: datetime | None, changed: bool) -
             "zone": sub.tz,
             "kind": sub.kind,
             "reason": sub.disabled_reason,
+            "platform": sub.platform,
         }
     next_view = None
     if nxt is not None and sub is not None:

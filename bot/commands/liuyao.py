@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from bot.commands import ArgSpec, CommandError, Incoming, Reply, command
+from bot.commands import _options as engine_options
 from bot.commands._common import (
     NOW_WORDS,
     Record,
@@ -123,7 +124,8 @@ async def liuyao(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> 
         cast = engine.cast_time(at, day_starts=calendar.DayStart.parse(day_starts), solar_longitude=longitude)
     else:
         cast = engine.cast_coins()
-    chart = engine.build(cast, pillars.month.branch, pillars.day, use=use)
+    options = engine_options.build("liuyao", user.options if user else {})
+    chart = engine.build(cast, pillars.month.branch, pillars.day, use=use, options=options)
     inputs = {
         "method": method,
         "cast": cast.to_json(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bot.commands import ArgSpec, CommandError, Incoming, Reply, command
+from bot.commands import _options as engine_options
 from bot.commands._common import (
     Record,
     coming_soon,
@@ -73,9 +74,11 @@ def qizheng_view(data: dict[str, Any]) -> dict[str, Any]:
             {"house": d.get("house"), "branch": d.get("branch"), "from": d.get("from"), "to": d.get("to")}
             for d in (data.get("daxian") or [])[:6]
         ],
+        # 《八格賦》 clauses that hold for this chart (seed 004), with the text in both languages.
         "patterns": [
-            str(p.get("name") or p.get("id")) if isinstance(p, dict) else str(p)
+            {"id": p.get("id"), "ge": p.get("ge"), "lzh": p.get("quote"), "ko": p.get("quote_ko")}
             for p in data.get("patterns", [])
+            if isinstance(p, dict) and p.get("holds") is True
         ],
     }
 
@@ -98,7 +101,7 @@ async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
         lon, lat = user.longitude, user.latitude
     zone = zone_of(user, ctx)
     at = resolve_local(naive, zone) if naive.tzinfo is None else naive
-    chart = engine.natal_chart(at, lon, lat)
+    chart = engine.natal_chart(at, lon, lat, engine_options.build("qizheng", user.options if user else {}))
     inputs = {"at": at.isoformat(), "zone": zone.key, "lon": lon, "lat": lat}
     context = {
         "when": {"local": fmt_local(at), "zone": zone.key, "offset": fmt_offset(at), "lon": lon, "lat": lat},

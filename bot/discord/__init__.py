@@ -7,7 +7,8 @@
   from its ``ArgSpec`` s (string / integer / number / boolean; ``choices`` become a fixed choice list),
   descriptions from the catalogs in the default language (``SIKPAN_LANG``) and localized for Discord's
   ``ko`` and ``zh-TW`` (文言) locales by an ``app_commands.Translator``. They are synced on start in
-  ``setup_hook`` (one bulk overwrite, ``PUT /applications/{id}/commands``); set ``sync=False`` to skip.
+  ``setup_hook``: the registered commands are read (``GET /applications/{id}/commands``) and, unless they
+  already match, replaced by one bulk overwrite (``PUT``); set ``sync=False`` to skip.
 - Every command defers first (``interaction.response.defer(thinking=True)``, so the 3-second rule holds
   whatever the chart costs), then runs ``dispatch`` and sends the rendered reply as follow-ups through
   :class:`bot.sending.DiscordSender` (split at 2000, mentions escaped, ``AllowedMentions.none()``).
@@ -220,8 +221,29 @@ class SikpanClient(discord.Client):
     async def setup_hook(self) -> None:
         await self.tree.set_translator(CatalogTranslator())
         if self.sync_on_start:
-            self.synced = await self.tree.sync()
-            log.info("discord: synced %d slash commands", len(self.synced))
+            await self.sync_commands()
+
+    async def sync_commands(self) -> bool:
+        """Bulk-overwrite the global slash commands unless Discord already holds exactly this schema
+        (command creation is rate-limited per day). Returns True when a bulk overwrite was sent."""
+        translator = self.tree.translator
+        local = [
+            await c.get_translated_payload(self.tree, translator) if translator else c.to_dict(self.tree)
+            for c in self.tree.get_commands()
+        ]
+        remote: list[dict[str, Any]] | None
+        try:
+            assert self.application_id is not None
+            remote = await self.http.get_global_commands(self.application_id)  # type: ignore[assignment]
+        except (discord.HTTPException, AssertionError):
+            remote = None
+        if remote is not None and same_schema(local, remote):
+            self.synced = [app_commands.AppCommand(data=d, state=self._connection) for d in remote]  # type: ignore[arg-type]
+            log.info("discord: %d slash commands already in sync", len(self.synced))
+            return False
+        self.synced = await self.tree.sync()
+        log.info("discord: synced %d slash commands (bulk overwrite)", len(self.synced))
+        return True
 
     async def on_ready(self) -> None:
         log.info("discord: ready as %s in %d guild(s)", self.user, len(self.guilds))
@@ -244,6 +266,35 @@ class SikpanClient(discord.Client):
         )
         reply = await dispatch(incoming, self.ctx)
         self.handled.append(await self.sender.send(message.channel, render(reply, "discord")))
+
+
+def _covers(local: Any, remote: Any) -> bool:
+    """Does ``remote`` (Discord's view) carry everything ``local`` (our payload) says? Empty equals missing."""
+    if isinstance(local, dict):
+        remote = remote if isinstance(remote, dict) else {}
+        return all(_covers(v, remote.get(k)) for k, v in local.items())
+    if isinstance(local, list):
+        remote = remote if isinstance(remote, list) else []
+        return len(local) == len(remote) and all(_covers(a, b) for a, b in zip(local, remote))
+    if local in (None, False, "", 0) and remote in (None, False, "", 0, [], {}):
+        return True
+    if (
+        isinstance(local, int | float)
+        and isinstance(remote, str | int | float)
+        and not isinstance(local, bool)
+    ):
+        try:
+            return float(local) == float(remote)
+        except ValueError:
+            return False
+    return bool(local == remote)
+
+
+def same_schema(local: list[dict[str, Any]], remote: list[dict[str, Any]]) -> bool:
+    """True when the registered commands (``remote``) match our payload (``local``) command for command."""
+    theirs = {(c.get("name"), c.get("type", 1)): c for c in remote}
+    ours = {(c.get("name"), c.get("type", 1)): c for c in local}
+    return theirs.keys() == ours.keys() and all(_covers(c, theirs[k]) for k, c in ours.items())
 
 
 def _fan_out(ctx: AppContext, key: str) -> Callable[..., Awaitable[None]]:
@@ -302,6 +353,11 @@ async def run_discord(ctx: AppContext, stop: asyncio.Event, **options: Any) -> N
                 runner.result()  # re-raise a login/connection failure
         finally:
             waiter.cancel()
+            # a stop during discord.py's guild-ready wait would let that task dispatch "ready" on a closed
+            # client; end it first
+            ready_task = getattr(client._connection, "_ready_task", None)
+            if ready_task is not None and not ready_task.done():
+                ready_task.cancel()
             await client.close()
             if not runner.done():
                 runner.cancel()
@@ -318,4 +374,5 @@ __all__ = [
     "command_line",
     "configure_endpoints",
     "run_discord",
+    "same_schema",
 ]

@@ -239,7 +239,7 @@ def build_application(
         )
     adapter = TelegramAdapter(ctx, sender)
     app.bot_data["adapter"] = adapter
-    app.add_handler(MessageHandler(filters.TEXT, adapter.on_message))
+    app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT, adapter.on_message))
     app.add_error_handler(adapter.on_error)
     ctx.extras["telegram_sender"] = sender
     ctx.extras["telegram_application"] = app

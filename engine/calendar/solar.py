@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from enum import Enum
 from functools import cache
-from importlib import resources
 
 from engine.calendar.terms import metadata
+from engine.datafiles import read_text
 from engine.errors import EngineInputError
 
 
@@ -45,7 +45,7 @@ class EotGrid:
 def _grid() -> EotGrid:
     meta = metadata()
     info = meta["eot"]
-    text = resources.files("engine.calendar").joinpath("data", info["file"]).read_text(encoding="utf-8")
+    text = read_text("engine.calendar", info["file"])
     numbers = [int(v) / 1000.0 for v in text.split()]
     leaps = meta["leap_seconds"]["rows"]
     return EotGrid(

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from engine.core.cycle import Branch, GanZhi
+from engine.datafiles import load_json, read_text
 from engine.errors import EngineInputError, OutOfRangeError
 
 # k = 0 … 23, longitude 15·k° (k = 0 春分); spec/calendar.md §1.
@@ -99,9 +98,8 @@ def _period(k: int, lichun_year: int, term: SolarTerm) -> Period:
 @cache
 def table() -> TermTable:
     """The shipped term table, loaded once."""
-    data = resources.files("engine.calendar").joinpath("data")
-    meta = json.loads(data.joinpath("terms.json").read_text(encoding="utf-8"))
-    text = data.joinpath("terms.csv").read_text(encoding="utf-8")
+    meta = load_json("engine.calendar", "terms.json")
+    text = read_text("engine.calendar", "terms.csv")
     unix: list[int] = []
     periods: list[Period] = []
     years: list[int] = []
@@ -201,8 +199,9 @@ def solar_terms(from_year: int, to_year: int) -> list[SolarTerm]:
 
 @cache
 def _generals() -> Mapping[str, Mapping[str, str]]:
-    data = resources.files("engine.calendar").joinpath("data", "month_generals.json")
-    generals: Mapping[str, Mapping[str, str]] = json.loads(data.read_text(encoding="utf-8"))["generals"]
+    generals: Mapping[str, Mapping[str, str]] = load_json("engine.calendar", "month_generals.json")[
+        "generals"
+    ]
     return generals
 
 

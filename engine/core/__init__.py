@@ -2,6 +2,7 @@
 
 from engine.core.cycle import Branch, Element, GanZhi, Stem
 from engine.core.relations import (
+    Kin,
     Stage,
     Vitality,
     changsheng,
@@ -20,6 +21,7 @@ __all__ = [
     "Branch",
     "Element",
     "GanZhi",
+    "Kin",
     "Stage",
     "Stem",
     "Vitality",

@@ -272,6 +272,14 @@ def xun_dun_stem(xun_head: GanZhi, branch: Branch) -> Stem | None:
     return Stem(n) if n < 10 else None
 
 
+def xun_branch(xun_head: GanZhi, stem: Stem) -> Branch:
+    """The branch that carries ``stem`` in the 旬 opened by ``xun_head`` (the inverse of :func:`xun_dun_stem`).
+
+    E.g. 丁神 (the branch of 丁) and 旬尾 (the branch of 癸): in the 甲戌旬 丁 is on 丑, 癸 on 未.
+    """
+    return xun_head.branch.shift(stem - xun_head.stem)
+
+
 def month_stem(year_stem: Stem, month_branch: Branch) -> Stem:
     """五虎遁: the stem of a month from the year stem (甲己→丙寅, 乙庚→戊寅, 丙辛→庚寅, 丁壬→壬寅, 戊癸→甲寅)."""
     first = Stem((2 * (year_stem % 5) + 2) % 10)  # stem of the 寅 month

@@ -79,6 +79,37 @@ def yima(b: Branch) -> Branch:
     return chong(sanhe(b)[0])
 
 
+class Kin(IntEnum):
+    """The five relations of an element to 我 (the 六親 of both arts), numbered by the step in the 生 cycle.
+
+    Seed 002 (lines 23–31, 印 甲乙日亥子 …) names them 劫 (同我) 盜 (我生) 財 (我克) 鬼 (克我) 印 (生我); the 六爻 names
+    兄弟 子孫 妻財 官鬼 父母 are the same relations against the palace (engine.liuyao.Relative).
+    """
+
+    SAME = 0  # 同我
+    CHILD = 1  # 我生
+    VICTIM = 2  # 我克
+    MASTER = 3  # 克我
+    MOTHER = 4  # 生我
+
+    @classmethod
+    def of(cls, me: Element, it: Element) -> Kin:
+        """How ``it`` stands to ``me``."""
+        return cls((it - me) % 5)
+
+    def element(self, me: Element) -> Element:
+        """The element that stands in this relation to ``me``."""
+        return Element((me + self) % 5)
+
+    @property
+    def char(self) -> str:
+        """Seed 002's name: 劫 盜 財 鬼 印."""
+        return KIN_NAMES[self]
+
+
+KIN_NAMES = ("劫", "盜", "財", "鬼", "印")
+
+
 class Stage(IntEnum):
     """十二長生 stages (seed 002 目錄: 長生 沐浴 冠帶 臨官 帝旺 衰 病 死 墓 絕 胎 養)."""
 

@@ -2,49 +2,26 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache, lru_cache
 from typing import Any
 
-from engine.core.cycle import Branch, Element, GanZhi, Stem, xun_dun_stem
+from engine.core.cycle import Branch, GanZhi, Stem, xun_dun_stem
+from engine.core.relations import Kin
 from engine.errors import EngineInputError
 from engine.liuren.generals import general_positions, guiren_branch, is_daytime_by_hour, runs_forward
 from engine.liuren.methods import distinct_lessons, solve
 from engine.liuren.options import DEFAULT_OPTIONS, DayNight, Options
+from engine.liuren.patterns import PatternHit, detect
 from engine.liuren.types import General, Lesson, Method, Trace, Transmission
-
-RELATIVE_CHARS = ("印", "盜", "鬼", "財", "劫")
+from engine.shensha import marks as shensha_marks
 
 
 def relative(stem: Stem, branch: Branch) -> str:
     """六親 of a branch vs the day stem, seed-002 names: 印 生我 · 盜 我生 · 鬼 克我 · 財 我克 · 劫 同我."""
-    me, it = stem.element, branch.element
-    if it == me:
-        return "劫"
-    if it.generates(me):
-        return "印"
-    if me.generates(it):
-        return "盜"
-    if it.controls(me):
-        return "鬼"
-    return "財"
-
-
-def relative_of_element(stem: Stem, element: Element) -> str:
-    me = stem.element
-    if element == me:
-        return "劫"
-    if element.generates(me):
-        return "印"
-    if me.generates(element):
-        return "盜"
-    if element.controls(me):
-        return "鬼"
-    return "財"
+    return Kin.of(stem.element, branch.element).char
 
 
 def ju_of(month_general: Branch, hour: Branch) -> int:
@@ -140,20 +117,16 @@ class Chart:
     def dun_stem(self, branch: Branch) -> Stem | None:
         return xun_dun_stem(self.day.xun_head, branch)
 
-    def patterns(self) -> tuple[Any, ...]:
-        """課體/課格 hits from ``engine.liuren.patterns.detect`` when that module is installed, else ()."""
-        module = _optional("engine.liuren.patterns")
-        if module is None:
-            return ()
-        return tuple(module.detect(self))
+    def patterns(self) -> tuple[PatternHit, ...]:
+        """課體/課格 hits (``engine.liuren.patterns.detect``)."""
+        return detect(self)
 
     def ke_ti(self) -> list[str]:
         """The 九宗門 names, then the names of the detected patterns (no repeats)."""
         names = list(self.method_names)
         for hit in self.patterns():
-            name = str(getattr(hit, "name", hit))
-            if name not in names:
-                names.append(name)
+            if hit.name not in names:
+                names.append(hit.name)
         return names
 
     def table_row(self) -> dict[str, Any]:
@@ -185,7 +158,7 @@ class Chart:
                 "xunkong": [b.char for b in self.xunkong],
                 "trace": self.trace.to_json(),
                 "options": self.options.to_json(),
-                "patterns": [_hit_json(h) for h in self.patterns()],
+                "patterns": [h.to_json() for h in self.patterns()],
             }
         )
         if self.moment is not None:
@@ -193,20 +166,7 @@ class Chart:
         return out
 
 
-def _hit_json(hit: Any) -> Any:
-    to_json = getattr(hit, "to_json", None)
-    if callable(to_json):
-        return to_json()
-    return {"id": getattr(hit, "id", None), "name": getattr(hit, "name", str(hit))}
-
-
 @cache
-def _optional(name: str) -> Any:
-    if importlib.util.find_spec(name) is None:
-        return None
-    return importlib.import_module(name)
-
-
 def _check_options(options: Options) -> Options:
     if not isinstance(options, Options):
         raise EngineInputError(
@@ -353,13 +313,10 @@ def chart_at(
 def with_shensha(chart: Chart) -> Chart:
     """The chart with each transmission marked by the 神煞 on its branch, from ``engine.shensha.marks``
     (the project's one 神煞 table), using the day, 占時 and, when the chart has a moment, its year and month.
-    Returns the chart unchanged when that module is not installed.
     """
     month = chart.moment.month.branch if chart.moment is not None else None
     year = chart.moment.year if chart.moment is not None else None
-    marks = _marks(chart.day, month, year, chart.hour)
-    if marks is None:
-        return chart
+    marks = shensha_marks(chart.day, month=month, year=year, hour=chart.hour)
     trans = chart.transmissions
     return _replace(
         chart,
@@ -375,17 +332,6 @@ def _with_marks(t: Transmission, marks: Mapping[Branch, tuple[str, ...]]) -> Tra
     return Transmission(
         t.branch, t.dun_stem, t.relative, t.general, t.is_empty, t.seat, tuple(marks.get(t.branch, ()))
     )
-
-
-def _marks(
-    day: GanZhi, month: Branch | None, year: GanZhi | None, hour: Branch
-) -> Mapping[Branch, tuple[str, ...]] | None:
-    """神煞 on each branch from ``engine.shensha.marks`` (the one 神煞 table of the project), if installed."""
-    module = _optional("engine.shensha")
-    if module is None or not hasattr(module, "marks"):
-        return None
-    result: Mapping[Branch, tuple[str, ...]] = module.marks(day, month=month, year=year, hour=hour)
-    return result
 
 
 def _replace(chart: Chart, **changes: Any) -> Chart:

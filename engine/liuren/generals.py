@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from engine.core.cycle import Branch, Stem
+from engine.core.cycle import Branch, GanZhi, Stem
+from engine.datafiles import load_json
 from engine.liuren.options import DayNight, GuiRule
 from engine.liuren.types import General
 
@@ -15,18 +14,34 @@ from engine.liuren.types import General
 _SHUN_SEATS = frozenset({Branch.HAI, Branch.ZI, Branch.CHOU, Branch.YIN, Branch.MAO, Branch.CHEN})
 
 
-@cache
 def _data() -> dict[str, Any]:
-    text = resources.files("engine.liuren").joinpath("data", "chart_gui.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = load_json("engine.liuren", "chart_gui.json")
     return data
 
 
 @cache
 def gui_table(rule: GuiRule) -> tuple[tuple[Branch, Branch], ...]:
-    """(晝貴, 夜貴) per day stem 甲…癸 for a 貴人 rule."""
+    """(晝貴, 夜貴) per day stem 甲…癸 for a 貴人 rule.
+
+    ``sanming`` is seed 000's 陽貴/陰貴, taken from the 神煞 engine (the project's one table of those stars);
+    the 《六壬大全》 and kinliuren rows, which no 神煞 of the seeds gives, are data (chart_gui.json).
+    """
+    if rule is GuiRule.SANMING:
+        return tuple(_sanming(s) for s in Stem)
     table = _data()["tables"][rule.value]["day_night"]
     return tuple((Branch.from_char(table[s.char][0]), Branch.from_char(table[s.char][1])) for s in Stem)
+
+
+def _sanming(stem: Stem) -> tuple[Branch, Branch]:
+    from engine.shensha import evaluate
+
+    result = evaluate(GanZhi.from_parts(stem, Branch(stem % 2)))
+    pair = []
+    for name in ("陽貴", "陰貴"):
+        hit = result.get(name)
+        assert hit is not None and isinstance(hit.value, Branch), name
+        pair.append(hit.value)
+    return pair[0], pair[1]
 
 
 def gui_source(rule: GuiRule) -> str:

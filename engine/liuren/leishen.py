@@ -7,15 +7,14 @@ only matches: :func:`lookup` returns the ids of the entries that apply, never te
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from engine.core.cycle import Branch
 from engine.core.relations import Vitality
+from engine.datafiles import load_json
 from engine.errors import EngineInputError
 from engine.liuren.types import General
 
@@ -32,10 +31,8 @@ class LeishenHit:
         return {"category": self.category, "entry": self.entry, "by": self.by}
 
 
-@cache
 def _data() -> dict[str, Any]:
-    text = resources.files("engine.liuren").joinpath("data", "leishen.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = load_json("engine.liuren", "leishen.json")
     return data
 
 

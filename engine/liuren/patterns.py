@@ -8,15 +8,14 @@ use without defining them (e.g. 驀越): they are listed by :func:`undetectable`
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any, Protocol
 
-from engine.core.cycle import Branch, Element, GanZhi, Stem
+from engine.core.cycle import Branch, Element, GanZhi, Stem, xun_branch
 from engine.core.relations import liuhe, sanhe
+from engine.datafiles import load_json
 from engine.liuren.generals import gui_table
 from engine.liuren.methods import jigong
 from engine.liuren.options import Options
@@ -90,10 +89,8 @@ Facts = dict[str, str]
 Check = Callable[[ChartLike, Mapping[str, Any]], Facts | None]
 
 
-@cache
 def _data() -> dict[str, Any]:
-    text = resources.files("engine.liuren").joinpath("data", "patterns.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = load_json("engine.liuren", "patterns.json")
     return data
 
 
@@ -156,7 +153,7 @@ def _nobles(chart: ChartLike) -> tuple[tuple[str, Branch], ...]:
 
 def _xun_tail(day: GanZhi) -> Branch:
     """旬尾: the branch of the 癸 day of the 旬 (旬首 + 9)."""
-    return day.xun_head.branch.shift(9)
+    return xun_branch(day.xun_head, Stem.GUI)
 
 
 def _transmissions_exact(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:

@@ -14,15 +14,14 @@ templates under ``templates/liuren/``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any, Protocol
 
-from engine.core.cycle import Branch, GanZhi, Stem
-from engine.core.relations import Vitality, changsheng, chong, hai, liuhe, po, vitality, xing, yima
+from engine.core.cycle import Branch, GanZhi, Stem, xun_dun_stem
+from engine.core.relations import Kin, Vitality, changsheng, chong, hai, liuhe, po, vitality, xing, yima
+from engine.datafiles import load_json
 from engine.errors import EngineInputError
 from engine.liuren.leishen import LeishenHit, check_category, lookup
 from engine.liuren.methods import jigong
@@ -180,8 +179,7 @@ class Reading:
 
 
 def _load(name: str) -> dict[str, Any]:
-    text = resources.files("engine.liuren").joinpath("data", name).read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = load_json("engine.liuren", name)
     return data
 
 
@@ -208,20 +206,6 @@ def seed_keys() -> tuple[tuple[GanZhi, int], ...]:
 
 
 # ------------------------------------------------------------------------------------------ compute
-
-
-def relative_of(stem: Stem, branch: Branch) -> str:
-    """六親 (seed 002 五用神): 印 生我 · 盜 我生 · 鬼 克我 · 財 我克 · 劫 同我."""
-    me, it = stem.element, branch.element
-    if it == me:
-        return "劫"
-    if it.generates(me):
-        return "印"
-    if me.generates(it):
-        return "盜"
-    if it.controls(me):
-        return "鬼"
-    return "財"
 
 
 def relations(x: Branch, target: Branch) -> tuple[str, ...]:
@@ -251,7 +235,7 @@ def attributes_of(
     """所屬何煞 of a branch (seed 002, in its order): 六親, 長生 stage, 刑沖破害合 with 干/支, 馬, 太歲,
     旺相休囚死, 月建, 月將, 旬空."""
     out = [
-        Attribute(f"relative.{relative_of(day.stem, b)}"),
+        Attribute(f"relative.{Kin.of(day.stem.element, b.element).char}"),
         Attribute(f"stage.{changsheng(day.stem, b).char}"),
     ]
     for side, target in (("gan", jigong(day.stem)), ("zhi", day.branch)):
@@ -300,15 +284,13 @@ def _position(
     general_attrs = [Attribute(f"general.{general.char}")]
     if b in chart.xunkong:
         general_attrs.append(Attribute("linkong", (("branch", b.char),)))
-    head = day.xun_head
-    n = (b - head.branch) % 12
     hits: tuple[LeishenHit, ...] = ()
     if category is not None:
         hits = lookup(
             category,
             b,
             general=general,
-            relative=relative_of(day.stem, b),
+            relative=Kin.of(day.stem.element, b.element).char,
             vitality=vitality(b.element, month) if month is not None else None,
             month_general=chart.month_general,
             month_branch=month,
@@ -318,7 +300,7 @@ def _position(
         branch=b,
         seat=seat,
         general=general,
-        dun_stem=Stem(n) if n < 10 else None,
+        dun_stem=xun_dun_stem(day.xun_head, b),
         attributes=attributes_of(b, day, chart.month_general, chart.xunkong, month, year),
         seat_attributes=attributes_of(seat, day, chart.month_general, chart.xunkong, month, year),
         general_attributes=tuple(general_attrs),

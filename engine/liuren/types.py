@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cache
 from typing import Any
 
 from engine.core.cycle import Branch, Stem
@@ -47,7 +48,7 @@ class General(IntEnum):
     @property
     def home(self) -> Branch:
         """The branch whose 陰陽五行 the general shares (seed 002: 貴人丑 螣蛇巳 朱雀午 … 天后子)."""
-        return _GENERAL_HOMES[self]
+        return _general_homes()[self]
 
     @classmethod
     def from_char(cls, text: str) -> General:
@@ -57,10 +58,18 @@ class General(IntEnum):
         return self.char
 
 
-_GENERAL_HOMES = (
-    Branch.CHOU, Branch.SI, Branch.WU, Branch.MAO, Branch.CHEN, Branch.YIN,
-    Branch.XU, Branch.SHEN, Branch.WEI, Branch.HAI, Branch.YOU, Branch.ZI,
-)  # fmt: skip
+@cache
+def _general_homes() -> tuple[Branch, ...]:
+    """The seed-002 天將 rows of the 神煞 engine's data (「貴人 陰陽五行生剋與丑將同」 …), in running order."""
+    from engine.shensha import star_defs
+
+    homes = {
+        s.name.removesuffix("(天將)"): Branch.from_char(str(s.rule["branch"]))
+        for s in star_defs()
+        if s.group == "general"
+    }
+    return tuple(homes[name] for name in GENERAL_CHARS)
+
 
 METHOD_CHARS = ("賊剋", "比用", "涉害", "遙剋", "昴星", "別責", "八專", "伏吟", "返吟")
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
+from engine.datafiles import load_json
 from engine.liuyao.table import Relative
 
 
@@ -22,9 +21,7 @@ class Category:
 
 @cache
 def categories() -> Mapping[str, Category]:
-    doc = json.loads(
-        resources.files("engine.liuyao").joinpath("data", "categories.json").read_text(encoding="utf-8")
-    )
+    doc = load_json("engine.liuyao", "categories.json")
     return {
         key: Category(key, v["lzh"], v["ko"], Relative.parse(v["relative"]), v["source"])
         for key, v in doc["categories"].items()

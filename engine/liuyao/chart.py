@@ -5,18 +5,18 @@
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from engine.core.cycle import Branch, Element, GanZhi, Stem
-from engine.core.relations import Stage, Vitality, chong, liuhe, vitality
+from engine.core.relations import Stage, Vitality, changsheng_branch, chong, liuhe, vitality
 from engine.errors import EngineInputError
 from engine.liuyao.cast import Cast
 from engine.liuyao.table import Hexagram, Hidden, Relative, hexagram
+from engine.shensha import marks, stem_marks
 
 if TYPE_CHECKING:
     from engine.liuyao.judgments import Judgment
@@ -83,17 +83,10 @@ def spirits(day_stem: Stem) -> tuple[Spirit, ...]:
     return tuple(Spirit((start + i) % 6) for i in range(6))
 
 
-# 十二長生 of an element (六爻, all elements forward): 木亥 火寅 金巳 水申, 土 申 (default) or 寅.
-_CHANGSHENG = {
-    Element.WOOD: Branch.HAI,
-    Element.FIRE: Branch.YIN,
-    Element.METAL: Branch.SI,
-    Element.WATER: Branch.SHEN,
-}
-
-
 def changsheng_of(element: Element, earth: Branch = Branch.SHEN) -> Branch:
-    return earth if element == Element.EARTH else _CHANGSHENG[element]
+    """長生 of a line 五行 (六爻, all elements forward): that of its yang stem in the core table (木亥 火寅 金巳
+    水申); 土 follows 水 at 申 (default) or 火 at 寅 (``Options.earth_changsheng``)."""
+    return earth if element == Element.EARTH else changsheng_branch(Stem(2 * element))
 
 
 def stage_of(element: Element, branch: Branch, earth: Branch = Branch.SHEN) -> Stage:
@@ -231,7 +224,6 @@ class LiuyaoChart:
     options: Options
     lines: tuple[Line, ...]
     use: UseGod | None
-    shensha_available: bool
     # The seed-000 judgments, computed on construction (every rule yields at least one entry, so () = not yet).
     judgments: tuple[Judgment, ...] = ()
 
@@ -286,7 +278,6 @@ class LiuyaoChart:
             "lines": [ln.to_json() for ln in self.lines],
             "judgments": [j.to_json() for j in self.judgments],
             "options": self.options.to_json(),
-            "shensha_available": self.shensha_available,
         }
 
 
@@ -304,33 +295,12 @@ def condition(branch: Branch, month: Branch, day: GanZhi, earth: Branch = Branch
     )
 
 
-MarkFn = Callable[..., Mapping[Any, tuple[str, ...]]]
-
-
-@cache
-def _shensha_functions() -> tuple[MarkFn, MarkFn | None] | None:
-    """``engine.shensha.marks`` / ``stem_marks`` when the 神煞 engine provides them, else None."""
-    try:
-        mod = importlib.import_module("engine.shensha")
-    except ImportError:
-        return None
-    marks = getattr(mod, "marks", None)
-    if marks is None:
-        return None
-    return marks, getattr(mod, "stem_marks", None)
-
-
 @cache
 def _line_marks(
     day: GanZhi, month: Branch
-) -> tuple[Mapping[Any, tuple[str, ...]], Mapping[Any, tuple[str, ...]]] | None:
-    fns = _shensha_functions()
-    if fns is None:
-        return None
-    marks, stem_marks = fns
-    by_branch = marks(day, month=month)
-    by_stem = stem_marks(day, month=month) if stem_marks is not None else {}
-    return by_branch, by_stem
+) -> tuple[Mapping[Branch, tuple[str, ...]], Mapping[Stem, tuple[str, ...]]]:
+    """The 神煞 engine's marks for the day and month: by branch and by stem (the one 神煞 table of the project)."""
+    return marks(day, month=month), stem_marks(day, month=month)
 
 
 @cache
@@ -339,10 +309,8 @@ def _marks_cached(gz: GanZhi, day: GanZhi, month: Branch) -> tuple[str, ...]:
 
 
 def _marks_for(
-    gz: GanZhi, found: tuple[Mapping[Any, tuple[str, ...]], Mapping[Any, tuple[str, ...]]] | None
+    gz: GanZhi, found: tuple[Mapping[Branch, tuple[str, ...]], Mapping[Stem, tuple[str, ...]]]
 ) -> tuple[str, ...]:
-    if found is None:
-        return ()
     by_branch, by_stem = found
     names = list(by_branch.get(gz.branch, ()))
     names += [n for n in by_stem.get(gz.stem, ()) if n not in names]
@@ -390,7 +358,6 @@ def build(
     changed = None if cc is None else hexagram(cc)
     earth = options.earth_changsheng
     sp = spirits(day.stem)
-    found = _line_marks(day, month)
     digits = cast.digits
     ch_palace = main.palace.element
     if changed is not None and options.changed_relatives == ChangedRelatives.OWN_PALACE:
@@ -424,7 +391,7 @@ def build(
                 condition(b, month, day, earth),
                 ch,
                 tuple(hidden_by_line.get(i + 1, ())),
-                _marks_cached(main.najia[i], day, month) if found is not None else (),
+                _marks_cached(main.najia[i], day, month),
                 b,
                 main.elements[i],
             )
@@ -438,5 +405,4 @@ def build(
         options=options,
         lines=tuple(lines),
         use=_parse_use(use, main),
-        shensha_available=found is not None,
     )

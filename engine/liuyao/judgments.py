@@ -7,12 +7,12 @@ in spec/liuyao.md §4 and docs/liuyao.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from engine.core.cycle import Branch, Element
-from engine.core.relations import Stage, Vitality, chong, hai, sanhe, xing
+from engine.core.relations import Kin, Stage, Vitality, chong, hai, sanhe, xing
 from engine.liuyao.chart import Condition, LiuyaoChart, changsheng_of, stage_branch_of
 from engine.liuyao.table import Relative
 
@@ -34,15 +34,6 @@ _TRIPLES = ((Branch.YIN, Branch.SI, Branch.SHEN), (Branch.CHOU, Branch.XU, Branc
 _XING = tuple(xing(b) for b in Branch)
 _CHONG = tuple(chong(b) for b in Branch)
 _HAI = tuple(hai(b) for b in Branch)
-
-
-def _controls(a: Element | int, b: Element | int) -> bool:
-    """a 克 b (elements in 生 order 木火土金水: b is two steps ahead)."""
-    return (int(b) - int(a)) % 5 == 2
-
-
-def _generates(a: Element | int, b: Element | int) -> bool:
-    return (int(b) - int(a)) % 5 == 1
 
 
 _MIDDLES = (Branch.SHEN, Branch.HAI, Branch.YIN, Branch.SI)  # any member: sanhe() gives the whole 局
@@ -121,7 +112,7 @@ def _damaged(c: Condition) -> bool:
 
 def relative_element(palace: Element, rel: Relative) -> Element:
     """The 五行 a 六親 has in a palace (父母 生我, 子孫 我生, 官鬼 克我, 妻財 我克, 兄弟 同)."""
-    return (palace.mother, palace, palace.child, palace.victim, palace.master)[rel]
+    return rel.kin.element(palace)
 
 
 # ---------------------------------------------------------------- 助鬼傷身 (seed 000:3, 000:7)
@@ -142,9 +133,9 @@ def zhu_gui_shang_shen(chart: LiuyaoChart) -> Judgment:
         c = g.condition
         born = c.day_stage == Stage.CHANGSHENG
         oks = (
-            _controls(g.element, shi.element),
+            g.element.controls(shi.element),
             born,
-            born and _generates(day.element, g.element),
+            born and day.element.generates(g.element),
             not c.empty,
             not c.month_break,
             shi_ok,
@@ -469,13 +460,34 @@ def _subject_json(s: _Subject) -> dict[str, Any]:
 
 
 def _harm_kind(me: Element, other: Element) -> tuple[str, str]:
-    if _controls(me, other):
-        return "克害", "我克彼"
-    if _controls(other, me):
-        return "克害", "彼克我"
-    if _generates(me, other):
-        return "生害", "我生彼"
-    return "生害", "彼生我"
+    """克害 or 生害, and who acts on whom (no 害 pair shares its 五行)."""
+    return {
+        Kin.VICTIM: ("克害", "我克彼"),
+        Kin.MASTER: ("克害", "彼克我"),
+        Kin.CHILD: ("生害", "我生彼"),
+    }.get(Kin.of(me, other), ("生害", "彼生我"))
+
+
+def _harm(
+    subject: Mapping[str, Any], me: Element, agent: str, other: Branch, source: str, *extra: tuple[str, Any]
+) -> Judgment:
+    """A 六害 that holds: ``subject`` (its JSON, element ``me``) harmed by ``other`` of ``agent`` (日 月 動 變 應)."""
+    kind, direction = _harm_kind(me, other.element)
+    by = f"{agent}{other.char}"
+    return Judgment(
+        LIU_HAI,
+        True,
+        kind,
+        (Check("harm", True, _p(subject=subject["branch"], by=by, direction=direction)),),
+        source,
+        (
+            ("subject", subject),
+            ("agent", agent),
+            ("direction", direction),
+            ("heavy", kind == "克害"),  # 「克害重用爻世爻，及應克世」
+            *extra,
+        ),
+    )
 
 
 def liu_hai(
@@ -490,61 +502,13 @@ def liu_hai(
     out = []
     for subj, agents in base:
         for a in agents:
-            if _HAI[a.branch] != subj.branch:
-                continue
-            kind, direction = _harm_kind(subj.element, a.branch.element)
-            out.append(
-                Judgment(
-                    LIU_HAI,
-                    True,
-                    kind,
-                    (
-                        Check(
-                            "harm",
-                            True,
-                            _p(
-                                subject=subj.branch.char, by=f"{a.source}{a.branch.char}", direction=direction
-                            ),
-                        ),
-                    ),
-                    "000:43, 000:47",
-                    (
-                        ("subject", _subject_json(subj)),
-                        ("agent", a.source),
-                        ("direction", direction),
-                        ("heavy", kind == "克害"),
-                    ),
-                )
-            )
+            if _HAI[a.branch] == subj.branch:
+                out.append(_harm(_subject_json(subj), subj.element, a.source, a.branch, "000:43, 000:47"))
     ying = chart.ying
     if _HAI[ying.branch] == shi.branch:
-        kind, direction = _harm_kind(shi.element, ying.element)
-        heavy = kind == "克害"  # 「克害重用爻世爻，及應克世」
-        out.append(
-            Judgment(
-                LIU_HAI,
-                True,
-                kind,
-                (
-                    Check(
-                        "harm",
-                        True,
-                        _p(subject=shi.branch.char, by=f"應{ying.branch.char}", direction=direction),
-                    ),
-                ),
-                "000:47",
-                (
-                    (
-                        "subject",
-                        {"role": "世", "branch": shi.branch.char, "line": shi.position, "hidden": False},
-                    ),
-                    ("agent", "應"),
-                    ("direction", direction),
-                    ("heavy", heavy),
-                    ("ying_controls_shi", _controls(ying.element, shi.element)),
-                ),
-            )
-        )
+        subject = {"role": "世", "branch": shi.branch.char, "line": shi.position, "hidden": False}
+        ying_controls_shi = ("ying_controls_shi", ying.element.controls(shi.element))
+        out.append(_harm(subject, shi.element, "應", ying.branch, "000:47", ying_controls_shi))
     if not out:
         out.append(Judgment(LIU_HAI, False, None, (Check("harm_found", False),), "000:43"))
     return tuple(out)

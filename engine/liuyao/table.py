@@ -10,16 +10,15 @@ Lines are numbered 1…6 bottom → top; a hexagram's ``bits`` string is written
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from engine.core.cycle import Branch, Element, GanZhi, Stem
-from engine.core.relations import chong, hai, liuhe
+from engine.core.relations import Kin, chong, hai, liuhe
+from engine.datafiles import load_json
 from engine.errors import EngineInputError
 
 
@@ -38,8 +37,13 @@ class Relative(IntEnum):
 
     @classmethod
     def of(cls, palace: Element, line: Element) -> Relative:
-        """同 兄弟, 我生 子孫, 我克 妻財, 克我 官鬼, 生我 父母 (by the step from palace to line in 生 order)."""
-        return _BY_STEP[(line - palace) % 5]
+        """同 兄弟, 我生 子孫, 我克 妻財, 克我 官鬼, 生我 父母 (the line's :class:`Kin` to the palace)."""
+        return _BY_KIN[Kin.of(palace, line)]
+
+    @property
+    def kin(self) -> Kin:
+        """The 五行 relation this 六親 names."""
+        return _KIN[self]
 
     @classmethod
     def parse(cls, text: str) -> Relative:
@@ -58,8 +62,14 @@ class Relative(IntEnum):
 
 
 RELATIVE_NAMES = ("父母", "兄弟", "子孫", "妻財", "官鬼")
-# Element order is the 生 cycle 木火土金水: step 0 同, 1 我生, 2 我克, 3 克我, 4 生我.
-_BY_STEP = (Relative.SIBLING, Relative.CHILD, Relative.WEALTH, Relative.OFFICIAL, Relative.PARENT)
+_BY_KIN = {
+    Kin.SAME: Relative.SIBLING,
+    Kin.CHILD: Relative.CHILD,
+    Kin.VICTIM: Relative.WEALTH,
+    Kin.MASTER: Relative.OFFICIAL,
+    Kin.MOTHER: Relative.PARENT,
+}
+_KIN = {rel: kin for kin, rel in _BY_KIN.items()}
 
 
 class HexStage(IntEnum):
@@ -207,7 +217,7 @@ def code_to_bits(code: int) -> str:
 
 
 def _load(name: str) -> Any:
-    return json.loads(resources.files("engine.liuyao").joinpath("data", name).read_text(encoding="utf-8"))
+    return load_json("engine.liuyao", name)
 
 
 @cache

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.core.cycle import Branch, GanZhi
-from engine.core.relations import yima
+from engine.core.relations import Stage, stage_branch, yima
 from engine.errors import EngineInputError
 from engine.qizheng import ephemeris, tables
 from engine.qizheng.options import (
@@ -256,11 +256,12 @@ class QizhengChart:
 
     @property
     def lu_xun(self) -> Branch:
-        return Branch.from_char(tables.rules()["lu"][self.year.stem.char])
+        """祿勳 = 祿 (臨官) of the year stem (spec §8; seed 004 「甲祿到寅，辛祿到酉」)."""
+        return stage_branch(self.year.stem, Stage.LINGUAN)
 
     @property
     def yutang(self) -> tuple[Branch, ...]:
-        return tuple(Branch.from_char(c) for c in tables.rules()["guiren"][self.year.stem.char])
+        return tables.yutang(self.year.stem)
 
     @property
     def kongwang(self) -> tuple[Branch, Branch]:
@@ -327,7 +328,7 @@ class QizhengChart:
             "suijia": self.suijia.char,
             "lu_xun": self.lu_xun.char,
             "yutang": [b.char for b in self.yutang],
-            "yutang_rule": tables.rules()["guiren"]["row"],
+            "yutang_rule": tables.yutang_row(),
             "kongwang": [b.char for b in self.kongwang],
             "ling_xing": self.ling_xing,
             "zhi_nan": self.zhi_nan,

@@ -85,6 +85,12 @@ class QizhengOptions:
         return {f.name: str(getattr(self, f.name).value) for f in fields(self)}
 
     @classmethod
+    def choices(cls) -> dict[str, tuple[str, ...]]:
+        """Each option's name and its allowed values, the default first (what the CLI offers as ``--name``)."""
+        defaults = cls()
+        return {f.name: tuple(m.value for m in type(getattr(defaults, f.name))) for f in fields(cls)}
+
+    @classmethod
     def from_json(cls, data: dict[str, str]) -> QizhengOptions:
         kwargs: dict[str, object] = {}
         for f in fields(cls):

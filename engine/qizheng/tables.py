@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from engine.core.cycle import Branch, Element, Stem
+from engine.core.cycle import Branch, Element, GanZhi, Stem
+from engine.core.relations import Kin
+from engine.datafiles import load_json
 
 BODIES = ("太陽", "太陰", "水星", "金星", "火星", "木星", "土星", "羅睺", "計都", "月孛", "紫氣")
 SEVEN = BODIES[:7]
@@ -17,14 +17,31 @@ HOUSES = ("命宮", "財帛", "兄弟", "田宅", "男女", "奴僕", "妻妾", 
 HUA_NAMES = ("祿", "暗", "福", "耗", "蔭", "貴", "刑", "印", "囚", "權")
 
 
-@cache
 def load(name: str) -> Any:
-    text = resources.files("engine.qizheng").joinpath("data", name).read_text(encoding="utf-8")
-    return json.loads(text)
+    return load_json("engine.qizheng", name)
 
 
 def rules() -> Any:
     return load("rules.json")
+
+
+@cache
+def yutang(stem: Stem) -> tuple[Branch, ...]:
+    """玉堂 = 天乙貴人 of the year stem (spec §8), from the 神煞 engine: seed 000 陽貴 ∪ 陰貴."""
+    from engine.shensha import evaluate
+
+    hit = evaluate(GanZhi.from_parts(stem, Branch(stem % 2))).get("天乙貴人")
+    assert hit is not None and isinstance(hit.value, tuple)
+    return tuple(b for b in hit.value if isinstance(b, Branch))
+
+
+@cache
+def yutang_row() -> str:
+    """The 玉堂 row in force, echoed in the output: stems sharing their 貴人 grouped (甲戊庚丑未 乙己子申 …)."""
+    groups: dict[tuple[Branch, ...], str] = {}
+    for s in Stem:
+        groups[yutang(s)] = groups.get(yutang(s), "") + s.char
+    return " ".join(stems + "".join(b.char for b in bs) for bs, stems in groups.items())
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,19 +99,20 @@ def star_stem(star: str) -> Stem | None:
     return None
 
 
+# 十神: the 五行 relation (core Kin) split by 陰陽 — (same polarity, opposite polarity)
+_SHISHEN = {
+    Kin.SAME: ("比肩", "劫財"),
+    Kin.CHILD: ("食神", "傷官"),
+    Kin.VICTIM: ("偏財", "正財"),
+    Kin.MASTER: ("七殺", "正官"),
+    Kin.MOTHER: ("偏印", "正印"),
+}
+
+
 def shishen(day: Stem, other: Stem) -> str:
     """十神 of ``other`` seen from ``day`` (the year stem here)."""
-    same = day.is_yang == other.is_yang
-    a, b = day.element, other.element
-    if a == b:
-        return "比肩" if same else "劫財"
-    if a.generates(b):
-        return "食神" if same else "傷官"
-    if a.controls(b):
-        return "偏財" if same else "正財"
-    if b.controls(a):
-        return "七殺" if same else "正官"
-    return "偏印" if same else "正印"
+    same, opposite = _SHISHEN[Kin.of(day.element, other.element)]
+    return same if day.is_yang == other.is_yang else opposite
 
 
 def hua_yao_shishen(year_stem: Stem) -> dict[str, str]:

@@ -13,12 +13,14 @@ never guessed. The definitions (rule, table, verse, source, meanings, school not
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import MappingProxyType
+from typing import TypeVar
 
-from engine.core.cycle import Branch, GanZhi, Stem
+from engine.core.cycle import Branch, GanZhi, Stem, all_ganzhi
 from engine.errors import EngineInputError
 from engine.shensha.model import (
     OPTION_VALUES,
@@ -31,7 +33,9 @@ from engine.shensha.model import (
     Value,
     star_defs,
     star_index,
+    value_branches,
     value_json,
+    value_stems,
     value_text,
 )
 from engine.shensha.rules import Context, Inactive, Missing, detail_of, evaluate_rule
@@ -59,6 +63,7 @@ __all__ = [
 TABLE_GROUPS = frozenset({"liuqin", "changsheng", "vitality", "summary", "general"})
 
 _INPUT_ORDER = ("month", "year", "hour")
+_DEFAULT_OPTIONS = Options()
 
 
 def star(name_or_id: str) -> StarDef:
@@ -95,7 +100,7 @@ def _alternatives(s: StarDef, chosen: Value, ctx: Context) -> tuple[tuple[str, V
         if value == current:
             continue
         other = replace(ctx.options, **{s.option: value})
-        alt_ctx = Context(ctx.day, ctx.month_, ctx.year_, ctx.hour_, other)
+        alt_ctx = Context(ctx.day_, ctx.month_, ctx.year_, ctx.hour_, other)
         try:
             v = evaluate_rule(s.variant(other).rule, alt_ctx)
         except (Missing, Inactive):
@@ -108,7 +113,7 @@ def _alternatives(s: StarDef, chosen: Value, ctx: Context) -> tuple[tuple[str, V
 def _needs(rule: Mapping[str, object], ctx: Context) -> tuple[str, ...]:
     """Which absent inputs a rule reads: evaluate it once with stand-ins for the absent ones."""
     probe = Context(
-        ctx.day,
+        ctx.day_,
         ctx.month_ if ctx.month_ is not None else Branch.YIN,
         ctx.year_ if ctx.year_ is not None else GanZhi.of(0),
         ctx.hour_ if ctx.hour_ is not None else Branch.ZI,
@@ -170,18 +175,127 @@ def _evaluate(
     return ShenshaResult(day, month, year, hour, opts, tuple(hits), tuple(omitted))
 
 
-def _marked(result: ShenshaResult, include_tables: bool) -> list[StarHit]:
-    index = star_index()
-    out = []
-    for hit in result.stars:
-        s = index[hit.id]
-        if include_tables:
-            if s.group in ("summary", "general"):
-                continue
-        elif not s.mark or s.group in TABLE_GROUPS:
-            continue
-        out.append(hit)
-    return out
+def _is_marked(s: StarDef, include_tables: bool) -> bool:
+    if include_tables:
+        return s.group not in ("summary", "general")
+    return s.mark and s.group not in TABLE_GROUPS
+
+
+_ALL_INPUTS = ("day", "month", "year", "hour")
+# every value of each input, as (key code, value): 干支 by their cycle index, branches by their number
+_DOMAINS: Mapping[str, tuple[tuple[int, GanZhi | Branch], ...]] = MappingProxyType(
+    {
+        "day": tuple((g.index, g) for g in all_ganzhi()),
+        "month": tuple((int(b), b) for b in Branch),
+        "year": tuple((g.index, g) for g in all_ganzhi()),
+        "hour": tuple((int(b), b) for b in Branch),
+    }
+)
+_Item = tuple[int, str, Branch | Stem]  # (data position of the star, its name, a branch or stem it marks)
+
+
+@dataclass(frozen=True, slots=True)
+class _MarkGroup:
+    """The marked stars that read the same inputs, evaluated once for every value of those inputs."""
+
+    inputs: tuple[str, ...]
+    branch_items: Mapping[tuple[int, ...], tuple[_Item, ...]]
+    stem_items: Mapping[tuple[int, ...], tuple[_Item, ...]]
+
+
+def _inputs_of(rule: Mapping[str, object], opts: Options) -> tuple[str, ...]:
+    """The inputs a rule reads, over probes that cover every stem, branch and month (a rule may stop early)."""
+    read: set[str] = set()
+    for i in range(12):
+        ctx = Context(GanZhi.of(7 * i % 60), Branch(i), GanZhi.of(i), Branch(i), opts)
+        try:
+            evaluate_rule(rule, ctx)
+        except Inactive:
+            pass
+        read |= ctx.read
+    return tuple(w for w in _ALL_INPUTS if w in read)
+
+
+def _key(inputs: tuple[str, ...], values: Mapping[str, int | None]) -> tuple[int, ...] | None:
+    key = [values[w] for w in inputs]
+    return None if None in key else tuple(k for k in key if k is not None)
+
+
+@lru_cache(maxsize=32)
+def _mark_plan(opts: Options, include_tables: bool) -> tuple[_MarkGroup, ...]:
+    """Every marked star's branches/stems for every key, grouped by the inputs the star reads (built once).
+
+    Equivalent to filtering :func:`evaluate` (tests/shensha/test_api.py checks it), without evaluating ~180
+    rules on each call: a chart marks its lines in a few microseconds.
+    """
+    by_inputs: dict[tuple[str, ...], list[tuple[int, str, Mapping[str, object]]]] = {}
+    for pos, s in enumerate(star_defs()):
+        if _is_marked(s, include_tables):
+            v = s.variant(opts)
+            by_inputs.setdefault(_inputs_of(v.rule, opts), []).append((pos, v.name or s.name, v.rule))
+    groups = []
+    for inputs, stars in by_inputs.items():
+        branch_items: dict[tuple[int, ...], tuple[_Item, ...]] = {}
+        stem_items: dict[tuple[int, ...], tuple[_Item, ...]] = {}
+        for combo in itertools.product(*(_DOMAINS[w] for w in inputs)):
+            given = {w: value for w, (_, value) in zip(inputs, combo, strict=True)}
+            day, year = given.get("day", GanZhi.of(0)), given.get("year")
+            month, hour = given.get("month"), given.get("hour")
+            assert isinstance(day, GanZhi) and (year is None or isinstance(year, GanZhi))
+            assert (month is None or isinstance(month, Branch)) and (hour is None or isinstance(hour, Branch))
+            ctx = Context(day, month, year, hour, opts)
+            b_out: list[_Item] = []
+            s_out: list[_Item] = []
+            for pos, name, rule in stars:
+                try:
+                    value = evaluate_rule(rule, ctx)
+                except Inactive:
+                    continue
+                b_out.extend((pos, name, b) for b in value_branches(value))
+                s_out.extend((pos, name, st) for st in value_stems(value))
+            key = tuple(code for code, _ in combo)
+            branch_items[key] = tuple(b_out)
+            stem_items[key] = tuple(s_out)
+        groups.append(_MarkGroup(inputs, MappingProxyType(branch_items), MappingProxyType(stem_items)))
+    return tuple(groups)
+
+
+def _mark_items(
+    day: GanZhi,
+    month: Branch | None,
+    year: GanZhi | None,
+    hour: Branch | None,
+    options: Options | None,
+    include_tables: bool,
+    stems: bool,
+) -> list[_Item]:
+    _check_inputs(day, month, year, hour)
+    values: dict[str, int | None] = {
+        "day": day.index,
+        "month": None if month is None else int(month),
+        "year": None if year is None else year.index,
+        "hour": None if hour is None else int(hour),
+    }
+    items: list[_Item] = []
+    for group in _mark_plan(options if options is not None else _DEFAULT_OPTIONS, include_tables):
+        key = _key(group.inputs, values)
+        if key is not None:  # a star whose input is absent is omitted, never guessed
+            items.extend((group.stem_items if stems else group.branch_items)[key])
+    items.sort()  # data order of the stars
+    return items
+
+
+_K = TypeVar("_K", Branch, Stem)
+
+
+def _names_on(keys: tuple[_K, ...], items: list[_Item]) -> Mapping[_K, tuple[str, ...]]:
+    """Key (branch or stem) → the names of the marked stars on it, in data order, every key present."""
+    table: dict[Branch | Stem, list[str]] = {k: [] for k in keys}
+    for _, name, k in items:
+        names = table[k]
+        if name not in names:
+            names.append(name)
+    return MappingProxyType({k: tuple(table[k]) for k in keys})
 
 
 def marks(
@@ -198,13 +312,7 @@ def marks(
     ``include_tables=True`` adds the seed-002 per-branch labels (六親 印盜鬼財劫, the 十二長生 stages, 旺相死囚休).
     The 罡魁 generals other than 天罡/河魁 are never marked (the text: 「餘十將不司卦內吉凶」).
     """
-    result = evaluate(day, month, year, hour, options=options)
-    table: dict[Branch, list[str]] = {b: [] for b in Branch}
-    for hit in _marked(result, include_tables):
-        for b in hit.branches():
-            if hit.name not in table[b]:
-                table[b].append(hit.name)
-    return MappingProxyType({b: tuple(names) for b, names in table.items()})
+    return _names_on(tuple(Branch), _mark_items(day, month, year, hour, options, include_tables, stems=False))
 
 
 def stem_marks(
@@ -219,13 +327,7 @@ def stem_marks(
 
     Match them against the 干 of the day or a line's 納干 (seed 000: 「如寅建丁亥子孫發動，以丁為天德也」).
     """
-    result = evaluate(day, month, year, hour, options=options)
-    table: dict[Stem, list[str]] = {s: [] for s in Stem}
-    for hit in _marked(result, False):
-        for s in hit.stems():
-            if hit.name not in table[s]:
-                table[s].append(hit.name)
-    return MappingProxyType({s: tuple(names) for s, names in table.items()})
+    return _names_on(tuple(Stem), _mark_items(day, month, year, hour, options, False, stems=True))
 
 
 def per_month(

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cache
-from importlib import resources
 from types import MappingProxyType
 from typing import Any, TypeAlias
 
 from engine.core.cycle import Branch, GanZhi, Stem
+from engine.datafiles import load_json
 from engine.errors import EngineInputError
 
 #: A star's value: a branch, a stem, a 干支, a list of branches/stems, a word (direction, palace, stage) or a flag.
@@ -172,8 +171,7 @@ def _star(raw: Mapping[str, Any]) -> StarDef:
 @cache
 def star_defs() -> tuple[StarDef, ...]:
     """Every star of ``data/stars.json`` in data order (loaded once)."""
-    text = resources.files("engine.shensha").joinpath("data", "stars.json").read_text(encoding="utf-8")
-    return tuple(_star(raw) for raw in json.loads(text)["stars"])
+    return tuple(_star(raw) for raw in load_json("engine.shensha", "stars.json")["stars"])
 
 
 @cache
@@ -191,6 +189,26 @@ def value_json(value: Value) -> Any:
     if isinstance(value, GanZhi):
         return value.chars
     return [v.char for v in value]
+
+
+def value_branches(value: Value) -> tuple[Branch, ...]:
+    """The branches a value marks (empty for stem, word and flag values; a 干支 marks its branch)."""
+    if isinstance(value, bool | str | Stem):
+        return ()
+    if isinstance(value, Branch):
+        return (value,)
+    if isinstance(value, GanZhi):
+        return (value.branch,)
+    return tuple(b for b in value if isinstance(b, Branch))
+
+
+def value_stems(value: Value) -> tuple[Stem, ...]:
+    """The stems a value marks (天干天德, 天干月德, 月空 …)."""
+    if isinstance(value, Stem):
+        return (value,)
+    if isinstance(value, tuple):
+        return tuple(s for s in value if isinstance(s, Stem))
+    return ()
 
 
 def value_text(value: Value) -> str:
@@ -215,23 +233,11 @@ class StarHit:
 
     def branches(self) -> tuple[Branch, ...]:
         """The branches this star marks (empty for stem, word and flag values)."""
-        v = self.value
-        if isinstance(v, bool | str | Stem):
-            return ()
-        if isinstance(v, Branch):
-            return (v,)
-        if isinstance(v, GanZhi):
-            return (v.branch,)
-        return tuple(b for b in v if isinstance(b, Branch))
+        return value_branches(self.value)
 
     def stems(self) -> tuple[Stem, ...]:
         """The stems this star marks (天干天德, 天干月德, 月空 …)."""
-        v = self.value
-        if isinstance(v, Stem):
-            return (v,)
-        if isinstance(v, tuple):
-            return tuple(s for s in v if isinstance(s, Stem))
-        return ()
+        return value_stems(self.value)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -11,9 +11,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, Element, GanZhi, Stem, hour_stem, month_stem
+from engine.core.cycle import (
+    BRANCH_CHARS,
+    STEM_CHARS,
+    Branch,
+    Element,
+    GanZhi,
+    Stem,
+    hour_stem,
+    month_stem,
+    xun_branch,
+)
 from engine.core.relations import (
     STAGE_NAMES,
+    Kin,
     Stage,
     Vitality,
     changsheng,
@@ -22,6 +33,7 @@ from engine.core.relations import (
     liuhe,
     po,
     sanhe,
+    season_element,
     stage_branch,
     vitality,
     xing,
@@ -51,13 +63,18 @@ class Inactive(Exception):
 class Context:
     """Inputs of one evaluation, with a cache of star values (refs are evaluated once)."""
 
-    day: GanZhi
+    day_: GanZhi
     month_: Branch | None
     year_: GanZhi | None
     hour_: Branch | None
     options: Options
     cache: dict[str, Value | BaseException] = field(default_factory=dict)
-    read: set[str] = field(default_factory=set)
+    read: set[str] = field(default_factory=set)  # the inputs the rules read: "day", "month", "year", "hour"
+
+    @property
+    def day(self) -> GanZhi:
+        self.read.add("day")
+        return self.day_
 
     @property
     def month(self) -> Branch:
@@ -116,11 +133,6 @@ def stage_of(name: str) -> Stage:
 
 def yang_stem(element: Element) -> Stem:
     return Stem(2 * element)
-
-
-def season_element(season: int) -> Element:
-    """Seed-000 four seasons: 春 木, 夏 火, 秋 金, 冬 水."""
-    return (Element.WOOD, Element.FIRE, Element.METAL, Element.WATER)[season]
 
 
 def stem_clash(s: Stem) -> Stem:
@@ -195,18 +207,6 @@ _RELATIONS: Mapping[str, Callable[[Branch], Branch]] = {
     "hai": hai,
     "liuhe": liuhe,
 }
-
-RELATIVE_NAMES = {"mother": "印", "child": "盜", "master": "鬼", "victim": "財", "same": "劫"}
-
-
-def relative_element(e: Element, relation: str) -> Element:
-    return {
-        "mother": e.mother,
-        "child": e.child,
-        "master": e.master,
-        "victim": e.victim,
-        "same": e,
-    }[relation]
 
 
 # ---------------------------------------------------------------- evaluation
@@ -311,7 +311,8 @@ def _season_offset(r: Mapping[str, Any], ctx: Context) -> Value:
 
 
 def _season_stage(r: Mapping[str, Any], ctx: Context) -> Value:
-    return stage_branch(yang_stem(season_element(ctx.season)), stage_of(r["stage"]))
+    # seed-000 four seasons (春 寅卯辰 木 …): the core's four-season form
+    return stage_branch(yang_stem(season_element(ctx.month, five_seasons=False)), stage_of(r["stage"]))
 
 
 def _season_group(r: Mapping[str, Any], ctx: Context) -> Value:
@@ -396,8 +397,7 @@ def _year_offset(r: Mapping[str, Any], ctx: Context) -> Value:
 
 
 def _xun_ding(r: Mapping[str, Any], ctx: Context) -> Value:
-    head = ctx.day.xun_head
-    return head.branch.shift(Stem.DING - head.stem)
+    return xun_branch(ctx.day.xun_head, Stem.DING)
 
 
 def _ref(r: Mapping[str, Any], ctx: Context) -> Value:
@@ -432,7 +432,8 @@ def _stage_of_stem(r: Mapping[str, Any], ctx: Context) -> Value:
 
 
 def _relative(r: Mapping[str, Any], ctx: Context) -> Value:
-    e = relative_element(ctx.day.stem.element, r["relation"])
+    # relation: "same" 同我 · "child" 我生 · "victim" 我克 · "master" 克我 · "mother" 生我
+    e = Kin[str(r["relation"]).upper()].element(ctx.day.stem.element)
     return tuple(b for b in Branch if b.element == e)
 
 
@@ -454,11 +455,7 @@ def _xunkong(r: Mapping[str, Any], ctx: Context) -> Value:
 
 
 def _day_relative(r: Mapping[str, Any], ctx: Context) -> Value:
-    e, b = ctx.day.stem.element, ctx.day.branch.element
-    for relation, name in RELATIVE_NAMES.items():
-        if relative_element(e, relation) == b:
-            return name
-    raise AssertionError("five relations cover every pair")
+    return Kin.of(ctx.day.stem.element, ctx.day.branch.element).char
 
 
 def _day_stage(r: Mapping[str, Any], ctx: Context) -> Value:

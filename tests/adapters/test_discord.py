@@ -49,10 +49,10 @@ def dc_settings(dc: FakeDiscord, db: str) -> Settings:
 
 
 @contextlib.asynccontextmanager
-async def discord_bot(dc: FakeDiscord, db: str) -> AsyncIterator[Any]:
+async def discord_bot(dc: FakeDiscord, db: str, **options: Any) -> AsyncIterator[Any]:
     ctx = await create_context(dc_settings(dc, db))
     stop = asyncio.Event()
-    task = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1))
+    task = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1, **options))
     try:
         await dc.wait_ready()
         yield ctx
@@ -91,6 +91,16 @@ async def test_gateway_handshake_heartbeats_and_command_sync(dc, tmp_path):
         lang = {o["name"]: o for o in commands["lang"]["options"]}["lang"]
         assert [ch["value"] for ch in lang["choices"]] == ["ko", "lzh"]
         assert ctx.extras["discord_client"].user.id == int(dc.bot_user_id)
+    # a restart with the same schema reads the registered commands and writes nothing
+    dc._ready.clear()
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")) as ctx:
+        assert len(dc.sync_calls) == 1
+        assert {c.name for c in ctx.extras["discord_client"].synced} == set(commands)
+    # a changed schema (here: a description) is written again
+    dc._ready.clear()
+    dc.synced["global"][0]["description"] = "stale"
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")):
+        assert len(dc.sync_calls) == 2
 
 
 async def test_slash_commands_defer_within_the_deadline_then_follow_up(dc, tmp_path):
@@ -204,3 +214,67 @@ def test_command_line_from_slash_values():
     assert spec is not None
     assert dmod.command_line(spec, {"when": "2026-11-29 23:10"}) == "/cast 2026-11-29 23:10"
     assert dmod.command_line(spec, {"when": None}) == "/cast"
+
+
+async def test_defer_comes_first_even_when_the_command_is_slow(dc, tmp_path, monkeypatch):
+    real_dispatch = dmod.dispatch
+
+    async def slow_dispatch(incoming, ctx):
+        await asyncio.sleep(1.5)  # longer than the fake's 1 s acknowledgement deadline
+        return await real_dispatch(incoming, ctx)
+
+    monkeypatch.setattr(dmod, "dispatch", slow_dispatch)
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")):
+        inter, text = await _slash(dc, "shensha", {"day": "甲子"})
+        assert inter.ack_type == 5 and inter.acked_at - inter.created_at < 1.0
+        assert "天乙貴人" in text
+        assert inter.followups and all(m["id"] for m in inter.followups)
+
+
+async def test_the_discord_token_never_reaches_the_logs(dc, tmp_path, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")):
+        await _slash(dc, "start")
+    assert caplog.records
+    assert dc.token not in caplog.text
+    assert dc.token.split(".")[-1] not in caplog.text
+
+
+async def test_optional_prefix_commands(dc, tmp_path):
+    async with discord_bot(dc, str(tmp_path / "db.sqlite"), prefix="!"):
+        assert dc.identify["intents"] & MESSAGE_CONTENT_INTENT  # prefix commands need the intent
+        await dc.user_message("!shensha 甲子")
+        [msg] = await dc.wait_for_messages(1, timeout=10, predicate=lambda m: m["via"] == "channel")
+        assert msg["channel_id"] == dc.channel_id and "天乙貴人" in msg["content"]
+        assert msg["allowed_mentions"] == {"parse": []}
+        await dc.user_message("hello, no command here")
+        await dc.user_message("!shensha 甲子", dm=True, user_id=4242)
+        dms = await dc.wait_for_messages(1, timeout=10, predicate=lambda m: m["channel_id"] == "4243")
+        assert "天乙貴人" in dms[0]["content"]
+        assert len([m for m in dc.messages if m["via"] == "channel"]) == 2  # the plain message got no answer
+
+
+async def test_the_fake_enforces_discords_acknowledgement_rules():
+    import aiohttp
+
+    async with FakeDiscord(ack_deadline=0.2) as fake:
+        async with aiohttp.ClientSession() as http:
+
+            async def ack(inter, kind=5):
+                url = f"{fake.api_base_url}/interactions/{inter.id}/{inter.token}/callback?with_response=true"
+                async with http.post(url, json={"type": kind, "data": {}}) as r:
+                    return r.status, (await r.json()).get("code")
+
+            late = await fake.slash("start")
+            await asyncio.sleep(0.3)
+            assert await ack(late) == (404, 10062)  # Unknown interaction
+            timely = await fake.slash("start")
+            assert (await ack(timely))[0] == 200
+            assert await ack(timely) == (400, 40060)  # already acknowledged
+            url = f"{fake.api_base_url}/webhooks/{fake.application_id}/{timely.token}?wait=true"
+            async with http.post(url, json={"content": "x" * 2001}) as r:
+                assert r.status == 400 and (await r.json())["code"] == 50035
+            async with http.post(url, json={"content": "ok"}) as r:
+                assert r.status == 200 and r.headers["Content-Type"] == "application/json"

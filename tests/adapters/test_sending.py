@@ -254,3 +254,26 @@ async def test_parts_of_concurrent_replies_to_one_chat_stay_in_order(tg, bot):
         [lab for lab in labels if lab.startswith("A")] + [lab for lab in labels if lab.startswith("B")],
         [lab for lab in labels if lab.startswith("B")] + [lab for lab in labels if lab.startswith("A")],
     )
+
+
+async def test_429_with_timedelta_retry_after(tg, bot, monkeypatch):
+    monkeypatch.setenv("PTB_TIMEDELTA", "1")  # PTB ≥ 22.2 then hands out retry_after as a timedelta
+    tg.rate_limit(1, chat_id=79)
+    sender = TelegramSender(bot)
+    assert (await sender.send(79, "x")).ok
+    assert sender.retry_waits == [1.0]
+    attempts = [c for c in tg.calls if c.method == "sendMessage"]
+    assert attempts[1].at - attempts[0].at >= 1.0
+
+
+async def test_per_chat_state_stays_bounded(tg, bot):
+    sender = TelegramSender(bot, overall_rate=1000)
+    sender.max_idle_chats = 5
+    for chat in range(1, 13):
+        assert (await sender.send(chat, "x")).ok
+    # chats that sent within the last second still need their pacing state: nothing was forgotten
+    assert len(sender._chat_buckets) == 12
+    for bucket in sender._chat_buckets.values():  # as if a long time had passed
+        bucket.tokens = bucket.capacity
+    sender._prune()
+    assert sender._chat_locks == {} and sender._chat_buckets == {}

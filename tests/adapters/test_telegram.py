@@ -269,3 +269,34 @@ async def test_sikpan_run_subprocess_answers_and_stops_on_sigterm(tg, tmp_path):
 def test_menu_descriptions_come_from_the_catalogs(lang):
     menu = {c.command: c.description for c in command_menu(lang)}
     assert menu["cast"] == gettext(lang, "bot.help.cast").split("\n", 1)[0].strip()[:256]
+
+
+async def test_group_admin_status_comes_from_get_chat_member(tg, tmp_path):
+    from telegram import Update
+
+    from bot.app import create_context
+
+    ctx = await create_context(tg_settings(tg, str(tmp_path / "db.sqlite")))
+    app = tgmod.build_application(ctx, tg.token, tg.base_url)
+    adapter = app.bot_data["adapter"]
+    group = -100777
+    tg.admins[group] = {5}
+    tg.owners[group] = 6
+    async with app:
+        await tgmod.prepare(app)
+
+        def update(user_id: int, text: str = "/daily 07:00") -> Update:
+            data = tg.make_update(text, chat_id=group, chat_type="supergroup", user_id=user_id)
+            return Update.de_json(data, app.bot)
+
+        assert await adapter.is_admin(update(5)) is True
+        assert await adapter.is_admin(update(6)) is True
+        assert await adapter.is_admin(update(7)) is False
+        incoming = await adapter.incoming(update(7), "/daily 07:00")
+        assert incoming.chat_kind == "group" and incoming.user_is_admin is False
+        # private chats never ask
+        before = len([c for c in tg.calls if c.method == "getChatMember"])
+        private = Update.de_json(tg.make_update("/daily 07:00", chat_id=8), app.bot)
+        assert (await adapter.incoming(private, "/daily 07:00")).user_is_admin is True
+        assert len([c for c in tg.calls if c.method == "getChatMember"]) == before
+    await ctx.close()

@@ -246,3 +246,90 @@ async def test_shensha_goes_through_the_engine(say):
 
 def test_fake_clock_is_aware(clock):
     assert clock.at.tzinfo is UTC and clock.at == datetime(2024, 2, 4, 3, 30, tzinfo=UTC)
+
+
+async def test_qizheng_uses_the_place_given_or_stored(say):
+    r = await say("/qizheng 1990-05-01 10:30")
+    if r.view == "coming_soon":
+        from bot.commands._common import engine_ready
+
+        assert engine_ready("engine.qizheng", "natal_chart") is None
+        return
+    assert r.view == "error" and r.context["code"] == "bot.error.place_needed"
+    given = await say("/qizheng 1990-05-01 10:30 126.98E 37.57N")
+    assert given.view == "qizheng", given.context
+    # year pillar by the 立春 rule of spec/calendar.md §2: (1990 − 4) mod 60 = 6 → 庚午
+    assert given.context["year"] == GanZhi.of((1990 - 4) % 60).chars == "庚午"
+    assert (given.context["when"]["lon"], given.context["when"]["lat"]) == (126.98, 37.57)
+    assert len(given.context["bodies"]) == 11  # 七政 + 四餘
+    await say("/place 126.98 37.57")
+    stored = await say("/qizheng 1990-05-01 10:30")
+    assert stored.context["bodies"] == given.context["bodies"]
+    for bad in ("/qizheng", "/qizheng 1990-05-01", "/qizheng 1990-05-01 10:30 1 2 3", "/qizheng x y"):
+        assert (await say(bad)).view == "error", bad
+
+
+async def test_cast_takes_a_leishen_category_for_the_reading(say):
+    from bot.commands.cast import split_category
+
+    if split_category(("x", "天文"))[1] is None:
+        pytest.skip("engine.liuren.leishen has not landed")
+    assert split_category(("庚辰", "9", "천문")) == (("庚辰", "9"), "天文")
+    assert split_category(("now", "tianwen")) == (("now",), "天文")
+    assert split_category(("庚辰", "9")) == (("庚辰", "9"), None)
+    r = await say("/cast 庚辰 9 천문")
+    assert r.view == "cast" and r.context["category"] == "天文"
+    composed = [x for x in r.context["readings"] if x.get("kind") == "composed"]
+    assert composed and composed[0].get("category") == "天文"
+    assert "천문" in render(r, "console")
+
+
+async def test_engine_school_options_are_validated_and_applied(say, ctx):
+    from bot.commands import _options
+
+    if _options.fields("liuyao"):
+        assert (await say("/settings liuyao.earth_changsheng 寅")).view == "settings"
+        assert (
+            await say("/settings liuyao.earth_changsheng 午")
+        ).view == "error"  # the engine allows 申 or 寅
+        r = await say("/liuyao 797979")
+        assert r.view == "liuyao"
+        stored = await ctx.storage.list_history("console:u1", limit=1)
+        assert stored[0].options["earth_changsheng"] == "寅"
+    if _options.fields("qizheng"):
+        assert (await say("/settings qizheng.naming QING")).view == "settings"
+        user = await ctx.storage.get_user("console:u1")
+        assert user.options["qizheng.naming"] == "qing"
+        assert _options.build("qizheng", user.options).naming.value == "qing"
+    assert (await say("/settings liuren.nosuch 1")).context["code"] == "bot.error.unknown_option"
+    r = await say("/settings reset")
+    assert r.view == "settings" and not (await ctx.storage.get_user("console:u1")).options
+
+
+async def test_place_by_city_name(say):
+    from bot.commands._common import engine_ready
+
+    places = engine_ready("engine.qizheng", "find_place")
+    if places is None:
+        assert (await say("/place 서울")).view == "error"
+        return
+    seoul = places.find_place("Seoul")
+    r = await say("/place 서울")
+    assert r.view == "place" and r.context["city"]["name"] == "Seoul"
+    assert (r.context["longitude"], r.context["latitude"]) == (round(seoul.lon, 4), round(seoul.lat, 4))
+    assert (await say("/place Atlantis")).view == "error"
+
+
+async def test_settings_show_the_defaults_in_force(say):
+    r = await say("/settings")
+    rows = {o["name"]: o["value"] for o in r.context["options"]}
+    assert rows["day_starts"] == "23:00" and rows["solar_time"] == "off"  # what /cast uses when unset
+
+
+async def test_cast_time_only_is_today_in_the_users_zone(say):
+    r = await say("/cast 09:15")  # the fake clock's Seoul date is 2024-02-04
+    assert r.context["when"]["local"] == "2024-02-04 09:15" and r.context["day"] == "戊戌"
+    await say("/tz America/New_York")  # there it is still 2024-02-03
+    r = await say("/cast 09:15")
+    assert r.context["when"]["local"] == "2024-02-03 09:15" and r.context["day"] == "丁酉"
+    assert (await say("/cast 25:00")).view == "error"

@@ -130,3 +130,19 @@ def test_sikpan_run_bad_config_is_one_localized_line_without_the_token(tmp_path)
     assert out.returncode == 2
     assert "Traceback" not in out.stderr and TG_TOKEN not in out.stderr + out.stdout
     assert "SIKPAN_LANG" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_sikpan_run_with_an_unusable_database_is_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SIKPAN_", "TELEGRAM_", "DISCORD_"))}
+    env.update(SIKPAN_DB=str(tmp_path / "no" / "such" / "dir" / "x.db"), SIKPAN_LANG="ko")
+    out = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "run"],
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr and "x.db" in out.stderr

@@ -30,3 +30,15 @@ def test_compose_uses_a_named_volume_and_the_env_file():
 def test_dockerignore_keeps_secrets_and_databases_out():
     lines = set((ROOT / ".dockerignore").read_text().split())
     assert {".env", "*.db", ".venv", ".git"} <= lines
+
+
+def test_migrations_are_package_data():
+    """``pip install .`` (Dockerfile, README run command) must ship bot/migrations/*.sql."""
+    import fnmatch
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    patterns = data["tool"]["setuptools"]["package-data"]["*"]
+    for sql in (ROOT / "bot" / "migrations").glob("*.sql"):
+        assert any(fnmatch.fnmatch(sql.name, p) for p in patterns), sql.name
+    assert (ROOT / "bot" / "migrations" / "__init__.py").exists()  # a package, so setuptools finds it

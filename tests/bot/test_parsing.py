@@ -140,3 +140,11 @@ def test_shensha_arguments():
     assert parsed["hour"] == Branch.WU and parsed["year"] == GanZhi.parse("甲辰")
     with pytest.raises(EngineInputError):
         parse_shensha_args(("甲丑",))
+
+
+def test_fullwidth_input_is_folded():
+    assert split_command("／cast　２０２６－１１－２９　２３：１０") == ("cast", ("2026-11-29", "23:10"))
+
+
+def test_cast_time_only_means_today():
+    assert parse_cast_args(("23:10",)) == ("today", "23:10")

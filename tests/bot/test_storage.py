@@ -208,3 +208,21 @@ async def test_history_times_are_shown_in_the_users_zone(say):
     assert (await say("/history")).context["entries"][0]["created_at"] == "2024-02-04 12:30"
     await say("/tz America/New_York")
     assert (await say("/history")).context["entries"][0]["created_at"] == "2024-02-03 22:30"
+
+
+async def test_open_closes_the_connection_when_a_migration_fails(db_path, monkeypatch):
+    import threading
+
+    import bot.storage as storage_module
+
+    before = set(threading.enumerate())
+    bad = [Migration(1, "0001_bad.sql", "CREATE TABLE x (;\n")]
+    monkeypatch.setattr(storage_module, "load_migrations", lambda package="bot.migrations": bad)
+    with pytest.raises(sqlite3.OperationalError):
+        await Storage.open(db_path)
+    for _ in range(100):
+        new = [t for t in set(threading.enumerate()) - before if "connection_worker" in t.name]
+        if not new:
+            break
+        await asyncio.sleep(0.01)
+    assert not new

@@ -89,6 +89,8 @@ def test_escape_discord_examples():
     assert escape_discord("@everyone") == "@\u200beveryone"
     assert escape_discord("a*b") == r"a\*b"
     assert escape_discord("> quote") == r"\> quote"
+    assert escape_discord("- item") == r"\- item" and escape_discord("1. item") == r"1\. item"
+    assert escape_discord("# title") == r"\# title"
     assert escape_discord("[link](http://x)") == r"\[link\](http://x)"
     assert escape_discord("甲子") == "甲子"
 
@@ -142,6 +144,8 @@ async def test_every_view_renders_in_every_channel(say, lang):
                 check_telegram(out)
             if channel == "discord":
                 assert out.count("```") % 2 == 0
+                for line in out.split("\n"):  # a code fence stands on its own line
+                    assert "```" not in line or line == "```", (text, line)
 
 
 async def test_charts_fit_a_phone(say):
@@ -212,3 +216,13 @@ async def test_shensha_lists_every_star_once_grouped_by_branch(say):
     text = render(r, "console")
     for star in r.context["stars"]:
         assert text.count(f"({star['name']})") + text.count(f" {star['name']}") >= 1
+
+
+def test_discord_code_blocks_carry_no_markdown_escapes():
+    from bot.views import channel_environment
+
+    env = channel_environment("ko", "discord")
+    out = env.from_string("{% filter pre %}{{ a }} {{ b }}{% endfilter %}").render(
+        a="2026-11-30", b="@everyone"
+    )
+    assert out.startswith("```\n2026-11-30 @\u200beveryone\n```")

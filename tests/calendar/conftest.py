@@ -15,10 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-skyfield_api = pytest.importorskip("skyfield.api")
-from skyfield.framelib import ecliptic_frame  # noqa: E402
-from skyfield.searchlib import find_discrete  # noqa: E402
+import skyfield.api as skyfield_api  # a test dependency (pyproject): its absence must fail, not skip
+from skyfield.framelib import ecliptic_frame
+from skyfield.searchlib import find_discrete
 
 UNIX_EPOCH_JD = 2440587.5
 UTC_START = datetime(1972, 1, 1, tzinfo=UTC)

@@ -14,6 +14,7 @@ from engine.core.cycle import (
     all_ganzhi,
     hour_stem,
     month_stem,
+    xun_branch,
     xun_dun_stem,
 )
 from engine.errors import EngineInputError
@@ -90,6 +91,11 @@ def test_xun_dun_stem_seed_003():
     assert xun_dun_stem(head, Branch.CHOU) == Stem.DING
     assert xun_dun_stem(head, Branch.XU) == Stem.JIA
     assert xun_dun_stem(head, Branch.SHEN) is None and xun_dun_stem(head, Branch.YOU) is None
+    # the inverse: seed 003 「丑旬遁為丁」; 「夜貴旬尾臨辰」 — the 旬尾 of the 甲戌旬 is 未 (the 夜貴 of 庚)
+    assert xun_branch(head, Stem.DING) == Branch.CHOU and xun_branch(head, Stem.GUI) == Branch.WEI
+    for g in all_ganzhi():
+        for st in Stem:
+            assert xun_dun_stem(g.xun_head, xun_branch(g.xun_head, st)) == st
 
 
 def test_elements_and_yinyang():

@@ -8,6 +8,7 @@ import pytest
 
 from engine.core.cycle import Branch, Element, Stem
 from engine.core.relations import (
+    Kin,
     Stage,
     Vitality,
     changsheng,
@@ -97,7 +98,8 @@ def test_changsheng_seed_002(stage):
 
 
 def test_changsheng_rule_yang_forward_yin_backward():
-    # seed 002: 「陽干順行，陰干逆行」 — each stem visits all twelve stages once
+    # seed 002 (Korean gloss of the 十二長生 tables): 「양간은 순행하고 음간은 역행하여」 — each stem visits all
+    # twelve stages once
     for stem in Stem:
         stages = [changsheng(stem, br) for br in Branch]
         assert sorted(stages) == list(Stage)
@@ -129,3 +131,24 @@ def test_vitality_four_season_form_has_no_earth_season():
     assert vitality(Element.WOOD, Branch.CHEN, five_seasons=False) == Vitality.WANG
     assert vitality(Element.EARTH, Branch.CHEN, five_seasons=False) == Vitality.SI
     assert vitality(Element.EARTH, Branch.CHEN, five_seasons=True) == Vitality.WANG
+
+
+# seed 002 lines 23–31: 「印 甲乙日亥子，丙丁日寅卯，戊己日巳午，庚辛日辰戌丑未，壬癸日申酉」 and 盜 鬼 財 劫 alike.
+SEED_002_KIN = {
+    "印": {"甲乙": "亥子", "丙丁": "寅卯", "戊己": "巳午", "庚辛": "辰戌丑未", "壬癸": "申酉"},
+    "盜": {"甲乙": "巳午", "丙丁": "辰戌丑未", "戊己": "申酉", "庚辛": "亥子", "壬癸": "寅卯"},
+    "鬼": {"甲乙": "申酉", "丙丁": "亥子", "戊己": "寅卯", "庚辛": "巳午", "壬癸": "辰戌丑未"},
+    "財": {"甲乙": "辰戌丑未", "丙丁": "申酉", "戊己": "亥子", "庚辛": "寅卯", "壬癸": "巳午"},
+    "劫": {"甲乙": "寅卯", "丙丁": "巳午", "戊己": "辰戌丑未", "庚辛": "申酉", "壬癸": "亥子"},
+}
+
+
+def test_kin_seed_002():
+    for name, rows in SEED_002_KIN.items():
+        for stems, branches in rows.items():
+            for st in stems:
+                for br in branches:
+                    kin = Kin.of(s(st).element, b(br).element)
+                    assert kin.char == name, (st, br)
+                    assert kin.element(s(st).element) == b(br).element
+    assert len({k.char for k in Kin}) == 5

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
 from bot.i18n import gettext
 from bot.scheduler import DailyStore
 from bot.views import render
 from tests.daily.conftest import FakeTransport, move, running_scheduler, utc
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_status_subscribe_show_and_off(ctx, clock, say):
@@ -20,6 +28,7 @@ async def test_status_subscribe_show_and_off(ctx, clock, say):
         "zone": "Asia/Seoul",
         "kind": "liuren",
         "reason": None,
+        "platform": "telegram",
     }
     # now 06:00 KST on 30 November → next 07:30 KST = 22:30 UTC the 29th
     assert r.context["next"] == {
@@ -133,3 +142,32 @@ async def test_help_lists_daily_and_today(say):
     text = render(await say("/help"), "console")
     assert "/daily" in text and "/today" in text
     assert "bot.help.daily" not in text and "bot.usage" not in text
+
+
+async def test_console_subscription_says_where_readings_are_delivered(say):
+    r = await say("/daily 07:00", platform="console")
+    assert gettext("ko", "daily.status.console") in render(r, "console")
+    assert gettext("ko", "daily.status.console") not in render(await say("/daily 07:00"), "console")
+
+
+@pytest.mark.parametrize(
+    "first", ["bot.views", "bot.daily", "bot.scheduler", "bot.app", "bot.commands.daily"]
+)
+def test_commands_register_whatever_is_imported_first(first):
+    # a fresh interpreter: an import cycle would leave /daily unregistered (load_commands logs and goes on)
+    code = f"import {first}\nfrom bot.commands import lookup\nassert lookup('daily') and lookup('today')"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60, cwd=ROOT)
+
+
+async def test_group_rows_follow_the_admin_who_set_it_last(ctx, clock, say):
+    await say("/daily 07:00", user="a1", chat="g2", chat_kind="group")
+    tr = FakeTransport()
+    async with running_scheduler(ctx, transports={"telegram": tr}) as s:
+        await move(clock, s, utc(2026, 11, 29, 22, 0))
+    await say("/daily 08:00", user="a2", chat="g2", chat_kind="group")
+    await say("/forget", user="a1")  # the first admin's data: nothing of the group's is theirs any more
+    store = DailyStore(ctx.storage)
+    assert (await store.for_chat("telegram", "g2")).user_key == "telegram:a2"
+    assert [r.status for r in await store.deliveries()] == ["sent"]  # today's delivery is still known
+    await say("/forget", user="a2")
+    assert await store.for_chat("telegram", "g2") is None and await store.deliveries() == []

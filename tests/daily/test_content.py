@@ -134,3 +134,13 @@ def test_context_is_json_and_stable():
     assert daily_context(m) == daily_context(
         Moment.of(datetime.fromisoformat("2026-03-08T08:00:00-04:00"), "America/New_York")
     )
+
+
+def test_renderer_memory_is_bounded_and_texts_unchanged():
+    r = DailyRenderer(max_heads=3, max_bodies=1)
+    base = utc(2026, 11, 29, 22, 0)
+    moments = [Moment.of(base + timedelta(hours=h), "Asia/Seoul") for h in range(0, 12, 2)]
+    first = [r.text(m, "ko", "console") for m in moments]
+    assert len(r._prepared) <= 3 and len(r._bodies) <= 1
+    assert [r.text(m, "ko", "console") for m in moments] == first
+    assert first == [DailyRenderer().text(m, "ko", "console") for m in moments]

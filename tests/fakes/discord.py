@@ -38,6 +38,7 @@ Discord's rules enforced
     exceeding it → 429 with ``retry_after`` (and ``Via``, which discord.py needs to honour a 429).
 
 Fault injection
+    ``user_message(content, user_id=None, dm=False)`` dispatches MESSAGE_CREATE (for prefix commands);
     ``forbid_channel(channel_id, code=50007)`` — 403 "Cannot send messages to this user" on messages to it;
     ``rate_limit_next(retry_after, times=1, global_=False)`` — the next message posts get a 429;
     ``fail(method, path_regex, status, payload, times=1)`` — generic.
@@ -411,6 +412,38 @@ class FakeDiscord:
                 guild={"id": self.guild_id, "locale": self.guild_locale, "features": []},
             )
         return payload
+
+    async def user_message(
+        self, content: str, *, user_id: str | int | None = None, dm: bool = False
+    ) -> dict[str, Any]:
+        """Dispatch MESSAGE_CREATE: a user typed ``content`` in the guild's text channel (or a DM)."""
+        user = self.user(user_id)
+        data: dict[str, Any] = {
+            "id": snowflake(),
+            "author": user,
+            "content": content,
+            "timestamp": _now_iso(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": [],
+            "pinned": False,
+            "type": 0,
+            "flags": 0,
+        }
+        if dm:
+            data["channel_id"] = str(int(user["id"]) + 1)
+        else:
+            data.update(
+                channel_id=self.channel_id,
+                guild_id=self.guild_id,
+                member={"roles": [], "joined_at": _now_iso(), "deaf": False, "mute": False, "flags": 0},
+            )
+        await self.dispatch("MESSAGE_CREATE", data)
+        return data
 
     async def slash(self, name: str, options: dict[str, Any] | None = None, **kwargs: Any) -> Interaction:
         """Dispatch INTERACTION_CREATE for ``/name options`` (as Discord does when a user runs it)."""

@@ -17,7 +17,8 @@ Protocol
     Methods: getMe, logOut, close, deleteWebhook, setWebhook, getWebhookInfo, getUpdates (real long poll that
     honours ``offset``; the hold is capped at :attr:`poll_hold` seconds so shutdown is fast), sendMessage,
     sendPhoto, sendDocument, getFile, setMyCommands, getMyCommands, deleteMyCommands, answerCallbackQuery,
-    editMessageText, deleteMessage, sendChatAction.
+    editMessageText, deleteMessage, sendChatAction, getChatMember (``admins[chat_id] = {user ids}`` are
+    "administrator", ``owners[chat_id] = user_id`` is "creator", everyone else "member").
     Form values other than text-like fields (text, caption, parse_mode …) are JSON-decoded, as PTB sends
     them JSON-encoded; "/cast 1" stays a string.
 
@@ -225,6 +226,8 @@ class FakeTelegram:
     overrides: dict[str, Callable[[dict[str, Any]], Awaitable[tuple[int, Any]]]] = field(default_factory=dict)
     commands: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     webhook: dict[str, Any] | None = None
+    admins: dict[int, set[int]] = field(default_factory=dict)  # chat id → user ids that are administrators
+    owners: dict[int, int] = field(default_factory=dict)  # chat id → the creator's user id
 
     def __post_init__(self) -> None:
         self._updates: list[dict[str, Any]] = []
@@ -656,6 +659,19 @@ class FakeTelegram:
 
     async def _m_sendchataction(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         return True
+
+    async def _m_getchatmember(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        chat_id, user_id = int(params["chat_id"]), int(params["user_id"])
+        user = {"id": user_id, "is_bot": False, "first_name": "Tester"}
+        if self.owners.get(chat_id) == user_id:
+            return {"status": "creator", "user": user, "is_anonymous": False}
+        if user_id in self.admins.get(chat_id, set()):
+            return {"status": "administrator", "user": user, "can_be_edited": False, "is_anonymous": False,
+                    "can_manage_chat": True, "can_delete_messages": True, "can_manage_video_chats": True,
+                    "can_restrict_members": True, "can_promote_members": False, "can_change_info": True,
+                    "can_invite_users": True, "can_post_stories": False, "can_edit_stories": False,
+                    "can_delete_stories": False}  # fmt: skip
+        return {"status": "member", "user": user}
 
 
 class _ApiError(Exception):

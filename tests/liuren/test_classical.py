@@ -152,24 +152,30 @@ def test_fanyin_wuyi_rule():
 
 def test_fanyin_xia_zei_shang_outranks():
     # spec §3.3 trap: 下賊上 outranks 上克下 even when the 上克下 lesson comes first (a peer's 返吟 defect).
+    checked = 0
     for day in all_ganzhi():
         c = chart_for_ju(day, 7)
         kes = [ls.ke for ls in c.lessons]
         if "下賊上" in kes:
+            checked += 1
             assert "元首" not in c.method_names
             assert all(x.relation == "下賊上" for x in c.trace.candidates)
+    assert checked  # the rule was exercised, not passed vacuously
 
 
 def test_bazhuan_counts_inclusive():
     # 八專 陽日 干上 counted three forward inclusive (+2); 陰日 4課 upper three backward inclusive (−2).
+    seen = {True: 0, False: 0}
     for day in all_ganzhi():
         for ju in range(2, 13):
             c = chart_for_ju(day, ju)
             if c.method is not Method.BAZHUAN:
                 continue
+            seen[day.stem.is_yang] += 1
             gs = c.lessons[0].upper
             first = gs.shift(2) if day.stem.is_yang else c.lessons[3].upper.shift(-2)
             assert c.branches == (first, gs, gs)
+    assert seen[True] and seen[False]  # both the 陽日 and the 陰日 count were exercised
 
 
 def test_yiti_reachable_by_default():
@@ -237,3 +243,17 @@ def test_depth_noseat_tallies():
     nos = Options(shehai=Shehai.DEPTH_NOSEAT)
     ties = [chart_for_ju(d, j, nos).trace.tie_break for d in all_ganzhi() for j in range(1, 13)]
     assert ties.count("見機") == 9 and ties.count("察微") == 8 and ties.count("綴瑕") == 0
+
+
+def test_general_homes_seed_002():
+    # seed 002 lines 79–87: 「貴人 陰陽五行生剋與丑將同」 … 「天后 陰陽五行生剋與子將同」
+    from engine.liuren import General
+
+    seed = dict(
+        zip(
+            "貴人 螣蛇 朱雀 六合 勾陳 青龍 天空 白虎 太常 玄武 太陰 天后".split(),
+            "丑巳午卯辰寅戌申未亥酉子",
+            strict=True,
+        )
+    )
+    assert {g.char: g.home.char for g in General} == seed

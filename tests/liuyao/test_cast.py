@@ -106,7 +106,6 @@ def test_bad_numbers():
 
 
 def test_time_cast_uses_calendar_pillars():
-    pytest.importorskip("engine.calendar")
     from engine.calendar import four_pillars
 
     at = datetime(2024, 2, 4, 16, 27, 8, tzinfo=timezone(timedelta(hours=8)))

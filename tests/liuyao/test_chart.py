@@ -110,7 +110,6 @@ def test_chart_is_deterministic_and_immutable():
 def test_line_shensha_from_the_shensha_engine_tiande_stem():
     # seed 000:63 「此法用天干，如寅建丁亥子孫發動，以丁為天德也」: 兌為澤 line 4 丁亥 子孫 moving in 寅月 on 丁亥.
     ch = build(cast_manual("778978"), Branch.YIN, GanZhi.parse("丁亥"), use="子孫")
-    assert ch.shensha_available
     line = ch.lines[3]
     assert (line.ganzhi.chars, line.relative.char, line.moving) == ("丁亥", "子孫", True)
     assert "天干天德" in line.marks

@@ -53,7 +53,6 @@ def test_tosses_replay(capsys):
 
 
 def test_time_cast(capsys):
-    pytest.importorskip("engine.calendar")
     (data,) = run_json(capsys, "--at", "2024-02-04T16:27:08+08:00")
     assert data["cast"]["method"] == "time"
     assert data["cast"]["numbers"]["pillars"][2] == data["day"]

@@ -189,7 +189,7 @@ def test_xing_without_chong_is_plain_xing():
         subject={"role": "用", "branch": "寅", "line": 1, "hidden": False},
     )
     assert j.type is None and not j.holds
-    # 否 (乾宮): 妻財 卯 at line 3; a 子 day 刑s 卯 without 沖 (000:35 「卯子、子卯之無禮刑」).
+    # 否 (乾宮): 妻財 卯 at line 3; a 子 day 刑s 卯 without 沖 (000:35 「卯子子卯之無禮刑」).
     j2 = one(chart("否", None, "午", "甲子", use="財"), "三刑")
     assert (j2.type, j2.holds) == ("刑", True)
 

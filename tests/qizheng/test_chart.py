@@ -51,7 +51,7 @@ def test_palace_lords_are_the_seed_ru_yuan_list():
 
 def test_mansion_lords_follow_the_seed_examples():
     lords = {m.name: m.lord for m in mansions()}
-    # 「星日馬 昴日雞 虛日鼠 房日兔」, 「張月鹿 危月燕 心月狐 畢月烏」, 「生木躔角道」
+    # 「星日馬、昴日雞、虛日鼠、房日兔」, 「張月鹿、危月燕、心月狐，又畢月烏」, 「生木躔角道」
     assert {n for n, lord in lords.items() if lord == "太陽"} == set("房虛昴星")
     assert {n for n, lord in lords.items() if lord == "太陰"} == set("心危畢張")
     assert lords["角"] == "木星" and lords["亢"] == "金星"
@@ -244,12 +244,11 @@ def test_natal_chart_ming_uses_sun_palace_and_apparent_hour():
     assert c.shen == c.bodies["太陰"].palace
     data = c.to_json()
     assert set(data["bodies"]) == set(BODIES) and len(data["houses"]) == 12
-    assert data["ming_gong"] == "巳" and data["houses"][0] == {
-        "name": "命宮",
-        "branch": "巳",
-        "lord": "水星",
-        "occupants": data["houses"][0]["occupants"],
-    }
+    ming_house = dict(data["houses"][0])
+    occupants = ming_house.pop("occupants")
+    assert data["ming_gong"] == "巳" and ming_house == {"name": "命宮", "branch": "巳", "lord": "水星"}
+    # the bodies in the 命宮 are exactly those whose longitude falls in 巳 (palace_of: 150°–180° of longitude)
+    assert set(occupants) == {name for name, b in c.bodies.items() if palace_of(b.longitude) == B.SI}
     assert data["options"]["ming"] == "sun_hour" and data["options"]["naming"] == "ming"
 
 
@@ -291,3 +290,41 @@ def test_bad_input_is_refused():
     with pytest.raises(EngineInputError) as err:
         natal_chart(datetime(2150, 1, 1, tzinfo=UTC), 126.98)
     assert err.value.code == "error.qizheng.out_of_range"
+
+
+def test_lu_xun_and_yutang_for_every_year_stem():
+    # spec §8: 祿勳 「甲寅 乙卯 丙戊巳 丁己午 庚申 辛酉 壬亥 癸子」; 玉堂 = 天乙貴人 「甲戊庚丑未 乙己子申 丙丁亥酉 辛寅午
+    # 壬癸卯巳」 (both from the shared engines: core 臨官, the 神煞 engine's 天乙貴人)
+    lu = dict(zip("甲乙丙丁戊己庚辛壬癸", "寅卯巳午巳午申酉亥子", strict=True))
+    gui = {"甲戊庚": "丑未", "乙己": "子申", "丙丁": "亥酉", "辛": "寅午", "壬癸": "卯巳"}
+    for stems, pair in gui.items():
+        for st in stems:
+            year = GanZhi.from_parts(Stem.from_char(st), Branch(Stem.from_char(st) % 2))
+            c = build_chart(
+                {name: 15.0 + 30.0 * i for i, name in enumerate(BODIES)}, year=year, month=B.YIN, hour=B.ZI
+            )
+            assert c.lu_xun == B.from_char(lu[st]), st
+            assert {b.char for b in c.yutang} == set(pair), st
+    assert c.to_json()["yutang_rule"].split() == ["甲戊庚丑未", "乙己子申", "丙丁酉亥", "辛寅午", "壬癸卯巳"]
+
+
+def test_rules_data_quotes_seed_004_verbatim():
+    # every 「…」 that rules.json attributes to seed 004 stands in the seed (… joins separate pieces)
+    import json
+    import re
+    from importlib import resources
+
+    from .test_patterns import SEED
+
+    text = SEED.read_text(encoding="utf-8")
+    data = json.loads(resources.files("engine.qizheng").joinpath("data", "rules.json").read_text("utf-8"))
+    sources = [v["source"] for v in data.values() if isinstance(v, dict) and "source" in v]
+    sources += [v["source"] for v in data["palaces"].values() if isinstance(v, dict) and "source" in v]
+    checked = 0
+    for src in sources:
+        seed_part = src.split("seed", 1)[1] if "seed" in src else ""
+        for quote in re.findall("「([^」]+)」", seed_part):
+            for piece in quote.split("…"):
+                assert piece in text, (src, piece)
+                checked += 1
+    assert checked >= 7  # 入垣, 四餘, 強宮 ×3, 天馬, 祿元 … at the time of writing

@@ -8,7 +8,16 @@ import pytest
 
 from engine.core.cycle import Branch, GanZhi, Stem
 from engine.errors import EngineInputError
-from engine.shensha import Options, ShenshaResult, StarHit, evaluate, marks, stem_marks
+from engine.shensha import (
+    OPTION_VALUES,
+    Options,
+    ShenshaResult,
+    StarHit,
+    evaluate,
+    marks,
+    star_defs,
+    stem_marks,
+)
 from tests.shensha.helpers import br, gz
 
 
@@ -107,3 +116,49 @@ def test_every_day_and_month_evaluates():
         for m in range(12):
             r = evaluate(GanZhi.of(i), Branch(m))
             assert len(r.stars) >= 140
+
+
+def _marks_from_evaluate(day, month, year, hour, options, include_tables):
+    """The marks as the API defines them, read straight off ``evaluate``: each marked hit's branches and stems,
+    in data order (seed-002 per-branch tables only on request, the 天將 never)."""
+    defs = {s.id: s for s in star_defs()}
+    branches = {b: [] for b in Branch}
+    stems = {s: [] for s in Stem}
+    for hit in evaluate(day, month, year, hour, options=options).stars:
+        s = defs[hit.id]
+        if include_tables:
+            keep = s.group not in ("summary", "general")
+        else:
+            keep = s.mark and s.group not in ("liuqin", "changsheng", "vitality", "summary", "general")
+        if not keep:
+            continue
+        v = hit.value
+        for b in (v.branch,) if isinstance(v, GanZhi) else v if isinstance(v, tuple) else (v,):
+            if isinstance(b, Branch) and hit.name not in branches[b]:
+                branches[b].append(hit.name)
+            if isinstance(b, Stem) and hit.name not in stems[b]:
+                stems[b].append(hit.name)
+    return {b: tuple(n) for b, n in branches.items()}, {s: tuple(n) for s, n in stems.items()}
+
+
+@pytest.mark.parametrize(
+    "options",
+    [Options()] + [Options().with_option(name, values[1]) for name, values in OPTION_VALUES.items()],
+    ids=lambda o: ",".join(f"{k}={v}" for k, v in o.changed().items()) or "default",
+)
+def test_marks_equal_the_stars_of_evaluate(options):
+    """The precomputed marking plan gives exactly what ``evaluate`` gives, with any inputs absent."""
+    for i in range(60):
+        present = i % 8  # every combination of month / year / hour being given
+        month = Branch(i % 12) if present & 1 else None
+        year = GanZhi.of(7 * i % 60) if present & 2 else None
+        hour = Branch(5 * i % 12) if present & 4 else None
+        day = GanZhi.of(i)
+        for include_tables in (False, True):
+            want_b, want_s = _marks_from_evaluate(day, month, year, hour, options, include_tables)
+            got = marks(day, month, year, hour, options=options, include_tables=include_tables)
+            assert dict(got) == want_b, (day.chars, month, year, hour, include_tables)
+        assert (
+            dict(stem_marks(day, month, year, hour, options=options))
+            == _marks_from_evaluate(day, month, year, hour, options, False)[1]
+        )

@@ -136,3 +136,13 @@ def test_school_notes_exist_where_the_text_is_ambiguous():
     ]:  # fmt: skip
         s = by_name[name]
         assert s.option == option and s.notes, name
+
+
+def test_every_star_name_has_a_korean_reading():
+    from bot.i18n import term
+
+    for s in star_defs():
+        for name in (s.name, *s.aliases):
+            reading = term("ko", name)
+            assert reading != name and not any("\u4e00" <= ch <= "\u9fff" for ch in reading), name
+            assert term("lzh", name) == name

@@ -197,7 +197,7 @@ def test_tianjie_yuejie_hesan():
 
 # ------------------------------------------------------------------ L115–131
 def test_tianyi_doctor():
-    # 「正月以丁卯為天醫」「二月乙遁得丁亥」「三月則以丁丑為天醫」 … 「十二月乙遁得丁亥終焉」
+    # 「正月以丁卯為天醫」「二月乙遁得丁亥」「三月則以丁丑為天醫」 … 「十二月乙遁復得丁亥終焉」
     assert month_row("天醫") == "卯亥丑未巳卯亥丑未巳卯亥"
     ganzhi = Options(tianyi_value="ganzhi")
     assert val("天醫", month=br("寅"), options=ganzhi) == gz("丁卯")
