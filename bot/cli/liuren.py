@@ -11,34 +11,20 @@ from bot.i18n import render
 from engine.core.cycle import all_ganzhi
 from engine.liuren import Chart, Options, chart_for_ju
 
-# flag → Options field; values are validated by Options.from_mapping (localized error, exit 2).
-SCHOOL_FLAGS = {
-    "--gui-rule": "gui_rule",
-    "--daynight": "daynight",
-    "--shehai": "shehai",
-    "--fuyin-maozi": "fuyin_maozi",
-    "--bazhuan-first": "bazhuan_first",
-    "--liuyinyang-lowers": "liuyinyang_lowers",
-}
-
-
 def add_school_options(parser: argparse.ArgumentParser) -> None:
-    """The school options of spec/liuren.md §3–4 (defaults per spec)."""
+    """The school options of spec/liuren.md §3–4 (defaults per spec): ``--gui-rule``, ``--shehai`` … one flag per
+    ``Options`` field. Values are validated by ``Options.from_mapping`` (localized error, exit 2)."""
     group = parser.add_argument_group("school options")
-    group.add_argument("--gui-rule", metavar="liuren|sanming|kinliuren")
-    group.add_argument("--daynight", metavar="maoshen|sishu|ziwu|sun")
-    group.add_argument("--shehai", metavar="depth|depth_noseat|mzj")
-    group.add_argument("--fuyin-maozi", metavar="daquan|cunyan")
-    group.add_argument("--bazhuan-first", metavar="true|false")
-    group.add_argument("--liuyinyang-lowers", metavar="true|false")
+    for name, values in Options.choices().items():
+        group.add_argument("--" + name.replace("_", "-"), dest=name, metavar="|".join(values))
 
 
 def options_from_args(args: argparse.Namespace) -> Options:
     values: dict[str, Any] = {}
-    for field in SCHOOL_FLAGS.values():
-        value = getattr(args, field, None)
+    for name in Options.choices():
+        value = getattr(args, name, None)
         if value is not None:
-            values[field] = value
+            values[name] = value
     return Options.from_mapping(values)
 
 

@@ -84,6 +84,17 @@ class Options:
         return out
 
     @classmethod
+    def choices(cls) -> dict[str, tuple[str, ...]]:
+        """Each option's name and its allowed values, the default first (what the CLI offers as flags)."""
+        out: dict[str, tuple[str, ...]] = {}
+        for name, kind in _KINDS.items():
+            default = getattr(DEFAULT_OPTIONS, name)
+            values = ("true", "false") if kind is bool else tuple(m.value for m in kind)
+            first = str(default).lower() if kind is bool else default.value
+            out[name] = (first, *(v for v in values if v != first))
+        return out
+
+    @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> Options:
         """Options from a mapping such as :meth:`to_json` output; unknown names or values raise EngineInputError."""
         kwargs: dict[str, Any] = {}
