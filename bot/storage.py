@@ -99,7 +99,7 @@ def _now() -> str:
 
 
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))  # key order is display order
 
 
 class Storage:

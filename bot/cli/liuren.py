@@ -11,6 +11,7 @@ from bot.i18n import render
 from engine.core.cycle import all_ganzhi
 from engine.liuren import Chart, Options, chart_for_ju
 
+
 def add_school_options(parser: argparse.ArgumentParser) -> None:
     """The school options of spec/liuren.md §3–4 (defaults per spec): ``--gui-rule``, ``--shehai`` … one flag per
     ``Options`` field. Values are validated by ``Options.from_mapping`` (localized error, exit 2)."""
