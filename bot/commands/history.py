@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from bot.commands import ArgSpec, CommandError, Incoming, Reply, command, reply
@@ -33,6 +34,25 @@ def _number(text: str) -> int:
     return int(s)
 
 
+def summary(kind: str, context: Mapping[str, Any]) -> dict[str, Any]:
+    """What a cast was, in characters only (the template localizes the labels)."""
+    if kind == "cast":
+        return {"day": context.get("day"), "ju": context.get("ju"), "first": _first_branch(context)}
+    if kind == "liuyao":
+        main, changed = context.get("main") or {}, context.get("changed") or {}
+        return {"main": main.get("name"), "changed": changed.get("name")}
+    if kind == "shensha":
+        return {"day": context.get("day"), "month": context.get("month")}
+    if kind == "qizheng":
+        return {"year": context.get("year"), "ming": context.get("ming_gong")}
+    return {}
+
+
+def _first_branch(context: Mapping[str, Any]) -> str | None:
+    trans = context.get("transmissions") or []
+    return "".join(t.get("branch", "") for t in trans) or None
+
+
 @command(
     "history",
     aliases=("기록", "記錄", "录"),
@@ -46,7 +66,13 @@ async def history(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
     total = await ctx.storage.count_history(incoming.user_key)
     zone = zone_of(await ctx.storage.get_user(incoming.user_key), ctx)
     rows = [
-        {"no": e.seq, "kind": e.kind, "command": e.command, "created_at": _local(e.created_at, zone)}
+        {
+            "no": e.seq,
+            "kind": e.kind,
+            "command": e.command,
+            "created_at": _local(e.created_at, zone),
+            "summary": summary(e.kind, e.context),
+        }
         for e in entries
     ]
     more = bool(entries) and entries[-1].seq > 1

@@ -231,8 +231,18 @@ async def test_open_closes_the_connection_when_a_migration_fails(db_path, monkey
 @pytest.mark.parametrize("command", ["/liuyao", "/shensha 甲子 寅", "/qizheng 1990-05-01 10:30 126.98 37.57"])
 async def test_show_rerenders_every_kind_exactly(say, command):
     original = await say(command)
-    if original.view == "coming_soon":
-        pytest.skip(f"{command}: engine not landed")
+    if original.view == "coming_soon":  # only while that engine has not landed
+        from bot.commands._common import engine_ready
+
+        module = {"/liuyao": "engine.liuyao", "/shensha": "engine.shensha", "/qizheng": "engine.qizheng"}
+        name = module[command.split()[0]]
+        assert (
+            engine_ready(
+                name, {"engine.liuyao": "build", "engine.shensha": "evaluate"}.get(name, "natal_chart")
+            )
+            is None
+        )
+        return
     shown = await say(f"/show {original.context['no']}")
     assert dict(shown.context) == dict(original.context)
     for channel in CHANNELS:
