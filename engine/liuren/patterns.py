@@ -2,8 +2,9 @@
 
 The catalogue lives in ``data/patterns.json`` (definition, meaning in ko and lzh, seed reference). Each entry
 carries a ``rule`` (a ``kind`` plus parameters); this module implements the kinds and nothing else, so the
-data says *what* a pattern is and the code only checks it. Entries whose ``rule`` is null are names the seeds
-use without defining them (e.g. 驀越): they are listed by :func:`undetectable` and never reported as hits.
+data says *what* a pattern is and the code only checks it. An entry whose ``rule`` is null would be a name the
+seeds use without a definition that can be cited; it is listed by :func:`undetectable` and never reported as a
+hit (none is left: 驀越 is defined by 《大六壬尋源》, see patterns.json).
 """
 
 from __future__ import annotations
@@ -40,6 +41,25 @@ class _Transmission(Protocol):
     def is_empty(self) -> bool: ...
 
 
+class _Candidate(Protocol):
+    @property
+    def branch(self) -> Branch: ...
+
+    @property
+    def relation(self) -> str: ...
+
+    @property
+    def lessons(self) -> tuple[int, ...]: ...
+
+
+class _Trace(Protocol):
+    @property
+    def candidates(self) -> Sequence[_Candidate]: ...
+
+    @property
+    def chosen(self) -> Branch | None: ...
+
+
 class ChartLike(Protocol):
     """What pattern detection reads from a chart (``engine.liuren.Chart`` satisfies it)."""
 
@@ -57,6 +77,9 @@ class ChartLike(Protocol):
 
     @property
     def options(self) -> Options: ...
+
+    @property
+    def trace(self) -> _Trace: ...
 
     def earth_of(self, heaven_branch: Branch) -> Branch: ...
 
@@ -282,6 +305,25 @@ def _heaven_on(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
     return {"upper": upper.char, "seat": seat.char} if seat in _branch_set(rule["seats"]) else None
 
 
+def _initial_from_lesson(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+    """初傳 taken from the lesson numbered ``rule["lesson"]`` (1–4) and from no other (《大六壬尋源》 驀越).
+
+    Only methods that pick the 用 among lesson uppers leave candidates in the trace; the chosen candidate's
+    ``lessons`` are the lessons where it stands in the deciding relation (克/賊 or 遙剋).
+    """
+    lesson = int(rule["lesson"])
+    trace = chart.trace
+    first = chart.transmissions[0].branch
+    if trace.chosen != first:
+        return None
+    for c in trace.candidates:
+        if c.branch == first:
+            if tuple(c.lessons) == (lesson,):
+                return {"initial": first.char, "lesson": str(lesson), "relation": c.relation}
+            return None
+    return None
+
+
 CHECKS: Mapping[str, Check] = {
     "transmissions_exact": _transmissions_exact,
     "transmissions_subset": _transmissions_subset,
@@ -299,6 +341,7 @@ CHECKS: Mapping[str, Check] = {
     "guiren_on": _guiren_on,
     "jiaoche_he": _jiaoche_he,
     "heaven_on": _heaven_on,
+    "initial_from_lesson": _initial_from_lesson,
 }
 
 

@@ -25,6 +25,21 @@ class HandTransmission:
 
 
 @dataclass(frozen=True)
+class HandCandidate:
+    branch: Branch
+    relation: str
+    lessons: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class HandTrace:
+    """Where the 初傳 came from: ``candidates`` empty for the fixed methods (伏吟, 昴星, 別責, 八專 …)."""
+
+    candidates: tuple[HandCandidate, ...] = ()
+    chosen: Branch | None = None
+
+
+@dataclass(frozen=True)
 class HandChart:
     """天盤 over 地盤 b is b + offset; the 三傳 are whatever the test says."""
 
@@ -32,6 +47,14 @@ class HandChart:
     offset: int
     trans: str
     options: Options = field(default_factory=Options)
+    source: tuple[int, ...] = ()  # lessons the 初傳 was taken from (empty: a fixed method)
+
+    @property
+    def trace(self) -> HandTrace:
+        if not self.source:
+            return HandTrace(chosen=Branch.from_char(self.trans[0]))
+        first = Branch.from_char(self.trans[0])
+        return HandTrace((HandCandidate(first, "下賊上", self.source),), first)
 
     @property
     def heaven(self) -> tuple[Branch, ...]:
@@ -62,5 +85,5 @@ class HandChart:
         )
 
 
-def hand(day: str, offset: int, trans: str = "子丑寅") -> HandChart:
-    return HandChart(GanZhi.parse(day), offset % 12, trans)
+def hand(day: str, offset: int, trans: str = "子丑寅", source: tuple[int, ...] = ()) -> HandChart:
+    return HandChart(GanZhi.parse(day), offset % 12, trans, source=source)

@@ -29,7 +29,7 @@ SEED003 = [
     ("庚辰", 12, "午未申", "蒿矢，進茹，麗明", {"刖足", "交車合", "天網四張"}),  # 「喜末傳空陷」「交車作六合」「為天網四張」
     ("辛巳", 1, "巳申寅", "伏吟，元胎，斬關", {"斷橋"}),  # 「中空名折腰格」
     ("辛巳", 2, "卯寅丑", "元首，退茹，斬關，勵德", set()),
-    ("辛巳", 3, "丑亥酉", "間傳，極陰", {"刖足", "交車合"}),  # 「末傳酉金，又作旬空」「干上申，支上卯，為交車合財」
+    ("辛巳", 3, "丑亥酉", "間傳，極陰", {"刖足", "交車合", "驀越"}),  # 「末傳酉金，又作旬空」「干上申，支上卯，為交車合財」「更名驀越」
 ]  # fmt: skip
 
 
@@ -38,16 +38,53 @@ def test_seed003_names(day: str, ju: int, trans: str, keti: str, text_names: set
     chart = chart_for_ju(GanZhi.parse(day), ju)
     assert "".join(t.branch.char for t in chart.transmissions) == trans
     found = names(chart) | set(chart.method_names)
-    not_checkable = {p.name for p in undetectable()}
-    named = set(keti.split("，"))
-    missing = named - found
-    assert missing <= not_checkable, f"{day} 第{ju}局: {missing} not detected"
+    missing = set(keti.split("，")) - found
+    assert not missing, f"{day} 第{ju}局: {missing} not detected"
     assert text_names <= found
 
 
-def test_only_moyue_is_not_machine_checkable() -> None:
-    # seed 003 names 驀越 (entries 1, 8) but neither seed says what makes a 課 驀越
-    assert {p.name for p in undetectable()} == {"驀越"}
+def test_every_pattern_is_machine_checkable() -> None:
+    # 驀越, the last name the seeds use without a rule, is defined by 《大六壬尋源》 (「用起第四課者，名驀越課」)
+    assert undetectable() == ()
+
+
+# 《大六壬尋源》卷一 占應: 「又用起第四課者，名驀越課」; 第四課 = 支之陰神. Lessons worked by hand from the plate
+# (spec §1–§2) for each seed-003 課; the 用 of entries 1 and 8 (named 驀越) rises from lesson 4 alone.
+MOYUE_SEED003 = [
+    ("庚辰", 8, True),  # 丑/庚 午/丑 酉/辰 寅/酉: only 寅/酉 下賊上 → 用寅 from lesson 4 (「課體：重審，驀越」)
+    ("庚辰", 9, False),  # 子/庚 辰/子 申/辰 子/申: 辰/子 上克下 → 用辰 from lesson 2
+    ("庚辰", 10, False),  # 亥/庚 寅/亥 未/辰 戌/未: no 克; 庚 克 寅 → 彈射 寅 from lesson 2
+    ("庚辰", 11, True),  # 戌/庚 子/戌 午/辰 申/午: 子(2) 申(4) 下賊上, 涉害 → 申 from lesson 4 (not named)
+    ("庚辰", 12, True),  # 酉/庚 戌/酉 巳/辰 午/巳: no 克; 巳(3) 午(4) 克庚, 比 → 午 from lesson 4 (not named)
+    ("辛巳", 1, False),  # 伏吟: the 用 is not taken from a lesson's 克
+    ("辛巳", 2, True),  # 酉/辛 申/酉 辰/巳 卯/辰: only 卯/辰 上克下 → 用卯 from lesson 4 (not named)
+    ("辛巳", 3, True),  # 申/辛 午/申 卯/巳 丑/卯: 丑/卯 下賊上 outranks 午/申 → 用丑 from lesson 4 (「更名驀越」)
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("day", "ju", "holds"), MOYUE_SEED003)
+def test_moyue_on_seed003(day: str, ju: int, holds: bool) -> None:
+    chart = chart_for_ju(GanZhi.parse(day), ju)
+    hit = next((h for h in detect(chart) if h.name == "驀越"), None)
+    assert (hit is not None) == holds
+    if hit is not None:
+        assert dict(hit.facts)["lesson"] == "4"
+        assert dict(hit.facts)["initial"] == chart.lessons[3].upper.char
+
+
+def test_moyue_other_methods() -> None:
+    # 返吟 with a 克: 丙寅 第7局 亥/丙 巳/亥 申/寅 寅/申; 下賊上 巳(2) 寅(4), 比 (陽) → 寅 from lesson 4
+    assert "驀越" in names(chart_for_ju(GanZhi.parse("丙寅"), 7))
+    # 甲寅 第3局 (干支同位: 2課 = 4課 = 戌/子): the 用戌 rises from lesson 2 as well, not from lesson 4 alone
+    chart = chart_for_ju(GanZhi.parse("甲寅"), 3)
+    assert [(ls.upper.char, ls.lower.char) for ls in chart.lessons][1::2] == [("戌", "子"), ("戌", "子")]
+    assert chart.transmissions[0].branch.char == "戌"
+    assert "驀越" not in names(chart)
+    # 八專 陰日 丁未 第2局: 初 = 4課 upper 巳 counted three back (卯); counted from, not taken from, lesson 4
+    chart = chart_for_ju(GanZhi.parse("丁未"), 2)
+    assert chart.lessons[3].upper.char == "巳"
+    assert "".join(t.branch.char for t in chart.transmissions) == "卯午午"
+    assert "驀越" not in names(chart)
 
 
 def test_seed002_zage_all_present() -> None:
@@ -119,6 +156,10 @@ CASES = [
     ("罡塞鬼戶", hand("庚辰", 2), hand("庚辰", 3)),
     ("天網四張", hand("庚辰", 1), hand("庚辰", 2)),
     ("天網四張", hand("庚辰", 7), hand("庚辰", 8)),
+    # 驀越 (《大六壬尋源》 「用起第四課者」): 用 from lesson 4 vs lesson 2, vs lessons 2 and 4, vs a fixed method
+    ("驀越", hand("庚辰", 5, "寅未子", (4,)), hand("庚辰", 5, "寅未子", (2,))),
+    ("驀越", hand("庚辰", 5, "寅未子", (4,)), hand("庚辰", 5, "寅未子", (2, 4))),
+    ("驀越", hand("辛巳", 9, "丑亥酉", (4,)), hand("辛巳", 9, "丑亥酉")),
 ]
 
 
