@@ -10,13 +10,14 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from types import MappingProxyType
 from typing import Any
 
 from engine.core.cycle import Branch, GanZhi
 from engine.core.relations import Stage, stage_branch, yima
 from engine.errors import EngineInputError
-from engine.qizheng import ephemeris, tables
+from engine.qizheng import ephemeris, gusu, tables
 from engine.qizheng.options import (
     ApogeeModel,
     DaxianTable,
@@ -112,9 +113,26 @@ class MansionPlace:
         return self.mansion.lord
 
 
+@cache
+def shoushi_mansions() -> tuple[Mansion, ...]:
+    """古宿 (授時 黃道宿度): the epoch boundaries (冬至 at 黃道箕 9.2233 古度) referred to J2000 by p_A.
+
+    ``lon_j2000`` is the mansion's start in the frame of ``mansion_of`` (λ − p_A); ``star`` names the table.
+    """
+    shift = general_precession_arcsec(gusu.epoch_t_cent()) / 3600.0
+    lords = {m.name: m.lord for m in tables.mansions()}
+    return tuple(
+        Mansion(i, name, lords[name], "授時黃道宿度", 0, (start - shift) % 360.0)
+        for i, (name, start) in enumerate(gusu.epoch_starts("ecliptic"))
+    )
+
+
 def mansion_of(longitude: float, t_cent: float, mansion_set: MansionSet = MansionSet.MODERN) -> MansionPlace:
-    """今宿: compare λ − p_A with the 距星 J2000 ecliptic longitudes (spec §6)."""
-    table = tables.mansions(mansion_set == MansionSet.DELTA_ORI, mansion_set == MansionSet.ETA_AND)
+    """今宿: compare λ − p_A with the 距星 J2000 ecliptic longitudes (spec §6); 古宿 likewise with 授時 widths."""
+    if mansion_set == MansionSet.SHOUSHI:
+        table = shoushi_mansions()
+    else:
+        table = tables.mansions(mansion_set == MansionSet.DELTA_ORI, mansion_set == MansionSet.ETA_AND)
     x = (longitude - general_precession_arcsec(t_cent) / 3600.0) % 360.0
     ordered = sorted(table, key=lambda m: m.lon_j2000)
     best = ordered[-1]

@@ -64,6 +64,7 @@ class MansionSet(StrEnum):
     MODERN = "modern"  # 今宿: 距星 of date (Hipparcos)
     DELTA_ORI = "delta_ori"  # 參 = δ Ori (觜 and 參 swap order)
     ETA_AND = "eta_and"  # 奎 = η And
+    SHOUSHI = "shoushi"  # 古宿: 授時曆 黃道宿度 (《元史》卷54) from the epoch 冬至, carried by precession
 
 
 @dataclass(frozen=True, slots=True)

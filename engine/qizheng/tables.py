@@ -134,3 +134,23 @@ def hua_yao_rotation(year_stem: Stem) -> dict[str, str]:
     lu_star = hy["star_stems"][year_stem.char]
     start = stars.index(lu_star)
     return {name: stars[(start + i) % 10] for i, name in enumerate(hy["rotation_names"])}
+
+
+# ---- 古宿: the 授時曆 widths (data/ancient_mansions.json, 《元史》卷54 步日躔) -------------------------------
+
+GUDU_UNIT = 10000  # the data's integer unit: 1/10000 古度 (分 = 1/100 度, 秒 = 1/100 分)
+
+
+def ancient_data() -> Any:
+    return load("ancient_mansions.json")
+
+
+@cache
+def ancient_widths(frame: str) -> tuple[tuple[str, int], ...]:
+    """(mansion, width in 1/10000 古度) from 角, for ``frame`` "ecliptic" (黃道宿度) or "equatorial" (赤道宿度)."""
+    return tuple((str(row["name"]), int(row[frame])) for row in ancient_data()["mansions"])
+
+
+def zhoutian() -> float:
+    """周天 in 古度 (365.2575): the widths of either table sum to it."""
+    return int(ancient_data()["zhoutian"]) / GUDU_UNIT
