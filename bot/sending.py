@@ -243,10 +243,26 @@ def split_telegram_html(text: str, limit: int = TELEGRAM_TEXT_LIMIT) -> list[str
         return any(c.strip() for c in _strip_tags("".join(chunks)))
 
     buf = []
+    previous: tuple[int, int, list[_Atom]] | None = None  # (buf index, width before, atoms) of the last line
     for line in lines:
         line_width = _width(line)
         if width and width + line_width > limit:
+            carried: list[_Atom] | None = None
+            if (
+                previous is not None
+                and previous[1] > 0  # there is text before the heading in this part
+                and _is_heading(previous[2])
+                and _width(previous[2]) + line_width <= limit
+            ):
+                # a heading never ends a part: it moves on with the text it heads
+                start, before, carried = previous
+                del buf[start:]
+                width = before
             flush()
+            if carried is not None:
+                buf.extend(a.raw for a in carried)
+                width += _width(carried)
+        previous = (len(buf), width, line)
         for atom in line:
             buf.append(atom.raw)
             if atom.kind == "open":
@@ -260,6 +276,19 @@ def split_telegram_html(text: str, limit: int = TELEGRAM_TEXT_LIMIT) -> list[str
     if width:
         flush()
     return parts
+
+
+def _is_heading(line: Sequence[_Atom]) -> bool:
+    """A line that is one bold run (``<b>삼전</b>``): a section heading of a rendered reply."""
+    kinds = [a for a in line if not (a.kind == "char" and a.raw == "\n")]
+    return (
+        len(kinds) >= 3
+        and kinds[0].kind == "open"
+        and kinds[0].name == "b"
+        and kinds[-1].kind == "close"
+        and kinds[-1].name == "b"
+        and all(a.kind in ("text", "char") for a in kinds[1:-1])
+    )
 
 
 def _strip_tags(text: str) -> str:
@@ -302,6 +331,11 @@ def split_discord(text: str, limit: int = DISCORD_CONTENT_LIMIT) -> list[str]:
                 pending = ""
                 break
             if current.strip() and current != (fence + "\n" if fence else ""):
+                head = _trailing_heading(current) if fence is None else None
+                if head is not None and len(head) + len(pending) <= room():
+                    # a heading never ends a part: it moves on with the text it heads
+                    current = current[: len(current) - len(head)]
+                    pending = head + pending
                 flush()
                 continue
             # the line alone does not fit: cut it
@@ -318,6 +352,17 @@ def split_discord(text: str, limit: int = DISCORD_CONTENT_LIMIT) -> list[str]:
         flush()
         fence = fence_before
     return parts
+
+
+_MD_HEADING = re.compile(r"(?:^|\n)(\*\*[^*\n]+\*\*\n)$")
+
+
+def _trailing_heading(current: str) -> str | None:
+    """The last line of ``current`` if it is a bold heading (``**삼전**``) with other text before it."""
+    m = _MD_HEADING.search(current)
+    if m is None or not current[: m.start(1)].strip():
+        return None
+    return m.group(1)
 
 
 def split_embed_descriptions(text: str) -> list[list[str]]:

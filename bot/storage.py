@@ -50,6 +50,8 @@ class UserSettings:
     longitude: float | None = None
     latitude: float | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    place_name: Mapping[str, Any] | None = None  # {"name", "ko", "zh"} of a city chosen by name
+    birth: Mapping[str, Any] | None = None  # saved only with the user's consent (/qizheng … save)
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,14 @@ def split_sql(script: str) -> list[str]:
     if buf.strip() and not all(ln.strip().startswith("--") or not ln.strip() for ln in buf.splitlines()):
         raise ValueError(f"incomplete SQL statement at the end of a migration: {buf.strip()[:60]!r}")
     return statements
+
+
+def _loads_or_none(row: sqlite3.Row, column: str) -> Mapping[str, Any] | None:
+    """A JSON column that may be NULL (or absent before its migration)."""
+    if column not in row.keys():
+        return None
+    raw = row[column]
+    return json.loads(raw) if raw else None
 
 
 def _now() -> str:
@@ -218,6 +228,8 @@ class Storage:
             longitude=row["longitude"],
             latitude=row["latitude"],
             options=json.loads(row["options"] or "{}"),
+            place_name=_loads_or_none(row, "place_name"),
+            birth=_loads_or_none(row, "birth"),
         )
 
     async def get_user(self, user_key: str) -> UserSettings | None:
@@ -251,6 +263,8 @@ class Storage:
         longitude: float | None = _UNSET,
         latitude: float | None = _UNSET,
         options: Mapping[str, Any] = _UNSET,
+        place_name: Mapping[str, Any] | None = _UNSET,
+        birth: Mapping[str, Any] | None = _UNSET,
     ) -> UserSettings:
         """Change some settings of an existing user (None clears a value)."""
         fields: dict[str, Any] = {}
@@ -264,6 +278,9 @@ class Storage:
                 fields[name] = value
         if options is not _UNSET:
             fields["options"] = _dumps(dict(options))
+        for name, obj in (("place_name", place_name), ("birth", birth)):
+            if obj is not _UNSET:
+                fields[name] = None if obj is None else _dumps(dict(obj))
         fields["updated_at"] = _now()
         sets = ", ".join(f"{name} = ?" for name in fields)
         async with self.lock:

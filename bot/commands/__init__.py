@@ -190,14 +190,25 @@ def reply(view: str, *, ephemeral: bool = False, **context: Any) -> Reply:
     return Reply(view=view, lang="", context=context, ephemeral=ephemeral)
 
 
-def error_reply(code: str, lang: str = "", **params: Any) -> Reply:
-    return Reply(view="error", lang=lang, context={"code": code, "params": _jsonable(params)})
+def error_reply(code: str, lang: str = "", *, help_for: str | None = None, **params: Any) -> Reply:
+    """An ``error`` reply; ``help_for`` adds a pointer to ``/help <command>`` (for messages without an example)."""
+    context: dict[str, Any] = {"code": code, "params": _jsonable(params)}
+    if help_for:
+        context["help_for"] = help_for
+    return Reply(view="error", lang=lang, context=context)
+
+
+# An echoed value (the user's own input in an error message) is cut to this many characters.
+ECHO_LIMIT = 40
 
 
 def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in params.items():
-        out[k] = v if isinstance(v, str | int | float | bool) or v is None else str(v)
+        value = v if isinstance(v, int | float | bool) or v is None else str(v)
+        if isinstance(value, str) and len(value) > ECHO_LIMIT:
+            value = value[: ECHO_LIMIT - 1] + "…"
+        out[k] = value
     return out
 
 
@@ -232,8 +243,8 @@ async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
         result = await spec.handler(args, incoming, ctx)
     except CommandError as err:
         return error_reply(err.code, lang, **err.params)
-    except EngineInputError as err:
-        return error_reply(err.code, lang, **dict(err.params))
+    except EngineInputError as err:  # the engines' messages say what is wrong, not how to ask: point to /help
+        return error_reply(err.code, lang, help_for=spec.name, **dict(err.params))
     except Exception:
         log.exception("command /%s failed", spec.name)
         return error_reply("bot.error.internal", lang)

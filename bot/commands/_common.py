@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import json
@@ -31,13 +32,18 @@ OFF_WORDS = frozenset({"off", "no", "false", "0", "끄기", "끔", "아니오", 
 
 def module_available(*names: str) -> bool:
     """True if every named module can be imported (engines land one by one)."""
-    for name in names:
-        try:
-            if importlib.util.find_spec(name) is None:
-                return False
-            importlib.import_module(name)
-        except ImportError:
+    return all(_importable(name) for name in names)
+
+
+@functools.cache
+def _importable(name: str) -> bool:
+    """Whether ``name`` imports, looked up once per process (``find_spec`` walks ``sys.path`` each call)."""
+    try:
+        if importlib.util.find_spec(name) is None:
             return False
+        importlib.import_module(name)
+    except ImportError:
+        return False
     return True
 
 

@@ -66,6 +66,8 @@ def parse_cast_args(args: tuple[str, ...]) -> tuple[str, Any]:
     first = args[0]
     if first[:1].isdigit():
         raise CommandError("bot.error.bad_datetime", value=" ".join(args)[:40])
+    if len(first) not in (2, 3):  # not even shaped like 庚辰 / 경진 / 庚辰日: show how to ask
+        raise CommandError("bot.error.cast_usage")
     day = parse_ganzhi(first)
     rest = [a for a in args[1:] if a not in ("日", "일")]
     if len(rest) == 1:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from bot.commands import COMMANDS, ArgSpec, CommandError, Incoming, Reply, command, lookup, reply
 from bot.commands import _options as engine_options
 from bot.commands._common import check_zone, engine_ready, parse_bool, zone_of
-from bot.i18n import LANGS
+from bot.i18n import DEFAULT_LANG, LANGS, catalog
 
 if TYPE_CHECKING:
     from bot.app import AppContext
@@ -170,33 +170,56 @@ def parse_coordinate(text: str, limit: float) -> float:
     ephemeral=True,
 )
 async def place(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    found: dict[str, str] | None = None
+    tz_hint: str | None = None
     if args:
         if args[0].strip().lower() in RESET_WORDS:
-            await ctx.storage.update_user(incoming.user_key, longitude=None, latitude=None)
+            await ctx.storage.update_user(incoming.user_key, longitude=None, latitude=None, place_name=None)
         elif _looks_numeric(args[0]):
             if len(args) > 2:
                 raise CommandError("bot.error.bad_place", value=" ".join(args)[:30])
             lon = parse_coordinate(args[0], 180.0)
             lat = parse_coordinate(args[1], 90.0) if len(args) > 1 else None
-            await ctx.storage.update_user(incoming.user_key, longitude=lon, latitude=lat)
+            await ctx.storage.update_user(incoming.user_key, longitude=lon, latitude=lat, place_name=None)
         else:
-            places = engine_ready("engine.qizheng", "find_place")
-            if places is None:
-                raise CommandError("bot.error.bad_place", value=" ".join(args)[:30])
-            city = places.find_place(" ".join(args))  # EngineInputError for an unknown name
-            found = {"name": city.name, "ko": city.ko, "zh": city.zh, "tz": city.tz}
+            city = find_city(" ".join(args))
+            tz_hint = city["tz"]
             await ctx.storage.update_user(
-                incoming.user_key, longitude=round(city.lon, 4), latitude=round(city.lat, 4)
+                incoming.user_key,
+                longitude=city["lon"],
+                latitude=city["lat"],
+                place_name={k: city[k] for k in ("name", "ko", "zh", "tz")},
             )
     user = await ctx.storage.get_user(incoming.user_key)
+    city_view = dict(user.place_name) if user and user.place_name else None
+    if city_view is not None:
+        # the city's zone is offered as a /tz hint right after choosing it, if it is not the user's already
+        city_view["tz"] = tz_hint if tz_hint and tz_hint != zone_of(user, ctx).key else None
     return reply(
         "place",
         longitude=user.longitude if user else None,
         latitude=user.latitude if user else None,
         changed=bool(args),
-        city=found,
+        city=city_view,
     )
+
+
+def find_city(name: str) -> dict[str, Any]:
+    """A city of the 七政四餘 engine's place table by name (서울, 首爾, Seoul …): its names and coordinates.
+
+    ``EngineInputError`` (error.qizheng.unknown_place) for a name not in the table.
+    """
+    places = engine_ready("engine.qizheng", "find_place")
+    if places is None:
+        raise CommandError("bot.error.bad_place", value=name[:30])
+    city = places.find_place(name)
+    return {
+        "name": city.name,
+        "ko": city.ko,
+        "zh": city.zh,
+        "tz": city.tz,
+        "lon": round(city.lon, 4),
+        "lat": round(city.lat, 4),
+    }
 
 
 def _looks_numeric(text: str) -> bool:
@@ -223,16 +246,45 @@ _OPTION_ALIASES = {
 }
 
 
+# Where the label of an option lives: the engine areas' own catalogs (liuren.opt.*, qizheng.opt.*), else ours.
+_LABEL_IDS = {"bot": "bot.opt.{name}", "liuren": "liuren.opt.{name}", "qizheng": "qizheng.opt.{name}"}
+
+
+def _option_label(area: str, name: str) -> str | None:
+    """The message id of the option's label, if a catalog has one (else the template shows only the key)."""
+    for pattern in (_LABEL_IDS.get(area), "bot.opt.{area}.{name}"):
+        if pattern is None:
+            continue
+        msgid = pattern.format(area=area, name=name)
+        if msgid in catalog(DEFAULT_LANG):
+            return msgid
+    return None
+
+
 def _option_view(options: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for name, allowed in BOT_OPTIONS.items():
         rows.append(
-            {"name": name, "value": options.get(name, allowed[0]), "choices": list(allowed), "area": "bot"}
+            {
+                "name": name,
+                "value": options.get(name, allowed[0]),
+                "choices": list(allowed),
+                "area": "bot",
+                "label": _option_label("bot", name),
+            }
         )
     for area in engine_options.AREAS:
         for name, (default, choices) in engine_options.fields(area).items():
             key = f"{area}.{name}"
-            rows.append({"name": key, "value": options.get(key, default), "choices": choices, "area": area})
+            rows.append(
+                {
+                    "name": key,
+                    "value": options.get(key, default),
+                    "choices": choices,
+                    "area": area,
+                    "label": _option_label(area, name),
+                }
+            )
     return rows
 
 
@@ -281,6 +333,8 @@ async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -
         zone=zone.key,
         longitude=user.longitude if user else None,
         latitude=user.latitude if user else None,
+        city=dict(user.place_name) if user and user.place_name else None,
+        birth_saved=bool(user and user.birth),
         options=_option_view(options),
         changed=changed,
     )

@@ -45,6 +45,9 @@ def summary(kind: str, context: Mapping[str, Any]) -> dict[str, Any]:
         return {"day": context.get("day"), "month": context.get("month")}
     if kind == "qizheng":
         return {"year": context.get("year"), "ming": context.get("ming_gong")}
+    if kind == "daily":  # /today: the day's 干支 and which reading it carried
+        body = context.get("body") or {}
+        return {"day": (body.get("pillars") or {}).get("day"), "reading": body.get("kind")}
     return {}
 
 
@@ -62,6 +65,8 @@ def _first_branch(context: Mapping[str, Any]) -> str | None:
 )
 async def history(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     before = _number(args[0]) if args else None
+    if before is not None and before < 1:  # numbers start at 1: "before #0" would always be empty
+        raise CommandError("bot.error.bad_number", value=args[0][:20])
     entries = await ctx.storage.list_history(incoming.user_key, limit=PAGE, before=before)
     total = await ctx.storage.count_history(incoming.user_key)
     zone = zone_of(await ctx.storage.get_user(incoming.user_key), ctx)
@@ -95,12 +100,22 @@ async def show(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
     return reply(entry.view, **dict(entry.context), no=entry.seq)
 
 
+# /forget deletes everything and cannot be undone: it asks first, and deletes on ``/forget yes``.
+CONFIRM_WORDS = frozenset({"yes", "confirm", "예", "네", "확인", "是", "諾", "确认", "確認"})
+
+
 @command(
     "forget",
     aliases=("삭제", "忘"),
     help_msgid="bot.help.forget",
+    args=(ArgSpec("confirm", description_msgid="bot.arg.forget.confirm", choices=("yes",)),),
     ephemeral=True,
 )
 async def forget(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    if not args:
+        casts = await ctx.storage.count_history(incoming.user_key)
+        return reply("forget", confirm=True, casts=casts, rows=0)
+    if len(args) != 1 or args[0].strip().lower() not in CONFIRM_WORDS:
+        raise CommandError("bot.error.forget_usage")
     deleted = await ctx.storage.forget(incoming.user_key)
-    return reply("forget", rows=sum(deleted.values()), casts=deleted.get("history", 0))
+    return reply("forget", confirm=False, rows=sum(deleted.values()), casts=deleted.get("history", 0))

@@ -1,10 +1,20 @@
-"""/qizheng 1990-05-01 10:30 [경도 위도]: a 七政四餘 natal chart at the user's place (or the one given)."""
+"""/qizheng 1990-05-17 14:30 [서울 | 경도 위도] [save]: a 七政四餘 natal chart.
+
+The place is a city name (``engine.qizheng.find_place``; the time is then read on that city's clock), a
+longitude and latitude, or else the user's ``/place``. Birth data is personal: it is kept (in the user's row,
+for a later bare ``/qizheng``, and in the history for ``/show``) only when the user consents by ending the
+line with ``save`` (저장, 存); ``/qizheng forget`` deletes it again (issue 6: "uses the user's stored birth data
+only with their consent").
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
-from bot.commands import ArgSpec, CommandError, Incoming, Reply, command
+from bot.commands import ArgSpec, CommandError, Incoming, Reply, command, reply
 from bot.commands import _options as engine_options
 from bot.commands._common import (
     Record,
@@ -17,14 +27,32 @@ from bot.commands._common import (
     resolve_local,
     zone_of,
 )
-from bot.commands.core import parse_coordinate
+from bot.commands.core import _looks_numeric, find_city, parse_coordinate
 
 if TYPE_CHECKING:
     from bot.app import AppContext
 
 
-def parse_qizheng_args(args: tuple[str, ...]) -> tuple[Any, float | None, float | None]:
-    """(datetime, longitude or None, latitude or None): a date and time, then optionally a place."""
+# The user's consent to keep their birth data (a last word ``save``); ``forget`` alone deletes what was kept.
+SAVE_WORDS = frozenset({"save", "keep", "저장", "보관", "存", "保存", "記"})
+FORGET_WORDS = frozenset({"forget", "delete", "삭제", "지우기", "忘", "去"})
+
+
+@dataclass(frozen=True)
+class QizhengArgs:
+    """A parsed ``/qizheng`` line: the wall clock (or instant), the place as typed, the consent to save."""
+
+    when: datetime
+    coords: tuple[float, float | None] | None = None  # longitude, latitude given as numbers
+    city: str | None = None  # a place name for ``engine.qizheng.find_place``
+    save: bool = False
+
+
+def parse_qizheng_args(args: tuple[str, ...]) -> QizhengArgs:
+    """``1990-05-17 14:30 [서울 | 126.98 37.57] [save]``; CommandError (with the usage) otherwise."""
+    save = bool(args) and args[-1].lower() in SAVE_WORDS
+    if save:
+        args = args[:-1]
     if len(args) < 2:
         raise CommandError("bot.error.qizheng_usage")
     when = parse_local_datetime(args[:2])
@@ -32,11 +60,17 @@ def parse_qizheng_args(args: tuple[str, ...]) -> tuple[Any, float | None, float 
     if when is None:
         when = parse_local_datetime(args[:1])
         place = args[1:]
-    if when is None or len(place) > 2:
+    if when is None:
         raise CommandError("bot.error.qizheng_usage")
-    lon = parse_coordinate(place[0], 180.0) if place else None
-    lat = parse_coordinate(place[1], 90.0) if len(place) > 1 else None
-    return when, lon, lat
+    if not place:
+        return QizhengArgs(when, save=save)
+    if _looks_numeric(place[0]):
+        if len(place) > 2:
+            raise CommandError("bot.error.qizheng_usage")
+        lon = parse_coordinate(place[0], 180.0)
+        lat = parse_coordinate(place[1], 90.0) if len(place) > 1 else None
+        return QizhengArgs(when, coords=(lon, lat), save=save)
+    return QizhengArgs(when, city=" ".join(place), save=save)
 
 
 def _round(value: Any, digits: int = 1) -> Any:
@@ -87,26 +121,56 @@ def qizheng_view(data: dict[str, Any]) -> dict[str, Any]:
     "qizheng",
     aliases=("칠정", "七政", "칠정사여"),
     help_msgid="bot.help.qizheng",
-    args=(ArgSpec("when", "string", required=True, description_msgid="bot.arg.qizheng.when"),),
+    args=(ArgSpec("when", "string", required=False, description_msgid="bot.arg.qizheng.when"),),
 )
 async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     engine = engine_ready("engine.qizheng", "natal_chart")
     if engine is None:
         return coming_soon("qizheng")
-    naive, lon, lat = parse_qizheng_args(args)
     user = await ctx.storage.get_user(incoming.user_key)
-    if lon is None:
-        if user is None or user.longitude is None:
-            raise CommandError("bot.error.place_needed")
-        lon, lat = user.longitude, user.latitude
-    zone = zone_of(user, ctx)
-    at = resolve_local(naive, zone) if naive.tzinfo is None else naive
+    if len(args) == 1 and args[0].lower() in FORGET_WORDS:
+        await ctx.storage.update_user(incoming.user_key, birth=None)
+        return reply("qizheng_birth", forgotten=True)
+    if not args:
+        if user is None or not user.birth:
+            raise CommandError("bot.error.qizheng_usage")
+        birth = user.birth
+        at = datetime.fromisoformat(birth["at"])
+        zone_key = str(birth.get("zone") or at.tzname())
+        lon, lat, place_name, save = birth["lon"], birth.get("lat"), birth.get("place"), True
+    else:
+        parsed = parse_qizheng_args(args)
+        zone = zone_of(user, ctx)
+        place_name = None
+        if parsed.city is not None:
+            city = find_city(parsed.city)
+            lon, lat = city["lon"], city["lat"]
+            place_name = {k: city[k] for k in ("name", "ko", "zh")}
+            zone = ZoneInfo(city["tz"])  # a birth time is read on the clock of the birth place
+        elif parsed.coords is not None:
+            lon, lat = parsed.coords
+        else:
+            if user is None or user.longitude is None:
+                raise CommandError("bot.error.place_needed")
+            lon, lat = user.longitude, user.latitude
+            place_name = dict(user.place_name) if user.place_name else None
+            if place_name and place_name.get("tz"):
+                zone = ZoneInfo(str(place_name.pop("tz")))
+        naive = parsed.when
+        at = resolve_local(naive, zone) if naive.tzinfo is None else naive
+        zone_key, save = zone.key, parsed.save
     chart = engine.natal_chart(at, lon, lat, engine_options.build("qizheng", user.options if user else {}))
-    inputs = {"at": at.isoformat(), "zone": zone.key, "lon": lon, "lat": lat}
+    inputs = {"at": at.isoformat(), "zone": zone_key, "lon": lon, "lat": lat, "place": place_name}
     context = {
-        "when": {"local": fmt_local(at), "zone": zone.key, "offset": fmt_offset(at), "lon": lon, "lat": lat},
+        "when": {"local": fmt_local(at), "zone": zone_key, "offset": fmt_offset(at), "lon": lon, "lat": lat},
+        "place": place_name,
+        "saved": save,
         **qizheng_view(chart.to_json()),
     }
+    if not save:
+        # Without the user's consent their birth data is neither kept nor written to the history.
+        return reply("qizheng", **context, no=None, retry=_save_hint(args))
+    await ctx.storage.update_user(incoming.user_key, birth=inputs)
     return await record_and_reply(
         incoming,
         ctx,
@@ -114,3 +178,8 @@ async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
             kind="qizheng", inputs=inputs, options=chart.options.to_json(), view="qizheng", context=context
         ),
     )
+
+
+def _save_hint(args: tuple[str, ...]) -> str:
+    """The same command with ``save`` at the end (shown as the way to consent)."""
+    return ("/qizheng " + " ".join(args))[:80] + " save"

@@ -277,3 +277,29 @@ async def test_per_chat_state_stays_bounded(tg, bot):
         bucket.tokens = bucket.capacity
     sender._prune()
     assert sender._chat_locks == {} and sender._chat_buckets == {}
+
+
+def test_a_heading_moves_on_with_the_text_it_heads():
+    """A part never ends with a section heading (a line that is one <b> run); the text stays intact."""
+    from bot.sending import _strip_tags
+
+    body = "x" * 60 + "\n"
+    text = body * 3 + "<b>삼전</b>\n" + body * 2
+    parts = split_telegram_html(text, limit=200)
+    assert len(parts) == 2
+    assert not parts[0].rstrip("\n").endswith("</b>")
+    assert parts[1].startswith("<b>삼전</b>\n")
+    assert all(len(_strip_tags(p)) <= 200 for p in parts)
+    assert "".join(_strip_tags(p) for p in parts).replace("\n", "") == _strip_tags(text).replace("\n", "")
+    # a heading that is the part's only line stays where it is (nothing to move it away from)
+    lone = split_telegram_html("<b>" + "h" * 150 + "</b>\n" + "y" * 150, limit=200)
+    assert lone[0].startswith("<b>") and lone[1] == "y" * 150
+
+
+def test_a_discord_heading_moves_on_with_its_text():
+    body = "x" * 60 + "\n"
+    text = body * 3 + "**삼전**\n" + body * 2
+    parts = split_discord(text, limit=200)
+    assert len(parts) == 2 and all(len(p) <= 200 for p in parts)
+    assert not parts[0].endswith("**") and parts[1].startswith("**삼전**\n")
+    assert "".join(parts).replace("\n", "") == text.replace("\n", "")

@@ -54,11 +54,12 @@ async def test_start_cast_shensha_and_bad_input_in_ko_and_lzh(tg, tmp_path):
         assert "天乙貴人" in _text(sha)
 
         bad = await _ask(tg, run, "/cast 甲乙", 11, language_code="ko")
-        assert _text(bad) == "⚠ " + gettext("ko", "error.not_a_ganzhi", value="甲乙")
+        assert _text(bad).splitlines()[0] == "⚠ " + gettext("ko", "error.not_a_ganzhi", value="甲乙")
+        assert "/help cast" in _text(bad).splitlines()[1]  # engine errors point to the usage
 
         # a Chinese-speaking user with no setting gets Classical Chinese from language_code
         bad_lzh = await _ask(tg, run, "/cast 甲乙", 12, language_code="zh-hant")
-        assert _text(bad_lzh) == "⚠ " + gettext("lzh", "error.not_a_ganzhi", value="甲乙")
+        assert _text(bad_lzh).splitlines()[0] == "⚠ " + gettext("lzh", "error.not_a_ganzhi", value="甲乙")
         unknown = await _ask(tg, run, "/nosuch", 12, language_code="zh-hant")
         assert _text(unknown) == "⚠ " + gettext("lzh", "bot.error.unknown_command", name="nosuch")
         cast_lzh = await _ask(tg, run, "/cast now", 12, language_code="zh-hant")
@@ -68,7 +69,7 @@ async def test_start_cast_shensha_and_bad_input_in_ko_and_lzh(tg, tmp_path):
         # the user's own setting wins over the platform hint
         await _ask(tg, run, "/lang lzh", 11, language_code="ko")
         after = await _ask(tg, run, "/cast 甲乙", 11, language_code="ko")
-        assert _text(after) == "⚠ " + gettext("lzh", "error.not_a_ganzhi", value="甲乙")
+        assert _text(after).splitlines()[0] == "⚠ " + gettext("lzh", "error.not_a_ganzhi", value="甲乙")
 
         # every message the bot sent was valid Telegram HTML (the fake would have refused it)
         assert all(c.status == 200 for c in tg.calls if c.method == "sendMessage")

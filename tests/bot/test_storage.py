@@ -130,7 +130,7 @@ async def test_forget_leaves_no_row_in_any_user_table(say, ctx):
         "INSERT INTO probe_subscriptions (user_key, hhmm) VALUES ('console:keep', '08:00')"
     )
 
-    r = await say("/forget")
+    r = await say("/forget yes")
     assert r.view == "forget" and r.context["casts"] == 1
 
     tables = await ctx.storage.user_tables()
@@ -228,7 +228,9 @@ async def test_open_closes_the_connection_when_a_migration_fails(db_path, monkey
     assert not new
 
 
-@pytest.mark.parametrize("command", ["/liuyao", "/shensha 甲子 寅", "/qizheng 1990-05-01 10:30 126.98 37.57"])
+@pytest.mark.parametrize(
+    "command", ["/liuyao", "/shensha 甲子 寅", "/qizheng 1990-05-01 10:30 126.98 37.57 save"]
+)
 async def test_show_rerenders_every_kind_exactly(say, command):
     original = await say(command)
     if original.view == "coming_soon":  # only while that engine has not landed

@@ -130,7 +130,7 @@ async def test_forget_removes_subscription_and_deliveries(ctx, clock, say):
     assert len(tr.sent) == 1
     store = DailyStore(ctx.storage)
     assert await store.deliveries() != []
-    r = await say("/forget")
+    r = await say("/forget yes")
     assert r.view == "forget"
     assert await store.for_chat("telegram", "u1") is None and await store.deliveries() == []
     for table in ("subscriptions", "deliveries"):
@@ -165,9 +165,9 @@ async def test_group_rows_follow_the_admin_who_set_it_last(ctx, clock, say):
     async with running_scheduler(ctx, transports={"telegram": tr}) as s:
         await move(clock, s, utc(2026, 11, 29, 22, 0))
     await say("/daily 08:00", user="a2", chat="g2", chat_kind="group")
-    await say("/forget", user="a1")  # the first admin's data: nothing of the group's is theirs any more
+    await say("/forget yes", user="a1")  # the first admin's data: nothing of the group's is theirs any more
     store = DailyStore(ctx.storage)
     assert (await store.for_chat("telegram", "g2")).user_key == "telegram:a2"
     assert [r.status for r in await store.deliveries()] == ["sent"]  # today's delivery is still known
-    await say("/forget", user="a2")
+    await say("/forget yes", user="a2")
     assert await store.for_chat("telegram", "g2") is None and await store.deliveries() == []
