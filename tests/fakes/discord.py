@@ -67,6 +67,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.fakes._server import LoopbackServer
+
 CONTENT_LIMIT = 2000
 API_PREFIX = "/api/v10"
 
@@ -120,7 +122,7 @@ def _now_iso() -> str:
 
 
 @dataclass
-class FakeDiscord:
+class FakeDiscord(LoopbackServer):
     token: str = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfAkE1.fake-discord-token-for-tests-only_0123"
     host: str = "127.0.0.1"
     ack_deadline: float = 3.0
@@ -159,25 +161,12 @@ class FakeDiscord:
         app = web.Application()
         app.router.add_get("/gateway", self._gateway)
         app.router.add_route("*", API_PREFIX + "/{path:.*}", self._rest)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        return self
+        return await self._serve(app)
 
     async def close(self) -> None:
         for ws in list(self.sessions):
             await ws.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> FakeDiscord:
-        return await self.start()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
+        await super().close()
 
     @property
     def api_base_url(self) -> str:

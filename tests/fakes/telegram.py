@@ -66,6 +66,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes._server import LoopbackServer
+
 TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024
 # Bot API fields that are strings and must not be JSON-decoded.
@@ -215,7 +217,7 @@ class _Rule:
 
 
 @dataclass
-class FakeTelegram:
+class FakeTelegram(LoopbackServer):
     token: str = "123456:TEST-token-do-not-log"
     username: str = "sikpan_bot"
     bot_id: int = 123456
@@ -244,23 +246,7 @@ class FakeTelegram:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
         app.router.add_get("/file/bot{token}/{path:.*}", self._file)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        return self
-
-    async def close(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> FakeTelegram:
-        return await self.start()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
+        return await self._serve(app)
 
     @property
     def base_url(self) -> str:
