@@ -225,25 +225,6 @@ def check_moment(moment: Moment) -> None:
 # ---- rendering ---------------------------------------------------------------------------------------
 
 
-def _glossary(lang: str) -> Mapping[str, Any]:
-    from engine.liuren.reading import glossary
-
-    return glossary(lang)
-
-
-def _register_template_globals() -> None:
-    """``daily_gloss(lang)`` for the templates: the glossary the 大六壬 reading partial looks its texts up in
-    (language-dependent, so kept out of stored contexts). Added to ``bot.i18n.environment(lang).globals``,
-    which the channel overlays of ``bot.views`` share, so any render of a daily view finds it."""
-    from bot.i18n import LANGS, environment
-
-    for lang in LANGS:
-        environment(lang).globals.setdefault("daily_gloss", _glossary)
-
-
-_register_template_globals()
-
-
 def render_daily(context: Mapping[str, Any], lang: str, channel: str) -> str:
     """The text of a reading: head and body rendered separately and joined (equal to the ``daily`` view)."""
     return join_parts(

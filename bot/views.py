@@ -124,6 +124,8 @@ def channel_environment(lang: str, channel: str) -> jinja2.Environment:
         raise ValueError(f"unknown channel {channel!r}; expected one of {CHANNELS}")
     env.filters = dict(env.filters)
     env.filters.update(_FORMAT[channel])
+    # Views that embed a 大六壬 reading outside a ``cast`` reply (the daily reading) look texts up here.
+    env.globals = {**env.globals, "reading_gloss": _reading_glossary}
     return env
 
 
@@ -131,15 +133,15 @@ def template_name(view: str, channel: str) -> str:
     return f"{channel}/{view}.{_EXT[channel]}"
 
 
+def _reading_glossary(lang: str) -> Mapping[str, Any]:
+    from engine.liuren.reading import glossary
+
+    return glossary(lang)
+
+
 def _liuren_gloss(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
     """The glossary the 大六壬 reading partials (``templates/liuren/reading.*``) look texts up in."""
-    if not context.get("readings"):
-        return {}
-    try:
-        from engine.liuren.reading import glossary
-    except ImportError:
-        return {}
-    return {"gloss": glossary(lang)}
+    return {"gloss": _reading_glossary(lang)} if context.get("readings") else {}
 
 
 # Language-dependent data a view needs besides its stored context (kept out of the history rows).
