@@ -43,6 +43,10 @@ def _index() -> dict[str, Place]:
         for alias in [row["name"], row["ko"], row["zh"], *row.get("aliases", [])]:
             if alias:
                 index.setdefault(_key(alias), place)
+    # Then the everyday English names of the "… City" entries (New York, Jeju, Ho Chi Minh), where still free.
+    for place in places():
+        if place.name.endswith(" City"):
+            index.setdefault(_key(place.name.removesuffix(" City")), place)
     return index
 
 

@@ -52,6 +52,13 @@ def test_place_lookup(capsys):
     assert 300 <= len(places()) <= 500
 
 
+def test_city_names_without_the_city_suffix():
+    # GeoNames calls them "New York City", "Jeju City"; people type "New York", "Jeju".
+    assert find_place("New York") == find_place("뉴욕") and find_place("new york").tz == "America/New_York"
+    assert find_place("Jeju").ko == find_place("Jeju City").ko
+    assert find_place("Ho Chi Minh").tz == "Asia/Ho_Chi_Minh"
+
+
 @pytest.mark.parametrize("lang,marker", [("ko", "칠정사여"), ("lzh", "七政四餘命盤")])
 def test_text_output(capsys, lang, marker):
     assert main(["qizheng", "--at", AT, "--lon", "126.98", "--lang", lang]) == 0
