@@ -8,7 +8,6 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-import discord
 import pytest
 
 import bot.discord as dmod
@@ -22,18 +21,7 @@ from tests.fakes.discord import FakeDiscord
 TITLE_KO = gettext("ko", "daily.title.liuren")
 
 
-@pytest.fixture
-async def dc() -> AsyncIterator[FakeDiscord]:
-    async with FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200) as fake:
-        yield fake
-
-
-@pytest.fixture(autouse=True)
-def _restore_endpoints(monkeypatch):
-    monkeypatch.setattr(discord.http.Route, "BASE", discord.http.Route.BASE)
-    monkeypatch.setattr(
-        discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY", discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    )
+pytestmark = pytest.mark.usefixtures("restore_discord_endpoints")
 
 
 @contextlib.asynccontextmanager
