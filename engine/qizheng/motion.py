@@ -3,11 +3,12 @@
 Both are read from ``ephemeris.compute_tt`` only (positions and central-difference speeds at an instant):
 
 - **留 (station)**: a station is a root of the speed dλ/dt. The speed is sampled at t − W, t and t + W; a sign
-  change on either side brackets a station, which is then found by bisection on the speed to 1e-5 day. A planet
+  change on either side brackets a station, which is then found by false position (Illinois) on the speed to 1e-5 day. Planets too fast to reach a station within
+  W (|v| > 2 · max|dv/dt| · W) are not sampled. A planet
   is 留 when a station lies within the window W of the birth, otherwise 順 (speed > 0) or 逆 (speed < 0).
   W comes from ``data/rules.json`` ``station`` (no classical number in the seeds or the spec: see there).
 - **蝕 (seed 004 ¶28 「陰陽晦蝕以無光…日月遇蝕」)**: the syzygy (new or full moon) nearest the birth, found by
-  bisection on the elongation λ☾ − λ☉; an eclipse if the Moon's latitude there, β = asin(sin i · sin(λ☾ − Ω))
+  false position on the elongation λ☾ − λ☉ (only when the Sun is within the screen of a node); an eclipse if the Moon's latitude there, β = asin(sin i · sin(λ☾ − Ω))
   with the osculating node Ω, is inside the mean eclipse limit (``rules.json`` ``eclipse``).
 """
 
@@ -70,15 +71,28 @@ def motion_of(speed: float, station: Station | None) -> str:
     return SHUN if speed >= 0 else NI
 
 
-def _bisect(f: Callable[[float], float], a: float, b: float, fa: float) -> float:
-    while b - a > _TOL_DAYS:
-        m = 0.5 * (a + b)
-        fm = f(m)
-        if (fm < 0) == (fa < 0):
-            a, fa = m, fm
+def _root(f: Callable[[float], float], a: float, b: float, fa: float, fb: float) -> float:
+    """A root of ``f`` bracketed by [a, b] (signs of fa, fb differ): false position with the Illinois step."""
+    side = 0
+    c = a
+    for _ in range(60):
+        c = (a * fb - b * fa) / (fb - fa)
+        fc = f(c)
+        if abs(b - a) < _TOL_DAYS or fc == 0.0:
+            break
+        if (fc < 0) == (fb < 0):
+            b, fb = c, fc
+            if side == -1:
+                fa *= 0.5
+            side = -1
         else:
-            b = m
-    return 0.5 * (a + b)
+            a, fa = c, fc
+            if side == 1:
+                fb *= 0.5
+            side = 1
+        if abs(b - a) < _TOL_DAYS:
+            break
+    return c
 
 
 def _sampler(jd_tt: float, jd_ut: float) -> Callable[[float], ephemeris.RawPositions]:
@@ -99,21 +113,31 @@ def _elongation_of(at: Callable[[float], ephemeris.RawPositions], target: float)
     return lambda t: _elongation(at(t), target)
 
 
-def stations(jd_tt: float, jd_ut: float, speeds: dict[str, float]) -> dict[str, Station]:
-    """Stations of the five planets within the window of the instant (root of the speed, by bisection)."""
+def slow(speeds: dict[str, float], window: float) -> tuple[str, ...]:
+    """The planets slow enough to have a station within ``window`` days: |v| ≤ 2 · max|dv/dt| · window
+    (``rules.json`` ``station.max_acceleration``); the others cannot, so they are not sampled."""
+    acc = station_rule()["max_acceleration"]
+    return tuple(n for n in PLANETS if abs(speeds[n]) <= 2.0 * float(acc[n]) * window)
+
+
+def stations(jd_tt: float, jd_ut: float, speeds: dict[str, float], screen: bool = True) -> dict[str, Station]:
+    """Stations of the five planets within the window of the instant (root of the speed, bracketed)."""
     w = station_window_days()
+    names = slow(speeds, w) if screen else PLANETS
+    if not names:
+        return {}
     at = _sampler(jd_tt, jd_ut)
     before, after = at(jd_tt - w).speeds, at(jd_tt + w).speeds
     out: dict[str, Station] = {}
-    for name in PLANETS:
+    for name in names:
         v0 = speeds[name]
         if (before[name] < 0) != (v0 < 0):
-            a, b, fa = jd_tt - w, jd_tt, before[name]
+            a, b, fa, fb = jd_tt - w, jd_tt, before[name], v0
         elif (after[name] < 0) != (v0 < 0):
-            a, b, fa = jd_tt, jd_tt + w, v0
+            a, b, fa, fb = jd_tt, jd_tt + w, v0, after[name]
         else:
             continue
-        root = _bisect(_speed_of(at, name), a, b, fa)
+        root = _root(_speed_of(at, name), a, b, fa, fb)
         out[name] = Station(name, root, root - jd_tt)
     return out
 
@@ -128,6 +152,10 @@ def eclipse_near(jd_tt: float, jd_ut: float, raw: ephemeris.RawPositions) -> Ecl
     """The eclipse whose syzygy lies within ``rules.json`` ``eclipse.window_days`` of the instant, if any."""
     rule = tables.rules()["eclipse"]
     window = float(rule["window_days"])
+    # the Sun must be near a node: eclipse limits in longitude are below the screen (rules.json eclipse)
+    sun_node = (raw.longitudes["太陽"] - raw.longitudes["true_node"]) % 180.0
+    if min(sun_node, 180.0 - sun_node) > float(rule["sun_node_screen_deg"]):
+        return None
     at = _sampler(jd_tt, jd_ut)
     for kind, target in (("solar", 0.0), ("lunar", 180.0)):
         e0 = _elongation(raw, target)
@@ -138,7 +166,7 @@ def eclipse_near(jd_tt: float, jd_ut: float, raw: ephemeris.RawPositions) -> Ecl
         fa, fb = _elongation(at(a), target), _elongation(at(b), target)
         if (fa < 0) == (fb < 0):
             continue
-        t = _bisect(_elongation_of(at, target), a, b, fa)
+        t = _root(_elongation_of(at, target), a, b, fa, fb)
         if abs(t - jd_tt) > window:
             continue
         syz = at(t)

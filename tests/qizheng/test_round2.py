@@ -367,3 +367,30 @@ def test_chart_does_not_import_the_patterns():
         elif isinstance(node, ast.Import):
             imported.update(a.name for a in node.names)
     assert not any("patterns" in name or "natal" in name for name in imported)
+
+
+@pytest.mark.parametrize("planet", ["水星", "金星", "火星", "木星", "土星"])
+def test_station_screen_keeps_every_station(planet):
+    from engine.qizheng.motion import stations
+
+    # first station of the planet after 2000-01-01: a sign change of the DE440 speed, 5-day steps
+    t, v = 2451545.0, eph.compute_tt(2451545.0, 2451545.0).speeds[planet]
+    while True:
+        nxt = eph.compute_tt(t + 5.0, t + 5.0).speeds[planet]
+        if (nxt < 0) != (v < 0):
+            break
+        t, v = t + 5.0, nxt
+    lo, hi = t, t + 5.0
+    while hi - lo > 0.05:
+        mid = 0.5 * (lo + hi)
+        vm = eph.compute_tt(mid, mid).speeds[planet]
+        lo, hi = (mid, hi) if (vm < 0) == (v < 0) else (lo, mid)
+    root = 0.5 * (lo + hi)
+    for dt in (-0.95, -0.4, 0.3, 0.9):
+        at = root + dt
+        speeds = eph.compute_tt(at, at).speeds
+        found = stations(at, at, speeds)
+        assert found == stations(at, at, speeds, screen=False)
+        assert planet in found and abs(found[planet].jd_tt - root) < 0.05
+    far = root + 3.0  # outside the 1-day window
+    assert planet not in stations(far, far, eph.compute_tt(far, far).speeds, screen=False)
