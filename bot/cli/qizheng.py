@@ -105,6 +105,9 @@ def extra_text(data: dict[str, Any], lang: str) -> str:
             item += " " + gettext(lang, "qizheng.station", hours=f"{b['station']['days'] * 24:+.1f}")
         motions.append(item)
     lines.append(gettext(lang, "qizheng.motion") + ": " + " · ".join(motions))
+    broad = [p["id"] for p in data["patterns"] if p["holds"] and p["broad"]]
+    if broad:
+        lines.append(gettext(lang, "qizheng.broad", ids=" ".join(broad)))
     if data["eclipse"] is not None:
         e = data["eclipse"]
         lines.append(gettext(lang, "qizheng.eclipse." + e["kind"], hours=f"{e['days'] * 24:+.1f}"))

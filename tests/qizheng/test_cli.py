@@ -161,3 +161,12 @@ def test_options_tongxian_and_equatorial(capsys):
 def test_bad_on_exit_2(capsys, on, text):
     assert main(["qizheng", "--at", AT, "--place", "서울", "--on", on]) == 2
     assert text in capsys.readouterr().err
+
+
+def test_text_names_the_broad_clauses_that_hold(capsys):
+    data = run_json(capsys, "--at", AT, "--place", "서울")
+    broad = [p["id"] for p in data["patterns"] if p["holds"] and p["broad"]]
+    assert broad  # e.g. p29.2 (閒神攘殿) in this chart
+    assert main(["qizheng", "--at", AT, "--place", "서울"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("넓은 조목"))
+    assert all(pid in line for pid in broad)
