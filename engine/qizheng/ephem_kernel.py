@@ -62,6 +62,7 @@ class SegmentTable:
     count: IntVec
     init: Vec
     intlen: Vec
+    orders: Vec  # 0, 1, …, terms − 1
 
     def evaluate(
         self, segment: IntVec, whole: Vec, fraction: Vec, velocity: bool = False
@@ -74,8 +75,8 @@ class SegmentTable:
         to ~1e-10 s instead of the ~4e-5 s granularity of one JD float.
         """
         init, intlen, count = self.init[segment], self.intlen[segment], self.count[segment]
-        # jplephem's split: the whole part reduced modulo the record length alone, then the fraction added
-        # to a remainder < intlen (≤ 32 days), so the sum keeps ~1e-10 s.
+        # As jplephem splits tdb + tdb2: the whole part is reduced modulo the record length alone, then the
+        # fraction is added to that remainder (< intlen ≤ 32 days), so the sum keeps ~1e-10 s.
         index1, offset1 = np.divmod((whole - T0) * S_PER_DAY - init, intlen)
         index2, offset = np.divmod(offset1 + fraction * S_PER_DAY, intlen)
         index = (index1 + index2).astype(np.intp)
@@ -87,19 +88,12 @@ class SegmentTable:
         s = 2.0 * offset / intlen - 1.0
         # T_k(s) = cos(k·arccos s): one call instead of the recurrence (agrees with jplephem's Clenshaw sum
         # to ~1e-15 relative; tests/qizheng/test_ephem_excerpt.py).
-        basis = np.cos(np.arccos(np.clip(s, -1.0, 1.0))[..., None] * self._orders)
+        basis = np.cos(np.arccos(np.clip(s, -1.0, 1.0))[..., None] * self.orders)
         position = np.einsum("...ck,...k->c...", rows, basis)
         if not velocity:
             return position, None
         rates = np.einsum("...ck,...k->c...", rows, basis @ self.derivative)
         return position, rates * (2.0 * S_PER_DAY / intlen)
-
-    @property
-    def _orders(self) -> Vec:
-        return _ORDERS[: self.coef.shape[2]]
-
-
-_ORDERS = np.arange(64, dtype=np.float64)
 
 
 def load_table(path: Path) -> SegmentTable:
@@ -131,16 +125,18 @@ def load_table(path: Path) -> SegmentTable:
         unit[k] = 1.0
         column = chebyshev.chebder(unit)
         derivative[: column.shape[0], k] = column
-    coef.setflags(write=False)
-    derivative.setflags(write=False)
-    return SegmentTable(
+    arrays = (
         coef,
         derivative,
         np.asarray(first, dtype=np.intp),
         np.asarray(counts, dtype=np.intp),
         np.asarray(inits, dtype=np.float64),
         np.asarray(intlens, dtype=np.float64),
+        np.arange(terms, dtype=np.float64),
     )
+    for array in arrays:
+        array.setflags(write=False)
+    return SegmentTable(*arrays)
 
 
 @cache
