@@ -602,8 +602,7 @@ def chart_at(
         offset = zheng_offset(t_cent) if options.palaces == PalaceSystem.ZHENG else 0.0
         ming = palace_of(ming_point, offset)
     year, month = _pillars(at)
-    stations = motion.stations(raw.jd_tt, raw.jd_ut, raw.speeds) if with_motion else {}
-    eclipse = motion.eclipse_near(raw.jd_tt, raw.jd_ut, raw) if with_motion else None
+    stations, eclipse = motion.of_birth(raw) if with_motion else ({}, None)
     return build_chart(
         lons,
         year=year,

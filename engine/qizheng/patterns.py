@@ -144,6 +144,9 @@ class Evaluator:
         self.unknown: str | None = None
         self.roles = self._roles()
         self.house_names = {b: h.name for h in chart.houses for b in (h.branch,)}
+        self._named: dict[str, tuple[Branch, ...]] = {}
+        self._star_lists: dict[int, tuple[Any, tuple[str, ...]]] = {}
+        self._branch_exprs: dict[int, tuple[Any, tuple[Branch, ...]]] = {}
 
     # ---- references -------------------------------------------------------------------------------------
     def _roles(self) -> dict[str, tuple[str, ...]]:
@@ -186,13 +189,27 @@ class Evaluator:
                 raise ConditionError(f"unknown star reference {ref!r}")
             return found
         if isinstance(ref, list):
+            memo = self._star_lists.get(id(ref))
+            if memo is not None and memo[0] is ref:  # the memo keeps ``ref`` alive, so its id is not reused
+                return memo[1]
             out: list[str] = []
             for r in ref:
                 out.extend(s for s in self.stars(r) if s not in out)
+            self._star_lists[id(ref)] = (ref, tuple(out))
             return tuple(out)
         raise ConditionError(f"bad star reference {ref!r}")
 
     def branches(self, ref: Any) -> tuple[Branch, ...]:
+        if isinstance(ref, str):
+            return self._branches(ref)
+        memo = self._branch_exprs.get(id(ref))
+        if memo is not None and memo[0] is ref:  # the memo keeps ``ref`` alive, so its id is not reused
+            return memo[1]
+        found = self._branches(ref)
+        self._branch_exprs[id(ref)] = (ref, found)
+        return found
+
+    def _branches(self, ref: Any) -> tuple[Branch, ...]:
         c = self.chart
         if isinstance(ref, list):
             out: list[Branch] = []
@@ -215,23 +232,31 @@ class Evaluator:
         if len(ref) == 1 and ref in "子丑寅卯辰巳午未申酉戌亥":
             return (Branch.from_char(ref),)
         if ref.startswith("@"):
-            key = ref[1:]
-            named: dict[str, Callable[[], tuple[Branch, ...]]] = {
-                "身宮": lambda: (c.shen,),
-                "歲駕": lambda: (c.suijia,),
-                "祿勳": lambda: (c.lu_xun,),
-                "玉堂": lambda: c.yutang,
-                "空亡": lambda: c.kongwang,
-                "驛馬": lambda: (c.yima,),
-                "財庫": lambda: (KU.get(tables.star_element(c.house("財帛").lord), KU_DEFAULT),),
-                **{name: _sha_branches(c.year, name) for name in SHA_NAMES},
-            }
-            if key in named:
-                return named[key]()
-            if key in tables.HOUSES:
-                return (c.house(key).branch,)
-            raise ConditionError(f"unknown branch reference {ref!r}")
+            found = self._named.get(ref)
+            if found is None:
+                found = self._named_branches(ref[1:])
+                self._named[ref] = found
+            return found
         return tuple(dict.fromkeys(c.bodies[s].palace for s in self.stars(ref)))
+
+    def _named_branches(self, key: str) -> tuple[Branch, ...]:
+        """The palaces of a named reference ``@key`` (computed once per chart)."""
+        c = self.chart
+        named: dict[str, Callable[[], tuple[Branch, ...]]] = {
+            "身宮": lambda: (c.shen,),
+            "歲駕": lambda: (c.suijia,),
+            "祿勳": lambda: (c.lu_xun,),
+            "玉堂": lambda: c.yutang,
+            "空亡": lambda: c.kongwang,
+            "驛馬": lambda: (c.yima,),
+            "財庫": lambda: (KU.get(tables.star_element(c.house("財帛").lord), KU_DEFAULT),),
+            **{name: _sha_branches(c.year, name) for name in SHA_NAMES},
+        }
+        if key in named:
+            return named[key]()
+        if key in tables.HOUSES:
+            return (c.house(key).branch,)
+        raise ConditionError(f"unknown branch reference @{key!r}")
 
     def houses(self, ref: Any) -> tuple[str, ...]:
         names = ref if isinstance(ref, list) else [ref]
@@ -255,17 +280,23 @@ class Evaluator:
             raise ConditionError(f"bad condition {expr!r}")
         op, args = expr[0], expr[1:]
         if op == "and":
-            return all(self.eval(a) for a in args)
+            for a in args:
+                if not self.eval(a):
+                    return False
+            return True
         if op == "or":
-            return any(self.eval(a) for a in args)
+            for a in args:
+                if self.eval(a):
+                    return True
+            return False
         if op == "not":
             if len(args) != 1:
                 raise ConditionError("not takes one argument")
             return not self.eval(args[0])
-        method = getattr(self, "op_" + op, None)
+        method = _TESTS.get(op)
         if method is None:
             raise ConditionError(f"unknown test {op!r}")
-        return bool(method(*args))
+        return bool(method(self, *args))
 
     def _desc(self, stars: Sequence[str]) -> str:
         return "、".join(stars)
@@ -512,6 +543,11 @@ class Evaluator:
             if sanhe(palace)[3] == element:
                 hits.append(s)
         return self.fact("ru_ju", [self._desc(hits or self.stars(star_ref))], bool(hits))
+
+
+_TESTS: dict[str, Callable[..., bool]] = {
+    name[3:]: method for name, method in vars(Evaluator).items() if name.startswith("op_")
+}
 
 
 def leaked(chart: QizhengChart) -> tuple[str, ...]:
