@@ -53,6 +53,8 @@ def compared() -> list[tuple[datetime, eph.RawPositions, tuple, tuple]]:
             ref.stations(raw.jd_tt, raw.jd_ut, raw.speeds),
             ref.eclipse_near(raw.jd_tt, raw.jd_ut, raw),
         )
+        # the reference's own screen drops no station either
+        assert slow[0] == ref.stations(raw.jd_tt, raw.jd_ut, raw.speeds, screen=False), at
         rows.append((at, raw, fast, slow))
     return rows
 
