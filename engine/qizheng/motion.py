@@ -360,30 +360,14 @@ def _lagrange(xs: Sequence[float], ys: Sequence[float], x: float) -> float:
     return total
 
 
-def _poly_root(xs: Sequence[float], ys: Sequence[float], a: float, b: float) -> float:
-    """Root in [a, b] of the polynomial through the points, by false position to 1e-10 day."""
-
-    def poly(x: float) -> float:
-        return _lagrange(xs, ys, x)
-
-    return _root(poly, a, b, poly(a), poly(b), tol=1e-10)
-
-
-def _unwrap(values: Sequence[float]) -> list[float]:
-    out = [values[0]]
-    for v in values[1:]:
-        out.append(out[-1] + (v - out[-1] + 180.0) % 360.0 - 180.0)
-    return out
-
-
 def of_birth(raw: ephemeris.RawPositions) -> tuple[dict[str, Station], Eclipse | None]:
     """The stations and the eclipse of the instant of ``raw``: the results of :func:`stations` and
     :func:`eclipse_near`, mostly from one vectorised evaluation.
 
     Each screened search (a planet, a syzygy) gets the interval where its root can lie by the same Taylor
-    bound as its screen (:func:`_interval`), three probes spanning it, all sampled together; the root is then
-    that of the cubic through the probes and the birth (error < 1e-7 day, tests/qizheng/test_motion_fast.py). An interval clipped at
-    the bracket edge reproduces the edge test of the bracketing search. Where the bound gives no short
+    bound as its screen (:func:`_interval`) and three probes spanning it, all sampled together; the root is
+    that of the cubic through the probes and the birth (error < 1e-6 day, tests/qizheng/test_motion_fast.py). An interval clipped at the
+    bracket edge reproduces the edge test of the bracketing search. Where the bound gives no short
     interval or the probes show no sign change where the bound says there is one, the bracketing search
     (:func:`stations`, :func:`eclipse_near`) decides.
     """
@@ -426,28 +410,28 @@ def of_birth(raw: ephemeris.RawPositions) -> tuple[dict[str, Station], Eclipse |
         offsets = p.offsets()
         got = [samples[jd_tt + d] for d in offsets]
         ys = [p.read(g) for g in got]
-        root = None
-        for k in (0, 1):
-            if (ys[k] < 0) != (ys[k + 1] < 0):
-                # the cubic through the probes and the birth itself (d = 0), unless it is next to a probe
-                xs, pts = list(offsets), list(got)
-                if min(abs(x) for x in offsets) > 1e-3:
-                    xs.append(0.0)
-                    pts.append(here)
-                root = _poly_root(xs, [p.read(g) for g in pts], offsets[k], offsets[k + 1])
-                break
-        if root is None:
-            if p.lo > -p.edge and p.hi < p.edge:  # the bound failed: let the bracketing search decide
-                if p.key in motion_planets():
+        f0 = p.read(here)
+        nearest = min(range(len(offsets)), key=lambda k: abs(offsets[k]))
+        bracket = next((k for k in range(len(ys) - 1) if (ys[k] < 0) != (ys[k + 1] < 0)), None)
+        if bracket is None:
+            # no root in [lo, hi]: beyond the bracket edge (the bracketing search stops there too) when the
+            # interval was clipped and the probe nearest the birth has the birth's sign; else the bound failed
+            clipped = p.lo <= -p.edge or p.hi >= p.edge
+            if not clipped or (ys[nearest] < 0) != (f0 < 0):
+                if p.key in PLANETS:
                     classic_planets.append(p.key)
                 else:
                     classic_eclipse = True
-            continue  # otherwise the root lies beyond the bracket edge, where the bracketing search stops too
-        if p.key in motion_planets():
+            continue
+        a, b = offsets[bracket], offsets[bracket + 1]
+        interpolate = _interpolator(p, offsets, got, here)
+        curve = interpolate(p.read)
+        root = _root(curve, a, b, curve(a), curve(b), tol=1e-10)
+        if p.key in PLANETS:
             found[p.key] = Station(p.key, jd_tt + root, root)
         elif abs(root) <= window and eclipse is None:
-            moon = _lagrange(xs, _unwrap([g.longitudes["太陰"] for g in pts]), root)
-            node = _lagrange(xs, _unwrap([g.true_node for g in pts]), root)
+            moon = interpolate(_longitude_reader("太陰"), angle=True)(root)
+            node = interpolate(_node_reader, angle=True)(root)
             eclipse = _eclipse_at(p.key, jd_tt + root, root, moon, node, ecl)
     if classic_planets:
         speeds = {n: raw.speeds[n] for n in PLANETS}
@@ -457,8 +441,34 @@ def of_birth(raw: ephemeris.RawPositions) -> tuple[dict[str, Station], Eclipse |
     return dict(sorted(found.items(), key=lambda kv: PLANETS.index(kv[0]))), eclipse
 
 
-def motion_planets() -> tuple[str, ...]:
-    return PLANETS
+def _longitude_reader(name: str) -> Callable[[ephemeris.MotionSample], float]:
+    return lambda sample: sample.longitudes[name]
+
+
+def _node_reader(sample: ephemeris.MotionSample) -> float:
+    return sample.true_node
+
+
+def _interpolator(
+    p: _Probe,
+    offsets: Sequence[float],
+    got: Sequence[ephemeris.MotionSample],
+    here: ephemeris.MotionSample,
+) -> Callable[..., Callable[[float], float]]:
+    """A function of a reader giving the cubic of that quantity through the three probes and the birth (the
+    birth left out when it is next to a probe). Angles are unwrapped from the birth's value."""
+
+    def build(
+        read: Callable[[ephemeris.MotionSample], float], angle: bool = False
+    ) -> Callable[[float], float]:
+        f0 = read(here)
+        ys = [f0 + (read(g) - f0 + 180.0) % 360.0 - 180.0 if angle else read(g) for g in got]
+        xs, vals = list(offsets), ys
+        if min(abs(x) for x in offsets) > 1e-3:
+            xs, vals = [*xs, 0.0], [*vals, f0]
+        return lambda x: _lagrange(xs, vals, x)
+
+    return build
 
 
 def _syzygy_intervals(

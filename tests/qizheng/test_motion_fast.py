@@ -145,3 +145,17 @@ def test_the_screen_skips_the_fast_planets():
     w = motion.station_window_days()
     assert motion.may_station(raw.speeds, raw.accelerations, w) == ()
     assert motion.stations(raw.jd_tt, raw.jd_ut, raw.speeds, screen=False) == {}
+
+
+def test_a_failed_bound_falls_back_to_the_bracketing_search(monkeypatch):
+    """With a jerk bound far too small the probe interval misses the station: the bracketing search must
+    still find it (issue 16's 水星 留, 1990-05-17 14:30 KST)."""
+    at = datetime(1990, 5, 17, 5, 30, tzinfo=UTC)
+    raw = eph.compute(at)
+    expected = ref.stations(raw.jd_tt, raw.jd_ut, raw.speeds)
+    rule = motion.station_rule()
+    monkeypatch.setitem(rule, "max_jerk", dict.fromkeys(motion.PLANETS, 0.0))
+    monkeypatch.setitem(rule, "screen_epsilon", 1e-12)
+    found = motion.of_birth(raw)[0]
+    assert found.keys() == expected.keys() == {"水星"}
+    assert abs(found["水星"].jd_tt - expected["水星"].jd_tt) <= TOL_DAYS
