@@ -147,6 +147,7 @@ class Evaluator:
         self._named: dict[str, tuple[Branch, ...]] = {}
         self._star_lists: dict[int, tuple[Any, tuple[str, ...]]] = {}
         self._branch_exprs: dict[int, tuple[Any, tuple[Branch, ...]]] = {}
+        self._house_refs: dict[str | int, tuple[Any, tuple[str, ...]]] = {}
 
     # ---- references -------------------------------------------------------------------------------------
     def _roles(self) -> dict[str, tuple[str, ...]]:
@@ -259,6 +260,15 @@ class Evaluator:
         raise ConditionError(f"unknown branch reference @{key!r}")
 
     def houses(self, ref: Any) -> tuple[str, ...]:
+        key = ref if isinstance(ref, str) else id(ref)
+        memo = self._house_refs.get(key)
+        if memo is not None and memo[0] is ref:  # the memo keeps ``ref`` alive, so its id is not reused
+            return memo[1]
+        found = self._houses(ref)
+        self._house_refs[key] = (ref, found)
+        return found
+
+    def _houses(self, ref: Any) -> tuple[str, ...]:
         names = ref if isinstance(ref, list) else [ref]
         out: list[str] = []
         for n in names:
