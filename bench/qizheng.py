@@ -15,9 +15,9 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -65,21 +65,25 @@ def chart_cost(instants: list[datetime]) -> dict[str, float]:
         ephemeris.compute(at)
         eph_samples.append((time.perf_counter() - t0) * 1000)
     sampled = 0
-    real = motion.Sampler.many
     seen: list[int] = []
+    real_probe, real_many = ephemeris.probe_samples, ephemeris.motion_samples
 
-    def counting(self: motion.Sampler, ts: Sequence[float]) -> list[ephemeris.MotionSample]:
+    def probe(*args: Any) -> Any:
         seen.append(1)
-        return real(self, ts)
+        return real_probe(*args)
 
-    motion.Sampler.many = counting  # type: ignore[method-assign]
+    def many(*args: Any) -> Any:
+        seen.append(1)
+        return real_many(*args)
+
+    ephemeris.probe_samples, ephemeris.motion_samples = probe, many  # type: ignore[assignment]
     try:
         for at in instants:
             seen.clear()
             motion.of_birth(ephemeris.compute(at))
             sampled += bool(seen)
     finally:
-        motion.Sampler.many = real  # type: ignore[method-assign]
+        ephemeris.probe_samples, ephemeris.motion_samples = real_probe, real_many
     p90 = int(0.9 * len(samples))
     return {
         "chart_median_ms": statistics.median(samples),

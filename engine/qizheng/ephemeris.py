@@ -182,7 +182,12 @@ def _ecliptic_longitude(vectors: Vec) -> Vec:
 
 def _central_speed(values: Vec) -> float:
     """d/dt of an angle sampled at t − h, t, t + h (degrees/day)."""
-    diff = (float(values[2]) - float(values[0]) + 180.0) % 360.0 - 180.0
+    return _speed_between(float(values[0]), float(values[2]))
+
+
+def _speed_between(before: float, after: float) -> float:
+    """d/dt of an angle from its values at t − h and t + h (degrees/day)."""
+    diff = (after - before + 180.0) % 360.0 - 180.0
     return diff / (2.0 * STEP_DAYS)
 
 
@@ -246,14 +251,18 @@ class _Chain:
 
 
 def _chain(jd_tt: Vec) -> _Chain:
-    """The chain of :func:`compute_tt` at each TT of ``jd_tt`` (1-D) and at ± ``STEP_DAYS`` around it.
+    """The chain of :func:`compute_tt` at each TT of ``jd_tt`` (1-D) and at ± ``STEP_DAYS`` around it."""
+    return _chain_at((jd_tt[:, None] + np.array([-STEP_DAYS, 0.0, STEP_DAYS])).ravel())
 
-    Three vectorised evaluations: every segment at the 3k instants (with velocities), then the seven bodies
-    at their retarded instants, twice (light-time iteration).
+
+def _chain_at(grid: Vec) -> _Chain:
+    """The apparent-place chain at each TT of ``grid`` (1-D).
+
+    Three vectorised evaluations: every segment at the instants (with velocities), then the seven bodies at
+    their retarded instants, twice (light-time iteration).
     """
     table = default_table()
     ts = _timescale()
-    grid = (jd_tt[:, None] + np.array([-STEP_DAYS, 0.0, STEP_DAYS])).ravel()
     t3 = ts.tt_jd(grid)
     whole = np.asarray(t3.whole, dtype=np.float64)[None, :]  # TDB = whole + fraction (JD, two parts)
     fraction = np.asarray(t3.tdb_fraction, dtype=np.float64)[None, :]
@@ -304,7 +313,8 @@ def _second_difference(values: Vec) -> float:
 @dataclass(frozen=True, slots=True)
 class MotionSample:
     """What the station and eclipse searches read at one instant: the seven 政 (apparent longitude and
-    central-difference speed, exactly as :func:`compute_tt`) and the osculating node."""
+    central-difference speed, exactly as :func:`compute_tt`) and the osculating node (the probes of
+    :func:`probe_samples` carry only the speeds, or only the places)."""
 
     jd_tt: float
     longitudes: dict[str, float]
@@ -331,6 +341,39 @@ def motion_samples(jd_tts: Sequence[float]) -> list[MotionSample]:
             )
         )
     return out
+
+
+def probe_samples(
+    speed_at: Sequence[float], place_at: Sequence[float]
+) -> tuple[list[MotionSample], list[MotionSample]]:
+    """Partial motion samples, all in one vectorised evaluation: the speeds of the seven 政 at each TT of
+    ``speed_at`` (from t ± h only; ``longitudes`` left empty, ``true_node`` NaN) and their longitudes and the
+    osculating node at each TT of ``place_at`` (t only; ``speeds`` left empty). The numbers are those of
+    :func:`motion_samples` (the same chain; sub-instants dropped only where not read)."""
+    grid = [t + d for t in speed_at for d in (-STEP_DAYS, STEP_DAYS)] + list(place_at)
+    chain = _chain_at(np.asarray(grid, dtype=np.float64))
+    node, _ = _osculating(chain)
+    lam = chain.lam
+    n = 2 * len(speed_at)
+    speeds = [
+        MotionSample(
+            float(jd),
+            {},
+            {
+                name: _speed_between(float(lam[i, 2 * k]), float(lam[i, 2 * k + 1]))
+                for i, name in enumerate(SEVEN)
+            },
+            math.nan,
+        )
+        for k, jd in enumerate(speed_at)
+    ]
+    places = [
+        MotionSample(
+            float(jd), {name: float(lam[i, n + k]) for i, name in enumerate(SEVEN)}, {}, float(node[n + k])
+        )
+        for k, jd in enumerate(place_at)
+    ]
+    return speeds, places
 
 
 def motion_sample(jd_tt: float) -> MotionSample:

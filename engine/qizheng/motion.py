@@ -365,9 +365,10 @@ def of_birth(raw: ephemeris.RawPositions) -> tuple[dict[str, Station], Eclipse |
     :func:`eclipse_near`, mostly from one vectorised evaluation.
 
     Each screened search (a planet, a syzygy) gets the interval where its root can lie by the same Taylor
-    bound as its screen (:func:`_interval`) and three probes spanning it, all sampled together; the root is
-    that of the cubic through the probes and the birth (error < 1e-6 day, tests/qizheng/test_motion_fast.py). An interval clipped at the
-    bracket edge reproduces the edge test of the bracketing search. Where the bound gives no short
+    bound as its screen (:func:`_interval`) and three probes spanning it, all sampled together
+    (``ephemeris.probe_samples``: the speeds at station probes, the places at syzygy probes); the root is that
+    of the cubic through the probes and the birth (error < 1e-6 day, tests/qizheng/test_motion_fast.py). An
+    interval clipped at the bracket edge reproduces the edge test of the bracketing search. Where the bound gives no short
     interval or the probes show no sign change where the bound says there is one, the bracketing search
     (:func:`stations`, :func:`eclipse_near`) decides.
     """
@@ -396,8 +397,13 @@ def of_birth(raw: ephemeris.RawPositions) -> tuple[dict[str, Station], Eclipse |
         else:
             probes.append(_Probe(kind, _elongation_reader(target), iv[0], iv[1], window + 0.5))
     at = Sampler()
-    instants = [jd_tt + d for p in probes for d in p.offsets()]
-    samples = dict(zip(instants, at.many(instants))) if instants else {}
+    speed_at = [jd_tt + d for p in probes if p.key in PLANETS for d in p.offsets()]
+    place_at = [jd_tt + d for p in probes if p.key not in PLANETS for d in p.offsets()]
+    by_speed: dict[float, ephemeris.MotionSample] = {}
+    by_place: dict[float, ephemeris.MotionSample] = {}
+    if probes:
+        speed_samples, place_samples = ephemeris.probe_samples(speed_at, place_at)
+        by_speed, by_place = dict(zip(speed_at, speed_samples)), dict(zip(place_at, place_samples))
     found: dict[str, Station] = {}
     eclipse: Eclipse | None = None
     here = ephemeris.MotionSample(
@@ -408,6 +414,7 @@ def of_birth(raw: ephemeris.RawPositions) -> tuple[dict[str, Station], Eclipse |
     )
     for p in probes:
         offsets = p.offsets()
+        samples = by_speed if p.key in PLANETS else by_place
         got = [samples[jd_tt + d] for d in offsets]
         ys = [p.read(g) for g in got]
         f0 = p.read(here)
