@@ -1,25 +1,29 @@
 """Motion over time from the ephemeris: 順 · 逆 · 留 of the five planets and the eclipse (蝕) at a birth.
 
 Both read the apparent longitudes and central-difference speeds of ``ephemeris.compute_tt`` (at the birth)
-and ``ephemeris.motion_sample`` (the same chain at other instants, without the chart-only extras), each
-instant evaluated once per chart (one cache shared by the two searches):
+and of the same chain at other instants (``ephemeris.motion_samples``, ``ephemeris.probe_samples``: without
+the chart-only extras, several instants in one vectorised evaluation):
 
-- **留 (station)**: a station is a root of the speed dλ/dt. The speed is sampled at t − W, t and t + W; a sign
-  change on either side brackets a station, which is then found by false position (Illinois) on the speed to
-  1e-5 day. A planet is 留 when a station lies within the window W of the birth, otherwise 順 (speed > 0) or
-  逆 (speed < 0). W comes from ``data/rules.json`` ``station`` (no classical number in the seeds or the spec:
+- **留 (station)**: a station is a root of the speed dλ/dt. The rule is that of the bracketing search
+  (:func:`stations`): the speed sampled at t − W and t + W, a sign change on either side brackets a station.
+  A planet is 留 when a station lies within the window W of the birth, otherwise 順 (speed > 0) or 逆
+  (speed < 0). W comes from ``data/rules.json`` ``station`` (no classical number in the seeds or the spec:
   see there). **Screen** (no sampling where a station is impossible): by Taylor's theorem a root of v at
   t + d, |d| ≤ W, needs |v(t)| ≤ |a(t)|·W + J·W²/2 + ε, with a the acceleration at the birth (second
   difference of the longitude) and J a bound on |d³λ/dt³| within W of a station (``rules.json``
   ``station.max_jerk``); ε covers the difference between a and the derivative of the sampled speed.
-- **蝕 (seed 004 ¶28 「陰陽晦蝕以無光…日月遇蝕」)**: the syzygy (new or full moon) nearest the birth, found by
-  false position on the elongation e = λ☾ − λ☉ (only when the Sun is within the screen of a node); an
-  eclipse if the Moon's latitude there, β = asin(sin i · sin(λ☾ − Ω)) with the osculating node Ω, is inside
-  the mean eclipse limit (``rules.json`` ``eclipse``). **Screen**: a syzygy within the window W_e needs
-  |e(t)| ≤ ė(t)·W_e + Ë·W_e²/2 + ε, with Ë a bound on |d²e/dt²| (``eclipse.max_elongation_acceleration``).
+- **蝕 (seed 004 ¶28 「陰陽晦蝕以無光…日月遇蝕」)**: the syzygy (new or full moon) nearest the birth, the root of
+  the elongation e = λ☾ − λ☉ (− 180° for the full moon) within ±(W_e + ½) day (only when the Sun is within the
+  screen of a node); an eclipse if it lies within W_e and the Moon's latitude there, β = asin(sin i ·
+  sin(λ☾ − Ω)) with the osculating node Ω, is inside the mean eclipse limit (``rules.json`` ``eclipse``).
+  **Screen**: a syzygy within W_e needs |e(t)| ≤ ė(t)·W_e + Ë·W_e²/2 + ε, with Ë a bound on |d²e/dt²|
+  (``eclipse.max_elongation_acceleration``).
 
-The screens only skip searches that cannot succeed: the results are those of the unscreened search
-(``tests/qizheng/test_motion_fast.py`` compares them with the reference search kept in the tests).
+:func:`of_birth` (the chart's entry) solves every screened root from one vectorised evaluation of three
+probes in the interval the same bound allows, and falls back to the bracketing searches (:func:`stations`,
+:func:`eclipse_near`) where the bound gives no short interval or the probes contradict it. The results are
+those of the search before this fast path (``tests/qizheng/test_motion_fast.py`` compares them, on 725
+births, with that search kept in ``tests/qizheng/reference_motion.py``).
 """
 
 from __future__ import annotations
