@@ -87,6 +87,21 @@ def test_eclipses_are_those_of_the_reference(compared):
         assert abs(fast.moon_latitude - slow.moon_latitude) <= 2e-5, at
 
 
+def test_the_bracketing_searches_are_those_of_the_reference(compared):
+    """The fallbacks of the fast path (``motion.stations``, ``motion.eclipse_near``) on their own."""
+    for k, (at, raw, _, (slow_st, slow_ec)) in enumerate(compared):
+        if not slow_st and slow_ec is None and k % 7:
+            continue  # every birth with a station or an eclipse, and one in seven of the others
+        st = motion.stations(raw.jd_tt, raw.jd_ut, raw.speeds, accelerations=raw.accelerations)
+        assert st.keys() == slow_st.keys(), at
+        assert all(abs(st[n].jd_tt - slow_st[n].jd_tt) <= TOL_DAYS for n in st), at
+        ec = motion.eclipse_near(raw.jd_tt, raw.jd_ut, raw)
+        assert (ec is None) == (slow_ec is None), at
+        if ec is not None and slow_ec is not None:
+            assert ec.kind == slow_ec.kind and abs(ec.jd_tt - slow_ec.jd_tt) <= TOL_DAYS, at
+            assert abs(ec.moon_latitude - slow_ec.moon_latitude) <= 2e-5, at
+
+
 def test_the_fast_roots_are_roots(compared):
     """Each station and syzygy of the fast path is a sign change of the speed / elongation within 1e-6 day
     (the reference stops at 1e-5), e.g. issue 16's 水星 留 of 1990-05-17 14:30 KST."""
