@@ -45,7 +45,7 @@ from bot.daily import DailyRenderer, Moment
 from bot.schedule_time import latest_due, next_due
 
 if TYPE_CHECKING:
-    from bot.app import AppContext
+    from bot.context import AppContext
     from bot.sending import SendOutcome
     from bot.storage import Storage
 

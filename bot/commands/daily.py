@@ -5,14 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bot.commands import ArgSpec, CommandError, Incoming, Reply, command, reply, resolve_lang
 from bot.commands._common import OFF_WORDS, Record, record_and_reply, zone_of
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command, reply, resolve_lang
 from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context
 from bot.schedule_time import due_instant, next_due, parse_hhmm
 from bot.scheduler import DailyStore, Subscription, scheduler_of
 
 if TYPE_CHECKING:
-    from bot.app import AppContext
+    from bot.context import AppContext
     from bot.storage import UserSettings
 
 KIND_WORDS = {

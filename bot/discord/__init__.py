@@ -39,7 +39,7 @@ from bot.sending import DiscordSender, SendOutcome, install_token_redaction
 from bot.views import render
 
 if TYPE_CHECKING:
-    from bot.app import AppContext
+    from bot.context import AppContext
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +142,7 @@ class SikpanClient(discord.Client):
         for arg in spec.args:
             annotation: Any = _TYPES.get(arg.type, str)
             if arg.choices:
-                annotation = Literal[tuple(arg.choices)]  # type: ignore[valid-type]
+                annotation = Literal[tuple(arg.choices)]
             if not arg.required:
                 annotation = annotation | None
             params.append(

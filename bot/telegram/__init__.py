@@ -42,7 +42,7 @@ from bot.sending import SendOutcome, TelegramSender, install_token_redaction
 from bot.views import render
 
 if TYPE_CHECKING:
-    from bot.app import AppContext
+    from bot.context import AppContext
 
 log = logging.getLogger(__name__)
 
