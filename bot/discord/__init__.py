@@ -34,8 +34,9 @@ import yarl
 from discord import app_commands
 
 from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands
+from bot.config import install_redaction
 from bot.i18n import gettext
-from bot.sending import DiscordSender, SendOutcome, install_token_redaction
+from bot.sending import DiscordSender, SendOutcome
 from bot.views import render
 
 if TYPE_CHECKING:
@@ -320,7 +321,7 @@ def build_client(
     guild_ready_timeout: float = 2.0,
 ) -> SikpanClient:
     """Build the client and its command tree (nothing connects until it is started with ``token``)."""
-    install_token_redaction(token)
+    install_redaction([token])
     configure_endpoints(api_base_url, gateway_url)
     sender = sender or DiscordSender(on_blocked=_fan_out(ctx, "on_blocked"))
     client = SikpanClient(

@@ -21,7 +21,7 @@
   group migrations to ``ctx.extras["on_migrated"]`` (``fn(platform, old_id, new_id)``).
 - Updates are handled concurrently (``concurrent_updates``), so one slow chart does not hold up others.
 - The command menu is registered on start (``setMyCommands``, default and ``language_code="ko"``).
-- Tokens never reach the logs (:func:`bot.sending.install_token_redaction`).
+- Tokens never reach the logs (:func:`bot.config.install_redaction`).
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, MessageHandler, filters
 
 from bot.commands import Incoming, dispatch, error_reply, load_commands, lookup, split_command
+from bot.config import install_redaction
 from bot.i18n import gettext
-from bot.sending import SendOutcome, TelegramSender, install_token_redaction
+from bot.sending import SendOutcome, TelegramSender
 from bot.views import render
 
 if TYPE_CHECKING:
@@ -219,7 +220,7 @@ def build_application(
     pace: bool = True,
 ) -> Application:  # type: ignore[type-arg]
     """Build the ``Application`` (handlers, sender, error handler) without starting anything."""
-    install_token_redaction(token)
+    install_redaction([token])
     app = (
         ApplicationBuilder()
         .token(token)

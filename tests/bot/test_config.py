@@ -93,7 +93,7 @@ def test_logging_filter_redacts_messages_arguments_and_tracebacks():
     logger.addHandler(handler)
     try:
         settings = load_settings({"TELEGRAM_BOT_TOKEN": "plain-secret-token"}, env_file="/nonexistent")
-        install_redaction(settings, logger)
+        install_redaction(settings)
         logger.warning("url %s", "https://x/botplain-secret-token/getUpdates")
         logger.warning("telegram token %s", TG_TOKEN)
         try:

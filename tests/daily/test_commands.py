@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.i18n import gettext
-from bot.scheduler import DailyStore
+from bot.storage import DailyStore
 from bot.views import render
 from tests.daily.conftest import FakeTransport, move, running_scheduler, utc
 

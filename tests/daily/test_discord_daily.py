@@ -14,8 +14,10 @@ import bot.discord as dmod
 from bot.app import AppContext, create_context
 from bot.config import Settings
 from bot.i18n import gettext
-from bot.scheduler import DailyScheduler, DailyStore
-from tests.daily.conftest import ManualClock, move, settle, utc
+from bot.scheduler import DailyScheduler
+from bot.storage import DailyStore
+from tests.daily.conftest import move, settle, utc
+from tests.fakes.clock import ManualClock
 from tests.fakes.discord import FakeDiscord
 
 TITLE_KO = gettext("ko", "daily.title.liuren")
