@@ -174,11 +174,7 @@ class SikpanClient(discord.Client):
         await interaction.response.defer(thinking=True, ephemeral=spec.ephemeral)
         incoming = self.incoming(interaction, command_line(spec, values))
         reply = await dispatch(incoming, self.ctx)
-        try:
-            body = render(reply, "discord")
-        except Exception:
-            log.exception("discord: could not render the %s view", reply.view)
-            body = render(error_reply("bot.error.internal", reply.lang), "discord")
+        body = render(reply, "discord")  # a failure here reaches on_app_command_error (the request boundary)
         outcome = await self.sender.send(
             interaction.followup,
             body,

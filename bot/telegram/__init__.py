@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from telegram import BotCommand, Update
 from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import TelegramError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, MessageHandler, filters
 
 from bot.commands import Incoming, dispatch, error_reply, load_commands, lookup, split_command
@@ -139,7 +140,7 @@ class TelegramAdapter:
             return user is not None
         try:
             member = await chat.get_member(user.id)
-        except Exception:
+        except TelegramError:
             log.warning("telegram: could not read the member status in chat %s", chat.id)
             return False
         return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
@@ -180,11 +181,7 @@ class TelegramAdapter:
         assert message is not None
         incoming = await self.incoming(update, text)
         reply = await dispatch(incoming, self.ctx)
-        try:
-            body = render(reply, "telegram")
-        except Exception:  # a broken template must still give the user an answer
-            log.exception("telegram: could not render the %s view", reply.view)
-            body = render(error_reply("bot.error.internal", reply.lang), "telegram")
+        body = render(reply, "telegram")
         return await self.send(
             incoming, body, reply_to=message.message_id if incoming.chat_kind != "private" else None
         )
@@ -195,7 +192,20 @@ class TelegramAdapter:
         )
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-        log.error("telegram: error while handling an update: %r", context.error, exc_info=context.error)
+        """PTB's error handler: the outermost boundary of a request (``dispatch`` answers every command
+        error itself; what arrives here is a bug in rendering or sending). Logged with the update, and the
+        chat is told that something went wrong."""
+        chat = update.effective_chat if isinstance(update, Update) else None
+        log.error(
+            "telegram: update %s in chat %s failed: %r",
+            update.update_id if isinstance(update, Update) else "-",
+            chat.id if chat is not None else "-",
+            context.error,
+            exc_info=context.error,
+        )
+        if chat is not None:
+            body = render(error_reply("bot.error.internal", self.ctx.settings.lang), "telegram")
+            await self.sender.send(chat.id, body, chat_kind=_chat_kind(chat.type))
 
 
 def command_menu(lang: str) -> list[BotCommand]:
@@ -255,7 +265,7 @@ async def prepare(app: Application) -> None:  # type: ignore[type-arg]
         await app.bot.set_my_commands(command_menu(adapter.ctx.settings.lang))
         await app.bot.set_my_commands(command_menu("ko"), language_code="ko")
         await app.bot.set_my_commands(command_menu("lzh"), language_code="zh")
-    except Exception as exc:  # the menu is a convenience; never fail the start on it
+    except TelegramError as exc:  # the menu is a convenience; never fail the start on it
         log.warning("telegram: could not register the command menu: %s", exc)
 
 
