@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -39,7 +39,9 @@ from bot.i18n import gettext
 from bot.sending import DiscordSender, SendOutcome
 from bot.views import render
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # discord.types is for type checkers (it cannot be imported on its own at run time)
+    from discord.types.command import ApplicationCommand as ApplicationCommandPayload
+
     from bot.context import AppContext
 
 log = logging.getLogger(__name__)
@@ -119,7 +121,7 @@ class SikpanClient(discord.Client):
         self.sync_on_start = sync
         self.prefix = prefix
         self.tree = app_commands.CommandTree(self)
-        self.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
+        self.tree.error(self.on_app_command_error)
         self.synced: list[app_commands.AppCommand] = []
         self.handled: list[SendOutcome] = []
         for spec in load_commands().values():
@@ -157,8 +159,10 @@ class SikpanClient(discord.Client):
             descriptions[arg.name] = app_commands.locale_str(
                 _describe(lang, arg.description_msgid, arg.name), msgid=arg.description_msgid
             )
-        callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-        callback.__discord_app_commands_param_description__ = descriptions  # type: ignore[attr-defined]
+        # discord.py reads a callback's parameters from its signature and their descriptions from this
+        # attribute (what ``@app_commands.describe`` sets): both are generated here from the ArgSpecs.
+        callback.__dict__["__signature__"] = inspect.Signature(params)
+        callback.__dict__["__discord_app_commands_param_description__"] = descriptions
         return app_commands.Command(
             name=spec.name,
             description=app_commands.locale_str(
@@ -228,14 +232,14 @@ class SikpanClient(discord.Client):
             await c.get_translated_payload(self.tree, translator) if translator else c.to_dict(self.tree)
             for c in self.tree.get_commands()
         ]
-        remote: list[dict[str, Any]] | None
-        try:
-            assert self.application_id is not None
-            remote = await self.http.get_global_commands(self.application_id)  # type: ignore[assignment]
-        except (discord.HTTPException, AssertionError):
-            remote = None
+        remote: list[ApplicationCommandPayload] | None = None
+        if self.application_id is not None:
+            try:
+                remote = await self.http.get_global_commands(self.application_id)
+            except discord.HTTPException:
+                remote = None
         if remote is not None and same_schema(local, remote):
-            self.synced = [app_commands.AppCommand(data=d, state=self._connection) for d in remote]  # type: ignore[arg-type]
+            self.synced = [app_commands.AppCommand(data=d, state=self._connection) for d in remote]
             log.info("discord: %d slash commands already in sync", len(self.synced))
             return False
         self.synced = await self.tree.sync()
@@ -250,7 +254,8 @@ class SikpanClient(discord.Client):
         if not self.prefix or message.author.bot or not message.content.startswith(self.prefix):
             return
         in_guild = message.guild is not None
-        perms = message.channel.permissions_for(message.author) if in_guild else None  # type: ignore[arg-type]
+        author = message.author
+        perms = message.channel.permissions_for(author) if isinstance(author, discord.Member) else None
         incoming = Incoming(
             platform="discord",
             chat_id=str(message.channel.id),
@@ -287,7 +292,7 @@ def _covers(local: Any, remote: Any) -> bool:
     return bool(local == remote)
 
 
-def same_schema(local: list[dict[str, Any]], remote: list[dict[str, Any]]) -> bool:
+def same_schema(local: Sequence[Mapping[str, Any]], remote: Sequence[Mapping[str, Any]]) -> bool:
     """True when the registered commands (``remote``) match our payload (``local``) command for command."""
     theirs = {(c.get("name"), c.get("type", 1)): c for c in remote}
     ours = {(c.get("name"), c.get("type", 1)): c for c in local}

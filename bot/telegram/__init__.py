@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# The application as ApplicationBuilder().build() makes it (default context, bot and job-queue types).
+AnyApplication = Application[Any, Any, Any, Any, Any, Any]
+
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 GROUP_ANONYMOUS_BOT = 1087968824  # "GroupAnonymousBot": an anonymous group admin
 _COMMAND_WORD = re.compile(r"^[/／]([^\s@]+)(?:@(\S+))?")
@@ -228,7 +231,7 @@ def build_application(
     sender: TelegramSender | None = None,
     concurrent_updates: int = 256,
     pace: bool = True,
-) -> Application:  # type: ignore[type-arg]
+) -> AnyApplication:
     """Build the ``Application`` (handlers, sender, error handler) without starting anything."""
     install_redaction([token])
     app = (
@@ -257,7 +260,7 @@ def build_application(
     return app
 
 
-async def prepare(app: Application) -> None:  # type: ignore[type-arg]
+async def prepare(app: AnyApplication) -> None:
     """After ``initialize``: learn our username and register the command menu (best effort)."""
     adapter: TelegramAdapter = app.bot_data["adapter"]
     adapter.username = app.bot.username or ""
