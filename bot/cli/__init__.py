@@ -7,8 +7,8 @@ command loads only what it uses: ``sikpan calendar`` never imports the 七政 ep
 
 - ``sikpan --version``: the installed version.
 - ``sikpan`` alone: the usage with the list of subcommands, on stderr, exit status 2 (nothing was run).
-- Bad input ends with a localized message (after the usage of that subcommand, for a malformed command
-  line) on stderr and exit status 2, never a traceback. Every text is in the language of ``--lang``.
+- Bad input ends with one localized line on stderr and exit status 2, never a traceback. Every text is in
+  the language of ``--lang`` (argparse's own included).
 """
 
 from __future__ import annotations
@@ -69,8 +69,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             return int(args.func(args) or 0)
         except UsageError as err:
-            if err.usage:
-                sys.stderr.write(err.usage)
             print(gettext(lang, err.code, **err.params), file=sys.stderr)
             return 2
         except EngineInputError as err:

@@ -22,13 +22,11 @@ from engine.errors import EngineInputError
 
 
 class UsageError(Exception):
-    """Bad command-line input; ``code`` is a message id in the locale catalogs; ``usage`` the usage lines of
-    the (sub)command, printed before the message."""
+    """Bad command-line input; ``code`` is a message id in the locale catalogs."""
 
-    def __init__(self, code: str, *, usage: str | None = None, **params: Any) -> None:
+    def __init__(self, code: str, **params: Any) -> None:
         super().__init__(code)
         self.code = code
-        self.usage = usage
         self.params = params
 
 
@@ -55,7 +53,7 @@ class SikpanArgumentParser(argparse.ArgumentParser):
         return LocalizedHelpFormatter(self.prog, self.lang)
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError("error.usage", usage=self.format_usage(), detail=message, prog=self.prog)
+        raise UsageError("error.usage", detail=message, prog=self.prog)
 
 
 @contextmanager

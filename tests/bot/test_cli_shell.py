@@ -42,10 +42,9 @@ def test_bare_sikpan_prints_the_usage_with_every_subcommand(lang):
 
 
 @pytest.mark.parametrize("lang", ["ko", "lzh"])
-def test_argparse_errors_are_localized_with_the_usage_of_the_subcommand(lang):
+def test_argparse_errors_are_one_localized_line(lang):
     out = _sikpan("liuren", env_lang=lang)
-    assert out.returncode == 2
-    assert out.stderr.startswith(gettext(lang, "usage: ") + "sikpan liuren")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
     required = gettext(lang, "the following arguments are required: %s") % "liuren_command"
     assert gettext(lang, "error.usage", detail=required) in out.stderr
     assert "required" not in out.stderr and "Traceback" not in out.stderr

@@ -50,3 +50,35 @@ def test_migrations_are_package_data():
     for sql in (ROOT / "bot" / "migrations").glob("*.sql"):
         assert any(fnmatch.fnmatch(sql.name, p) for p in patterns), sql.name
     assert (ROOT / "bot" / "migrations" / "__init__.py").exists()  # a package, so setuptools finds it
+
+
+def _name(requirement: str) -> str:
+    import re
+
+    return re.split(r"[\[<>=!~; ]", requirement, maxsplit=1)[0].lower().replace("_", "-").replace(".", "-")
+
+
+def test_constraints_pin_every_requirement_of_the_project_and_its_extras():
+    """constraints.txt (scripts/gen_constraints.py) must be regenerated when a dependency is added."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = {_name(r) for r in project["dependencies"]}
+    for extra in ("telegram", "discord", "test"):
+        wanted |= {_name(r) for r in project["optional-dependencies"][extra] if not r.startswith("sikpan")}
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, pinned = line.partition("==")
+            assert pinned, f"not an exact pin: {line}"
+            pins[_name(name)] = pinned
+    assert wanted <= pins.keys(), sorted(wanted - pins.keys())
+
+
+def test_ci_readme_and_docker_install_from_the_constraints():
+    readme = (ROOT / "README.md").read_text()
+    commands = [line for line in readme.splitlines() if line.startswith("python3 -m venv .venv")]
+    assert len(commands) == 2  # exactly two set-up commands: run one, test one
+    assert all("pip install -c constraints.txt" in c for c in commands)
+    assert "'.[all]'" in commands[0] and "-e '.[test]'" in commands[1]
+    assert "test-command" in (ROOT / ".ci" / "run").read_text()
