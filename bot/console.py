@@ -97,7 +97,7 @@ class FdLineSource:
 
     def close(self) -> None:
         if self.started:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(RuntimeError, ValueError, OSError):  # no loop any more, or fd closed
                 asyncio.get_running_loop().remove_reader(self.fd)
 
 

@@ -200,7 +200,7 @@ class SikpanClient(discord.Client):
             lang_hint=str(interaction.locale.value) if interaction.locale else None,
             chat_kind="group" if in_guild else "private",
             user_is_admin=(not in_guild) or bool(perms.administrator or perms.manage_guild),
-            display_name=getattr(user, "display_name", None),
+            display_name=user.display_name,
         )
 
     async def on_app_command_error(
