@@ -93,3 +93,15 @@ def test_a_token_without_its_chat_library_names_the_extra(monkeypatch, platform)
     with pytest.raises(app.MissingExtra) as err:
         app.configured_runners(Settings(**{f"{platform}_token": "1:x"}))
     assert err.value.extra == platform and f"sikpan[{platform}]" in str(err.value)
+
+
+async def test_system_clock_sleeps_until_an_instant_on_the_wall_clock():
+    from datetime import timedelta
+
+    from bot.context import SystemClock
+
+    clock = SystemClock()
+    start = await clock.now()
+    await asyncio.wait_for(clock.sleep_until(start - timedelta(seconds=5)), 0.5)  # the past: at once
+    await asyncio.wait_for(clock.sleep_until(start + timedelta(seconds=0.2)), 5)
+    assert await clock.now() >= start + timedelta(seconds=0.2)
