@@ -14,7 +14,7 @@ from engine.errors import EngineInputError
 from engine.liuren.generals import general_positions, guiren_branch, is_daytime_by_hour, runs_forward
 from engine.liuren.methods import distinct_lessons, solve
 from engine.liuren.options import DEFAULT_OPTIONS, DayNight, Options
-from engine.liuren.patterns import PatternHit, detect
+from engine.liuren.patterns import PatternHit, detect, guiren_dependent
 from engine.liuren.types import General, Lesson, Method, Trace, Transmission
 from engine.shensha import marks as shensha_marks
 
@@ -122,22 +122,36 @@ class Chart:
         return detect(self)
 
     def ke_ti(self) -> list[str]:
-        """The 九宗門 names, then the names of the detected patterns (no repeats)."""
+        """The 九宗門 names, then the names of the patterns that hold for this cast (its 貴人), no repeats."""
         names = list(self.method_names)
         for hit in self.patterns():
             if hit.name not in names:
                 names.append(hit.name)
         return names
 
-    def table_row(self) -> dict[str, Any]:
-        """The ``sikpan liuren table`` line (issue 3 JSON contract)."""
+    def guiren_dependent(self) -> dict[str, list[str]]:
+        """貴人-dependent 課體 → the 貴人 (晝, 夜) they hold under (``engine.liuren.patterns.guiren_dependent``)."""
+        return guiren_dependent(self)
+
+    def table_row(self, *, cast: bool = True) -> dict[str, Any]:
+        """The ``sikpan liuren table`` line (issue 3 JSON contract, issue 20 ``guiren_dependent``).
+
+        ``cast=True``: ``ke_ti`` holds for this cast's 貴人. ``cast=False`` (the 720 table, where no 占時 is
+        given): ``ke_ti`` leaves out the 貴人-dependent names that hold under one 貴人 only; ``guiren_dependent``
+        says which.
+        """
+        dependent = self.guiren_dependent()
+        names = self.ke_ti()
+        if not cast:
+            names = [n for n in names if dependent.get(n, ["晝", "夜"]) == ["晝", "夜"]]
         return {
             "day": self.day.chars,
             "ju": self.ju,
             "lessons": [list(ls.chars) for ls in self.lessons],
             "transmissions": [t.branch.char for t in self.transmissions],
             "method": self.method.char,
-            "ke_ti": self.ke_ti(),
+            "ke_ti": names,
+            "guiren_dependent": dependent,
         }
 
     def to_json(self) -> dict[str, Any]:

@@ -24,7 +24,7 @@ def test_table_json_contract(capsys):
     assert [(r["day"], r["ju"]) for r in lines[:13]][:2] == [("甲子", 1), ("甲子", 2)]
     assert lines[12]["day"] == "乙丑" and lines[-1]["day"] == "癸亥" and lines[-1]["ju"] == 12
     row = next(r for r in lines if r["day"] == "庚辰" and r["ju"] == 8)
-    assert set(row) == {"day", "ju", "lessons", "transmissions", "method", "ke_ti"}
+    assert set(row) == {"day", "ju", "lessons", "transmissions", "method", "ke_ti", "guiren_dependent"}
     assert row["lessons"][0] == ["丑", "庚"]  # 庚辰日 第8局 has 丑 over the day stem
     assert row["transmissions"] == ["寅", "未", "子"]
     assert row["method"] == "賊剋" and row["ke_ti"][0] == "重審"
@@ -39,6 +39,23 @@ def test_table_json_contract(capsys):
         "伏吟",
         "返吟",
     }
+
+
+def test_table_says_which_guiren(capsys):
+    # seed 003 entry 3 (庚辰 第10局) 「夜貴閉口」; entry 2 (第9局) 「兩貴臨門」 (勵德 under both 貴人)
+    _, out, _ = run(capsys, "liuren", "table", "--json")
+    rows = {(r["day"], r["ju"]): r for r in map(json.loads, out.splitlines())}
+    e3, e2 = rows[("庚辰", 10)], rows[("庚辰", 9)]
+    assert e3["guiren_dependent"] == {"閉口": ["夜"]} and "閉口" not in e3["ke_ti"]
+    assert e2["guiren_dependent"]["勵德"] == ["晝", "夜"] and "勵德" in e2["ke_ti"]
+    kinds = {"閉口", "勵德", "貴登天門"}
+    for r in rows.values():
+        assert set(r["guiren_dependent"]) <= kinds
+        for name, when in r["guiren_dependent"].items():
+            assert when in (["晝"], ["夜"], ["晝", "夜"])
+            assert (name in r["ke_ti"]) == (when == ["晝", "夜"])
+    # every 貴登天門 holds through one 貴人 only (one 貴人 sits on 亥 at a time)
+    assert all(r["guiren_dependent"].get("貴登天門", ["晝"]) != ["晝", "夜"] for r in rows.values())
 
 
 def test_table_options(capsys):

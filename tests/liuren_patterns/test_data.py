@@ -17,7 +17,33 @@ def test_patterns_have_source_ko_lzh() -> None:
     for p in load("patterns.json")["patterns"]:
         assert p["source"], p["id"]
         for lang in ("ko", "lzh"):
-            assert all(p[lang][k] for k in ("name", "definition", "meaning")), (p["id"], lang)
+            assert all(p[lang][k] for k in ("name", "definition")), (p["id"], lang)
+            # a meaning is given, or the entry says the seeds give none (its entry commentary is a remark)
+            assert p[lang]["meaning"] or (p["meaning_note"] and p["remarks"]), (p["id"], lang)
+        for r in p.get("remarks", ()):
+            assert r["source"] == f"seed 003 entry {r['entry']}" and r["lzh"] and r["ko"], p["id"]
+
+
+def _seed003_paragraphs() -> list[str]:
+    from pathlib import Path
+
+    seed = next(Path("/work/shared/seeds").glob("003_*.txt"), None)
+    assert seed is not None, "seed 003 missing"
+    return [line for line in seed.read_text(encoding="utf-8").splitlines() if line.startswith("斷曰")]
+
+
+def test_generic_keti_texts_do_not_carry_entry_commentary() -> None:
+    # 間傳 is a generic 課體 (entries 4 and 8); 「極陰間傳，昏晦之中，復多阻隔」 is entry 8's 斷曰 of 辛巳 第3局,
+    # 「居上者宜以禮法自持」 entry 7's 斷曰 of its 元首 課 「元首課以上克下，格合退茹」.
+    duan = _seed003_paragraphs()
+    assert "極陰間傳，昏晦之中，復多阻隔" in duan[7] and "居上者宜以禮法自持" in duan[6]
+    by_id = {p["id"]: p for p in load("patterns.json")["patterns"]}
+    for pid, entry in (("jianchuan", 8), ("tuiru", 7), ("jinru", 5)):
+        p = by_id[pid]
+        assert p["lzh"]["meaning"] == "" and p["ko"]["meaning"] == ""
+        assert [r["entry"] for r in p["remarks"]] == [entry]
+        assert p["remarks"][0]["lzh"].replace("此蒿矢之卦，", "")[:6] in duan[entry - 1]
+    assert "極陰" not in by_id["jianchuan"]["lzh"]["definition"]
 
 
 def test_leishen_has_source_ko_lzh() -> None:
