@@ -294,6 +294,7 @@ def _position(
             vitality=vitality(b.element, month) if month is not None else None,
             month_general=chart.month_general,
             month_branch=month,
+            dun_stem=xun_dun_stem(day.xun_head, b),
         )
     return Position(
         role=role,
