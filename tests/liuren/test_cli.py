@@ -187,7 +187,9 @@ def test_generic_jianchuan_says_nothing_of_jiyin(capsys, lang):
     # 甲子 第11局: 三傳 辰午申 (間傳, 六陽). 「極陰間傳，昏晦之中，復多阻隔」 is seed 003 entry 8's 斷曰 of 辛巳 第3局
     code, out, _ = run(capsys, "cast", "--day", "甲子", "--ju", "11", "--lang", lang)
     assert code == 0 and "間傳" in out
-    assert "極陰" not in out and "극음" not in out and "昏晦" not in out
+    # (六陽's own text 「亦以陽極陰生論」 contains the characters 極陰, so look for the remark and the name)
+    assert "極陰間傳" not in out and "昏晦" not in out and "阻隔" not in out and "극음" not in out
+    assert "極陰," not in out and "極陰:" not in out and not out.rstrip().endswith("極陰")
     # the remark stays with its own 課
     _, out8, _ = run(capsys, "cast", "--day", "辛巳", "--ju", "3", "--lang", "lzh")
     assert "極陰間傳，昏晦之中，復多阻隔" in out8
