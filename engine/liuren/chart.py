@@ -76,6 +76,8 @@ class Chart:
     trace: Trace
     options: Options
     moment: Moment | None = None
+    # what was not given and had to be assumed (issue 20): "hour" and "month_general" when only a 局 was given
+    assumed: tuple[str, ...] = ()
 
     def earth_of(self, heaven_branch: Branch) -> Branch:
         """The 地盤 branch under a 天盤 branch."""
@@ -177,6 +179,8 @@ class Chart:
         )
         if self.moment is not None:
             out["moment"] = self.moment.to_json()
+        if self.assumed:
+            out["assumed"] = {name: getattr(self, name).char for name in self.assumed}
         return out
 
 
@@ -262,23 +266,38 @@ def chart_for_ju(
     options: Options = DEFAULT_OPTIONS,
     hour: Branch | None = None,
     daytime: bool = True,
+    month_general: Branch | None = None,
 ) -> Chart:
     """The chart of a (day, 局) as the 課 tables number them (庚辰日 第8局 has 丑 over 庚).
 
-    The 三傳 depend only on (day, 局). For the 天將 an 占時 is needed: ``hour`` if given, else the first
-    hour from 午 (daytime) or 子 (night) that the ``daynight`` option counts as day / night.
+    The 三傳 depend only on (day, 局). For the 天將 an 占時 is needed: ``hour`` if given, else the one the
+    ``month_general`` makes with the 局, else the first hour from 午 (daytime) or 子 (night) that the
+    ``daynight`` option counts as day / night — then the chart's ``assumed`` names the 占時 and the 月將.
     """
     if isinstance(ju, bool) or not isinstance(ju, int) or not 1 <= ju <= 12:
         raise EngineInputError("error.liuren.bad_ju", f"局 must be 1…12, not {ju!r}", value=ju)
     options = _check_options(options)
     offset = offset_of_ju(ju)
+    if hour is None and month_general is not None:
+        hour = Branch(month_general).shift(-offset)
     if hour is None:
         rule = DayNight.MAOSHEN if options.daynight is DayNight.SUN else options.daynight
         start = Branch.WU if daytime else Branch.ZI
         hour = next(
             (start.shift(k) for k in range(12) if is_daytime_by_hour(start.shift(k), rule) == daytime), start
         )
-        return _build(day, hour.shift(offset), hour, options, daytime)
+        chart = _build(day, hour.shift(offset), hour, options, daytime)
+        return _replace(chart, assumed=("month_general", "hour"))
+    hour = Branch(hour)
+    if month_general is not None and hour.shift(offset) != month_general:
+        raise EngineInputError(
+            "error.liuren.ju_mismatch",
+            f"{month_general.char}將 {hour.char}時 make 第{ju_of(month_general, hour)}局, not 第{ju}局",
+            general=month_general.char,
+            hour=hour.char,
+            ju=ju,
+            actual=ju_of(month_general, hour),
+        )
     return _build(day, hour.shift(offset), hour, options, _hour_daytime(hour, options, daytime))
 
 

@@ -193,3 +193,41 @@ def test_generic_jianchuan_says_nothing_of_jiyin(capsys, lang):
     # the remark stays with its own 課
     _, out8, _ = run(capsys, "cast", "--day", "辛巳", "--ju", "3", "--lang", "lzh")
     assert "極陰間傳，昏晦之中，復多阻隔" in out8
+
+
+def test_cast_day_ju_states_what_it_assumes(capsys):
+    # issue 20: 「--day/--ju silently fixes 占時 午」 — now stated, in JSON and in the text
+    _, out, _ = run(capsys, "cast", "--day", "辛巳", "--ju", "2", "--json")
+    data = json.loads(out)
+    assert data["assumed"] == {"month_general": "巳", "hour": "午"}
+    _, text, _ = run(capsys, "cast", "--day", "辛巳", "--ju", "2", "--lang", "lzh")
+    assert "未給占時，假定午時，月將隨之為巳" in text
+
+
+def test_cast_general_and_hour(capsys):
+    # seed 003 entry 7 「斬關月將」: 月將 辰; given, nothing is assumed
+    code, out, _ = run(
+        capsys, "cast", "--day", "辛巳", "--ju", "2", "--general", "辰", "--hour", "巳", "--json"
+    )
+    data = json.loads(out)
+    assert code == 0 and (data["month_general"], data["hour"], data["ju"]) == ("辰", "巳", 2)
+    assert "assumed" not in data
+    # without --ju: the 局 follows from 月將 and 占時
+    _, out, _ = run(capsys, "cast", "--day", "辛巳", "--general", "辰將", "--hour", "巳時", "--json")
+    assert json.loads(out)["ju"] == 2
+    # a 局 that the two do not make: a localized error, exit 2
+    code, _, err = run(
+        capsys, "cast", "--day", "辛巳", "--ju", "3", "--general", "辰", "--hour", "巳", "--lang", "lzh"
+    )
+    assert code == 2 and "辰將巳時為第2局，非第3局" in err
+
+
+def test_cast_night_decides_with_the_night_guiren(capsys):
+    # 丙 晝貴亥 夜貴酉; 丙寅 第5局 --night: 貴人 酉 over 丑 — no 勵德 (貴人臨卯酉) by the 晝貴 any more
+    _, out, _ = run(capsys, "cast", "--day", "丙寅", "--ju", "5", "--night", "--json")
+    data = json.loads(out)
+    assert data["guiren"] == "酉" and data["daytime"] is False
+    assert "勵德" not in data["ke_ti"]
+    assert data["guiren_dependent"]["勵德"] == ["晝"]
+    _, out, _ = run(capsys, "cast", "--day", "丙寅", "--ju", "5", "--json")
+    assert "勵德" in json.loads(out)["ke_ti"]
