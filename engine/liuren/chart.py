@@ -16,6 +16,7 @@ from engine.liuren.methods import distinct_lessons, solve
 from engine.liuren.options import DEFAULT_OPTIONS, DayNight, Options
 from engine.liuren.patterns import PatternHit, detect, guiren_dependent
 from engine.liuren.types import General, Lesson, Method, Trace, Transmission
+from engine.shensha import Options as ShenshaOptions
 from engine.shensha import marks as shensha_marks
 
 
@@ -349,7 +350,8 @@ def with_shensha(chart: Chart) -> Chart:
     """
     month = chart.moment.month.branch if chart.moment is not None else None
     year = chart.moment.year if chart.moment is not None else None
-    marks = shensha_marks(chart.day, month=month, year=year, hour=chart.hour)
+    options = ShenshaOptions(mu=chart.options.mu.value)  # the chart's 墓 convention for the 十二長生 labels
+    marks = shensha_marks(chart.day, month=month, year=year, hour=chart.hour, options=options)
     trans = chart.transmissions
     return _replace(
         chart,

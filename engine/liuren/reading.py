@@ -20,13 +20,14 @@ from functools import cache
 from typing import Any, Protocol
 
 from engine.core.cycle import Branch, GanZhi, Stem, xun_dun_stem
-from engine.core.relations import Kin, Vitality, changsheng, chong, hai, liuhe, po, vitality, xing, yima
+from engine.core.relations import Kin, Vitality, chong, hai, liuhe, po, vitality, xing, yima
 from engine.datafiles import load_json
 from engine.errors import EngineInputError
 from engine.liuren.leishen import LeishenHit, check_category, lookup
 from engine.liuren.methods import jigong
 from engine.liuren.patterns import ChartLike, PatternHit, detect
 from engine.liuren.types import General
+from engine.shensha.stages import MuRule, stage_at
 
 ROLES = ("initial", "middle", "final", "gan_upper", "zhi_upper", "hour", "birth")
 RELATION_KINDS = ("刑", "沖", "破", "害", "合")
@@ -231,13 +232,14 @@ def attributes_of(
     xunkong: tuple[Branch, Branch],
     month: Branch | None = None,
     year: Branch | None = None,
+    mu: MuRule = MuRule.WUXING,
 ) -> tuple[Attribute, ...]:
-    """所屬何煞 of a branch (seed 002, in its order): 六親, 長生 stage, 刑沖破害合 with 干/支, 馬, 太歲,
-    旺相休囚死, 月建, 月將, 旬空."""
-    out = [
-        Attribute(f"relative.{Kin.of(day.stem.element, b.element).char}"),
-        Attribute(f"stage.{changsheng(day.stem, b).char}"),
-    ]
+    """所屬何煞 of a branch (seed 002, in its order): 六親, 長生 stage (墓 by the ``mu`` convention), 刑沖破害合
+    with 干/支, 馬, 太歲, 旺相休囚死, 月建, 月將, 旬空."""
+    out = [Attribute(f"relative.{Kin.of(day.stem.element, b.element).char}")]
+    stage = stage_at(day.stem, b, mu)
+    if stage is not None:  # under mu=wuxing a 陰干's seed-002 墓 branch has no stage (engine.shensha.stages)
+        out.append(Attribute(f"stage.{stage.char}"))
     for side, target in (("gan", jigong(day.stem)), ("zhi", day.branch)):
         for kind in relations(b, target):
             out.append(Attribute(f"relation.{kind}.{side}", (("target", target.char),)))
@@ -302,8 +304,10 @@ def _position(
         seat=seat,
         general=general,
         dun_stem=xun_dun_stem(day.xun_head, b),
-        attributes=attributes_of(b, day, chart.month_general, chart.xunkong, month, year),
-        seat_attributes=attributes_of(seat, day, chart.month_general, chart.xunkong, month, year),
+        attributes=attributes_of(b, day, chart.month_general, chart.xunkong, month, year, chart.options.mu),
+        seat_attributes=attributes_of(
+            seat, day, chart.month_general, chart.xunkong, month, year, chart.options.mu
+        ),
         general_attributes=tuple(general_attrs),
         leishen=hits,
     )

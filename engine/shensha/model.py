@@ -27,6 +27,7 @@ OPTION_VALUES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "xueji": ("split", "combined"),
         "jingqi": ("note", "emended"),
         "guansuo": ("split", "combined"),
+        "mu": ("changsheng", "wuxing"),
     }
 )
 
@@ -44,6 +45,7 @@ class Options:
     xueji: str = "split"  # 血刃 odd / 血忌 even months (default) or both the combined 12-month sequence
     jingqi: str = "note"  # 旌旗 冬子 as the note says (default) or 冬午 (emended by 「起卯，逆征四圉」)
     guansuo: str = "split"  # 關 = 孤辰 square, 鎖 = 寡宿 square (default) or one combined 關鎖
+    mu: str = "changsheng"  # 十二長生 墓: seed-002 table 陰逆 (辛墓辰, default) or by 五行 (seed 003 辛墓丑)
 
     def __post_init__(self) -> None:
         for f in fields(self):
