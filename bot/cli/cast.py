@@ -13,6 +13,7 @@ from engine.core.cycle import Branch, GanZhi
 from engine.liuren import Chart, chart_at, with_shensha
 from engine.liuren.reading import read, render_context
 from engine.liuren.request import CastRequest, chart_for_request, parse_hour, parse_month_general
+from engine.liuren.verdict import judge
 
 # 地盤 positions of the square board as practitioners draw it (巳午未申 on top, 寅丑子亥 at the bottom).
 _TOP = (Branch.SI, Branch.WU, Branch.WEI, Branch.SHEN)
@@ -88,13 +89,17 @@ def handler(args: argparse.Namespace) -> int:
         raise UsageError("error.liuren.at_or_day")
     chart = with_shensha(chart)
     readings = readings_for(chart, args.category)
+    verdict = judge(chart, args.category).to_json()  # the same judgment as the composed reading's
     if args.json:
         out = chart.to_json()
         out["reading"] = [r.to_json() for r in readings]
+        out["verdict"] = verdict
         emit_json(out)
         return 0
     context = view(chart)
     context.update(render_context(readings, args.lang))
+    context["verdict"] = verdict
+    context["seed"] = next((r.seed.to_json() for r in readings if r.seed is not None), None)
     emit_text(render("cli/cast.txt.j2", args.lang, **context))
     return 0
 

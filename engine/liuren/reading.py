@@ -20,13 +20,15 @@ from functools import cache
 from typing import Any, Protocol
 
 from engine.core.cycle import Branch, GanZhi, Stem, xun_dun_stem
-from engine.core.relations import Kin, Vitality, chong, hai, liuhe, po, vitality, xing, yima
+from engine.core.relations import Kin, Vitality, vitality, yima
 from engine.datafiles import load_json
 from engine.errors import EngineInputError
+from engine.liuren.branch_relations import relations
 from engine.liuren.leishen import LeishenHit, check_category, lookup
 from engine.liuren.methods import jigong
 from engine.liuren.patterns import ChartLike, PatternHit, detect
 from engine.liuren.types import General
+from engine.liuren.verdict import Verdict, judge
 from engine.shensha.stages import MuRule, stage_at
 
 ROLES = ("initial", "middle", "final", "gan_upper", "zhi_upper", "hour", "birth")
@@ -47,6 +49,9 @@ class ReadableChart(ChartLike, Protocol):
 
     @property
     def xunkong(self) -> tuple[Branch, Branch]: ...
+
+    @property
+    def method_names(self) -> tuple[str, ...]: ...
 
     def general_on(self, branch: Branch) -> General: ...
 
@@ -127,6 +132,10 @@ class SeedText:
     ju: int
     ke_ti: tuple[str, ...]
     sections: tuple[SeedSection, ...]
+    # 課體 by rule that hold for this cast but that the seed's own 課體 line does not give (shown apart), and
+    # the seed's names that do not hold for this cast's 貴人 (entry 2 閉口 is the 夜貴's 「兩貴」 reading)
+    derived: tuple[str, ...] = ()
+    seed_only: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -134,6 +143,8 @@ class SeedText:
             "day": self.day.chars,
             "ju": self.ju,
             "ke_ti": list(self.ke_ti),
+            "derived": list(self.derived),
+            "seed_only": list(self.seed_only),
             "sections": [{"kind": s.kind, "text": f"seed003.{self.entry}.{s.index}"} for s in self.sections],
         }
 
@@ -153,6 +164,7 @@ class Reading:
     year: Branch | None = None
     birth: Branch | None = None
     seed: SeedText | None = None
+    verdict: Verdict | None = None  # the composed reading ends in a judgment (engine.liuren.verdict)
 
     def position(self, role: str) -> Position:
         for p in self.positions:
@@ -173,6 +185,7 @@ class Reading:
             "positions": [p.to_json() for p in self.positions],
             "links": [k.to_json() for k in self.links],
             "seed": self.seed.to_json() if self.seed is not None else None,
+            "verdict": self.verdict.to_json() if self.verdict is not None else None,
         }
 
 
@@ -207,22 +220,6 @@ def seed_keys() -> tuple[tuple[GanZhi, int], ...]:
 
 
 # ------------------------------------------------------------------------------------------ compute
-
-
-def relations(x: Branch, target: Branch) -> tuple[str, ...]:
-    """The 刑沖破害合 that ``x`` forms with ``target`` (刑 read as x 刑 target, seed 002 「刑干」 「刑支」)."""
-    found: list[str] = []
-    if xing(x) == target:
-        found.append("刑")
-    if chong(x) == target:
-        found.append("沖")
-    if po(x) == target:
-        found.append("破")
-    if hai(x) == target:
-        found.append("害")
-    if liuhe(x) == target:
-        found.append("合")
-    return tuple(found)
 
 
 def attributes_of(
@@ -362,6 +359,7 @@ def compose(
         month=month,
         year=year,
         birth=birth,
+        verdict=judge(chart, category),
     )
 
 
@@ -373,14 +371,19 @@ def seed_reading(chart: ReadableChart) -> Reading | None:
     e = _seed_entries()[n - 1]
     if "".join(t.branch.char for t in chart.transmissions) != e["transmissions"]:
         return None  # school options gave another 三傳: the seed text is not about this chart
+    hits = detect(chart)
+    cast = list(chart.method_names) + [h.name for h in hits if h.name not in chart.method_names]
+    own = tuple(e["ke_ti"])
     text = SeedText(
         entry=n,
         day=chart.day,
         ju=chart.ju,
-        ke_ti=tuple(e["ke_ti"]),
+        ke_ti=own,
         sections=tuple(SeedSection(s["kind"], i) for i, s in enumerate(e["sections"])),
+        derived=tuple(name for name in cast if name not in own),
+        seed_only=tuple(name for name in own if name not in cast),
     )
-    return Reading(kind="seed", day=chart.day, ju=chart.ju, patterns=detect(chart), seed=text)
+    return Reading(kind="seed", day=chart.day, ju=chart.ju, patterns=hits, seed=text)
 
 
 def read(
