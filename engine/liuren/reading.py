@@ -7,7 +7,7 @@
   (所乘何神), the 煞 X belongs to (所屬何煞: 六親, 長生 stage, 旺相休囚死, 刑沖破害合 with 干 and 支,
   驛馬, 太歲/月建/月將, 旬空) and the same for its 地盤 seat (所臨何煞), plus the 類神 of a question category.
 
-Everything is ids and parameters; the texts are in ``data/meanings.json``, ``data/patterns.json``,
+Everything is ids and parameters; the texts are in ``engine/shensha/data/meanings002.json``, ``data/patterns.json``,
 ``data/leishen.json`` and ``data/readings_seed003.json``, gathered per language by :func:`glossary` for the
 templates under ``templates/liuren/``.
 """
@@ -29,6 +29,7 @@ from engine.liuren.methods import jigong
 from engine.liuren.patterns import ChartLike, PatternHit, detect
 from engine.liuren.types import General
 from engine.liuren.verdict import Verdict, judge
+from engine.shensha import meanings002
 from engine.shensha.stages import MuRule, stage_at
 
 ROLES = ("initial", "middle", "final", "gan_upper", "zhi_upper", "hour", "birth")
@@ -58,7 +59,7 @@ class ReadableChart(ChartLike, Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Attribute:
-    """One 煞 a branch belongs to: ``id`` is a key of meanings.json, ``params`` name its arguments."""
+    """One 煞 a branch belongs to: ``id`` is a key of engine/shensha/data/meanings002.json, ``params`` name its arguments."""
 
     id: str
     params: tuple[tuple[str, str], ...] = ()
@@ -197,11 +198,10 @@ def _load(name: str) -> dict[str, Any]:
     return data
 
 
-@cache
 def meanings() -> Mapping[str, Mapping[str, Any]]:
-    """meanings.json: id → {lzh, ko, source, name_ko …} for the seed-002 神煞 used by readings."""
-    out: Mapping[str, Mapping[str, Any]] = _load("meanings.json")["meanings"]
-    return out
+    """The seed-002 meaning texts (id → {lzh, ko, source, name_ko …}), from the 神煞 engine's one file of them
+    (``engine.shensha.meanings002``, issue 11)."""
+    return meanings002()
 
 
 @cache
@@ -407,7 +407,7 @@ def read(
 def glossary(lang: str) -> Mapping[str, Mapping[str, str]]:
     """Every text a reading refers to, in ``lang`` ("ko" or "lzh"), by id.
 
-    - meanings.json ids (``relative.財``, ``stage.長生``, ``relation.沖.gan`` …) → {name, text}
+    - meanings002.json ids (``relative.財``, ``stage.長生``, ``relation.沖.gan`` …) → {name, text}
     - ``pattern.<id>`` → {name, definition, meaning}
     - ``leishen.<entry id>`` → {text}; ``leishen_category.<name>`` → {name, usage}
     - ``seed003.<entry>.<section>`` → {text}

@@ -14,7 +14,7 @@ it to the positions seed 002 names (「干支三傳」: 初傳 中傳 末傳, �
   branch that is the day's 墓 while its 沖 stands in the 三傳 or on 干上/支上;
 - and every 課體/課格 that holds for the cast, by the sense of its meaning text.
 
-Each reason's direction is the plain sense of its seed keyword (``direction`` in meanings.json and
+Each reason's direction is the plain sense of its seed keyword (``direction`` in engine/shensha/data/meanings002.json and
 patterns.json, with the rule in their ``direction_rule``). The seeds give no weights and no rule for adding
 reasons up; the verdict says so (note ``no_weights``) and takes the positions in the order the seeds read a
 課: the 用神 (初傳; seed 002 looks the 類神 up on it, seed 003 opens every 解曰 with it), then 干上 (日, 我)
@@ -40,6 +40,7 @@ from engine.liuren.leishen import check_category, lookup
 from engine.liuren.methods import jigong
 from engine.liuren.patterns import ChartLike, detect
 from engine.liuren.types import General
+from engine.shensha import meanings002
 from engine.shensha.stages import stage_at
 
 GENERAL = "general"
@@ -62,7 +63,7 @@ class VerdictChart(ChartLike, Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Reason:
-    """One thing that weighs: ``id`` is a glossary id (meanings.json key or ``pattern.<id>``)."""
+    """One thing that weighs: ``id`` is a glossary id (meanings002.json key or ``pattern.<id>``)."""
 
     id: str
     kind: str  # general relative stage relation seat_stage kong seat_kong pattern
@@ -118,10 +119,8 @@ class Verdict:
         }
 
 
-@cache
 def _meanings() -> Mapping[str, Mapping[str, Any]]:
-    data: Mapping[str, Mapping[str, Any]] = load_json("engine.liuren", "meanings.json")["meanings"]
-    return data
+    return meanings002()
 
 
 @cache

@@ -165,8 +165,30 @@ def _star(raw: Mapping[str, Any]) -> StarDef:
         variants=MappingProxyType(variants),
         sources=tuple(Source(s["seed"], int(s["line"]), s["quote"]) for s in raw["source"]),
         verse=raw.get("verse"),
-        meaning=MappingProxyType(dict(raw["meaning"])),
+        meaning=_meaning_of(raw),
         notes=tuple(raw.get("notes") or ()),
+    )
+
+
+@cache
+def meanings002() -> Mapping[str, Mapping[str, Any]]:
+    """data/meanings002.json: the seed-002 meaning texts (44 神煞 of the 大六壬 tables) by id, in ko and lzh.
+
+    The one file of these texts (issue 11): the seed-002 stars of stars.json point into it (``meaning_ref``)
+    and engine.liuren reads it for its reading glossary and verdict.
+    """
+    data: Mapping[str, Mapping[str, Any]] = load_json("engine.shensha", "meanings002.json")["meanings"]
+    return MappingProxyType(dict(data))
+
+
+def _meaning_of(raw: Mapping[str, Any]) -> Mapping[str, str]:
+    if "meaning_ref" not in raw:
+        return MappingProxyType(dict(raw["meaning"]))
+    ref = raw["meaning_ref"]
+    ids = [ref] if isinstance(ref, str) else list(ref)
+    texts = [meanings002()[i] for i in ids]
+    return MappingProxyType(
+        {"ko": " / ".join(str(t["ko"]) for t in texts), "lzh": "；".join(str(t["lzh"]) for t in texts)}
     )
 
 
