@@ -233,3 +233,32 @@ def test_cast_night_decides_with_the_night_guiren(capsys):
     assert data["guiren_dependent"]["勵德"] == ["晝"]
     _, out, _ = run(capsys, "cast", "--day", "丙寅", "--ju", "5", "--json")
     assert "勵德" in json.loads(out)["ke_ti"]
+
+
+def test_seed003_rule_names_shown_apart(capsys):
+    # seed 003 entry 2 「課體：元首，潤下，不備，勵德，閉口」: 閉口 is the 夜貴's (「兩貴」), not this 晝 cast's;
+    # 六陽 迴環 斷橋 hold by rule but are not in the seed's line — both said apart from the seed's own names
+    _, out, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "9", "--json")
+    seed = next(r["seed"] for r in json.loads(out)["reading"] if r["kind"] == "seed")
+    assert seed["ke_ti"] == ["元首", "潤下", "不備", "勵德", "閉口"]
+    assert seed["seed_only"] == ["閉口"] and {"迴環", "斷橋"} <= set(seed["derived"])
+    _, text, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "9", "--lang", "lzh")
+    assert "原書課體：元首，潤下，不備，勵德，閉口" in text and "原書所列而本占貴人不成者：閉口" in text
+    # entry 1 「課體：重審，驀越，引從」: with the 驀越 of seed 003 nothing is derived beside it
+    _, out, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8", "--json")
+    seed = next(r["seed"] for r in json.loads(out)["reading"] if r["kind"] == "seed")
+    assert seed["derived"] == [] and seed["seed_only"] == []
+
+
+def test_cast_ends_in_a_verdict(capsys):
+    # 「視所乘何神、視所屬何煞、所臨何煞定其吉凶」: every composed reading ends in a verdict with cited reasons
+    _, out, _ = run(capsys, "cast", "--day", "甲子", "--ju", "11", "--json", "--category", "人物")
+    data = json.loads(out)
+    v = data["verdict"]
+    assert v["category"] == "人物" and v["direction"] in ("吉", "凶", "平")
+    assert all(r["text"] and r["source"] for r in v["reasons"])
+    composed = next(r for r in data["reading"] if r["kind"] == "composed")
+    assert composed["verdict"] == v
+    _, text, _ = run(capsys, "cast", "--day", "甲子", "--ju", "11", "--lang", "lzh")
+    tail = text.rstrip().splitlines()
+    assert any(line.startswith("【斷】 總斷") for line in tail) and tail[-1].startswith("※ 原書不言輕重")
