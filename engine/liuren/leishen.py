@@ -64,6 +64,16 @@ def check_category(name: str) -> str:
     )
 
 
+@cache
+def _by_id() -> Mapping[str, Mapping[str, Any]]:
+    return {str(e["id"]): e for c in _data()["categories"].values() for e in c["entries"]}
+
+
+def entry(entry_id: str) -> Mapping[str, Any]:
+    """One entry of leishen.json by its id (``tianwen.22``)."""
+    return _by_id()[entry_id]
+
+
 def entries(category: str) -> tuple[Mapping[str, Any], ...]:
     return tuple(_data()["categories"][check_category(category)]["entries"])
 

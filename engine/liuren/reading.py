@@ -54,6 +54,9 @@ class ReadableChart(ChartLike, Protocol):
     @property
     def method_names(self) -> tuple[str, ...]: ...
 
+    @property
+    def assumed(self) -> tuple[str, ...]: ...
+
     def general_on(self, branch: Branch) -> General: ...
 
 
@@ -359,7 +362,7 @@ def compose(
         month=month,
         year=year,
         birth=birth,
-        verdict=judge(chart, category),
+        verdict=judge(chart, category, birth=birth),
     )
 
 

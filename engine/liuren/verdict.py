@@ -29,22 +29,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, Protocol
 
-from engine.core.cycle import Branch
+from engine.core.cycle import Branch, xun_dun_stem
 from engine.core.relations import Kin, Stage, chong
-from engine.datafiles import load_json
 from engine.liuren.branch_relations import relations
 from engine.liuren.leishen import check_category, lookup
+from engine.liuren.leishen import entry as leishen_entry
 from engine.liuren.methods import jigong
-from engine.liuren.patterns import ChartLike, detect
+from engine.liuren.patterns import ChartLike, detect, entry
 from engine.liuren.types import General
 from engine.shensha import meanings002
 from engine.shensha.stages import stage_at
 
 GENERAL = "general"
-ROLES = ("initial", "gan_upper", "zhi_upper", "middle", "final")  # the order of decision
+ROLES = ("initial", "gan_upper", "zhi_upper", "middle", "final", "hour", "birth")  # the order of decision
 PATTERNS = "patterns"
 DIRECTIONS = ("吉", "凶", "平")
 
@@ -58,6 +57,12 @@ class VerdictChart(ChartLike, Protocol):
     @property
     def month_general(self) -> Branch: ...
 
+    @property
+    def hour(self) -> Branch: ...
+
+    @property
+    def assumed(self) -> tuple[str, ...]: ...
+
     def general_on(self, branch: Branch) -> General: ...
 
 
@@ -66,7 +71,7 @@ class Reason:
     """One thing that weighs: ``id`` is a glossary id (meanings002.json key or ``pattern.<id>``)."""
 
     id: str
-    kind: str  # general relative stage relation seat_stage kong seat_kong pattern
+    kind: str  # general relative stage relation seat_stage kong seat_kong pattern leishen
     role: str | None  # initial … zhi_upper, None for a 課體
     branch: Branch | None  # the 天盤 branch of the position (for seat_*: still the position's branch)
     direction: str  # 吉 凶 平
@@ -123,16 +128,13 @@ def _meanings() -> Mapping[str, Mapping[str, Any]]:
     return meanings002()
 
 
-@cache
-def _patterns() -> Mapping[str, Mapping[str, Any]]:
-    data = load_json("engine.liuren", "patterns.json")["patterns"]
-    return {str(p["id"]): p for p in data}
-
-
 def _texts(reason_id: str) -> tuple[str, str]:
     if reason_id.startswith("pattern."):
-        p = _patterns()[reason_id.removeprefix("pattern.")]
+        p = entry(reason_id.removeprefix("pattern."))
         return _pattern_text(p, "lzh"), _pattern_text(p, "ko")
+    if reason_id.startswith("leishen."):
+        e = leishen_entry(reason_id.removeprefix("leishen."))
+        return str(e["lzh"]), str(e["ko"])
     m = _meanings()[reason_id]
     return f"{m['name_lzh']}：{m['lzh']}", f"{m['name_ko']}: {m['ko']}"
 
@@ -194,43 +196,66 @@ def _seen(chart: VerdictChart) -> frozenset[Branch]:
     )
 
 
-def _positions(chart: VerdictChart) -> tuple[tuple[str, Branch], ...]:
+def _positions(chart: VerdictChart, birth: Branch | None) -> tuple[tuple[str, Branch], ...]:
+    """The positions in the order of decision; 占時 only when it was given (an assumed 占時 says nothing of
+    the question), 本命 when the asker's birth branch is known (seed 002 「干支三傳占時本命」)."""
     t = chart.transmissions
-    return (
+    out = [
         ("initial", t[0].branch),
         ("gan_upper", chart.lessons[0].upper),
         ("zhi_upper", chart.lessons[2].upper),
         ("middle", t[1].branch),
         ("final", t[2].branch),
-    )
+    ]
+    if "hour" not in chart.assumed:
+        out.append(("hour", chart.hour))
+    if birth is not None:
+        out.append(("birth", birth))
+    return tuple(out)
 
 
 def _balance(reasons: Sequence[Reason]) -> int:
     return sum(1 if r.direction == "吉" else -1 for r in reasons if r.counted)
 
 
-def _in_category(chart: VerdictChart, category: str, b: Branch) -> bool:
-    general = chart.general_on(b)
-    relative = Kin.of(chart.day.stem.element, b.element).char
-    return bool(lookup(category, b, general=general, relative=relative, month_general=chart.month_general))
+def _leishen(chart: VerdictChart, category: str, role: str, b: Branch) -> list[Reason]:
+    """What the branch stands for in the category's table (平: the 類神 tables give no 吉凶)."""
+    hits = lookup(
+        category,
+        b,
+        general=chart.general_on(b),
+        relative=Kin.of(chart.day.stem.element, b.element).char,
+        month_general=chart.month_general,
+        dun_stem=xun_dun_stem(chart.day.xun_head, b),
+    )
+    return [
+        Reason(f"leishen.{h.entry}", "leishen", role, b, "平", False, str(leishen_entry(h.entry)["source"]))
+        for h in hits
+    ]
 
 
-def judge(chart: VerdictChart, category: str | None = None) -> Verdict:
-    """The verdict of a chart for a 類神 category (name or id), or the general one when ``category`` is None."""
+def judge(chart: VerdictChart, category: str | None = None, *, birth: Branch | None = None) -> Verdict:
+    """The verdict of a chart for a 類神 category (name or id), or the general one when ``category`` is None.
+
+    With a category, the positions are those whose branch or 天將 has an entry in its table, and each lists
+    what it stands for there (``leishen`` reasons, not counted).
+    """
     name = GENERAL if category is None else check_category(category)
     notes = ["no_weights"]
-    positions: Sequence[tuple[str, Branch]] = _positions(chart)
+    reasons: list[Reason] = []
+    positions: list[tuple[str, Branch]] = []
+    for role, b in _positions(chart, birth):
+        found = _leishen(chart, name, role, b) if name != GENERAL else []
+        if name == GENERAL or found:
+            positions.append((role, b))
+            reasons.extend(found)
+            reasons.extend(_position(chart, role, b))
     if name != GENERAL:
         notes.append("category_no_rule")
         if name in ("數目", "顏色"):
             notes.append("category_magnitude")
-        positions = [(r, b) for r, b in positions if _in_category(chart, name, b)]
-    reasons: list[Reason] = []
-    for role, b in positions:
-        reasons.extend(_position(chart, role, b))
     for hit in detect(chart):
-        p = _patterns()[hit.id]
-        direction = str(p["direction"])
+        direction = str(entry(hit.id)["direction"])
         reasons.append(
             Reason(f"pattern.{hit.id}", "pattern", None, None, direction, direction != "平", hit.source)
         )

@@ -262,3 +262,13 @@ def test_cast_ends_in_a_verdict(capsys):
     _, text, _ = run(capsys, "cast", "--day", "甲子", "--ju", "11", "--lang", "lzh")
     tail = text.rstrip().splitlines()
     assert any(line.startswith("【斷】 總斷") for line in tail) and tail[-1].startswith("※ 原書不言輕重")
+
+
+def test_cast_text_with_hour_and_instant(capsys):
+    # given 占時: no assumption line, the 占時 position weighs (seed 002 「干支三傳占時本命」)
+    code, text, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8", "--hour", "午", "--lang", "lzh")
+    assert code == 0 and "未給占時" not in text
+    verdict = text[text.index("【斷】") :].splitlines()
+    assert any(line.lstrip("　").startswith(("＋ 占時 午", "－ 占時 午")) for line in verdict)
+    code, text, _ = run(capsys, "cast", "--at", "2024-05-01T10:00:00+09:00", "--lang", "ko")
+    assert code == 0 and "【판단】" in text and "점시를 주지 않아" not in text

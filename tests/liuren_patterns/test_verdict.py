@@ -151,3 +151,28 @@ def test_category_verdict() -> None:
     assert judge(c, "人物").category == "人物" and "category_magnitude" not in judge(c, "人物").notes
     data = judge(c).to_json()
     assert data["category"] == "general" and set(data["reasons"][0]) >= {"text", "source"}
+
+
+def test_category_names_its_leishen_and_positions() -> None:
+    # seed 002 人物 「印煞屬父母」「貴人屬王侯紳士」: 干上 丑 (印 of 庚, ridden by the 晝貴) stands for 父母, 王侯紳士
+    from engine.liuren.reading import glossary
+
+    c = chart_for_ju(GanZhi.parse("庚辰"), 8)
+    v = judge(c, "renwu")
+    lzh = glossary("lzh")
+    names = {lzh[r.id]["text"] for r in v.reasons if r.kind == "leishen" and r.role == "gan_upper"}
+    assert {"父母", "王侯紳士"} <= names
+    assert not any(r.counted for r in v.reasons if r.kind == "leishen")  # the tables give no 吉凶
+    # 天文: only the positions whose branch or 天將 has an entry weigh; 「巳與白虎屬風」 does not need 白虎 on 巳
+    assert judge(c, "天文").category == "天文"
+
+
+def test_hour_and_birth_positions() -> None:
+    # seed 002 「干支三傳占時本命等處」: 占時 counts when given (an assumed one does not), 本命 when known
+    day = GanZhi.parse("庚辰")
+    assumed = judge(chart_for_ju(day, 8))
+    assert not any(r.role == "hour" for r in assumed.reasons)
+    given = judge(chart_for_ju(day, 8, hour=B("午")))
+    assert any(r.role == "hour" for r in given.reasons)
+    with_birth = judge(chart_for_ju(day, 8), birth=B("午"))
+    assert any(r.role == "birth" and r.branch == B("午") for r in with_birth.reasons)
