@@ -224,3 +224,17 @@ def test_all_720_detect() -> None:
             chart = chart_for_ju(day, ju)
             hits = detect(chart)
             assert len({h.id for h in hits}) == len(hits)
+
+
+def test_huihuan_needs_three_distinct_transmissions() -> None:
+    # 「三傳三將同四課三將曰迴環」: a 三傳 of two distinct branches (most 返吟, e.g. 寅申寅) has no 三將
+    two_distinct = 0
+    for i in range(60):
+        for ju in range(1, 13):
+            chart = chart_for_ju(GanZhi.of(i), ju)
+            trans = [t.branch for t in chart.transmissions]
+            in_uppers = all(b in {ls.upper for ls in chart.lessons} for b in trans)
+            hit = "迴環" in names(chart)
+            assert hit == (in_uppers and len(set(trans)) == 3)
+            two_distinct += in_uppers and len(set(trans)) == 2
+    assert two_distinct > 0  # such 課 exist and are no longer 迴環
