@@ -93,10 +93,10 @@ class Strength:
     def tags(self) -> tuple[str, ...]:
         out = [self.vitality.char, self.day_stage.char, self.day_relation]
         for flag, name in (
+            (self.day_clash, "日沖"),
             (self.an_dong, "暗動"),
             (self.ri_po, "日破"),
             (self.chong_san, "沖散"),
-            (self.day_clash and not (self.an_dong or self.ri_po or self.chong_san), "日沖"),
             (self.empty, "旬空"),
             (self.month_break, "月破"),
         ):
@@ -147,7 +147,7 @@ def strength(c: Condition, element: Element, day: Branch, moving: bool, options:
 # ---------------------------------------------------------------- a moving line's 變
 
 
-def _advance(a: Branch, b: Branch) -> int:
+def advance(a: Branch, b: Branch) -> int:
     """+1 if ``b`` is the next branch of ``a``'s element (寅→卯, 丑→辰 …: 進神), −1 if the previous (退神), else 0."""
     if a.element != b.element:
         return 0
@@ -165,7 +165,7 @@ def transformation(line: Line, earth: Branch) -> tuple[str, ...]:
     if ch is None:
         return ()
     out = []
-    adv = _advance(line.branch, ch.branch)
+    adv = advance(line.branch, ch.branch)
     if adv > 0:
         out.append("jin_shen")
     elif adv < 0:

@@ -203,13 +203,13 @@ def verdict(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...], judgments: tupl
         Reason(
             "vitality",
             f"{name} 月{st.vitality.char}",
-            "000:3 「世爻逢旺相者弗能傷」; " + r_strong.source,
+            "000:3 「世爻逢旺相者弗能傷」; 月令旺相休囚死 (spec §3)",
             W_VITALITY[st.vitality],
             (("vitality", st.vitality.char),),
         )
     ]
     if st.day_relation in W_DAY:
-        reasons.append(Reason("day", st.day_relation, r_strong.source, W_DAY[st.day_relation]))
+        reasons.append(Reason("day", st.day_relation, rule("day_support").source, W_DAY[st.day_relation]))
     if st.empty:
         reasons.append(Reason("empty", "旬空", "000:39 「不及旬空月破之凶也」", W_EMPTY))
     if st.month_break:
