@@ -316,6 +316,8 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
         )
         helpers.append(f"{b(h['name'])} {b(h['relative'])}({h['element']}) {lines}{moving}")
     out.append(f"  {_('liuyao.verdict.helpers')}: {' · '.join(helpers)}")
+    rel = " · ".join(f"{b(k)} {b(x)}" for k, x in v["relations"].items())
+    out.append(f"  {_('liuyao.verdict.relations')}: {rel}")
     yq = v["ying_qi"]
     out.append(
         f"  {_('liuyao.verdict.ying_qi')}: {_('liuyao.speed.' + yq['speed'])} · {_('liuyao.size.' + yq['size'])}"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core.cycle import Branch, Element
-from engine.core.relations import Vitality
+from engine.core.relations import Kin, Vitality
 from engine.liuyao.analysis import (
     Helper,
     LineAnalysis,
@@ -113,6 +113,7 @@ class Verdict:
     score: int
     direction: str  # 吉 凶 平
     weighed: tuple[str, ...]
+    relations: tuple[tuple[str, str], ...] = ()  # how the 世 and 應 stand to the 用 (shown, not weighed)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -125,6 +126,7 @@ class Verdict:
             "helpers": [h.to_json() for h in self.helpers],
             "ying_qi": ying_qi(self.use.moving or self.strength.an_dong, self.strength.strong),
             "weighed": list(self.weighed),
+            "relations": dict(self.relations),
         }
 
 
@@ -258,7 +260,22 @@ def verdict(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...], judgments: tupl
         SAN_XING,
         "穿心六害",
     )
-    return Verdict(use, st, transforms, hs, tuple(reasons), score, direction, weighed)
+    return Verdict(use, st, transforms, hs, tuple(reasons), score, direction, weighed, _relations(chart, use))
+
+
+# How a line's 五行 stands to the 用 (named from the line's side). The seeds weigh 世/應 only inside 六害 (000:47
+# 「及應克世」), so these are shown for the reader and not counted.
+_TO_USE = {Kin.SAME: "比用", Kin.MOTHER: "生用", Kin.MASTER: "克用", Kin.CHILD: "洩用", Kin.VICTIM: "用克"}
+
+
+def _relations(chart: LiuyaoChart, use: UseLine) -> tuple[tuple[str, str], ...]:
+    out = []
+    for role, ln in (("世", chart.shi), ("應", chart.ying)):
+        if ln.position == use.line and not use.hidden:
+            out.append((role, "即用"))
+        else:
+            out.append((role, _TO_USE[Kin.of(use.element, ln.element)]))
+    return tuple(out)
 
 
 def _ghost_reasons(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...]) -> list[Reason]:

@@ -42,6 +42,8 @@ def test_kan_lawsuit_shi_xing_is_grave():
         x.weight == min(y.weight for y in r.verdict.reasons) and "大凶" in x.text for x in r.verdict.reasons
     )
     assert r.verdict.direction == "凶"
+    # shown, not weighed: 世 子水 is 克ed by the 用 辰土, 應 午火 生s it
+    assert r.verdict.to_json()["relations"] == {"世": "用克", "應": "生用"}
     # The same 刑 without --use (the 世 is the 用), and not 大凶 there: the question is not a lawsuit.
     bare = reading("878878", "午", "丁卯")
     (j2,) = holding(bare, "三刑", subject={"role": "世", "branch": "子", "line": 6, "hidden": False})
