@@ -72,7 +72,9 @@ def test_gou_use_partner_line_harm():
     r = reading("877777", "寅", "甲子", use="子孫")
     (j,) = holding(r, "六害", subject={"role": "用", "branch": "亥", "line": 2, "hidden": False})
     assert (j.type, j.get("agent_line"), j.get("relation"), j.get("heavy")) == ("生害", 5, "彼生我", False)
-    assert j.get("weight") < min(w for w in (2, 3))  # 生害 below both 克害
+    xiao_chu = reading("777877", "午", "甲子", use="妻財")
+    ke = [k.get("weight") for k in holding(xiao_chu, "六害") if k.type == "克害"]
+    assert ke and j.get("weight") < min(ke)  # 生害 below every 克害
 
 
 def test_two_liuhai_told_apart():
