@@ -30,9 +30,6 @@ class Rule:
     source: str
     outside_seeds: bool
 
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.lzh, "source": self.source, "outside_seeds": self.outside_seeds}
-
 
 @cache
 def rules() -> Mapping[str, Rule]:

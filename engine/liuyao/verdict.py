@@ -28,7 +28,7 @@ from engine.liuyao.analysis import (
     strength,
     ying_qi,
 )
-from engine.liuyao.chart import LiuyaoChart
+from engine.liuyao.chart import LiuyaoChart, Scatter
 from engine.liuyao.judgments import JI, JU_HUI, LIU_HAI, SAN_XING, ZHU_GUI, Judgment
 from engine.liuyao.table import Relative
 
@@ -152,7 +152,7 @@ def _pick(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...]) -> UseLine:
     raise AssertionError("a 用神 always has a visible line or a 伏神")  # pragma: no cover
 
 
-def _on(j: Judgment, use: UseLine, shi_line: int) -> bool:
+def _on(j: Judgment, use: UseLine) -> bool:
     if j.rule == JU_HUI:  # a 局 acts on the whole chart; its direction is for the 用's 五行
         return True
     subj = j.get("subject")
@@ -216,7 +216,7 @@ def verdict(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...], judgments: tupl
         reasons.append(Reason("empty", "旬空", "000:39 「不及旬空月破之凶也」", W_EMPTY))
     if st.month_break:
         reasons.append(Reason("month_break", "月破", "000:39 「不及旬空月破之凶也」", W_BREAK))
-    if st.ri_po and opts.scatter.value == "day_clash":
+    if st.ri_po and opts.scatter == Scatter.DAY_CLASH:
         reasons.append(Reason("ri_po", "日破", rule("ri_po").source, W_CLASH))
     if st.chong_san:
         reasons.append(Reason("chong_san", "沖散", rule("chong_san").source, W_CLASH))
@@ -240,7 +240,7 @@ def verdict(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...], judgments: tupl
             reasons.append(Reason("helper", f"{r.lzh}{h.relative.char}{where}動", r.source, W_HELPER[h.role]))
     reasons += _ghost_reasons(chart, lines)
     for j in judgments:
-        if j.holds and _on(j, use, chart.shi.position):
+        if j.holds and _on(j, use):
             r2 = _judgment_reason(j)
             if r2 is not None:
                 reasons.append(r2)
@@ -282,7 +282,7 @@ def _ghost_reasons(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...]) -> list[
     """The 鬼 where the question reads it: 000:15 「總之以鬼為忌者…靜遲動速，旺大衰小，惟空破散則吉也」 and
     「即以官為用者，亦嫌其克世」."""
     use = chart.use
-    if use is None or not (use.ghost is not None or use.relative == Relative.OFFICIAL and not use.shi):
+    if use is None or not (use.ghost is not None or (use.relative == Relative.OFFICIAL and not use.shi)):
         return []
     out = []
     ghosts = [la for la in lines if la.relative == Relative.OFFICIAL]
