@@ -145,7 +145,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--at", metavar="ISO", help="instant with UTC offset: 梅花 time cast / month and day")
     parser.add_argument("--month", metavar="寅", help="月建 branch")
     parser.add_argument("--day", metavar="戊戌", help="day 干支")
-    parser.add_argument("--use", metavar="官鬼", help="用神: a 六親 or a question category")
+    parser.add_argument(
+        "--use", metavar="官鬼", help="用神: a 六親, 世, or a question category (illness → the 世)"
+    )
     parser.add_argument("--day-starts", metavar="23:00|00:00", default=None)
     parser.add_argument("--changed-relatives", default="palace", metavar="palace|own_palace")
     parser.add_argument("--earth-changsheng", default="申", metavar="申|寅")
