@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_branch, parse_instant
+from bot.cli.png import add_png_option, write_png
 from bot.i18n import render
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
@@ -95,6 +96,10 @@ def chart_handler(args: argparse.Namespace) -> int:
         month = month if month is not None else pillars.month.branch
         day = day if day is not None else pillars.day
     chart = build(cast, month, day, use=args.use, options=options)
+    if args.png is not None:
+        from bot.images import render_liuyao
+
+        write_png(args.png, render_liuyao(chart, args.lang))
     data = chart.to_json()
     if args.json:
         emit_json(data)
@@ -134,4 +139,5 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--changed-relatives", default="palace", metavar="palace|own_palace")
     parser.add_argument("--earth-changsheng", default="申", metavar="申|寅")
     parser.add_argument("--allow-static", action="store_true", help="局會: count static lines")
+    add_png_option(parser)
     parser.set_defaults(func=handler)
