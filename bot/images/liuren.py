@@ -147,7 +147,7 @@ def lesson_cells(chart: Chart) -> tuple[LessonCell, ...]:
     return tuple(out)
 
 
-TRANS_X0, TRANS_Y0, TRANS_ROW = 720, 306, 188
+TRANS_X0, TRANS_Y0, TRANS_ROW = 720, 318, 184
 
 
 def transmission_rows(chart: Chart) -> tuple[TransmissionRow, ...]:

@@ -47,8 +47,9 @@ def test_size_opaque_and_no_metadata(name):
     png = RENDERS[name]()
     image = Image.open(io.BytesIO(png))
     assert min(image.size) >= 640 and image.size[0] == 1080
-    assert image.mode == "RGB"  # no alpha channel: opaque on light and dark chat themes
-    assert set(_chunks(png)) <= {b"IHDR", b"IDAT", b"IEND"}  # no tIME, tEXt, pHYs …
+    assert image.mode == "P"  # indexed colour, no alpha and no tRNS: opaque on light and dark chat themes
+    assert set(_chunks(png)) <= {b"IHDR", b"PLTE", b"IDAT", b"IEND"}  # no tRNS, tIME, tEXt, pHYs …
+    assert image.convert("RGBA").getextrema()[3] == (255, 255)
 
 
 @pytest.mark.parametrize("name", sorted(RENDERS))
