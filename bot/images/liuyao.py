@@ -41,6 +41,8 @@ class LineRow:
     hidden: tuple[tuple[str, str], ...]  # (六親, 干支) of each 伏神 under this line
     changed_yang: bool | None  # the 變卦's line at this position (None without a 變卦)
     changed: tuple[str, str] | None  # (六親, 干支) of the 變爻 on a moving line
+    use: bool = False  # the 用神 (``--use``) is this visible line
+    hidden_use: bool = False  # the 用神 is the 伏神 under this line
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,8 @@ def row_y(position: int) -> float:
 
 def line_rows(chart: LiuyaoChart) -> tuple[LineRow, ...]:
     bits = chart.changed.bits if chart.changed is not None else None
+    use_lines = chart.use.lines if chart.use is not None else ()
+    use_hidden = chart.use.hidden if chart.use is not None else ()
     rows = []
     for line in chart.lines:
         changed = line.changed
@@ -77,6 +81,8 @@ def line_rows(chart: LiuyaoChart) -> tuple[LineRow, ...]:
                 hidden=tuple((h.hidden.relative.char, h.hidden.ganzhi.chars) for h in line.hidden),
                 changed_yang=None if bits is None else bits[line.position - 1] == "1",
                 changed=None if changed is None else (changed.relative.char, changed.ganzhi.chars),
+                use=line.position in use_lines,
+                hidden_use=line.position in use_hidden,
             )
         )
     return tuple(rows)
@@ -93,6 +99,8 @@ def header_lines(chart: LiuyaoChart, lang: str) -> tuple[str, tuple[str, ...]]:
             label(lang, "xunkong", b="".join(b.char for b in chart.xunkong)),
         )
     )
+    if chart.use is not None:
+        line1 += " · " + label(lang, "liuyao.use", rel=chart.use.relative.char)
     main = label(lang, "liuyao.palace", palace=chart.main.palace.char, stage=chart.main.stage.char)
     parts = [f"{label(lang, 'liuyao.main')} {main}", *chart.flags]
     if chart.changed is not None:
@@ -118,6 +126,10 @@ def _bar(x0: float, x1: float, y: float, yang: bool, color: str) -> list[Primiti
 def _row_items(row: LineRow, lang: str) -> list[Primitive]:
     y = row.y
     items: list[Primitive] = [Text(60, y, row.spirit, 34, "blue")]
+    if row.use:
+        items.append(Box(232, y - 34, 445, y + 34, outline="red", width=3))
+    if row.hidden_use:
+        items.append(Box(130, y - 46, 210, y + 46, outline="red", width=3))
     if row.hidden:
         rel, gz = row.hidden[0]
         items.append(Text(170, y - 20, rel, 28, "muted"))

@@ -74,3 +74,17 @@ def test_static_cast_has_no_changed_hexagram():
 def test_header_month_day_xunkong():
     lay = _layout("797979", "lzh")
     assert lay.header[0] == "寅月 · 戊戌日 · 旬空辰巳"  # 戊戌 in the 甲午旬: 辰巳 空
+
+
+def test_use_god_is_framed():
+    """--use 官鬼: the visible 官鬼 lines are framed; a 六親 the 卦 lacks is framed on its 伏神 (spec §2)."""
+    chart = build(cast_manual("777887"), Branch.YIN, GanZhi.parse("戊戌"), use="父母")  # 大畜 lacks 父母
+    lay = liuyao.layout(chart, "lzh")
+    assert [r.hidden_use for r in lay.rows] == [False, True, False, False, False, False]
+    assert not any(r.use for r in lay.rows)
+    assert "用神父母" in lay.header[0]
+    chart = build(cast_manual("797979"), Branch.YIN, GanZhi.parse("戊戌"), use="官鬼")
+    rows = liuyao.layout(chart, "ko").rows
+    assert [r.use for r in rows] == [r.relative == "官鬼" for r in rows] and any(r.use for r in rows)
+    framed = [b for b in liuyao.layout(chart, "ko").scene.items if isinstance(b, Box) and b.outline == "red"]
+    assert len(framed) == sum(r.use for r in rows)
