@@ -48,7 +48,8 @@ def make(source: Path, target: Path, chars: str) -> None:
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=[ord(c) for c in chars])
     subsetter.subset(font)
-    font["head"].modified = font["head"].created  # no build timestamp
+    font["head"].modified = font["head"].created  # no build timestamp …
+    font.recalcTimestamp = False  # … and none put back on save: the same input gives the same bytes
     font.save(str(target))
 
 
