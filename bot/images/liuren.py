@@ -207,7 +207,7 @@ def _scene(
     x0 = TRANS_X0
     items.append(Text(x0, BOARD_Y + 16, label(lang, "liuren.transmissions"), 38, anchor=Anchor.LM, bold=True))
     for key, x in (("relative", x0 + 90), ("dun", x0 + 160), ("general", x0 + 290)):
-        items.append(Text(x, TRANS_Y0 - 20, label(lang, f"liuren.col.{key}"), 28, "muted"))
+        items.append(Text(x, TRANS_Y0 - 20, label(lang, f"liuren.col.{key}"), 30, "muted"))
     for row in rows:
         top: float = row.y - TRANS_ROW / 2
         items.append(Box(x0, top + 6, WIDTH - 30, top + TRANS_ROW - 6, fill="panel"))
@@ -227,7 +227,7 @@ def _scene(
         xk = 30 + width * k
         items.append(Segment(xk, top, xk, top + 250, "rule", 2))
     for lesson in lessons:
-        items.append(Text(lesson.x, top + 30, label(lang, f"liuren.lesson.{lesson.number}"), 28, "muted"))
+        items.append(Text(lesson.x, top + 30, label(lang, f"liuren.lesson.{lesson.number}"), 30, "muted"))
         items.append(Text(lesson.x, top + 78, lesson.general.char, 34, "blue"))
         items.append(Text(lesson.x, top + 140, lesson.upper, 64, "red" if lesson.empty else "ink", bold=True))
         items.append(Text(lesson.x, top + 212, lesson.lower, 64, bold=True))

@@ -132,8 +132,8 @@ def _row_items(row: LineRow, lang: str) -> list[Primitive]:
         items.append(Box(130, y - 46, 210, y + 46, outline="red", width=3))
     if row.hidden:
         rel, gz = row.hidden[0]
-        items.append(Text(170, y - 20, rel, 28, "muted"))
-        items.append(Text(170, y + 20, gz, 28, "muted"))
+        items.append(Text(170, y - 20, rel, 30, "muted"))
+        items.append(Text(170, y + 20, gz, 30, "muted"))
     items.append(Text(270, y, row.relative, 36))
     items.append(Text(362, y, row.ganzhi, 40, bold=True))
     items.append(Text(422, y, row.element, 30, "muted"))
@@ -162,7 +162,7 @@ def _scene(
     head_y = ROWS_TOP - 40
     items.append(Segment(30, ROWS_TOP - 8, WIDTH - 30, ROWS_TOP - 8, "rule", 2))
     for key, x in (("col.spirit", 60), ("col.hidden", 170), ("col.najia", 318), ("col.shi_ying", 742)):
-        items.append(Text(x, head_y, label(lang, f"liuyao.{key}"), 28, "muted"))
+        items.append(Text(x, head_y, label(lang, f"liuyao.{key}"), 30, "muted"))
     items.append(Text(sum(BAR) / 2, head_y, f"{label(lang, 'liuyao.main')} {chart.main.short}", 30, "muted"))
     if chart.changed is not None:
         items.append(

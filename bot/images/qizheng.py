@@ -146,22 +146,38 @@ def mansion_sectors(chart: QizhengChart) -> tuple[MansionSector, ...]:
     )
 
 
+RETRO_OFFSET = (32.0, 18.0)  # where 逆 is written, from the label's centre
+
+
+def _occupied(mark: BodyMark) -> list[tuple[float, float]]:
+    points = [(mark.x, mark.y)]
+    if mark.retrograde:
+        points.append((mark.x + RETRO_OFFSET[0], mark.y + RETRO_OFFSET[1]))
+    return points
+
+
 def body_marks(chart: QizhengChart, lang: str) -> tuple[BodyMark, ...]:
+    """One mark per body on the ray of its longitude, at the outermost label radius where neither the name
+    nor its 逆 comes closer than LABEL_GAP to one already placed (bodies taken in order of longitude)."""
     placed: list[BodyMark] = []
+    taken: list[tuple[float, float]] = []
     for body in sorted(chart.bodies.values(), key=lambda b: b.longitude):
         angle = screen_angle(chart, body.longitude)
-        radius = LABEL_RADII[-1]
-        for r in LABEL_RADII:
-            x, y = _point(angle, r)
-            if all(math.hypot(x - p.x, y - p.y) >= LABEL_GAP for p in placed):
-                radius = r
-                break
-        x, y = _point(angle, radius)
-        placed.append(
-            BodyMark(
-                body.name, body_short(body.name, lang), body.longitude, angle, radius, body.retrograde, x, y
-            )
+        short = body_short(body.name, lang)
+        candidates = [
+            BodyMark(body.name, short, body.longitude, angle, r, body.retrograde, *_point(angle, r))
+            for r in LABEL_RADII
+        ]
+        mark = next(
+            (
+                m
+                for m in candidates
+                if all(math.hypot(x - tx, y - ty) >= LABEL_GAP for x, y in _occupied(m) for tx, ty in taken)
+            ),
+            candidates[-1],
         )
+        placed.append(mark)
+        taken.extend(_occupied(mark))
     return tuple(placed)
 
 
@@ -216,7 +232,7 @@ def header_lines(chart: QizhengChart, lang: str, place: Place | None) -> tuple[s
             shen=chart.shen.char,
         )
     )
-    lines.extend(_wrap(_options_text(chart.options, lang), 28, WIDTH - 60))
+    lines.extend(_wrap(_options_text(chart.options, lang), 30, WIDTH - 60))
     return tuple(lines)
 
 
@@ -240,7 +256,7 @@ def _wheel(
         items.append(Segment(*_point(p.start, R_PALACE), x1, y1, "rule", 3))
         mid = p.start + 15.0
         items.append(Text(*_point(mid, 414), p.branch.char, 46, "red" if p.ming else "ink", bold=True))
-        items.append(Text(*_point(mid, 348), p.house, 28, "muted"))
+        items.append(Text(*_point(mid, 348), p.house, 30, "muted"))
         if p.ming or p.shen:
             key = "qizheng.ming" if p.ming else "qizheng.shen"
             items.append(Text(*_point(mid + 10.5, 414), label(lang, key), 30, "red", bold=True))
@@ -265,7 +281,16 @@ def _wheel(
         )
         items.append(Text(b.x, b.y, b.short, 42, color, bold=True))
         if b.retrograde:
-            items.append(Text(b.x + 30, b.y + 18, label(lang, "qizheng.retrograde"), 28, "red"))
+            items.append(
+                Text(
+                    b.x + RETRO_OFFSET[0],
+                    b.y + RETRO_OFFSET[1],
+                    label(lang, "qizheng.retrograde"),
+                    30,
+                    "red",
+                    bold=True,
+                )
+            )
     items.append(Text(CX, CY - 22, chart.year.chars, 40, bold=True))
     items.append(Text(CX, CY + 28, label(lang, "qizheng.title"), 28, "muted"))
     return items
@@ -294,7 +319,7 @@ def layout(chart: QizhengChart, lang: str, place: Place | None = None) -> Qizhen
     bodies = body_marks(chart, lang)
     items: list[Primitive] = [Text(30, 40, label(lang, "qizheng.title"), 46, anchor=Anchor.LM, bold=True)]
     for i, line in enumerate(header):
-        items.append(Text(30, 96 + 40 * i, line, 30 if i < len(header) - 1 else 28, anchor=Anchor.LM))
+        items.append(Text(30, 96 + 40 * i, line, 30, anchor=Anchor.LM))
     items += _wheel(chart, lang, palaces, ms, bodies)
     items += _table(chart, lang)
     return QizhengLayout(palaces, ms, bodies, header, Scene(WIDTH, HEIGHT, tuple(items)))

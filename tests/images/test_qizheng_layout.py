@@ -88,12 +88,14 @@ def test_palaces_are_thirty_degrees_with_zi_at_the_bottom():
     assert len(houses) == 1 and houses[0].house == "命宮"
 
 
-def test_labels_do_not_overlap():
+def test_labels_and_retrograde_marks_do_not_overlap():
     for chart in _charts():
         marks = qizheng.layout(chart, "ko").bodies
         for i, a in enumerate(marks):
             for b in marks[i + 1 :]:
-                assert math.hypot(a.x - b.x, a.y - b.y) >= qizheng.LABEL_GAP, (a.name, b.name)
+                for pa in qizheng._occupied(a):
+                    for pb in qizheng._occupied(b):
+                        assert math.dist(pa, pb) >= qizheng.LABEL_GAP, (a.name, b.name)
 
 
 def test_header_birth_place_options():
