@@ -206,17 +206,19 @@ def _scene(
     # 三傳
     x0 = TRANS_X0
     items.append(Text(x0, BOARD_Y + 16, label(lang, "liuren.transmissions"), 38, anchor=Anchor.LM, bold=True))
-    for key, x in (("relative", x0 + 90), ("dun", x0 + 160), ("general", x0 + 290)):
+    for key, x in (("relative", x0 + 115), ("dun", x0 + 185), ("general", x0 + 268)):
         items.append(Text(x, TRANS_Y0 - 20, label(lang, f"liuren.col.{key}"), 30, "muted"))
     for row in rows:
         top: float = row.y - TRANS_ROW / 2
         items.append(Box(x0, top + 6, WIDTH - 30, top + TRANS_ROW - 6, fill="panel"))
-        items.append(Text(x0 + 32, row.y, label(lang, f"liuren.trans.{row.index}"), 30, "muted"))
-        items.append(Text(x0 + 90, row.y, row.relative, 40))
+        items.append(Text(x0 + 42, row.y, label(lang, f"liuren.trans.{row.index}"), 30, "muted"))
+        items.append(Text(x0 + 115, row.y, row.relative, 40))
         dun = row.dun_stem if row.dun_stem is not None else label(lang, "kong")
-        items.append(Text(x0 + 160, row.y, dun, 40, "red" if row.dun_stem is None else "ink"))
-        items.append(Text(x0 + 225, row.y, row.branch.char, 72, "red" if row.empty else "ink", bold=True))
-        items.append(Text(x0 + 292, row.y, row.general.char, 34, "blue"))
+        items.append(Text(x0 + 185, row.y, dun, 40, "red" if row.dun_stem is None else "ink"))
+        items.append(Text(x0 + 268, row.y - 56, row.general.char, 32, "blue"))
+        items.append(
+            Text(x0 + 268, row.y + 18, row.branch.char, 72, "red" if row.empty else "ink", bold=True)
+        )
     # 四課
     top = BOARD_Y + 4 * CELL + 20.0
     items.append(Text(30, top + 20, label(lang, "liuren.lessons"), 38, anchor=Anchor.LM, bold=True))
