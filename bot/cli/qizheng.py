@@ -1,22 +1,27 @@
 """``sikpan qizheng``: a 七政四餘 natal chart with the 《八格賦》 (seed 004) patterns (issue 6).
 
     sikpan qizheng --at 1990-05-17T14:30+09:00 --lon 126.98 [--lat 37.57] [options] [--json]
-    sikpan qizheng --at 1990-05-17T14:30+09:00 --place 서울
+    sikpan qizheng --at 1990-05-17T14:30+09:00 --place 서울 [--on 2027-03-01]
     sikpan qizheng place 서울 [--json]
 
 Every school option of spec/qizheng.md §10 is a flag; the options in force are printed and in the JSON.
+After the chart the text adds the 盤制 (palace and 宿度 system), the motion of the five planets (順 逆 留),
+the eclipse of the birth day if any, and with ``--on`` the 限 at that date (大限, 小限, 流年).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+from datetime import date, datetime, time
 from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
 from bot.cli.png import add_png_option, write_png
-from bot.i18n import LANGS, render
+from bot.i18n import LANGS, both, gettext, render
 from engine.qizheng import QizhengOptions, find_place, natal_chart
+
+PLANETS = ("水星", "金星", "火星", "木星", "土星")
 
 
 def _coordinate(limit: float, code: str) -> Any:
@@ -40,6 +45,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--lat", type=_coordinate(90.0, "error.qizheng.bad_lat"), help="north latitude")
     parser.add_argument("--place", metavar="NAME", help="city name (Korean, Chinese or English) for lon/lat")
     parser.add_argument("--all", action="store_true", help="list every clause, not only those that hold")
+    parser.add_argument(
+        "--on", metavar="DATE", help="the 限 (大限 小限 流年) at this date (YYYY-MM-DD or ISO instant)"
+    )
     for name, values in QizhengOptions.choices().items():  # --palaces, --naming, … one flag per school option
         parser.add_argument(f"--{name}", dest=name, choices=values, default=None)
     add_png_option(parser)
@@ -61,10 +69,105 @@ def options_from_args(args: argparse.Namespace) -> QizhengOptions:
     return QizhengOptions.from_json(given)
 
 
+def parse_on(text: str, birth: datetime) -> datetime:
+    """``--on``: an ISO instant with offset, or a date (then noon on the birth's UTC offset)."""
+    if "T" in text or " " in text.strip():
+        return parse_instant(text)
+    try:
+        day = date.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError("error.qizheng.bad_on", value=text) from None
+    return datetime.combine(day, time(12, 0), tzinfo=birth.tzinfo)
+
+
+def _opt(lang: str, name: str, value: str) -> str:
+    return gettext(lang, f"qizheng.opt.{name}.{value}")
+
+
+def extra_text(data: dict[str, Any], lang: str) -> str:
+    """盤制, 順逆留, 蝕 and 限 lines (the shared chart template does not have them yet)."""
+    pz = data["pan_zhi"]
+    lines = [
+        "",
+        gettext(
+            lang,
+            "qizheng.panzhi",
+            palaces=_opt(lang, "palaces", pz["palaces"]),
+            offset=f"{pz['palace_offset']:.2f}",
+            mansions=_opt(lang, "mansions", pz["mansions"]),
+            frame=gettext(lang, "qizheng.frame." + pz["mansion_frame"]),
+            window=f"{pz['station_window_days']:g}",
+        ),
+    ]
+    motions = []
+    for name in PLANETS:
+        b = data["bodies"][name]
+        item = f"{both(lang, name)} {both(lang, b['motion'])} {b['speed']:+.3f}°/d"
+        if b["station"] is not None:
+            item += " " + gettext(lang, "qizheng.station", hours=f"{b['station']['days'] * 24:+.1f}")
+        motions.append(item)
+    lines.append(gettext(lang, "qizheng.motion") + ": " + " · ".join(motions))
+    broad = [p["id"] for p in data["patterns"] if p["holds"] and p["broad"]]
+    if broad:
+        lines.append(gettext(lang, "qizheng.broad", ids=" ".join(broad)))
+    if data["eclipse"] is not None:
+        e = data["eclipse"]
+        lines.append(gettext(lang, "qizheng.eclipse." + e["kind"], hours=f"{e['days'] * 24:+.1f}"))
+    xian = data.get("xian")
+    if xian:
+        lines.append("")
+        lines.append(
+            gettext(lang, "qizheng.xian.title", on=xian["on"], age=f"{xian['age']:.2f}", xu=xian["xu_sui"])
+        )
+        dx = xian["daxian"]
+        if dx is not None:
+            lines.append(
+                gettext(
+                    lang,
+                    "qizheng.xian.daxian",
+                    house=both(lang, dx["house"]),
+                    branch=both(lang, dx["branch"]),
+                    start=f"{dx['from']:g}",
+                    end=f"{dx['to']:g}",
+                )
+            )
+        else:
+            key = "qizheng.xian.tongxian" if xian["tongxian"] else "qizheng.xian.daxian_none"
+            lines.append(gettext(lang, key))
+        xx = xian["xiaoxian"]
+        lines.append(
+            gettext(
+                lang, "qizheng.xian.xiaoxian", house=both(lang, xx["house"]), branch=both(lang, xx["branch"])
+            )
+        )
+        ln = xian["liunian"]
+        lines.append(
+            gettext(
+                lang,
+                "qizheng.xian.liunian",
+                year=both(lang, ln["year"]),
+                house=both(lang, ln["house"]),
+                tianma=both(lang, ln["tianma"]),
+                tianma_palace=both(lang, ln["tianma_palace"]),
+                tianma_house=both(lang, ln["tianma_house"]),
+                yima=both(lang, ln["yima"]),
+                yima_house=both(lang, ln["yima_house"]),
+            )
+        )
+        stars = " · ".join(
+            f"{both(lang, name)} {both(lang, b['palace'])}({both(lang, b['house'])})"
+            for name, b in ln["bodies"].items()
+        )
+        lines.append(gettext(lang, "qizheng.xian.liunian_bodies") + ": " + stars)
+        lines.append(gettext(lang, "qizheng.xian.xiaoxian_rule"))
+    return "\n".join(lines)
+
+
 def run_chart(args: argparse.Namespace) -> int:
     if not args.at:
         raise UsageError("error.qizheng.need_at")
     at = parse_instant(args.at)
+    on = parse_on(args.on, at) if args.on else None
     lon, lat, place = args.lon, args.lat, None
     if args.place:
         place = find_place(args.place)
@@ -72,7 +175,7 @@ def run_chart(args: argparse.Namespace) -> int:
         lat = place.lat if lat is None else lat
     if lon is None:
         raise UsageError("error.qizheng.need_lon")
-    chart = natal_chart(at, lon, lat, options_from_args(args))
+    chart = natal_chart(at, lon, lat, options_from_args(args), on=on)
     if args.png is not None:
         from bot.images import render_qizheng
 
@@ -83,7 +186,9 @@ def run_chart(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(data)
         return 0
-    emit_text(render("cli/qizheng.txt.j2", args.lang, chart=data, show_all=args.all))
+    emit_text(
+        render("cli/qizheng.txt.j2", args.lang, chart=data, show_all=args.all) + extra_text(data, args.lang)
+    )
     return 0
 
 

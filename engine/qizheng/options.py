@@ -58,6 +58,13 @@ class WeakGroup(StrEnum):
 class DaxianTable(StrEnum):
     DONGWEI = "dongwei"  # 洞微 fixed table from age 1
     ANCIENT = "ancient"  # 奴僕 男女 田宅 5 years
+    MINGDU = "mingdu"  # 命限 = 10 + ⌊命度 in its palace / 3⌋ years (spec §9), the rest 洞微
+
+
+class Tongxian(StrEnum):
+    NONE = "none"  # 大限 from age 1
+    NINE = "9"  # 童限 9 years: 大限 from age 10 (spec §9)
+    TEN = "10"  # 童限 10 years: 大限 from age 11
 
 
 class MansionSet(StrEnum):
@@ -65,6 +72,7 @@ class MansionSet(StrEnum):
     DELTA_ORI = "delta_ori"  # 參 = δ Ori (觜 and 參 swap order)
     ETA_AND = "eta_and"  # 奎 = η And
     SHOUSHI = "shoushi"  # 古宿: 授時曆 黃道宿度 (《元史》卷54) from the epoch 冬至, carried by precession
+    EQUATORIAL = "equatorial"  # 赤道宿度: 距星 right ascension of date vs the right ascension of λ
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +89,7 @@ class QizhengOptions:
     hua: HuaMethod = HuaMethod.SHISHEN
     weak: WeakGroup = WeakGroup.SEED
     daxian: DaxianTable = DaxianTable.DONGWEI
+    tongxian: Tongxian = Tongxian.NONE
 
     def to_json(self) -> dict[str, str]:
         return {f.name: str(getattr(self, f.name).value) for f in fields(self)}

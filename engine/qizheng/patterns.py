@@ -1,36 +1,46 @@
 """《八格賦》 (seed 004) clauses as data, evaluated by a small condition language.
 
-Each clause of ``data/patterns.json`` has ``id``, ``ge`` (格), ``quote`` / ``quote_ko`` (verbatim from the seed),
-``status`` (``yes`` computable, ``partial`` needs a fact the chart does not have, ``no`` too vague or a
-definition) with a ``reason``, and for ``yes`` a ``when`` condition: a JSON s-expression.
+Each clause of ``data/patterns.json`` has ``id``, ``ge`` (格), ``kind`` (``clause``, or ``definition`` for the
+seed's explanations of a term: never evaluated, never listed as holding), ``quote`` / ``quote_ko`` (verbatim from
+the seed; the Korean is the whole sentence(s) translating the clause), ``status`` (``yes`` computable, ``partial``
+needs a fact the chart does not have, ``no`` too vague, ``definition``) with a ``reason``, for ``yes`` a ``when``
+condition (a JSON s-expression), and ``broad`` (the reason) where the verse itself holds for most births.
+
+The module reads a chart (``engine.qizheng.chart``); the chart does not know about it.
 
 Star references (a reference names a *set* of bodies; an atom holds when any member satisfies it):
 a body name (``"太陽"``), ``"$命主" "$身主" "$身度主" "$命度主" "$官星" "$福星" "$田星" "$財星" "$科甲" "$令星"
-"$天馬" "$值難" "$疾厄主" "$祿元" "$壽元" "$恩" "$難" "$仇" "$用" "$餘奴" "$凶曜" "$四餘" "$化:祿"`` … or a list.
+"$天馬" "$值難" "$疾厄主" "$祿元" "$壽元" "$恩" "$難" "$仇" "$用" "$餘奴" "$凶曜" "$四餘" "$漏" "$化:祿"`` … or a list.
+``$科甲`` is the lord of the palace opposite 命宮 (seed ¶15 「科甲即命對宮主是也」, ¶38 「科甲者，命官對宮主是也」);
+``$餘奴`` is 孛 羅 計: ¶24 「氣孛羅計謂之餘奴…惟氣星主吉」 excepts 紫氣 from every 餘奴 warning; ``$漏`` is the one
+政 left alone on its side of the 羅計 axis (¶8 「計羅截斷，觀其漏出何星」, reading in ``leaked``).
 
 Branch references (a set of palaces): a branch character, ``"@命宮"`` or any house name, ``"@身宮" "@歲駕"
-"@祿勳" "@玉堂" "@空亡" "@驛馬"``, a body reference (its palace), ``{"shift": [ref, n]}``, ``{"sanfang": ref}``
+"@祿勳" "@玉堂" "@空亡" "@驛馬" "@財庫" (the 庫 of the 財星's element, ¶20) "@羊刃" "@劫煞" "@亡神"`` (the last three from the seed-000 神煞 of
+``engine.shensha``, keyed by the year pillar: 羊刃 by the year stem, 劫煞/亡神 by the year branch), a body reference (its palace), ``{"shift": [ref, n]}``, ``{"sanfang": ref}``
 (ref ± 4 and itself), ``{"sizheng": ref}`` (ref, ± 3, + 6), ``{"opp": ref}``, or a list.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from engine.core.cycle import Branch, Element, Stem
+from engine.core.cycle import Branch, Element, GanZhi, Stem
 from engine.core.relations import Stage, Vitality, changsheng, sanhe, vitality
 from engine.qizheng import tables
-
-if TYPE_CHECKING:
-    from engine.qizheng.chart import QizhengChart
+from engine.qizheng.chart import QizhengChart
+from engine.shensha import Options as ShenshaOptions
+from engine.shensha import evaluate as shensha_evaluate
 
 Expr = Any
 
 GROUP_ALIASES = ("四強", "次強", "近強", "九五", "六弱", "惡弱", "強")
-YU_NU = ("紫氣", "月孛", "羅睺", "計都")  # 餘奴 (seed: 「氣孛羅計謂之餘奴」)
+# 餘奴 (seed ¶24: 「氣孛羅計謂之餘奴…惟氣星主吉」): 紫氣 excepted from every 餘奴 warning
+YU_NU = ("月孛", "羅睺", "計都")
+SHA_NAMES = ("羊刃", "劫煞", "亡神")  # seed ¶24 「的刃、劫亡之地」; 的殺 has no table in seed 000
 XIONG = ("火星", "羅睺", "計都", "月孛")  # seed ¶32 「最嫌火、羅、計、孛之當途」
 YANG_STEM_OF = {
     Element.WOOD: Stem.JIA,
@@ -72,6 +82,9 @@ class Pattern:
     reason: str | None
     when: Expr | None
     source: str
+    kind: str = "clause"  # or "definition"
+    reading: str | None = None
+    broad: str | None = None  # why the clause holds for most births, where it does
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,17 +92,21 @@ class PatternResult:
     pattern: Pattern
     holds: bool | None
     facts: tuple[Fact, ...]
+    unknown: str | None = None  # why a computable clause could not be decided on this chart
 
     def to_json(self) -> dict[str, Any]:
         p = self.pattern
         return {
             "id": p.id,
             "ge": p.ge,
+            "kind": p.kind,
             "quote": p.quote,
             "quote_ko": p.quote_ko,
             "holds": self.holds,
             "status": p.status,
-            "reason": p.reason,
+            "reason": self.unknown or p.reason,
+            "reading": p.reading,
+            "broad": p.broad,
             "facts": [f.to_json() for f in self.facts],
         }
 
@@ -110,6 +127,9 @@ def patterns() -> tuple[Pattern, ...]:
                 reason=row.get("reason"),
                 when=row.get("when"),
                 source=row.get("source", data["source"]),
+                kind=row.get("kind", "clause"),
+                reading=row.get("reading"),
+                broad=row.get("broad"),
             )
         )
     return tuple(out)
@@ -121,6 +141,7 @@ class Evaluator:
     def __init__(self, chart: QizhengChart) -> None:
         self.chart = chart
         self.facts: list[Fact] = []
+        self.unknown: str | None = None
         self.roles = self._roles()
         self.house_names = {b: h.name for h in chart.houses for b in (h.branch,)}
 
@@ -136,7 +157,7 @@ class Evaluator:
             "$福星": (c.house("福德").lord,),
             "$田星": (c.house("田宅").lord,),
             "$財星": (c.house("財帛").lord,),
-            "$科甲": (c.house("遷移").lord,),
+            "$科甲": (tables.palace_lord(c.ming.shift(6)),),
             "$疾厄主": (c.house("疾厄").lord,),
             "$令星": (c.ling_xing,),
             "$天馬": (c.tianma,),
@@ -146,6 +167,7 @@ class Evaluator:
             "$餘奴": YU_NU,
             "$四餘": tables.FOUR_YU,
             "$凶曜": XIONG,
+            "$漏": leaked(c),
             "$恩": c.en_nan["恩"],
             "$難": c.en_nan["難"],
             "$仇": c.en_nan["仇"],
@@ -201,6 +223,8 @@ class Evaluator:
                 "玉堂": lambda: c.yutang,
                 "空亡": lambda: c.kongwang,
                 "驛馬": lambda: (c.yima,),
+                "財庫": lambda: (KU.get(tables.star_element(c.house("財帛").lord), KU_DEFAULT),),
+                **{name: _sha_branches(c.year, name) for name in SHA_NAMES},
             }
             if key in named:
                 return named[key]()
@@ -360,6 +384,39 @@ class Evaluator:
         m = self.chart.month
         return self.fact("season", [m.char, "".join(branches)], m.char in branches)
 
+    def op_motion(self, star_ref: Any, kinds: list[str]) -> bool:
+        """The body's motion (順 逆 留, chart ``motion``) is one of ``kinds``."""
+        bodies = self.chart.bodies
+        hits = [s for s in self.stars(star_ref) if bodies[s].motion in kinds]
+        shown = hits or list(self.stars(star_ref))
+        return self.fact(
+            "motion",
+            [self._desc(shown), "".join(bodies[s].motion for s in shown), "".join(kinds)],
+            bool(hits),
+        )
+
+    def op_eclipse(self) -> bool:
+        """An eclipse on the birth day (seed ¶28 「日月遇蝕」; chart ``eclipse``)."""
+        c = self.chart
+        if not c.eclipse_computed:
+            self.unknown = "eclipse not computed: the chart was built from longitudes, not from an instant"
+            return self.fact("eclipse", ["", ""], False)
+        if c.eclipse is None:
+            return self.fact("eclipse", ["", ""], False)
+        return self.fact("eclipse", [c.eclipse.kind, f"{c.eclipse.moon_latitude:+.2f}"], True)
+
+    def op_leak(self) -> bool:
+        """漏: one 政 alone on its side of the 羅計 axis (``leaked``)."""
+        found = leaked(self.chart)
+        return self.fact("leak", [self._desc(found)], bool(found))
+
+    def op_is(self, ref_a: Any, ref_b: Any) -> bool:
+        """A body that belongs to both sets (e.g. the leaked star is the 官星)."""
+        both = [s for s in self.stars(ref_a) if s in self.stars(ref_b)]
+        return self.fact(
+            "is", [self._desc(both or self.stars(ref_a)), self._desc(self.stars(ref_b))], bool(both)
+        )
+
     def op_retro(self, star_ref: Any) -> bool:
         hits = [s for s in self.stars(star_ref) if self.chart.bodies[s].retrograde]
         return self.fact("retro", [self._desc(hits or self.stars(star_ref))], bool(hits))
@@ -457,16 +514,53 @@ class Evaluator:
         return self.fact("ru_ju", [self._desc(hits or self.stars(star_ref))], bool(hits))
 
 
+def leaked(chart: QizhengChart) -> tuple[str, ...]:
+    """漏 (seed ¶8 「計羅截斷，觀其漏出何星」), reading: the 羅計 axis cuts the zodiac in two halves; a 政 that
+    is alone on its half, the other six 政 all on the other half, is the star that 「漏出」. () if none."""
+    rahu = chart.bodies["羅睺"].longitude
+    sides: dict[bool, list[str]] = {True: [], False: []}
+    for name in tables.SEVEN:
+        sides[(chart.bodies[name].longitude - rahu) % 360.0 < 180.0].append(name)
+    alone = [names for names in sides.values() if len(names) == 1]
+    return tuple(alone[0]) if alone else ()
+
+
+def _sha_branches(year: GanZhi, name: str) -> Callable[[], tuple[Branch, ...]]:
+    return lambda: year_sha(year)[name]
+
+
+@cache
+def year_sha(year: GanZhi) -> dict[str, tuple[Branch, ...]]:
+    """羊刃, 劫煞, 亡神 of seed 000 keyed by the year pillar (engine.shensha: the year as the key pillar)."""
+    result = shensha_evaluate(year, options=ShenshaOptions(jiangxing_key="day"))
+    out: dict[str, tuple[Branch, ...]] = {}
+    for name in SHA_NAMES:
+        hit = result.get(name)
+        assert hit is not None
+        value = hit.value if isinstance(hit.value, tuple) else (hit.value,)
+        out[name] = tuple(b for b in value if isinstance(b, Branch))
+    return out
+
+
 def evaluate(pattern: Pattern, chart: QizhengChart, evaluator: Evaluator | None = None) -> PatternResult:
-    """Evaluate one clause; ``holds`` is None for ``partial`` / ``no`` clauses."""
+    """Evaluate one clause; ``holds`` is None for ``partial`` / ``no`` / ``definition`` clauses, and for a clause
+    whose fact the chart lacks (``unknown``)."""
     if pattern.status != "yes" or pattern.when is None:
         return PatternResult(pattern, None, ())
     ev = evaluator or Evaluator(chart)
     ev.facts = []
+    ev.unknown = None
     holds = ev.eval(pattern.when)
+    if ev.unknown is not None:
+        return PatternResult(pattern, None, tuple(ev.facts), ev.unknown)
     return PatternResult(pattern, holds, tuple(ev.facts))
 
 
 def evaluate_all(chart: QizhengChart) -> tuple[PatternResult, ...]:
     ev = Evaluator(chart)
     return tuple(evaluate(p, chart, ev) for p in patterns())
+
+
+def with_patterns(chart: QizhengChart) -> QizhengChart:
+    """The chart carrying the results of every clause."""
+    return replace(chart, patterns=evaluate_all(chart))

@@ -52,6 +52,7 @@ class Mansion:
     star: str  # 距星
     hip: int
     lon_j2000: float
+    lat_j2000: float = 0.0
 
 
 @cache
@@ -68,7 +69,15 @@ def mansions(alternate_can: bool = False, alternate_kui: bool = False) -> tuple[
         if row["name"] == "奎" and alternate_kui:
             use = alts["奎"]
         out.append(
-            Mansion(i, row["name"], lords[row["lord"]], use["star"], use["hip"], float(use["lon_j2000"]))
+            Mansion(
+                i,
+                row["name"],
+                lords[row["lord"]],
+                use["star"],
+                use["hip"],
+                float(use["lon_j2000"]),
+                float(use["lat_j2000"]),
+            )
         )
     return tuple(out)
 

@@ -128,3 +128,45 @@ def test_every_fact_test_and_option_has_messages():
             assert f"qizheng.opt.{field}" in cat
             for member in type(getattr(opts, field)):
                 assert f"qizheng.opt.{field}.{member.value}" in cat, (lang, field, member)
+
+
+def test_json_motion_panzhi_and_xian(capsys):
+    data = run_json(capsys, "--at", AT, "--place", "서울", "--on", "2027-03-01")
+    for name in ("水星", "金星", "火星", "木星", "土星"):
+        assert data["bodies"][name]["motion"] in ("順", "逆", "留") and "speed" in data["bodies"][name]
+    assert data["bodies"]["水星"]["motion"] == "留"  # turns direct 3.5 h before the birth
+    assert data["pan_zhi"]["mansion_frame"] == "ecliptic" and data["pan_zhi"]["station_window_days"] == 1.0
+    xian = data["xian"]
+    assert xian["on"].startswith("2027-03-01T12:00") and xian["liunian"]["year"] == "丁未"
+    assert xian["daxian"]["house"] == "官祿" and xian["xiaoxian"]["house"]
+
+
+@pytest.mark.parametrize(
+    "lang,marks", [("ko", ("반제", "정류", "소한", "유년")), ("lzh", ("盤制", "留", "小限", "流年"))]
+)
+def test_text_prints_panzhi_motion_and_xian(capsys, lang, marks):
+    assert main(["qizheng", "--at", AT, "--place", "서울", "--on", "2027-03-01", "--lang", lang]) == 0
+    out = capsys.readouterr().out
+    assert all(m in out for m in marks), out[-800:]
+    assert "qizheng." not in out
+
+
+def test_options_tongxian_and_equatorial(capsys):
+    data = run_json(capsys, "--at", AT, "--place", "서울", "--tongxian", "10", "--mansions", "equatorial")
+    assert data["options"]["tongxian"] == "10" and data["daxian"][0]["from"] == 11
+    assert data["pan_zhi"]["mansion_frame"] == "equatorial"
+
+
+@pytest.mark.parametrize("on,text", [("20x7", "20x7"), ("1980-01-01", "1980")])
+def test_bad_on_exit_2(capsys, on, text):
+    assert main(["qizheng", "--at", AT, "--place", "서울", "--on", on]) == 2
+    assert text in capsys.readouterr().err
+
+
+def test_text_names_the_broad_clauses_that_hold(capsys):
+    data = run_json(capsys, "--at", AT, "--place", "서울")
+    broad = [p["id"] for p in data["patterns"] if p["holds"] and p["broad"]]
+    assert broad  # e.g. p29.2 (閒神攘殿) in this chart
+    assert main(["qizheng", "--at", AT, "--place", "서울"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("넓은 조목"))
+    assert all(pid in line for pid in broad)

@@ -42,7 +42,7 @@ def longitude(spec: object, index: int) -> float:
     return palace_start(Branch.from_char(spec)) + 10.0 + index * 0.7
 
 
-def make(overrides: dict[str, object]):
+def make(overrides: dict[str, object], **kw: object):
     spec = {**DEFAULT, **overrides}
     lons = {name: longitude(spec[name], i) for i, name in enumerate(BODIES)}
     return build_chart(
@@ -52,12 +52,17 @@ def make(overrides: dict[str, object]):
         hour=Branch.ZI,
         ming=Branch.from_char(str(spec["ming"])),
         daytime=True,
+        **kw,
     )
 
 
+LEAK: dict[str, object] = {
+    "羅睺": 0.0, "計都": 180.0, "太陽": 20.0, "太陰": 40.0, "水星": 60.0, "金星": 80.0, "火星": 120.0,
+    "木星": 140.0, "土星": 100.0,
+}  # fmt: skip
+
 # id: (overrides where the clause holds, further overrides where it does not)
 CASES: dict[str, tuple[dict[str, object], dict[str, object]]] = {
-    "p03.1": ({"木星": "寅"}, {"木星": "子"}),
     "p03.3": ({"太陽": "午", "金星": "巳", "水星": "未"}, {"太陽": "辰"}),
     "p03.4": (
         {"羅睺": "卯", "計都": "酉", "太陽": "午", "金星": "巳", "水星": "未"},
@@ -70,12 +75,23 @@ CASES: dict[str, tuple[dict[str, object], dict[str, object]]] = {
     "p05.1": ({"木星": "子", "火星": "子"}, {"火星": "丑"}),
     "p05.2": ({"太陽": "亥", "太陰": "丑"}, {"太陰": "寅"}),
     "p06.1": ({"ming": "丑"}, {"ming": "寅"}),
-    "p06.3": ({"土星": "宿:女"}, {"金星": "子"}),
     "p07.1": ({"太陽": "午"}, {"太陽": "未"}),
     "p07.2": ({"太陰": "寅"}, {"太陰": "卯"}),
     "p07.3": ({"ming": "卯", "火星": "宿:尾"}, {"火星": "宿:心"}),
     "p08.1": ({"太陽": 100.0, "水星": 95.0, "金星": 120.0}, {"金星": 102.0}),
     "p08.2": ({"火星": "辰"}, {"火星": "酉"}),
+    # 漏: 羅睺 at 0° (計都 180°); six 政 on 0–180°, 土星 alone on 180–360° (DEFAULT 土星 午 = 100°)
+    "p08.3": (LEAK | {"土星": 200.0}, {"土星": 100.0}),
+    # the leaked 土星 is 化蔭 for 甲 (福祿貴印 are 木 火 月 炁): leak 太陰 (化貴) instead
+    "p08.5": (LEAK | {"太陰": 200.0}, {"太陰": 40.0, "水星": 200.0}),
+    # 命宮 子 → 官祿 卯, 官星 火星; month 巳 (火 旺), 火星 not in 空亡 戌亥
+    "p09.1": (LEAK | {"火星": 200.0, "month": "巳"}, {"month": "亥"}),
+    # 福星 = lord of 寅 = 木星, 化福 for 甲 (食神 丙), 得令 in 寅
+    "p09.2": (LEAK | {"木星": 200.0}, {"month": "申"}),
+    # 恩 of 命主 土 = 火 羅
+    "p09.4": (LEAK | {"火星": 200.0}, {"火星": 100.0, "太陽": 200.0}),
+    # 田星 = lord of 酉 = 金星
+    "p09.6": (LEAK | {"金星": 200.0}, {"金星": 100.0, "太陽": 200.0}),
     "p10.1": ({"ming": "午", "金星": "寅", "水星": "戌"}, {"月孛": "子"}),
     "p13.1": ({"火星": "巳"}, {"火星": "申"}),
     "p13.2": ({"火星": "酉"}, {"火星": "丑", "羅睺": "未", "計都": "丑"}),
@@ -104,18 +120,21 @@ CASES: dict[str, tuple[dict[str, object], dict[str, object]]] = {
     "p22.1": ({"太陰": "戌", "金星": "巳", "木星": "亥"}, {"木星": "子"}),
     "p22.2": ({"木星": "巳", "火星": "未", "土星": "未"}, {"木星": "辰"}),
     "p22.3": ({"月孛": "亥", "金星": "酉"}, {"月孛": "酉"}),
-    "p22.4": ({"紫氣": "卯", "月孛": "午"}, {"紫氣": "子"}),
+    # 餘奴 in 官祿 (卯), or in the 庫 of the 財星 (財帛 亥 → 木星 → 庫 未); 紫氣 excepted
+    "p22.4": ({"月孛": "卯"}, {"月孛": "午"}),
     "p23.1": ({"month": "子", "水星": "子"}, {"month": "寅"}),
     "p24.1": ({"火星": "未"}, {"火星": "酉"}),
+    "p24.2": ({"year": "庚午", "太陰": "亥"}, {"太陰": "子"}),
     "p24.3": ({"土星": "未", "火星": "戌", "木星": "亥"}, {"木星": "子"}),
     "p25.1": ({"土星": "未"}, {"土星": "午"}),
     "p26.1": ({"土星": "未"}, {"month": "亥"}),
-    "p26.3": ({"紫氣": "子"}, {"紫氣": "丑"}),
+    "p26.3": ({"月孛": "子"}, {"月孛": "丑"}),
     "p27.1": ({"土星": "宿:角", "紫氣": "寅"}, {"紫氣": "卯"}),
     "p28.2": ({"太陽": 100.0, "金星": 110.0, "水星": 90.0}, {"金星": 95.0}),
+    "p06.3": ({"year": "庚辰", "ming": "寅", "木星": "宿:角"}, {"year": "庚午"}),
     "p29.1": ({"水星": "卯", "計都": "巳", "羅睺": "亥"}, {"水星": "寅"}),
     "p29.2": ({}, {"土星": "丑"}),
-    "p29.3": ({}, {"紫氣": "寅", "月孛": "申"}),
+    "p29.3": ({"月孛": "丑"}, {"月孛": "申"}),
     "p29.4": ({"太陽": "卯"}, {"太陽": "辰"}),
     "p29.5": ({"土星": "丑"}, {"土星": "午"}),
     "p30.1": ({"month": "申", "金星": "申"}, {"金星": "子"}),
@@ -135,7 +154,8 @@ CASES: dict[str, tuple[dict[str, object], dict[str, object]]] = {
     "p35.2": ({"火星": "戌", "木星": "亥"}, {"木星": "子"}),
     "p38.1": ({"ming": "酉"}, {"ming": "子"}),
     "p38.2": ({"木星": "戌"}, {"木星": "子"}),
-    "p38.3": ({"金星": "午"}, {"金星": "巳"}),
+    # 科甲 = lord of the palace opposite 命宮 子: 午 → 太陽
+    "p38.3": ({"太陽": "午"}, {"太陽": "未"}),
     "p39.1": ({"水星": "戌", "month": "亥"}, {"month": "巳"}),
     "p39.2": ({"太陰": "宿:牛"}, {"太陰": "宿:女"}),
     "p40.1": ({"太陽": "宿:星", "金星": "巳", "水星": "未"}, {"太陽": "宿:張"}),
@@ -145,9 +165,12 @@ CASES: dict[str, tuple[dict[str, object], dict[str, object]]] = {
 BY_ID = {p.id: p for p in patterns()}
 
 
+NEEDS_INSTANT = {"p28.1"}  # the eclipse needs the ephemeris: tests/qizheng/test_round2.py, real eclipses
+
+
 def test_every_computable_clause_has_a_case_and_every_case_a_clause():
     computable = {p.id for p in patterns() if p.status == "yes"}
-    assert computable == set(CASES)
+    assert computable - NEEDS_INSTANT == set(CASES)
 
 
 @pytest.mark.parametrize("pid", sorted(CASES))
@@ -163,9 +186,10 @@ def test_clause_holds_and_fails(pid):
 
 def test_partial_and_uncomputable_clauses_say_why():
     for p in patterns():
-        assert p.status in ("yes", "partial", "no")
+        assert p.status in ("yes", "partial", "no", "definition")
         if p.status != "yes":
             assert p.reason and p.when is None, p.id
+        if p.status != "yes" or p.id in NEEDS_INSTANT:
             assert evaluate(p, make({})).holds is None
 
 

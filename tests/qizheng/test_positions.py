@@ -78,6 +78,35 @@ def test_seven_within_one_arcsecond_of_de440(eph, ts):
     assert max(worst.values()) < 1.0, worst
 
 
+def test_sun_and_moon_agree_with_skyfield_to_ten_microarcseconds(eph, ts):
+    # Same frame (skyfield's ecliptic_frame), same kernel data; for the Sun and Moon skyfield's extra deflection
+    # by Jupiter and Saturn is below 1e-7″, so what is left is arithmetic. A retarded instant rounded to one JD
+    # float (the code before the two-part TDB) moved the geocentric Moon by up to 0.0003″.
+    worst = {"太陽": 0.0, "太陰": 0.0}
+    for jd in sample_jds(40):
+        raw = ephemeris.compute_tt(float(jd), float(jd))
+        earth = eph["earth"].at(ts.tt_jd(float(jd)))
+        for name in worst:
+            _, lon, _ = earth.observe(eph[NAMES[name]]).apparent().frame_latlon(ecliptic_frame)
+            worst[name] = max(worst[name], diff_arcsec(raw.longitudes[name], lon.degrees))
+    assert max(worst.values()) < 1e-5, worst
+
+
+def test_latitudes_within_one_arcsecond_of_de440(eph, ts):
+    # apparent ecliptic latitude of date; the reference is skyfield's observe().apparent() in its ecliptic frame
+    worst = 0.0
+    for jd in sample_jds(12):
+        raw = ephemeris.compute_tt(float(jd), float(jd))
+        earth = eph["earth"].at(ts.tt_jd(float(jd)))
+        for name, target in NAMES.items():
+            lat, _, _ = earth.observe(eph[target]).apparent().frame_latlon(ecliptic_frame)
+            worst = max(worst, abs(raw.latitudes[name] - lat.degrees) * 3600.0)
+    assert worst < 1.0, worst
+    assert (
+        abs(raw.latitudes["太陽"]) < 1.5 / 3600.0 and abs(raw.latitudes["太陰"]) < 5.4
+    )  # Moon's inclination
+
+
 def test_civil_instant_is_converted_at_equal_tt(eph, ts):
     at = datetime(2024, 2, 4, 16, 27, 8, tzinfo=timezone(timedelta(hours=8)))
     raw = ephemeris.compute(at)
