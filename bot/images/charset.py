@@ -14,7 +14,7 @@ from dataclasses import replace
 from functools import cache
 
 from bot.i18n import LANGS, catalog
-from bot.images.glyphs import glyphs
+from bot.images.glyphs import drawable, glyphs
 from engine.core.cycle import BRANCH_CHARS, ELEMENT_CHARS, STEM_CHARS, all_ganzhi
 from engine.core.relations import KIN_NAMES
 
@@ -71,7 +71,7 @@ def _messages() -> Iterator[str]:
     for lang in LANGS:
         for msgid, text in catalog(lang).items():
             if msgid.startswith(MESSAGE_PREFIXES):
-                yield text.replace("{", "").replace("}", "")
+                yield drawable(text.replace("{", "").replace("}", ""))
 
 
 def _printable_ascii() -> str:

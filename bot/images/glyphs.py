@@ -15,6 +15,7 @@ class Glyphs:
     body_short: MappingProxyType[str, MappingProxyType[str, str]]
     punctuation: str
     source: str
+    substitutes: MappingProxyType[str, str]
 
 
 @cache
@@ -23,7 +24,14 @@ def glyphs() -> Glyphs:
         resources.files("bot.images").joinpath("data", "glyphs.json").read_text(encoding="utf-8")
     )
     short = {name: MappingProxyType(dict(v)) for name, v in data["body_short"].items()}
-    return Glyphs(MappingProxyType(short), str(data["punctuation"]["chars"]), str(data["source"]))
+    subs = MappingProxyType(dict(data["substitutes"]["chars"]))
+    return Glyphs(MappingProxyType(short), str(data["punctuation"]["chars"]), str(data["source"]), subs)
+
+
+def drawable(text: str) -> str:
+    """The text with the characters the font lacks replaced (``substitutes`` of glyphs.json)."""
+    subs = glyphs().substitutes
+    return "".join(subs.get(ch, ch) for ch in text) if any(ch in subs for ch in text) else text
 
 
 def body_short(name: str, lang: str) -> str:

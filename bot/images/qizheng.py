@@ -13,13 +13,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from bot.i18n import gettext
 from bot.images.glyphs import body_short
-from bot.images.labels import label
+from bot.images.labels import label, message
 from bot.images.scene import Anchor, Box, Circle, Primitive, Scene, Segment, Text, Wedge
 from engine.core.cycle import Branch
 from engine.qizheng import MansionSet, Place, QizhengChart
-from engine.qizheng.chart import general_precession_arcsec, palace_start, shoushi_mansions
+from engine.qizheng.chart import (
+    equatorial_mansions,
+    general_precession_arcsec,
+    mean_obliquity,
+    palace_start,
+    shoushi_mansions,
+)
 from engine.qizheng.options import QizhengOptions
 from engine.qizheng.tables import mansions
 
@@ -73,6 +78,12 @@ class BodyMark:
     retrograde: bool
     x: float
     y: float
+    motion: str = "順"  # 順 逆 留 (Body.motion: 留 within the station window)
+
+    @property
+    def marked(self) -> bool:
+        """逆 or 留 is written beside the name."""
+        return self.motion != "順"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,13 +114,26 @@ def palace_sectors(chart: QizhengChart) -> tuple[PalaceSector, ...]:
 
 def mansion_boundaries(chart: QizhengChart) -> tuple[tuple[str, float], ...]:
     """(name, longitude of date) where each of the 28 宿 begins: the 距星's J2000 longitude plus the general
-    precession to the chart's date, for the chart's mansion set (as ``engine.qizheng.chart.mansion_of``)."""
+    precession to the chart's date, for the chart's mansion set (as ``engine.qizheng.chart.mansion_of``).
+
+    赤道宿度: the ecliptic point whose right ascension is the 距星's of date, λ = atan2(sin α, cos α cos ε).
+    """
     mset = chart.options.mansions
+    t_cent = ((chart.jd_tt or 2451545.0) - 2451545.0) / 36525.0
+    if mset == MansionSet.EQUATORIAL:
+        t_key = round(t_cent, 6)  # the key mansion_of uses
+        eps = math.radians(mean_obliquity(t_key))
+        bounds = []
+        for m in equatorial_mansions(t_key):
+            ra = math.radians(m.lon_j2000)
+            bounds.append(
+                (m.name, math.degrees(math.atan2(math.sin(ra), math.cos(ra) * math.cos(eps))) % 360.0)
+            )
+        return tuple(sorted(bounds, key=lambda m: m[1]))
     if mset == MansionSet.SHOUSHI:
         table = shoushi_mansions()
     else:
         table = mansions(mset == MansionSet.DELTA_ORI, mset == MansionSet.ETA_AND)
-    t_cent = ((chart.jd_tt or 2451545.0) - 2451545.0) / 36525.0
     shift = general_precession_arcsec(t_cent) / 3600.0
     return tuple(sorted(((m.name, (m.lon_j2000 + shift) % 360.0) for m in table), key=lambda m: m[1]))
 
@@ -146,12 +170,13 @@ def mansion_sectors(chart: QizhengChart) -> tuple[MansionSector, ...]:
     )
 
 
-RETRO_OFFSET = (32.0, 18.0)  # where 逆 is written, from the label's centre
+RETRO_OFFSET = (32.0, 18.0)  # where 逆/留 is written, from the label's centre
+MOTION_LABELS = {"逆": "qizheng.retrograde", "留": "qizheng.station"}
 
 
 def _occupied(mark: BodyMark) -> list[tuple[float, float]]:
     points = [(mark.x, mark.y)]
-    if mark.retrograde:
+    if mark.marked:
         points.append((mark.x + RETRO_OFFSET[0], mark.y + RETRO_OFFSET[1]))
     return points
 
@@ -165,7 +190,9 @@ def body_marks(chart: QizhengChart, lang: str) -> tuple[BodyMark, ...]:
         angle = screen_angle(chart, body.longitude)
         short = body_short(body.name, lang)
         candidates = [
-            BodyMark(body.name, short, body.longitude, angle, r, body.retrograde, *_point(angle, r))
+            BodyMark(
+                body.name, short, body.longitude, angle, r, body.retrograde, *_point(angle, r), body.motion
+            )
             for r in LABEL_RADII
         ]
         mark = next(
@@ -186,7 +213,7 @@ def _options_text(options: QizhengOptions, lang: str) -> str:
     default = QizhengOptions().to_json()
     keys = [k for k in data if k in KEY_OPTIONS or data[k] != default[k]]
     items = " · ".join(
-        f"{gettext(lang, f'qizheng.opt.{k}')} {gettext(lang, f'qizheng.opt.{k}.{data[k]}')}" for k in keys
+        f"{message(lang, f'qizheng.opt.{k}')} {message(lang, f'qizheng.opt.{k}.{data[k]}')}" for k in keys
     )
     return label(lang, "qizheng.options", items=items)
 
@@ -280,17 +307,9 @@ def _wheel(
             else "ink"
         )
         items.append(Text(b.x, b.y, b.short, 42, color, bold=True))
-        if b.retrograde:
-            items.append(
-                Text(
-                    b.x + RETRO_OFFSET[0],
-                    b.y + RETRO_OFFSET[1],
-                    label(lang, "qizheng.retrograde"),
-                    30,
-                    "red",
-                    bold=True,
-                )
-            )
+        if b.marked:
+            mark = label(lang, MOTION_LABELS[b.motion])
+            items.append(Text(b.x + RETRO_OFFSET[0], b.y + RETRO_OFFSET[1], mark, 30, "red", bold=True))
     items.append(Text(CX, CY - 22, chart.year.chars, 40, bold=True))
     items.append(Text(CX, CY + 28, label(lang, "qizheng.title"), 28, "muted"))
     return items
@@ -307,8 +326,8 @@ def _table(chart: QizhengChart, lang: str) -> list[Primitive]:
         du = label(lang, "qizheng.mansion_du", mansion=body.mansion, du=math.floor(body.mansion_degree) + 1)
         text = f"{body.name} {body.palace.char} {body.palace_degree:4.1f}° · {du}"
         items.append(Text(x, y, text, 30, anchor=Anchor.LM))
-        if body.retrograde:
-            items.append(Text(x + 430, y, label(lang, "qizheng.retrograde"), 30, "red", Anchor.LM))
+        if body.motion != "順":
+            items.append(Text(x + 430, y, label(lang, MOTION_LABELS[body.motion]), 30, "red", Anchor.LM))
     return items
 
 

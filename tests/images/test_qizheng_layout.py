@@ -26,9 +26,13 @@ def _charts():
         at, 121.47, 31.23, QizhengOptions(palaces=PalaceSystem.ZHENG, mansions=MansionSet.SHOUSHI)
     )
     yield natal_chart(at, 126.98, 37.57, QizhengOptions(mansions=MansionSet.DELTA_ORI))
+    yield natal_chart(at, 126.98, 37.57, QizhengOptions(mansions=MansionSet.EQUATORIAL))
 
 
-@pytest.mark.parametrize("chart", list(_charts()), ids=["seoul-1990", "zheng-shoushi", "delta-ori"])
+IDS = ["seoul-1990", "zheng-shoushi", "delta-ori", "equatorial"]
+
+
+@pytest.mark.parametrize("chart", list(_charts()), ids=IDS)
 def test_each_body_is_drawn_at_its_longitude(chart):
     lay = qizheng.layout(chart, "ko")
     xu = next(p for p in lay.palaces if p.branch is Branch.XU)  # 戌 begins at λ − A = 0° (spec §5)
@@ -47,9 +51,10 @@ def test_each_body_is_drawn_at_its_longitude(chart):
         palace = next(p for p in lay.palaces if p.branch == body.palace)
         assert _in_sector(mark.angle, palace.start, palace.end)
         assert mark.retrograde == (body.speed < 0)
+        assert mark.motion == body.motion and mark.marked == (body.motion in ("逆", "留"))
 
 
-@pytest.mark.parametrize("chart", list(_charts()), ids=["seoul-1990", "zheng-shoushi", "delta-ori"])
+@pytest.mark.parametrize("chart", list(_charts()), ids=IDS)
 def test_each_body_lies_in_its_mansion_sector(chart):
     lay = qizheng.layout(chart, "lzh")
     sectors = sorted(lay.mansions, key=lambda m: m.longitude)
@@ -106,3 +111,19 @@ def test_header_birth_place_options():
     assert "서울" in text and "126.98" in text and "37.57" in text
     assert "庚午" in text  # 1990 = 庚午年
     assert "회귀" in text  # the palace option in force
+
+
+def test_station_and_retrograde_are_written_beside_the_body():
+    """Saturn stood still (turned retrograde) on 2024-06-29 (almanac): 土 carries 留; 羅計 (mean nodes) 逆."""
+    chart = natal_chart(datetime.fromisoformat("2024-06-29T12:00+09:00"), 126.98, 37.57)
+    lay = qizheng.layout(chart, "lzh")
+    saturn = next(b for b in lay.bodies if b.name == "土星")
+    assert saturn.motion == "留" and saturn.marked
+    for b in lay.bodies:
+        near = {
+            t.text
+            for t in lay.scene.texts()
+            if math.isclose(t.x, b.x + qizheng.RETRO_OFFSET[0])
+            and math.isclose(t.y, b.y + qizheng.RETRO_OFFSET[1])
+        }
+        assert near == ({b.motion} if b.marked else set()), b.name
