@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_branch, parse_instant
+from bot.cli.png import add_png_option, write_png
 from bot.i18n import both, gettext, render
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
@@ -111,6 +112,10 @@ def chart_handler(args: argparse.Namespace) -> int:
         month = month if month is not None else pillars.month.branch
         day = day if day is not None else pillars.day
     chart = build(cast, month, day, use=args.use, options=options)
+    if args.png is not None:
+        from bot.images import render_liuyao
+
+        write_png(args.png, render_liuyao(chart.chart, args.lang))
     data = chart.to_json()
     if args.json:
         emit_json(data)
@@ -164,6 +169,7 @@ def register(subparsers: Any) -> None:
         metavar="day_clash|none",
         help="散 (000:15 「惟空破散」) = 日沖 (default) or not counted",
     )
+    add_png_option(parser)
     parser.set_defaults(func=handler)
 
 
