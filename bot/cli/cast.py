@@ -7,6 +7,7 @@ from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
 from bot.cli.liuren import add_school_options, options_from_args
+from bot.cli.png import add_png_option, write_png
 from bot.i18n import render
 from engine.calendar import DayStart
 from engine.core.cycle import Branch, GanZhi
@@ -88,6 +89,10 @@ def handler(args: argparse.Namespace) -> int:
     else:
         raise UsageError("error.liuren.at_or_day")
     chart = with_shensha(chart)
+    if args.png is not None:
+        from bot.images import render_liuren
+
+        write_png(args.png, render_liuren(chart, args.lang))
     readings = readings_for(chart, args.category)
     verdict = judge(chart, args.category).to_json()  # the same judgment as the composed reading's
     if args.json:
@@ -127,4 +132,5 @@ def register(subparsers: Any) -> None:
         "--category", metavar="類", help="question category for the 類神 (天文, 地理, 人物 …)"
     )
     add_school_options(parser)
+    add_png_option(parser)
     parser.set_defaults(func=handler)

@@ -22,7 +22,7 @@ OPTION_VALUES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "yingui": ("derived", "verse"),
         "tianyi_value": ("branch", "ganzhi"),
         "wangluo": ("same", "unstated"),
-        "tiangou": ("chong", "prev"),
+        "tiangou": ("prev", "chong"),
         "diyu": ("prose", "verse"),
         "xueji": ("split", "combined"),
         "jingqi": ("note", "emended"),
@@ -40,7 +40,7 @@ class Options:
     yingui: str = "derived"  # 陰貴 of 丙丁: derived mirror 丙亥 丁酉 (default) or the literal verse 丙酉 丁亥
     tianyi_value: str = "branch"  # 天醫 as a branch (default) or as the 干支 (丁卯 …)
     wangluo: str = "same"  # 網羅 = 雷火's table (default) or unstated (no value)
-    tiangou: str = "chong"  # 天狗 = 天賊 + 6 (default) or 天賊 − 1 (除/執/收)
+    tiangou: str = "prev"  # 天狗 = 天賊 − 1 (除/執/收, 000:143; default) or 天賊 + 6 (note 「隨之沖擊」)
     diyu: str = "prose"  # 地獄 = 正戌 逆 (default) or the attached verse (the 血刃/血忌 sequence)
     xueji: str = "split"  # 血刃 odd / 血忌 even months (default) or both the combined 12-month sequence
     jingqi: str = "note"  # 旌旗 冬子 as the note says (default) or 冬午 (emended by 「起卯，逆征四圉」)
