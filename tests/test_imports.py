@@ -10,14 +10,9 @@ from collections.abc import Iterable, Mapping
 
 import grimp
 
-# The one known circle left, being removed in parallel by the 六爻 helper (issue 11: "the chart is data;
-# judgments read it"); engine.qizheng.chart ↔ patterns went with 七政 round two. The lead empties this at
-# merge; a circle not listed here, or any circle in bot/, fails.
-KNOWN_ENGINE_CYCLES: frozenset[frozenset[str]] = frozenset(
-    {
-        frozenset({"engine.liuyao.chart", "engine.liuyao.judgments"}),
-    }
-)
+# Circles in the engine that are known and tolerated: none (the 六爻 chart ↔ judgments and 七政 chart ↔
+# patterns circles are gone; issue 11: "the chart is data; judgments and patterns read it").
+KNOWN_ENGINE_CYCLES: frozenset[frozenset[str]] = frozenset()
 
 
 def cycles(edges: Mapping[str, Iterable[str]]) -> set[frozenset[str]]:
@@ -87,7 +82,7 @@ def test_no_import_circle_in_bot():
     assert in_bot == set(), sorted(sorted(c) for c in in_bot)
 
 
-def test_no_import_circle_in_engine_beyond_the_known_ones():
+def test_no_import_circle_in_engine():
     found = cycles(import_graph())
     in_engine = {c for c in found if all(m.startswith("engine") for m in c)}
     assert in_engine <= KNOWN_ENGINE_CYCLES, sorted(sorted(c) for c in in_engine - KNOWN_ENGINE_CYCLES)

@@ -18,7 +18,7 @@ from bot.commands.cast import time_options
 from bot.context import AppContext
 from bot.viewmodels import LineView, LiuyaoView
 from engine.calendar import DayStart, four_pillars
-from engine.liuyao import LiuyaoChart, build, cast_coins, cast_manual, cast_time
+from engine.liuyao import Reading, build, cast_coins, cast_manual, cast_time
 
 COIN_WORDS = frozenset({"coins", "coin", "동전", "錢", "钱", "擲錢"})
 TIME_WORDS = frozenset({"time", "시간", "時", "时", "時起"}) | NOW_WORDS
@@ -48,8 +48,9 @@ def parse_liuyao_args(args: tuple[str, ...]) -> tuple[str, str | None, str | Non
     return method, digits, use
 
 
-def liuyao_view(chart: LiuyaoChart) -> LiuyaoView:
-    """The view model of a ``LiuyaoChart`` from its JSON contract (lines listed top → bottom)."""
+def liuyao_view(chart: Reading) -> LiuyaoView:
+    """The view model of a 六爻 ``Reading`` (``engine.liuyao.build``: the chart with its judgments) from its
+    JSON contract (lines listed top → bottom)."""
     data = chart.to_json()
     lines: list[LineView] = []
     for ln in reversed(data["lines"]):
