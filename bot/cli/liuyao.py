@@ -189,6 +189,7 @@ def _subject(lang: str, s: dict[str, Any]) -> str:
 def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
     def _(msgid: str, **kw: Any) -> str:
         return gettext(lang, msgid, **kw)
+
     head = [both(lang, j["name"])]
     if j.get("type"):
         head.append(both(lang, j["type"]))
@@ -220,11 +221,13 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
 
 def chart_text(c: dict[str, Any], lang: str) -> str:
     """The reading (``Reading.to_json()``) as text: chart, per-line strength, judgments and the verdict."""
+
     def _(msgid: str, **kw: Any) -> str:
         return gettext(lang, msgid, **kw)
 
     def b(x: object) -> str:
         return both(lang, x)
+
     out = [f"{_('liuyao.title')} · {_('liuyao.method.' + c['cast']['method'])} {c['cast']['digits']}"]
     if c["cast"].get("tosses"):
         out.append(f"{_('liuyao.tosses')}: {' '.join(''.join(map(str, t)) for t in c['cast']['tosses'])}")
@@ -303,6 +306,7 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
 
     def b(x: object) -> str:
         return both(lang, x)
+
     u = v["use"]
     where = _("liuyao.use.hidden", n=u["line"]) if u["hidden"] else _("liuyao.use.lines", n=u["line"])
     out = [
