@@ -1,19 +1,31 @@
-# sikpan bot: installs from the registries only (python:3.11-slim from Docker Hub, dependencies from PyPI).
+# sikpan bot: installs from the registries only (python:3.11-slim from Docker Hub, dependencies from PyPI),
+# at the versions of constraints.txt (scripts/gen_constraints.py).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_CONSTRAINT=/app/constraints.txt \
     SIKPAN_DB=/data/sikpan.db
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+# 1. Dependencies in their own layer: rebuilt only when pyproject.toml or constraints.txt change, not the code.
+#    They are the project's dependencies plus those of the [all] extra (both chat libraries).
+COPY pyproject.toml constraints.txt ./
+RUN python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
+extras = p['optional-dependencies']; \
+print('\n'.join(p['dependencies'] + extras['telegram'] + extras['discord']))" > /tmp/requirements.txt \
+    && pip install -r /tmp/requirements.txt \
+    && rm /tmp/requirements.txt
+
+# 2. The code. The build compiles the .po catalogs into .mo (setup.py, Babel as a build requirement only).
+COPY setup.py README.md ./
 COPY engine ./engine
 COPY bot ./bot
 COPY templates ./templates
 COPY locales ./locales
-RUN pip install . \
+RUN pip install --no-deps '.[all]' \
     && useradd --system --uid 10001 --home-dir /data sikpan \
     && mkdir -p /data && chown sikpan /data
 

@@ -1,125 +1,133 @@
-"""The application: its context (settings, storage, clock) and ``run`` that starts every transport.
+"""The application: ``run`` starts every transport and the daily scheduler in one event loop.
 
-``run(settings, stop)`` opens the database (migrating it), then starts, in one event loop:
-the Telegram adapter when ``TELEGRAM_BOT_TOKEN`` is set (``bot.telegram.run_telegram(ctx, stop)``), the
-Discord adapter when ``DISCORD_BOT_TOKEN`` is set (``bot.discord.run_discord(ctx, stop)``), the daily
-scheduler when ``bot.scheduler.run_scheduler(ctx, stop)`` exists, and the console chat on stdin/stdout when
-no token is set. It returns when ``stop`` is set (or the console reaches end of input) and every task ended.
+``run(settings, stop)`` opens the database (migrating it), then starts: the Telegram adapter when
+``TELEGRAM_BOT_TOKEN`` is set (``bot.telegram.run_telegram(ctx, stop)``), the Discord adapter when
+``DISCORD_BOT_TOKEN`` is set (``bot.discord.run_discord(ctx, stop)``), the daily scheduler
+(``bot.scheduler.run_scheduler``) whenever an adapter runs, and the console chat on stdin/stdout when no token
+is set. It returns when ``stop`` is set (or the console reaches end of input) and every task ended.
+
+The chat libraries are optional extras (``pip install 'sikpan[telegram]'``, ``[discord]``, ``[all]``): an
+adapter module is imported only when its token is set, and a missing library raises :class:`MissingExtra`
+(``sikpan run`` turns it into a one-line message naming the extra) before anything starts.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
-import importlib.util
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from bot.config import Settings
-from bot.storage import Storage
+from bot.console import LineSource, run_console
+from bot.context import AppContext, Clock, SystemClock, create_context
+from bot.scheduler import run_scheduler
 
 log = logging.getLogger(__name__)
 
+Runner = Callable[[AppContext, asyncio.Event], Coroutine[Any, Any, None]]
 
-class Clock(Protocol):
-    async def now(self) -> datetime:
-        """The current instant, timezone-aware UTC."""
-        ...
-
-
-class SystemClock:
-    async def now(self) -> datetime:
-        return datetime.now(UTC)
+# The extra that installs each adapter's chat library, and the top-level module of that library.
+EXTRAS: dict[str, tuple[str, str]] = {"telegram": ("telegram", "telegram"), "discord": ("discord", "discord")}
 
 
-@dataclass
-class AppContext:
-    settings: Settings
-    storage: Storage
-    clock: Clock = field(default_factory=SystemClock)
-    extras: dict[str, Any] = field(default_factory=dict)  # per-area singletons (scheduler, senders …)
+class MissingExtra(RuntimeError):
+    """A token is set but the chat library of its adapter is not installed."""
 
-    async def close(self) -> None:
-        await self.storage.close()
-
-
-async def create_context(settings: Settings, clock: Clock | None = None) -> AppContext:
-    """Open (and migrate) the database named by the settings."""
-    storage = await Storage.open(settings.db_path)
-    return AppContext(settings=settings, storage=storage, clock=clock or SystemClock())
+    def __init__(self, platform: str, extra: str, module: str) -> None:
+        super().__init__(f"{platform}: install sikpan[{extra}] (module {module!r} is missing)")
+        self.platform = platform
+        self.extra = extra
+        self.module = module
 
 
-def _optional(module: str, attr: str) -> Callable[..., Coroutine[Any, Any, Any]] | None:
-    """``module.attr`` if that module exists (another area may not have landed yet)."""
+def transport_runner(platform: str) -> Runner:
+    """The run function of an adapter, imported now (its chat library is an optional extra)."""
+    extra, library = EXTRAS[platform]
     try:
-        if importlib.util.find_spec(module) is None:
-            return None
-    except ModuleNotFoundError:
-        return None
-    fn = getattr(importlib.import_module(module), attr, None)
-    return fn if callable(fn) else None
+        if platform == "telegram":
+            from bot.telegram import run_telegram
+
+            return run_telegram
+        from bot.discord import run_discord
+
+        return run_discord
+    except ModuleNotFoundError as err:
+        if err.name is not None and err.name.split(".")[0] == library:
+            raise MissingExtra(platform, extra, err.name) from None
+        raise
 
 
-async def run(settings: Settings, stop: asyncio.Event, *, console_io: Any = None) -> None:
+def configured_runners(settings: Settings) -> dict[str, Runner]:
+    """``{platform: runner}`` for every token that is set; :class:`MissingExtra` when a library is absent."""
+    tokens = {"telegram": settings.telegram_token, "discord": settings.discord_token}
+    return {platform: transport_runner(platform) for platform, token in tokens.items() if token}
+
+
+async def run(
+    settings: Settings,
+    stop: asyncio.Event,
+    *,
+    console_io: tuple[LineSource, Any] | None = None,
+    clock: Clock | None = None,
+) -> None:
     """Start everything configured in ``settings`` and wait until ``stop`` is set."""
-    ctx = await create_context(settings)
-    tasks: dict[str, asyncio.Task[Any]] = {}
+    runners = configured_runners(settings)  # before the database is opened: a missing extra fails first
+    ctx = await create_context(settings, clock or SystemClock())
+    tasks: dict[str, asyncio.Task[None]] = {}
     try:
-        if settings.telegram_token:
-            runner = _optional("bot.telegram", "run_telegram")
-            if runner is None:
-                log.error("TELEGRAM_BOT_TOKEN is set but the Telegram adapter is not installed")
-            else:
-                tasks["telegram"] = asyncio.create_task(runner(ctx, stop), name="telegram")
-        if settings.discord_token:
-            runner = _optional("bot.discord", "run_discord")
-            if runner is None:
-                log.error("DISCORD_BOT_TOKEN is set but the Discord adapter is not installed")
-            else:
-                tasks["discord"] = asyncio.create_task(runner(ctx, stop), name="discord")
+        for platform, runner in runners.items():
+            tasks[platform] = asyncio.create_task(runner(ctx, stop), name=platform)
         if tasks:
-            scheduler = _optional("bot.scheduler", "run_scheduler")
-            if scheduler is not None:
-                tasks["scheduler"] = asyncio.create_task(scheduler(ctx, stop), name="scheduler")
-        if not settings.has_tokens:
-            from bot.console import run_console
-
+            tasks["scheduler"] = asyncio.create_task(run_scheduler(ctx, stop), name="scheduler")
+        else:
             tasks["console"] = asyncio.create_task(run_console(ctx, stop, io=console_io), name="console")
-        if not tasks:
-            log.error("nothing to run")
-            return
-        stop_task = asyncio.create_task(stop.wait(), name="stop")
-        pending: set[asyncio.Task[Any]] = set(tasks.values())
-        while pending and not stop.is_set():
-            done, pending = await asyncio.wait(pending | {stop_task}, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                if task is stop_task:
-                    continue
-                pending.discard(task)
-                if task.cancelled():
-                    continue
-                exc = task.exception()
-                if exc is not None:
-                    log.error("%s stopped with an error", task.get_name(), exc_info=exc)
-                if task.get_name() == "console":
-                    stop.set()  # end of input on the console ends the program
-            pending.discard(stop_task)
-        stop.set()
-        # Give every adapter a moment to wind down on its own (they watch ``stop``), then cancel.
-        if pending:
-            _, still = await asyncio.wait(pending, timeout=10)
-            for task in still:
-                task.cancel()
-            if still:
-                await asyncio.gather(*still, return_exceptions=True)
-        stop_task.cancel()
-        await asyncio.gather(stop_task, return_exceptions=True)
+        await _supervise(tasks, stop)
     finally:
         for task in tasks.values():
             if not task.done():
                 task.cancel()
         await asyncio.gather(*tasks.values(), return_exceptions=True)
         await ctx.close()
+
+
+async def _supervise(tasks: dict[str, asyncio.Task[None]], stop: asyncio.Event) -> None:
+    """The process boundary: a task that fails is logged (with its name) and the others go on."""
+    stop_task = asyncio.create_task(stop.wait(), name="stop")
+    pending: set[asyncio.Task[Any]] = set(tasks.values())
+    while pending and not stop.is_set():
+        done, pending = await asyncio.wait(pending | {stop_task}, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            if task is stop_task:
+                continue
+            pending.discard(task)
+            if task.cancelled():
+                continue
+            exc = task.exception()
+            if exc is not None:
+                log.error("%s stopped with an error", task.get_name(), exc_info=exc)
+            if task.get_name() == "console":
+                stop.set()  # end of input on the console ends the program
+        pending.discard(stop_task)
+    stop.set()
+    # Give every adapter a moment to wind down on its own (they watch ``stop``), then cancel.
+    if pending:
+        _, still = await asyncio.wait(pending, timeout=10)
+        for task in still:
+            task.cancel()
+        if still:
+            await asyncio.gather(*still, return_exceptions=True)
+    stop_task.cancel()
+    await asyncio.gather(stop_task, return_exceptions=True)
+
+
+__all__ = [
+    "AppContext",
+    "Clock",
+    "MissingExtra",
+    "SystemClock",
+    "configured_runners",
+    "create_context",
+    "run",
+    "transport_runner",
+]

@@ -16,21 +16,25 @@ variable                     default                                     meaning
 ``SIKPAN_ENV_FILE``          ``.env``                                    where to read the optional ``.env``
 ===========================  ==========================================  ==========================================
 
-Tokens never reach logs: :func:`install_redaction` adds a :class:`RedactingFilter` to every handler of the
-root logger, which replaces each configured secret (and anything shaped like a Telegram or Discord token)
-with ``[REDACTED]``; ``repr(Settings)`` hides the tokens too.
+The ``.env`` file is read by python-dotenv. Tokens never reach logs: :func:`install_redaction` (the one
+redaction of the bot, used by ``sikpan run`` and by each adapter factory) runs every log record through a
+:class:`RedactingFilter` when it is created, which replaces each configured secret (and anything shaped like a
+Telegram or Discord token) with ``[REDACTED]``; ``repr(Settings)`` hides the tokens too.
 """
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from dotenv import dotenv_values
 
 from bot.i18n import DEFAULT_LANG, normalize_lang
 
@@ -72,25 +76,10 @@ class Settings:
 
 
 def parse_dotenv(text: str) -> dict[str, str]:
-    """``KEY=VALUE`` lines (optional ``export``, quotes, ``#`` comments) into a dict."""
-    out: dict[str, str] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("export "):
-            line = line[len("export ") :].lstrip()
-        key, sep, value = line.partition("=")
-        key = key.strip()
-        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-            continue
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        else:
-            value = re.split(r"\s+#", value, maxsplit=1)[0].rstrip()
-        out[key] = value
-    return out
+    """``KEY=VALUE`` lines (optional ``export``, quotes, ``#`` comments) into a dict, by python-dotenv
+    (no ``${VAR}`` interpolation: a ``$`` in a token stays as written; lines it cannot parse are skipped)."""
+    values = dotenv_values(stream=io.StringIO(text), interpolate=False)
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path | None = None) -> Settings:
@@ -149,16 +138,19 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
 
 
 class RedactingFilter(logging.Filter):
-    """Rewrites each record's message (arguments and traceback included) without the secrets."""
+    """Rewrites a record's message (arguments and traceback included) without the secrets.
 
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
+    ``secrets`` is read at each record, so the process-wide filter sees tokens registered later.
+    """
+
+    def __init__(self, secrets: Collection[str] = ()) -> None:
         super().__init__()
-        self.secrets = tuple(s for s in secrets if s)
+        self.secrets = secrets if isinstance(secrets, set) else tuple(s for s in secrets if s)
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
-        except Exception:  # a broken format string: keep the raw template
+        except (TypeError, ValueError, KeyError):  # a broken format string: keep the raw template
             message = str(record.msg)
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
@@ -171,11 +163,42 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-def install_redaction(settings: Settings, logger: logging.Logger | None = None) -> RedactingFilter:
-    """Attach a redacting filter to every handler of ``logger`` (root by default) and to the logger."""
-    target = logger or logging.getLogger()
-    flt = RedactingFilter(settings.secrets)
-    target.addFilter(flt)
-    for handler in target.handlers:
-        handler.addFilter(flt)
-    return flt
+# The one redaction of the process: every secret ever configured, applied to each log record when it is
+# created (by a log-record factory), so every logger and every handler — also ones added later, such as a
+# test's capture handler — only ever sees redacted text.
+_SECRETS: set[str] = set()
+_FILTER = RedactingFilter(_SECRETS)
+_installed = False
+
+
+def _secret_parts(secret: str) -> list[str]:
+    """A secret and, for a Telegram token ``123:ABC…``, its secret half alone."""
+    parts = [secret]
+    if ":" in secret and len(secret.split(":", 1)[1]) >= 6:
+        parts.append(secret.split(":", 1)[1])
+    return parts
+
+
+def install_redaction(secrets: Settings | Iterable[str | None]) -> RedactingFilter:
+    """Register tokens (a :class:`Settings`' or given ones) and make sure no log record ever carries them.
+
+    Installs, once per process, a log-record factory that runs every new record through the redacting
+    filter; also quiets ``httpx``'s per-request INFO lines, whose URLs contain the Telegram token.
+    """
+    global _installed
+    values = secrets.secrets if isinstance(secrets, Settings) else tuple(secrets)
+    for secret in values:
+        if secret and len(secret) >= 6:
+            _SECRETS.update(_secret_parts(secret))
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    if not _installed:
+        _installed = True
+        original = logging.getLogRecordFactory()
+
+        def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+            record = original(*args, **kwargs)
+            _FILTER.filter(record)
+            return record
+
+        logging.setLogRecordFactory(factory)
+    return _FILTER

@@ -17,7 +17,7 @@ from bot.commands import Incoming, Reply, dispatch, resolve_lang
 from bot.views import render
 
 if TYPE_CHECKING:
-    from bot.app import AppContext
+    from bot.context import AppContext
 
 PROMPT = "> "
 QUIT_WORDS = frozenset({"/quit", "/exit", "/q", "/종료", "/끝", "/止"})
@@ -97,7 +97,7 @@ class FdLineSource:
 
     def close(self) -> None:
         if self.started:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(RuntimeError, ValueError, OSError):  # no loop any more, or fd closed
                 asyncio.get_running_loop().remove_reader(self.fd)
 
 

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 if TYPE_CHECKING:
-    from bot.commands import Reply
+    from bot.commands.base import Reply
+    from bot.viewmodels import ChartView, LiuyaoView
 
 KINDS = ("liuren", "liuyao")
 DEFAULT_KIND = "liuren"
@@ -93,7 +94,7 @@ def _shensha_summary(day: str, month: str, year: str) -> dict[str, list[str]]:
 
 
 @lru_cache(maxsize=4096)
-def _liuren_view(at_iso: str, day_starts: str, options_json: str) -> dict[str, Any]:
+def _liuren_view(at_iso: str, day_starts: str, options_json: str) -> ChartView:
     """The 大六壬 view model of the chart at an instant (one per chart key, see :func:`body_key`)."""
     from bot.commands.cast import chart_view
     from engine.calendar import DayStart
@@ -104,7 +105,7 @@ def _liuren_view(at_iso: str, day_starts: str, options_json: str) -> dict[str, A
     chart = chart_at(at, options, day_starts=DayStart.parse(day_starts), shensha=True)
     view = chart_view(chart)
     readings = []
-    for r in view.get("readings", []):
+    for r in view["readings"]:
         if r.get("kind") == "composed":
             r = {
                 **r,
@@ -117,7 +118,7 @@ def _liuren_view(at_iso: str, day_starts: str, options_json: str) -> dict[str, A
 
 
 @lru_cache(maxsize=4096)
-def _liuyao_view(at_iso: str, day_starts: str, month: str, day: str) -> dict[str, Any]:
+def _liuyao_view(at_iso: str, day_starts: str, month: str, day: str) -> LiuyaoView:
     from bot.commands.liuyao import liuyao_view
     from engine.calendar import DayStart
     from engine.core.cycle import Branch, GanZhi
@@ -212,7 +213,7 @@ def daily_context(moment: Moment) -> dict[str, Any]:
 
 
 def daily_reply(moment: Moment, lang: str) -> Reply:
-    from bot.commands import Reply
+    from bot.commands.base import Reply
 
     return Reply(view="daily", lang=lang, context=daily_context(moment))
 
@@ -233,14 +234,14 @@ def render_daily(context: Mapping[str, Any], lang: str, channel: str) -> str:
 
 
 def render_head(head: Mapping[str, Any], lang: str, channel: str) -> str:
-    from bot.commands import Reply
+    from bot.commands.base import Reply
     from bot.views import render
 
     return render(Reply(view="daily_head", lang=lang, context={"head": head}), channel)
 
 
 def render_body(body: Mapping[str, Any], lang: str, channel: str) -> str:
-    from bot.commands import Reply
+    from bot.commands.base import Reply
     from bot.views import render
 
     return render(Reply(view="daily_body", lang=lang, context={"body": body}), channel)

@@ -1,10 +1,13 @@
-"""Localization: gettext catalogs (Babel ``.po``), term dictionaries and Jinja2 rendering.
+"""Localization: gettext catalogs, term dictionaries and Jinja2 rendering.
 
 Layout (every file is package data, loaded once per language on first use):
 
 - ``locales/<lang>/LC_MESSAGES/<domain>.po``: message catalogs, one domain per area
-  (``core``, ``calendar``, ``liuren`` …); all domains of a language are merged, so message ids must be
-  unique across domains (prefix them with the area: ``calendar.term``, ``error.not_a_ganzhi``).
+  (``core``, ``calendar``, ``liuren`` …) — the source of truth, edited by hand. The build compiles each
+  into ``<domain>.mo`` next to it (``setup.py``, with Babel, a build requirement only); at run time this
+  module reads the ``.mo`` files with :func:`read_mo` (no Babel). All domains of a language are merged, so
+  message ids must be unique across domains (prefix them with the area: ``calendar.term``,
+  ``error.not_a_ganzhi``; ``tests/test_catalogs.py`` checks it and that every ``.mo`` is up to date).
 - ``locales/<lang>/terms/<domain>.json``: term dictionaries, ``{"甲子": "갑자", …}`` — how a technical
   term is read in that language. ``lzh`` needs none (the term is its own reading).
 - ``templates/<channel>/<name>.<ext>.j2``: Jinja2 templates; channel is ``cli``, ``console``,
@@ -16,13 +19,14 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
-from babel.messages.pofile import read_po
+if TYPE_CHECKING:
+    import jinja2
 
 LANGS: tuple[str, ...] = ("ko", "lzh")
 DEFAULT_LANG = "ko"
@@ -51,23 +55,45 @@ def _check(lang: str) -> str:
     return lang
 
 
+MO_MAGIC = 0x950412DE
+
+
+def read_mo(data: bytes) -> dict[str, str]:
+    """The messages of a compiled GNU gettext catalog (``.mo``): ``{msgid: msgstr}``.
+
+    Format (GNU gettext manual, "The Format of GNU MO Files"): a magic number in either byte order, a
+    revision, the number of strings N, the offsets of the original and of the translation tables; each table
+    holds N (length, offset) pairs of UTF-8 strings. A plural entry is ``singular\0plural`` → the forms
+    joined by NUL: the singular and the first form are kept. The header entry (empty msgid) is dropped.
+    """
+    for order in ("<", ">"):
+        magic, revision, count, originals, translations = struct.unpack_from(order + "5I", data)
+        if magic == MO_MAGIC:
+            break
+    else:
+        raise ValueError("not a GNU .mo catalog")
+    if revision >> 16 not in (0, 1):
+        raise ValueError(f"unknown .mo revision {revision:#x}")
+    out: dict[str, str] = {}
+    for i in range(count):
+        id_len, id_at = struct.unpack_from(order + "2I", data, originals + 8 * i)
+        str_len, str_at = struct.unpack_from(order + "2I", data, translations + 8 * i)
+        msgid = data[id_at : id_at + id_len].decode("utf-8").split("\0", 1)[0]
+        if msgid:
+            out[msgid] = data[str_at : str_at + str_len].decode("utf-8").split("\0", 1)[0]
+    return out
+
+
 @cache
 def catalog(lang: str) -> Mapping[str, str]:
-    """All messages of a language, merged over its domains."""
+    """All messages of a language, merged over its domains (the compiled ``.mo`` files)."""
     messages: dict[str, str] = {}
     folder = resources.files("locales").joinpath(_check(lang), "LC_MESSAGES")
     if not folder.is_dir():
         return messages
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".po"):
-            continue
-        with entry.open("rb") as fh:
-            cat = read_po(fh, locale=None)
-        for message in cat:
-            if message.id and message.string and isinstance(message.id, str):
-                if message.id in messages:
-                    raise ValueError(f"duplicate message id {message.id!r} in {lang}/{entry.name}")
-                messages[message.id] = str(message.string)
+        if entry.name.endswith(".mo"):
+            messages.update((k, v) for k, v in read_mo(entry.read_bytes()).items() if v)
     return messages
 
 
@@ -120,6 +146,8 @@ def both(lang: str, text: object) -> str:
 @cache
 def environment(lang: str) -> jinja2.Environment:
     """A Jinja2 environment for one language (``_`` is bound to that language's catalog)."""
+    import jinja2  # here: the CLI's JSON output never renders a template
+
     _check(lang)
     root = resources.files("templates")
     env = jinja2.Environment(
@@ -138,6 +166,7 @@ def environment(lang: str) -> jinja2.Environment:
     def _ngettext(singular: str, plural: str, n: int, **params: Any) -> str:
         return gettext(lang, singular if n == 1 else plural, n=n, **params)
 
+    # jinja2.ext.i18n adds this method to the environment at run time; Jinja2's type hints do not declare it
     env.install_gettext_callables(_gettext, _ngettext, newstyle=False)  # type: ignore[attr-defined]
     env.globals["lang"] = lang
     env.filters["term"] = lambda value: term(lang, value)

@@ -34,33 +34,21 @@ import asyncio
 import heapq
 import json
 import logging
-import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
-from zoneinfo import ZoneInfo
+from datetime import date, datetime, time, timedelta
+from typing import Any, Protocol
 
+from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, Moment
 from bot.schedule_time import latest_due, next_due
-
-if TYPE_CHECKING:
-    from bot.app import AppContext
-    from bot.sending import SendOutcome
-    from bot.storage import Storage
+from bot.sending import SendOutcome
+from bot.storage import DailyStore, Subscription, utc_iso
 
 log = logging.getLogger(__name__)
 
 GRACE = timedelta(hours=2)
 STATUSES = ("claimed", "sending", "sent", "skipped", "blocked", "failed", "uncertain")
-
-
-def _iso(at: datetime) -> str:
-    return at.astimezone(UTC).isoformat(timespec="seconds")
-
-
-def _parse(text: str) -> datetime:
-    return datetime.fromisoformat(text).astimezone(UTC)
 
 
 def _hashable(value: Any) -> Any:
@@ -69,263 +57,12 @@ def _hashable(value: Any) -> Any:
     return value
 
 
-# ---- subscriptions ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Subscription:
-    id: int
-    platform: str
-    chat_id: str
-    chat_kind: str
-    user_key: str
-    at_time: time
-    tz: str
-    lang: str
-    kind: str
-    options: Mapping[str, Any]
-    active: bool
-    since: datetime
-    disabled_reason: str | None = None
-
-    @property
-    def zone(self) -> ZoneInfo:
-        return ZoneInfo(self.tz)
-
-    def moment(self, instant: datetime) -> Moment:
-        opts = dict(self.options)
-        day_starts = str(opts.pop("day_starts", "23:00"))
-        liuren = {k: _hashable(v) for k, v in opts.items()}
-        return Moment.of(instant, self.tz, self.kind, day_starts, liuren)
-
-    @staticmethod
-    def from_row(row: Any) -> Subscription:
-        hh, mm = row["at_time"].split(":")
-        return Subscription(
-            id=int(row["id"]),
-            platform=row["platform"],
-            chat_id=row["chat_id"],
-            chat_kind=row["chat_kind"],
-            user_key=row["user_key"],
-            at_time=time(int(hh), int(mm)),
-            tz=row["tz"],
-            lang=row["lang"],
-            kind=row["kind"],
-            options=json.loads(row["options"] or "{}"),
-            active=bool(row["active"]),
-            since=_parse(row["since"]),
-            disabled_reason=row["disabled_reason"],
-        )
-
-
-@dataclass(frozen=True)
-class Delivery:
-    id: int
-    subscription_id: int
-    local_date: date
-    due_at: datetime
-    status: str
-    attempts: int
-    error: str | None
-
-
-class DailyStore:
-    """SQL for subscriptions and deliveries on the bot's :class:`~bot.storage.Storage`."""
-
-    def __init__(self, storage: Storage) -> None:
-        self.storage = storage
-
-    # subscriptions
-    async def subscribe(
-        self,
-        *,
-        platform: str,
-        chat_id: str,
-        chat_kind: str,
-        user_key: str,
-        at_time: time,
-        tz: str,
-        lang: str,
-        kind: str | None,
-        options: Mapping[str, Any],
-        now: datetime,
-    ) -> Subscription:
-        """Create or update the chat's subscription (active from ``now``); keeps its kind unless given."""
-        stamp = _iso(now)
-        async with self.storage.transaction() as db:
-            await db.execute(
-                "INSERT INTO subscriptions (platform, chat_id, chat_kind, user_key, at_time, tz, lang, kind,"
-                " options, active, since, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"
-                " ON CONFLICT(platform, chat_id) DO UPDATE SET chat_kind = excluded.chat_kind,"
-                " user_key = excluded.user_key, at_time = excluded.at_time, tz = excluded.tz,"
-                " lang = excluded.lang, kind = COALESCE(?, subscriptions.kind), options = excluded.options,"
-                " active = 1, since = excluded.since, disabled_reason = NULL, disabled_at = NULL,"
-                " updated_at = excluded.updated_at",
-                (
-                    platform,
-                    chat_id,
-                    chat_kind,
-                    user_key,
-                    at_time.strftime("%H:%M"),
-                    tz,
-                    lang,
-                    kind or "liuren",
-                    json.dumps(dict(options), sort_keys=True, ensure_ascii=False),
-                    stamp,
-                    stamp,
-                    stamp,
-                    kind,
-                ),
-            )
-            async with db.execute(
-                "SELECT * FROM subscriptions WHERE platform = ? AND chat_id = ?", (platform, chat_id)
-            ) as cur:
-                row = await cur.fetchone()
-            assert row is not None
-            # the chat's delivery rows follow the subscription's owner (/forget of the owner removes both)
-            await db.execute(
-                "UPDATE deliveries SET user_key = ? WHERE subscription_id = ? AND user_key != ?",
-                (user_key, row["id"], user_key),
-            )
-        return Subscription.from_row(row)
-
-    async def for_chat(self, platform: str, chat_id: str) -> Subscription | None:
-        row = await self.storage.fetchone(
-            "SELECT * FROM subscriptions WHERE platform = ? AND chat_id = ?", (platform, chat_id)
-        )
-        return Subscription.from_row(row) if row else None
-
-    async def get(self, sub_id: int) -> Subscription | None:
-        row = await self.storage.fetchone("SELECT * FROM subscriptions WHERE id = ?", (sub_id,))
-        return Subscription.from_row(row) if row else None
-
-    async def set_kind(self, sub_id: int, kind: str, now: datetime) -> None:
-        await self.storage.execute(
-            "UPDATE subscriptions SET kind = ?, updated_at = ? WHERE id = ?", (kind, _iso(now), sub_id)
-        )
-
-    async def disable(self, platform: str, chat_id: str, reason: str, now: datetime) -> list[int]:
-        """Deactivate the chat's subscription (``/daily off`` or a refusing chat); returns the ids."""
-        async with self.storage.transaction() as db:
-            async with db.execute(
-                "UPDATE subscriptions SET active = 0, disabled_reason = ?, disabled_at = ?, updated_at = ?"
-                " WHERE platform = ? AND chat_id = ? AND active = 1 RETURNING id",
-                (reason[:200], _iso(now), _iso(now), platform, chat_id),
-            ) as cur:
-                return [int(r[0]) for r in await cur.fetchall()]
-
-    async def migrate_chat(self, platform: str, old: str, new: str) -> None:
-        await self.storage.execute(
-            "UPDATE OR IGNORE subscriptions SET chat_id = ? WHERE platform = ? AND chat_id = ?",
-            (new, platform, old),
-        )
-
-    async def active(self) -> list[Subscription]:
-        rows = await self.storage.fetchall("SELECT * FROM subscriptions WHERE active = 1 ORDER BY id")
-        return [Subscription.from_row(r) for r in rows]
-
-    # deliveries
-    async def last_dates(self, sub_ids: Iterable[int] | None = None) -> dict[int, date]:
-        """The latest local date that has a delivery row, per subscription."""
-        if sub_ids is None:
-            rows = await self.storage.fetchall(
-                "SELECT subscription_id, MAX(local_date) FROM deliveries GROUP BY subscription_id"
-            )
-        else:
-            ids = list(sub_ids)
-            if not ids:
-                return {}
-            marks = ",".join("?" * len(ids))
-            rows = await self.storage.fetchall(
-                "SELECT subscription_id, MAX(local_date) FROM deliveries"
-                f" WHERE subscription_id IN ({marks}) GROUP BY subscription_id",  # noqa: S608
-                ids,
-            )
-        return {int(r[0]): date.fromisoformat(r[1]) for r in rows}
-
-    async def delivery(self, sub_id: int, local_date: date) -> Delivery | None:
-        row = await self.storage.fetchone(
-            "SELECT * FROM deliveries WHERE subscription_id = ? AND local_date = ?",
-            (sub_id, local_date.isoformat()),
-        )
-        return self._delivery(row) if row else None
-
-    async def deliveries(self, sub_id: int | None = None) -> list[Delivery]:
-        if sub_id is None:
-            rows = await self.storage.fetchall("SELECT * FROM deliveries ORDER BY id")
-        else:
-            rows = await self.storage.fetchall(
-                "SELECT * FROM deliveries WHERE subscription_id = ? ORDER BY id", (sub_id,)
-            )
-        return [self._delivery(r) for r in rows]
-
-    @staticmethod
-    def _delivery(row: Any) -> Delivery:
-        return Delivery(
-            id=int(row["id"]),
-            subscription_id=int(row["subscription_id"]),
-            local_date=date.fromisoformat(row["local_date"]),
-            due_at=_parse(row["due_at"]),
-            status=row["status"],
-            attempts=int(row["attempts"]),
-            error=row["error"],
-        )
-
-    async def claim(
-        self, items: list[tuple[Subscription, date, datetime]], now: datetime, status: str = "claimed"
-    ) -> dict[tuple[int, str], int]:
-        """Insert one row per (subscription, local date) unless it exists; returns the new rows' ids.
-
-        One write transaction: what this returns is ours alone (the UNIQUE key decides between racers).
-        """
-        if not items:
-            return {}
-        token = uuid.uuid4().hex
-        stamp = _iso(now)
-        params = [(s.id, s.user_key, d.isoformat(), _iso(due), status, stamp, token) for s, d, due in items]
-        async with self.storage.transaction() as db:
-            await db.executemany(
-                "INSERT OR IGNORE INTO deliveries (subscription_id, user_key, local_date, due_at, status,"
-                " claimed_at, claim_token) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                params,
-            )
-            if status != "claimed":
-                return {}
-            async with db.execute(
-                "SELECT id, subscription_id, local_date FROM deliveries WHERE claim_token = ?", (token,)
-            ) as cur:
-                rows = await cur.fetchall()
-        return {(int(r[1]), r[2]): int(r[0]) for r in rows}
-
-    async def mark(
-        self,
-        delivery_id: int,
-        status: str,
-        now: datetime,
-        error: str | None = None,
-        attempt: bool = False,
-    ) -> None:
-        finished = _iso(now) if status not in ("claimed", "sending") else None
-        await self.storage.execute(
-            "UPDATE deliveries SET status = ?, error = ?, finished_at = ?, attempts = attempts + ? WHERE id = ?",
-            (status, error[:300] if error else None, finished, 1 if attempt else 0, delivery_id),
-        )
-
-    async def recover(self, now: datetime) -> tuple[int, list[tuple[int, int, date, datetime]]]:
-        """After a restart: in-flight rows → ``uncertain``; returns (their number, the claimed rows)."""
-        async with self.storage.transaction() as db:
-            async with db.execute(
-                "UPDATE deliveries SET status = 'uncertain', finished_at = ?,"
-                " error = 'the process stopped while sending' WHERE status = 'sending' RETURNING id",
-                (_iso(now),),
-            ) as cur:
-                uncertain = len(list(await cur.fetchall()))
-            async with db.execute(
-                "SELECT id, subscription_id, local_date, due_at FROM deliveries WHERE status = 'claimed'"
-            ) as cur:
-                rows = await cur.fetchall()
-        return uncertain, [(int(r[0]), int(r[1]), date.fromisoformat(r[2]), _parse(r[3])) for r in rows]
+def subscription_moment(sub: Subscription, instant: datetime) -> Moment:
+    """The :class:`~bot.daily.Moment` a subscription's reading is cast for at ``instant``."""
+    opts = dict(sub.options)
+    day_starts = str(opts.pop("day_starts", "23:00"))
+    liuren = {k: _hashable(v) for k, v in opts.items()}
+    return Moment.of(instant, sub.tz, sub.kind, day_starts, liuren)
 
 
 # ---- transports ------------------------------------------------------------------------------------------
@@ -358,7 +95,7 @@ class TelegramTransport:
         if "telegram_sender" not in self.ctx.extras:
             return False
         app = self.ctx.extras.get("telegram_application")
-        return app is None or bool(getattr(app, "running", True))
+        return app is None or bool(app.running)
 
     async def send(self, sub: Subscription, text: str) -> SendOutcome:
         sender = self.ctx.extras["telegram_sender"]
@@ -384,8 +121,7 @@ class DiscordTransport:
         client = self.ctx.extras.get("discord_client")
         if "discord_sender" not in self.ctx.extras or client is None:
             return False
-        is_ready = getattr(client, "is_ready", None)
-        return bool(is_ready()) if callable(is_ready) else True
+        return bool(client.is_ready())
 
     async def send(self, sub: Subscription, text: str) -> SendOutcome:
         sender = self.ctx.extras["discord_sender"]
@@ -395,11 +131,6 @@ class DiscordTransport:
         return outcome
 
 
-def _configured(transport: Transport) -> bool:
-    fn = getattr(transport, "configured", None)
-    return bool(fn()) if callable(fn) else True
-
-
 def default_transports(ctx: AppContext) -> dict[str, Transport]:
     return {"telegram": TelegramTransport(ctx), "discord": DiscordTransport(ctx)}
 
@@ -407,18 +138,10 @@ def default_transports(ctx: AppContext) -> dict[str, Transport]:
 # ---- clock -----------------------------------------------------------------------------------------------
 
 
-async def sleep_until(clock: Any, instant: datetime, max_nap: float = 30.0) -> None:
-    """Sleep on ``clock`` until ``instant``: ``clock.sleep_until`` when it has one (test clocks), else naps
-    of at most ``max_nap`` seconds re-reading ``clock.now()`` (so a wall-clock jump is noticed)."""
-    fn = getattr(clock, "sleep_until", None)
-    if fn is not None:
-        await fn(instant)
-        return
-    while True:
-        now = await clock.now()
-        if now >= instant:
-            return
-        await asyncio.sleep(min((instant - now).total_seconds(), max_nap))
+async def sleep_until(clock: Clock, instant: datetime) -> None:
+    """Sleep on ``clock`` until ``instant`` (``SystemClock`` naps and re-reads the wall clock; test clocks
+    return when the test has moved time that far)."""
+    await clock.sleep_until(instant)
 
 
 # ---- the scheduler ---------------------------------------------------------------------------------------
@@ -606,7 +329,7 @@ class DailyScheduler:
                 continue
             sub = self._subs[entry.sub_id]
             transport = self.transports.get(sub.platform)
-            if transport is None or not _configured(transport):
+            if transport is None or not transport.configured():
                 # no adapter for this platform in this process (e.g. a console subscription): nothing is
                 # claimed or recorded; the day is left to a process that has the adapter
                 self._plan_after(sub, entry.local_date, entry.due, record=False)
@@ -627,8 +350,8 @@ class DailyScheduler:
                     sub.id,
                     sub.platform,
                     sub.chat_id,
-                    _iso(due),
-                    _iso(now),
+                    utc_iso(due),
+                    utc_iso(now),
                     self.grace,
                 )
                 self._plan_after(sub, d, due)
@@ -649,7 +372,7 @@ class DailyScheduler:
     ) -> None:
         transport = self.transports[sub.platform]
         try:
-            text = self.renderer.text(sub.moment(due), sub.lang, transport.channel)
+            text = self.renderer.text(subscription_moment(sub, due), sub.lang, transport.channel)
         except Exception as exc:  # an engine or template bug: record it, never loop on it
             log.exception("daily: could not render subscription %s for %s", sub.id, d)
             await self.store.mark(delivery_id, "failed", now, f"render: {exc!r}")
@@ -668,7 +391,7 @@ class DailyScheduler:
         for delivery_id, sub_id, d, due in claimed:
             sub = await self.store.get(sub_id)
             transport = self.transports.get(sub.platform) if sub is not None else None
-            if sub is not None and sub.active and (transport is None or not _configured(transport)):
+            if sub is not None and sub.active and (transport is None or not transport.configured()):
                 continue  # left claimed for a process that has this platform
             if sub is None or not sub.active:
                 await self.store.mark(delivery_id, "skipped", now, "subscription inactive")
@@ -723,7 +446,8 @@ class DailyScheduler:
                     continue  # left ``claimed``: sent after the next start
                 await self._send(platform, job)
             except Exception:
-                log.exception("daily: worker failed on delivery %s", getattr(job, "delivery_id", "?"))
+                # the worker task's boundary: one broken delivery must not stop the queue
+                log.exception("daily: worker failed on delivery %s", job.delivery_id if job else "-")
             finally:
                 queue.task_done()
 
@@ -863,15 +587,13 @@ def scheduler_of(ctx: AppContext) -> DailyScheduler | None:
 __all__ = [
     "GRACE",
     "DailyScheduler",
-    "DailyStore",
-    "Delivery",
     "DiscordTransport",
     "SchedulerStats",
-    "Subscription",
     "TelegramTransport",
     "Transport",
     "default_transports",
     "run_scheduler",
     "scheduler_of",
     "sleep_until",
+    "subscription_moment",
 ]

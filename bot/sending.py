@@ -11,6 +11,10 @@ Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
     - Pacing (token buckets): overall ``overall_rate`` msg/s (default 28, under Telegram's ~30), per chat
       1 msg/s with a burst of ``per_chat_burst`` (default 3, so a split reply is not held back), per group
       20 msg/min. The parts of one reply to one chat are sent in order (a lock per chat).
+      These token buckets are the bot's one rate limiter. python-telegram-bot's ``AIORateLimiter`` (its
+      ``rate-limiter`` extra) is not installed: it throttles single requests without knowing that the parts
+      of a reply belong together, and its own 429 retry (``max_retries=0`` by default) would sit beside the
+      RetryAfter policy below. The daily scheduler's fan-out goes through this same sender and buckets.
     - ``RetryAfter`` (429): wait the server's ``retry_after`` (int seconds or ``timedelta``), then retry the
       same part, at most ``max_attempts`` attempts in all. ``Forbidden`` (403: blocked, kicked,
       deactivated) and ``BadRequest`` "chat not found": report through ``on_blocked(platform, chat_id,
@@ -76,15 +80,13 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-async def _call_back(callback: Callable[..., Any] | None, *args: Any) -> None:
+async def _call_back(callback: BlockedCallback | None, *args: str) -> None:
+    """Tell a callback (plain function or coroutine function); its errors are the delivery's errors."""
     if callback is None:
         return
-    try:
-        result = callback(*args)
-        if inspect.isawaitable(result):
-            await result
-    except Exception:  # a failing callback must not kill the sender
-        log.exception("sender callback %r failed", getattr(callback, "__name__", callback))
+    result = callback(*args)
+    if inspect.isawaitable(result):
+        await result
 
 
 class TokenBucket:
@@ -627,57 +629,3 @@ class DiscordSender:
                     log.error("discord: bad request for %s: %s %s", ident, exc.code, exc.text)
                     return SendOutcome(False, len(ids), tuple(ids), "bad_request", ident)
         return SendOutcome(True, len(ids), tuple(ids), None, ident)
-
-
-# ---------------------------------------------------------------------------------------------- secrets
-_SECRETS: set[str] = set()
-_ORIGINAL_FACTORY: Callable[..., logging.LogRecord] | None = None
-
-
-def redact(text: str) -> str:
-    """Replace every registered secret in ``text`` by ``***``."""
-    for secret in _SECRETS:
-        if secret in text:
-            text = text.replace(secret, "***")
-    return text
-
-
-def install_token_redaction(*secrets: str | None) -> None:
-    """Make sure the given tokens never reach any log handler (all loggers, all handlers).
-
-    Installs (once) a log-record factory that formats each record and replaces registered secrets, and
-    quiets ``httpx``'s per-request INFO lines, which carry the bot token inside the URL.
-    """
-    global _ORIGINAL_FACTORY
-    for s in secrets:
-        if s and len(s) >= 6:
-            _SECRETS.add(s)
-            if ":" in s:  # a Telegram token "123:ABC" — its secret half alone is sensitive too
-                tail = s.split(":", 1)[1]
-                if len(tail) >= 6:
-                    _SECRETS.add(tail)
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    if _ORIGINAL_FACTORY is not None:
-        return
-    original = logging.getLogRecordFactory()
-    _ORIGINAL_FACTORY = original
-
-    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
-        record = original(*args, **kwargs)
-        if _SECRETS:
-            try:
-                message = record.getMessage()
-            except Exception:
-                return record
-            cleaned = redact(message)
-            if cleaned != message or record.args:
-                record.msg, record.args = cleaned, None
-            if record.exc_info and record.exc_info[1] is not None:
-                exc_text = redact(str(record.exc_info[1]))
-                if exc_text != str(record.exc_info[1]):
-                    record.exc_text = None
-                    record.msg = f"{cleaned} ({type(record.exc_info[1]).__name__}: {exc_text})"
-                    record.exc_info = None
-        return record
-
-    logging.setLogRecordFactory(factory)

@@ -1,4 +1,5 @@
-"""Durable per-user state in SQLite through aiosqlite: users and settings, cast history, migrations.
+"""Durable state in SQLite through aiosqlite: users and settings, cast history, daily subscriptions and
+deliveries (:class:`DailyStore`), migrations. Every SQL statement of the bot is in this module.
 
 - One connection per process in WAL mode with ``synchronous=FULL``: a transaction that returned from
   COMMIT survives a crash (and a power loss). Every statement runs under one ``asyncio.Lock``, so concurrent
@@ -18,13 +19,15 @@ import asyncio
 import json
 import re
 import sqlite3
+import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import aiosqlite
 
@@ -408,3 +411,268 @@ class Storage:
                 raise
             await self.db.execute("COMMIT")
         return deleted
+
+
+# ---- daily readings ------------------------------------------------------------------------------------
+
+
+def utc_iso(at: datetime) -> str:
+    """An instant as stored: UTC, ISO 8601, whole seconds."""
+    return at.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def parse_utc(text: str) -> datetime:
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class Subscription:
+    id: int
+    platform: str
+    chat_id: str
+    chat_kind: str
+    user_key: str
+    at_time: time
+    tz: str
+    lang: str
+    kind: str
+    options: Mapping[str, Any]
+    active: bool
+    since: datetime
+    disabled_reason: str | None = None
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.tz)
+
+    @staticmethod
+    def from_row(row: sqlite3.Row) -> Subscription:
+        hh, mm = row["at_time"].split(":")
+        return Subscription(
+            id=int(row["id"]),
+            platform=row["platform"],
+            chat_id=row["chat_id"],
+            chat_kind=row["chat_kind"],
+            user_key=row["user_key"],
+            at_time=time(int(hh), int(mm)),
+            tz=row["tz"],
+            lang=row["lang"],
+            kind=row["kind"],
+            options=json.loads(row["options"] or "{}"),
+            active=bool(row["active"]),
+            since=parse_utc(row["since"]),
+            disabled_reason=row["disabled_reason"],
+        )
+
+
+@dataclass(frozen=True)
+class Delivery:
+    id: int
+    subscription_id: int
+    local_date: date
+    due_at: datetime
+    status: str
+    attempts: int
+    error: str | None
+
+
+class DailyStore:
+    """SQL for the daily readings' subscriptions and deliveries (``migrations/0002_daily.sql``) on a
+    :class:`Storage`; the scheduler and ``/daily`` read and write them only through this class."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+
+    # subscriptions
+    async def subscribe(
+        self,
+        *,
+        platform: str,
+        chat_id: str,
+        chat_kind: str,
+        user_key: str,
+        at_time: time,
+        tz: str,
+        lang: str,
+        kind: str | None,
+        options: Mapping[str, Any],
+        now: datetime,
+    ) -> Subscription:
+        """Create or update the chat's subscription (active from ``now``); keeps its kind unless given."""
+        stamp = utc_iso(now)
+        async with self.storage.transaction() as db:
+            await db.execute(
+                "INSERT INTO subscriptions (platform, chat_id, chat_kind, user_key, at_time, tz, lang, kind,"
+                " options, active, since, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"
+                " ON CONFLICT(platform, chat_id) DO UPDATE SET chat_kind = excluded.chat_kind,"
+                " user_key = excluded.user_key, at_time = excluded.at_time, tz = excluded.tz,"
+                " lang = excluded.lang, kind = COALESCE(?, subscriptions.kind), options = excluded.options,"
+                " active = 1, since = excluded.since, disabled_reason = NULL, disabled_at = NULL,"
+                " updated_at = excluded.updated_at",
+                (
+                    platform,
+                    chat_id,
+                    chat_kind,
+                    user_key,
+                    at_time.strftime("%H:%M"),
+                    tz,
+                    lang,
+                    kind or "liuren",
+                    json.dumps(dict(options), sort_keys=True, ensure_ascii=False),
+                    stamp,
+                    stamp,
+                    stamp,
+                    kind,
+                ),
+            )
+            async with db.execute(
+                "SELECT * FROM subscriptions WHERE platform = ? AND chat_id = ?", (platform, chat_id)
+            ) as cur:
+                row = await cur.fetchone()
+            assert row is not None
+            # the chat's delivery rows follow the subscription's owner (/forget of the owner removes both)
+            await db.execute(
+                "UPDATE deliveries SET user_key = ? WHERE subscription_id = ? AND user_key != ?",
+                (user_key, row["id"], user_key),
+            )
+        return Subscription.from_row(row)
+
+    async def for_chat(self, platform: str, chat_id: str) -> Subscription | None:
+        row = await self.storage.fetchone(
+            "SELECT * FROM subscriptions WHERE platform = ? AND chat_id = ?", (platform, chat_id)
+        )
+        return Subscription.from_row(row) if row else None
+
+    async def get(self, sub_id: int) -> Subscription | None:
+        row = await self.storage.fetchone("SELECT * FROM subscriptions WHERE id = ?", (sub_id,))
+        return Subscription.from_row(row) if row else None
+
+    async def set_kind(self, sub_id: int, kind: str, now: datetime) -> None:
+        await self.storage.execute(
+            "UPDATE subscriptions SET kind = ?, updated_at = ? WHERE id = ?", (kind, utc_iso(now), sub_id)
+        )
+
+    async def disable(self, platform: str, chat_id: str, reason: str, now: datetime) -> list[int]:
+        """Deactivate the chat's subscription (``/daily off`` or a refusing chat); returns the ids."""
+        async with self.storage.transaction() as db:
+            async with db.execute(
+                "UPDATE subscriptions SET active = 0, disabled_reason = ?, disabled_at = ?, updated_at = ?"
+                " WHERE platform = ? AND chat_id = ? AND active = 1 RETURNING id",
+                (reason[:200], utc_iso(now), utc_iso(now), platform, chat_id),
+            ) as cur:
+                return [int(r[0]) for r in await cur.fetchall()]
+
+    async def migrate_chat(self, platform: str, old: str, new: str) -> None:
+        await self.storage.execute(
+            "UPDATE OR IGNORE subscriptions SET chat_id = ? WHERE platform = ? AND chat_id = ?",
+            (new, platform, old),
+        )
+
+    async def active(self) -> list[Subscription]:
+        rows = await self.storage.fetchall("SELECT * FROM subscriptions WHERE active = 1 ORDER BY id")
+        return [Subscription.from_row(r) for r in rows]
+
+    # deliveries
+    async def last_dates(self, sub_ids: Iterable[int] | None = None) -> dict[int, date]:
+        """The latest local date that has a delivery row, per subscription."""
+        if sub_ids is None:
+            rows = await self.storage.fetchall(
+                "SELECT subscription_id, MAX(local_date) FROM deliveries GROUP BY subscription_id"
+            )
+        else:
+            ids = list(sub_ids)
+            if not ids:
+                return {}
+            marks = ",".join("?" * len(ids))
+            rows = await self.storage.fetchall(
+                "SELECT subscription_id, MAX(local_date) FROM deliveries"
+                f" WHERE subscription_id IN ({marks}) GROUP BY subscription_id",  # noqa: S608
+                ids,
+            )
+        return {int(r[0]): date.fromisoformat(r[1]) for r in rows}
+
+    async def delivery(self, sub_id: int, local_date: date) -> Delivery | None:
+        row = await self.storage.fetchone(
+            "SELECT * FROM deliveries WHERE subscription_id = ? AND local_date = ?",
+            (sub_id, local_date.isoformat()),
+        )
+        return self._delivery(row) if row else None
+
+    async def deliveries(self, sub_id: int | None = None) -> list[Delivery]:
+        if sub_id is None:
+            rows = await self.storage.fetchall("SELECT * FROM deliveries ORDER BY id")
+        else:
+            rows = await self.storage.fetchall(
+                "SELECT * FROM deliveries WHERE subscription_id = ? ORDER BY id", (sub_id,)
+            )
+        return [self._delivery(r) for r in rows]
+
+    @staticmethod
+    def _delivery(row: sqlite3.Row) -> Delivery:
+        return Delivery(
+            id=int(row["id"]),
+            subscription_id=int(row["subscription_id"]),
+            local_date=date.fromisoformat(row["local_date"]),
+            due_at=parse_utc(row["due_at"]),
+            status=row["status"],
+            attempts=int(row["attempts"]),
+            error=row["error"],
+        )
+
+    async def claim(
+        self, items: list[tuple[Subscription, date, datetime]], now: datetime, status: str = "claimed"
+    ) -> dict[tuple[int, str], int]:
+        """Insert one row per (subscription, local date) unless it exists; returns the new rows' ids.
+
+        One write transaction: what this returns is ours alone (the UNIQUE key decides between racers).
+        """
+        if not items:
+            return {}
+        token = uuid.uuid4().hex
+        stamp = utc_iso(now)
+        params = [
+            (s.id, s.user_key, d.isoformat(), utc_iso(due), status, stamp, token) for s, d, due in items
+        ]
+        async with self.storage.transaction() as db:
+            await db.executemany(
+                "INSERT OR IGNORE INTO deliveries (subscription_id, user_key, local_date, due_at, status,"
+                " claimed_at, claim_token) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                params,
+            )
+            if status != "claimed":
+                return {}
+            async with db.execute(
+                "SELECT id, subscription_id, local_date FROM deliveries WHERE claim_token = ?", (token,)
+            ) as cur:
+                rows = await cur.fetchall()
+        return {(int(r[1]), r[2]): int(r[0]) for r in rows}
+
+    async def mark(
+        self,
+        delivery_id: int,
+        status: str,
+        now: datetime,
+        error: str | None = None,
+        attempt: bool = False,
+    ) -> None:
+        finished = utc_iso(now) if status not in ("claimed", "sending") else None
+        await self.storage.execute(
+            "UPDATE deliveries SET status = ?, error = ?, finished_at = ?, attempts = attempts + ? WHERE id = ?",
+            (status, error[:300] if error else None, finished, 1 if attempt else 0, delivery_id),
+        )
+
+    async def recover(self, now: datetime) -> tuple[int, list[tuple[int, int, date, datetime]]]:
+        """After a restart: in-flight rows → ``uncertain``; returns (their number, the claimed rows)."""
+        async with self.storage.transaction() as db:
+            async with db.execute(
+                "UPDATE deliveries SET status = 'uncertain', finished_at = ?,"
+                " error = 'the process stopped while sending' WHERE status = 'sending' RETURNING id",
+                (utc_iso(now),),
+            ) as cur:
+                uncertain = len(list(await cur.fetchall()))
+            async with db.execute(
+                "SELECT id, subscription_id, local_date, due_at FROM deliveries WHERE status = 'claimed'"
+            ) as cur:
+                rows = await cur.fetchall()
+        return uncertain, [(int(r[0]), int(r[1]), date.fromisoformat(r[2]), parse_utc(r[3])) for r in rows]

@@ -18,24 +18,32 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from bot.commands import Reply
+from bot.commands.base import Reply
 from bot.i18n import environment
 
 CHANNELS = ("telegram", "discord", "console")
 _EXT = {"telegram": "html.j2", "discord": "md.j2", "console": "txt.j2"}
 
-_MD_SPECIAL = re.compile(r"([\\*_`~|>\[\]#-])")  # Discord shows "\-" as "-": escaping is invisible
 _MD_ORDERED = re.compile(r"(?m)^(\s*\d+)\.(?=\s)")
+_LINK_CLOSE = re.compile(r"(?<!\\)\]")
 _MENTION = re.compile(r"@(everyone|here|[!&]?\d{15,21})")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 
 
 def escape_discord(value: object) -> str:
-    """Markdown and mentions made inert: ``*`` → ``\\*``, ``@everyone`` → ``@\u200beveryone``, ``<@1>`` …"""
-    text = _CONTROL.sub("", str(value))
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    text = _MD_ORDERED.sub(r"\1\\.", text)
-    text = text.replace("<", "<\u200b")  # <@123>, <#chan>, <:emoji:1>, <t:…> become literal text
+    """Markdown and mentions made inert: ``*`` → ``\\*``, ``@everyone`` → ``@\u200beveryone``, ``<@1>`` …
+
+    ``discord.utils.escape_markdown`` and ``escape_mentions`` do most of it (imported here: discord.py is
+    the optional ``[discord]`` extra and only the Discord channel renders this). Added to them: an ordered-list
+    marker ``1.`` at a line start and the ``]`` of a link text (escape_markdown leaves both live), and the
+    ``<`` of ``<@id>``, ``<#channel>``, ``<:emoji:id>``, ``<t:…>`` (escape_mentions knows only ``@`` forms;
+    the client's ``AllowedMentions.none()`` is the second guard).
+    """
+    from discord.utils import escape_markdown, escape_mentions
+
+    text = escape_markdown(_CONTROL.sub("", str(value)))
+    text = _LINK_CLOSE.sub(r"\\]", _MD_ORDERED.sub(r"\1\\.", text))
+    text = escape_mentions(text.replace("<", "<\u200b"))
     return _MENTION.sub("@\u200b\\1", text)
 
 

@@ -7,11 +7,14 @@ from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
 from bot.cli.liuren import add_school_options, options_from_args
+from bot.cli.png import add_png_option, write_png
 from bot.i18n import render
 from engine.calendar import DayStart
 from engine.core.cycle import Branch, GanZhi
-from engine.liuren import Chart, chart_at, chart_for_ju, with_shensha
+from engine.liuren import Chart, chart_at, with_shensha
 from engine.liuren.reading import read, render_context
+from engine.liuren.request import CastRequest, chart_for_request, parse_hour, parse_month_general
+from engine.liuren.verdict import judge
 
 # 地盤 positions of the square board as practitioners draw it (巳午未申 on top, 寅丑子亥 at the bottom).
 _TOP = (Branch.SI, Branch.WU, Branch.WEI, Branch.SHEN)
@@ -67,27 +70,41 @@ def view(chart: Chart) -> dict[str, Any]:
 
 def handler(args: argparse.Namespace) -> int:
     options = options_from_args(args)
+    given = args.ju is not None or (args.general is not None and args.hour is not None)
     if args.at is not None:
-        if args.day is not None or args.ju is not None:
+        if args.day is not None or args.ju is not None or args.general is not None or args.hour is not None:
             raise UsageError("error.liuren.at_or_day")
         at = parse_instant(args.at)
         starts = DayStart.parse(args.day_starts)
         chart = chart_at(at, options, starts, args.solar_time, args.lat)
-    elif args.day is not None and args.ju is not None:
-        day = GanZhi.parse(args.day)
-        hour = Branch.from_char(args.hour) if args.hour is not None else None
-        chart = chart_for_ju(day, args.ju, options, hour=hour, daytime=not args.night)
+    elif args.day is not None and given:
+        request = CastRequest(
+            day=GanZhi.parse(args.day),
+            ju=args.ju,
+            month_general=parse_month_general(args.general) if args.general is not None else None,
+            hour=parse_hour(args.hour) if args.hour is not None else None,
+            night=args.night,
+        )
+        chart = chart_for_request(request, options)
     else:
         raise UsageError("error.liuren.at_or_day")
     chart = with_shensha(chart)
+    if args.png is not None:
+        from bot.images import render_liuren
+
+        write_png(args.png, render_liuren(chart, args.lang))
     readings = readings_for(chart, args.category)
+    verdict = judge(chart, args.category).to_json()  # the same judgment as the composed reading's
     if args.json:
         out = chart.to_json()
         out["reading"] = [r.to_json() for r in readings]
+        out["verdict"] = verdict
         emit_json(out)
         return 0
     context = view(chart)
     context.update(render_context(readings, args.lang))
+    context["verdict"] = verdict
+    context["seed"] = next((r.seed.to_json() for r in readings if r.seed is not None), None)
     emit_text(render("cli/cast.txt.j2", args.lang, **context))
     return 0
 
@@ -108,10 +125,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--day-starts", default="23:00", metavar="23:00|00:00")
     parser.add_argument("--day", metavar="干支", help="day 干支, e.g. 庚辰 (with --ju)")
     parser.add_argument("--ju", type=_ju, metavar="1-12", help="局 (天盤子 over 地盤 局−1)")
-    parser.add_argument("--hour", metavar="地支", help="占時 for the 天將 with --day/--ju")
-    parser.add_argument("--night", action="store_true", help="night 貴人 with --day/--ju")
+    parser.add_argument("--hour", metavar="地支", help="占時 (巳 or 巳時) with --day: with --ju or --general")
+    parser.add_argument("--general", metavar="地支", help="月將 (辰 or 辰將) with --day: with --ju or --hour")
+    parser.add_argument("--night", action="store_true", help="night 貴人 when --day/--ju give no 占時")
     parser.add_argument(
         "--category", metavar="類", help="question category for the 類神 (天文, 地理, 人物 …)"
     )
     add_school_options(parser)
+    add_png_option(parser)
     parser.set_defaults(func=handler)

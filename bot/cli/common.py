@@ -1,15 +1,22 @@
-"""Shared pieces of the CLI: the argument parser that fails with exit 2, common options, output."""
+"""Shared pieces of the CLI: the localized argument parser that fails with exit 2, common options, output.
+
+Every text the CLI prints comes from the catalogs (``locales/<lang>/LC_MESSAGES/*.po``) in the language of
+``--lang`` (else ``SIKPAN_LANG``, else ko): our messages by message id, and argparse's own texts (usage,
+section titles, its error messages) and the options' help strings by their English text, which is the
+message id of ``cli.po`` (the gettext convention for source-language ids).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, NoReturn
 
-from bot.i18n import LANGS, default_lang, normalize_lang
+from bot.i18n import LANGS, default_lang, gettext, normalize_lang
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
 from engine.errors import EngineInputError
 
@@ -23,11 +30,56 @@ class UsageError(Exception):
         self.params = params
 
 
+class LocalizedHelpFormatter(argparse.HelpFormatter):
+    """Help strings and section titles looked up in the catalogs of the parser's language."""
+
+    def __init__(self, prog: str, lang: str) -> None:
+        super().__init__(prog)
+        self.lang = lang
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        return gettext(self.lang, action.help) if action.help else action.help
+
+    def start_section(self, heading: str | None) -> None:
+        super().start_section(gettext(self.lang, heading) if heading else heading)
+
+
 class SikpanArgumentParser(argparse.ArgumentParser):
-    """argparse that raises :class:`UsageError` (one line, exit 2) instead of printing usage."""
+    """argparse in the CLI's language that raises :class:`UsageError` (exit 2) instead of exiting itself."""
+
+    lang = default_lang()  # set for the run of one command line by :func:`argparse_language`
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        return LocalizedHelpFormatter(self.prog, self.lang)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError("error.usage", detail=message, prog=self.prog)
+
+
+@contextmanager
+def argparse_language(lang: str) -> Iterator[None]:
+    """argparse's own texts in ``lang`` while the block runs.
+
+    argparse looks each of its messages up, when it prints it, through its module globals ``_`` and
+    ``ngettext`` (``gettext.gettext``: the hook it has for translations); for the block they are our
+    catalogs' lookups, afterwards the originals again.
+    """
+    namespace = vars(argparse)
+    saved = namespace["_"], namespace["ngettext"], SikpanArgumentParser.lang
+
+    def translate(message: str) -> str:
+        return gettext(lang, message)
+
+    def ntranslate(singular: str, plural: str, n: int) -> str:
+        return gettext(lang, singular if n == 1 else plural)
+
+    hooks: tuple[Callable[[str], str], Callable[[str, str, int], str]] = (translate, ntranslate)
+    namespace["_"], namespace["ngettext"] = hooks
+    SikpanArgumentParser.lang = lang
+    try:
+        yield
+    finally:
+        namespace["_"], namespace["ngettext"], SikpanArgumentParser.lang = saved
 
 
 def lang_from_argv(argv: Sequence[str]) -> str:

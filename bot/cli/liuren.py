@@ -39,9 +39,9 @@ def table_handler(args: argparse.Namespace) -> int:
     charts = table_charts(options)
     if args.json:
         for chart in charts:
-            emit_json(chart.table_row())
+            emit_json(chart.table_row(cast=False))
         return 0
-    rows = [chart.table_row() for chart in charts]
+    rows = [chart.table_row(cast=False) for chart in charts]
     emit_text(render("cli/liuren_table.txt.j2", args.lang, rows=rows, options=options.to_json()))
     return 0
 

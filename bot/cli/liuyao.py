@@ -1,7 +1,10 @@
 """``sikpan liuyao``: cast a 六爻 chart (coins, six digits, recorded tosses or 梅花 time) and show it with the
-seed-000 judgments; ``sikpan liuyao table`` lists the 64 卦 (issue 5 JSON contract).
+裝卦 analysis, the seed-000 judgments and the verdict; ``sikpan liuyao table`` lists the 64 卦 (issue 5 JSON).
 
-    sikpan liuyao --coins 797979 --month 寅 --day 戊戌 [--use 官鬼] [--json]
+The human-readable text is composed here from locale messages (locales/*/LC_MESSAGES/liuyao.po, ``liuyao.*``)
+and the reading's JSON, so the CLI shows exactly what ``--json`` carries.
+
+    sikpan liuyao --coins 797979 --month 寅 --day 戊戌 [--use 官鬼|世|lawsuit] [--json]
     sikpan liuyao --at 2024-02-04T16:27:08+08:00          # 梅花 time cast, month/day from the calendar
     sikpan liuyao --random [--at ISO | --month … --day …]  # three coins with the secrets RNG
     sikpan liuyao table --json
@@ -14,13 +17,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_branch, parse_instant
-from bot.i18n import render
+from bot.cli.png import add_png_option, write_png
+from bot.i18n import both, gettext, render
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
 from engine.liuyao import (
     Cast,
     ChangedRelatives,
+    MiddleSource,
     Options,
+    Scatter,
     build,
     cast_coins,
     cast_manual,
@@ -54,10 +60,21 @@ def _options(args: argparse.Namespace) -> Options:
             f"bad --changed-relatives {args.changed_relatives!r}",
             value=args.changed_relatives,
         ) from None
+    try:
+        middle = MiddleSource(args.middle_source)
+        scatter = Scatter(args.scatter)
+    except ValueError:
+        raise EngineInputError(
+            "error.liuyao.bad_option",
+            f"bad --middle-source {args.middle_source!r} or --scatter {args.scatter!r}",
+            value=f"{args.middle_source} / {args.scatter}",
+        ) from None
     return Options(
         changed_relatives=changed,
         earth_changsheng=Branch.from_char(args.earth_changsheng.strip()),
         allow_static=args.allow_static,
+        middle_source=middle,
+        scatter=scatter,
     )
 
 
@@ -95,11 +112,15 @@ def chart_handler(args: argparse.Namespace) -> int:
         month = month if month is not None else pillars.month.branch
         day = day if day is not None else pillars.day
     chart = build(cast, month, day, use=args.use, options=options)
+    if args.png is not None:
+        from bot.images import render_liuyao
+
+        write_png(args.png, render_liuyao(chart.chart, args.lang))
     data = chart.to_json()
     if args.json:
         emit_json(data)
         return 0
-    emit_text(render("cli/liuyao.txt.j2", args.lang, c=data))
+    emit_text(chart_text(data, args.lang))
     return 0
 
 
@@ -129,9 +150,201 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--at", metavar="ISO", help="instant with UTC offset: 梅花 time cast / month and day")
     parser.add_argument("--month", metavar="寅", help="月建 branch")
     parser.add_argument("--day", metavar="戊戌", help="day 干支")
-    parser.add_argument("--use", metavar="官鬼", help="用神: a 六親 or a question category")
+    parser.add_argument(
+        "--use", metavar="官鬼", help="用神: a 六親, 世, or a question category (illness → the 世)"
+    )
     parser.add_argument("--day-starts", metavar="23:00|00:00", default=None)
     parser.add_argument("--changed-relatives", default="palace", metavar="palace|own_palace")
     parser.add_argument("--earth-changsheng", default="申", metavar="申|寅")
     parser.add_argument("--allow-static", action="store_true", help="局會: count static lines")
+    parser.add_argument(
+        "--middle-source",
+        default="hexagram",
+        metavar="hexagram|day_month",
+        help="局會 中神 from the hexagram only (default, 000:19) or also from the day/month",
+    )
+    parser.add_argument(
+        "--scatter",
+        default="day_clash",
+        metavar="day_clash|none",
+        help="散 (000:15 「惟空破散」) = 日沖 (default) or not counted",
+    )
+    add_png_option(parser)
     parser.set_defaults(func=handler)
+
+
+# ---------------------------------------------------------------- human-readable text
+
+
+def _row(lang: str, h: dict[str, Any]) -> str:
+    return f"{both(lang, h['name'])} · {both(lang, h['palace'] + '宮')} {both(lang, h['stage'])}"
+
+
+def _subject(lang: str, s: dict[str, Any]) -> str:
+    return gettext(
+        lang, "liuyao.subject", role=both(lang, s["role"]), branch=both(lang, s["branch"]), n=s["line"]
+    )
+
+
+def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
+    def _(msgid: str, **kw: Any) -> str:
+        return gettext(lang, msgid, **kw)
+
+    head = [both(lang, j["name"])]
+    if j.get("type"):
+        head.append(both(lang, j["type"]))
+    if j.get("ju"):
+        head.append(j["ju"])
+    if j.get("subject"):
+        head.append(_subject(lang, j["subject"]))
+    if j.get("agent"):
+        head.append(_("liuyao.agent", agent=both(lang, j["agent"]), relation=both(lang, j["relation"])))
+    status = _("liuyao.holds") if j["holds"] else _("liuyao.not_holds")
+    if j["holds"]:
+        status += " · " + both(lang, j["direction"])
+        if j.get("reversed"):
+            status += " " + both(lang, "反吉")
+        if j.get("grave"):
+            status += " " + both(lang, "大凶")
+    extra = []
+    if j.get("strength"):
+        extra.append(_("liuyao.strength", value=both(lang, j["strength"])))
+    if j.get("triple"):
+        extra.append(_("liuyao.triple", value=j["triple"]))
+    if j.get("middle_source"):
+        extra.append(_("liuyao.option.middle_source." + j["middle_source"]))
+    out = [f"- {' '.join(head)}: {status}" + "".join(f" · {x}" for x in extra) + f" ({j['source']})"]
+    for ch in j["checks"]:
+        out.append(f"    {'✓' if ch['ok'] else '✗'} {gettext(lang, 'liuyao.check.' + ch['check'], **ch)}")
+    return out
+
+
+def chart_text(c: dict[str, Any], lang: str) -> str:
+    """The reading (``Reading.to_json()``) as text: chart, per-line strength, judgments and the verdict."""
+
+    def _(msgid: str, **kw: Any) -> str:
+        return gettext(lang, msgid, **kw)
+
+    def b(x: object) -> str:
+        return both(lang, x)
+
+    out = [f"{_('liuyao.title')} · {_('liuyao.method.' + c['cast']['method'])} {c['cast']['digits']}"]
+    if c["cast"].get("tosses"):
+        out.append(f"{_('liuyao.tosses')}: {' '.join(''.join(map(str, t)) for t in c['cast']['tosses'])}")
+    if c["cast"].get("numbers"):
+        out.append(_("liuyao.numbers", **c["cast"]["numbers"]))
+    out.append(f"{_('liuyao.main')}: {_row(lang, c['main'])}")
+    out.append(
+        f"{_('liuyao.changed')}: {_row(lang, c['changed']) if c['changed'] else _('liuyao.no_change')}"
+    )
+    out.append("")
+    out.append(
+        f"{_('liuyao.month')} {b(c['month'])} · {_('liuyao.day')} {b(c['day'])}"
+        f" · {_('liuyao.xunkong')} {b(''.join(c['xunkong']))}"
+    )
+    use = c["use"]
+    if use is None:
+        out.append(f"{_('liuyao.use')}: {_('liuyao.use.none')}")
+    else:
+        where = [_("liuyao.use.lines", n=n) for n in use["lines"]] + [
+            _("liuyao.use.hidden", n=n) for n in use["hidden"]
+        ]
+        text = b("世") if use["shi"] else b(use["relative"])
+        if use["shi"]:
+            where = [_("liuyao.use.lines", n=n) for n in use["lines"]] + [b(use["relative"])]
+        if use["category"]:
+            where.append(f"({_('liuyao.category.' + use['category'])})")
+        if use["avoid"]:
+            where.append(_("liuyao.use.avoid", relative=b(use["avoid"])))
+        out.append(f"{_('liuyao.use')}: {text} {' '.join(where)}".rstrip())
+    opts = c["options"]
+    out.append(
+        f"{_('liuyao.options')}: {_('liuyao.option.middle_source.' + opts['middle_source'])}"
+        f" · {_('liuyao.option.scatter.' + opts['scatter'])}"
+    )
+    if c["flags"]:
+        out.append(f"{_('liuyao.flags')}: {' '.join(b(f) for f in c['flags'])}")
+    out.append("")
+    for ln, an in zip(reversed(c["lines"]), reversed(c["analysis"]), strict=True):
+        mark = ("○" if ln["yang"] else "×") if ln["moving"] else " "
+        role = b("世") if ln["shi"] else b("應") if ln["ying"] else ""
+        row = (
+            f"{ln['line']} {b(ln['spirit'])} {b(ln['relative'])} {b(ln['ganzhi'])}{ln['element']}"
+            f" {'━━━━━' if ln['yang'] else '━━ ━━'} {mark} {role}"
+        ).rstrip()
+        if ln["changed"]:
+            ch = ln["changed"]
+            row += f" → {b(ch['relative'])} {b(ch['ganzhi'])}{ch['element']}"
+        st = an["strength"]
+        tags = [b(t) for t in st["tags"]]
+        tags.append(_("liuyao.strong") if st["strong"] else _("liuyao.weak"))
+        row += f" [{' '.join(tags)}]"
+        if an["transforms"]:
+            row += " ⟨" + " ".join(b(t) for t in an["transforms"]) + "⟩"
+        for h in ln["hidden"]:
+            row += f" {_('liuyao.hidden')} {b(h['relative'])} {b(h['ganzhi'])}"
+        if an["stars"]:
+            row += f" · {_('liuyao.stars')}: {' '.join(an['stars'])}"
+        out.append(row)
+    out.append("")
+    out.append(_("liuyao.judgments"))
+    seen: set[str] = set()
+    for j in c["judgments"]:
+        for line in _judgment_lines(lang, j):
+            if line.startswith("- ") and line in seen:
+                break
+            seen.add(line)
+            out.append(line)
+    out.append("")
+    out += _verdict_lines(lang, c["verdict"])
+    return "\n".join(out)
+
+
+def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
+    def _(msgid: str, **kw: Any) -> str:
+        return gettext(lang, msgid, **kw)
+
+    def b(x: object) -> str:
+        return both(lang, x)
+
+    u = v["use"]
+    where = _("liuyao.use.hidden", n=u["line"]) if u["hidden"] else _("liuyao.use.lines", n=u["line"])
+    out = [
+        _(
+            "liuyao.verdict",
+            direction=b(v["direction"]),
+            role=b(u["role"]),
+            relative=b(u["relative"]),
+            branch=b(u["branch"]),
+            where=where,
+            score=f"{v['score']:+d}",
+        )
+    ]
+    st = v["strength"]
+    tags = " ".join(b(t) for t in st["tags"])
+    out.append(
+        f"  {_('liuyao.verdict.strength')}: {tags} · {_('liuyao.strong') if st['strong'] else _('liuyao.weak')}"
+    )
+    if v["transforms"]:
+        out.append(f"  {_('liuyao.verdict.transforms')}: {' '.join(b(t) for t in v['transforms'])}")
+    helpers = []
+    for h in v["helpers"]:
+        lines = ",".join(str(n) for n in h["lines"]) or "-"
+        moving = (
+            f" {_('liuyao.verdict.moving', lines=','.join(map(str, h['moving'])))}" if h["moving"] else ""
+        )
+        helpers.append(f"{b(h['name'])} {b(h['relative'])}({h['element']}) {lines}{moving}")
+    out.append(f"  {_('liuyao.verdict.helpers')}: {' · '.join(helpers)}")
+    rel = " · ".join(f"{b(k)} {b(x)}" for k, x in v["relations"].items())
+    out.append(f"  {_('liuyao.verdict.relations')}: {rel}")
+    yq = v["ying_qi"]
+    out.append(
+        f"  {_('liuyao.verdict.ying_qi')}: {_('liuyao.speed.' + yq['speed'])} · {_('liuyao.size.' + yq['size'])}"
+        f" ({yq['source']})"
+    )
+    out.append(f"  {_('liuyao.verdict.reasons')}:")
+    for r in v["reasons"]:
+        out.append(f"    {r['weight']:+d} {_('liuyao.reason.' + r['code'])} {r['text']} ({r['source']})")
+    out.append(f"  {_('liuyao.verdict.weighed')}: {' '.join(b(w) for w in v['weighed'])}")
+    out.append(f"  {_('liuyao.verdict.basis')}")
+    return out

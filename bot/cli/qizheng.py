@@ -17,6 +17,7 @@ from datetime import date, datetime, time
 from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
+from bot.cli.png import add_png_option, write_png
 from bot.i18n import LANGS, both, gettext, render
 from engine.qizheng import QizhengOptions, find_place, natal_chart
 
@@ -49,6 +50,7 @@ def register(subparsers: Any) -> None:
     )
     for name, values in QizhengOptions.choices().items():  # --palaces, --naming, … one flag per school option
         parser.add_argument(f"--{name}", dest=name, choices=values, default=None)
+    add_png_option(parser)
     parser.set_defaults(func=run_chart)
     sub = parser.add_subparsers(dest="qizheng_command", parser_class=type(parser))
     place = sub.add_parser("place", help="look a city up in the shipped table")
@@ -174,6 +176,10 @@ def run_chart(args: argparse.Namespace) -> int:
     if lon is None:
         raise UsageError("error.qizheng.need_lon")
     chart = natal_chart(at, lon, lat, options_from_args(args), on=on)
+    if args.png is not None:
+        from bot.images import render_qizheng
+
+        write_png(args.png, render_qizheng(chart, args.lang, place))
     data = chart.to_json()
     if place is not None:
         data["input"]["place"] = {"name": place.name, "ko": place.ko, "zh": place.zh}

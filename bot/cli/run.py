@@ -17,7 +17,7 @@ from bot.cli.common import UsageError
 from bot.config import ConfigError, Settings, install_redaction, load_settings, redact
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("run", help="run the bot (Telegram, Discord, or a console chat)")
     parser.add_argument("--env-file", default=None, help="read settings from this .env file (default ./.env)")
     parser.add_argument(
@@ -42,7 +42,7 @@ def configure_logging(settings: Settings, level: str = "INFO") -> None:
 
 
 async def main_async(settings: Settings) -> None:
-    from bot.app import run
+    from bot.app import run  # the shell is loaded by this subcommand only
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -62,6 +62,12 @@ def handler(args: argparse.Namespace) -> int:
         settings = load_settings(env_file=args.env_file)
     except ConfigError as err:
         raise UsageError(err.code, **err.params) from None
+    from bot.app import MissingExtra, configured_runners
+
+    try:
+        configured_runners(settings)  # a token without its chat library: say which extra, start nothing
+    except MissingExtra as err:
+        raise UsageError("bot.error.missing_extra", platform=err.platform, extra=err.extra) from None
     configure_logging(settings, args.log_level or ("INFO" if settings.has_tokens else "WARNING"))
     try:
         sqlite3.connect(settings.db_path).close()  # fail early (and in one line) if the file cannot be opened

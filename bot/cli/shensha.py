@@ -127,9 +127,9 @@ def view(result: ShenshaResult, lang: str, *, tables: bool = False, show_all: bo
             groups.append({"key": key, "stars": members})
     summary = []
     for sid, name in SUMMARY:
-        hit = by_id.get(sid)
-        if hit is not None:
-            summary.append({"name": name, "value": value_json(hit.value)})
+        found = by_id.get(sid)
+        if found is not None:
+            summary.append({"name": name, "value": value_json(found.value)})
     needs: dict[tuple[str, ...], list[str]] = {}
     inactive: list[str] = []
     unstated: list[str] = []

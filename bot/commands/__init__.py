@@ -1,15 +1,15 @@
 """The transport-free command layer: one parser and registry for Telegram, Discord and the console.
 
-A command is an async function registered with :func:`command`::
+A command is an async function registered with :func:`~bot.commands.base.command`::
 
     @command("cast", aliases=("점",), help_msgid="bot.help.cast",
              args=(ArgSpec("when", "string", required=False, description_msgid="bot.arg.cast.when"),))
     async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply: ...
 
-Every module in this package is imported by :func:`load_commands` (``bot/commands/daily.py`` of the daily
-engineer included), so adding a module is all it takes to add commands. Handlers raise
-:class:`CommandError` (a message id of the catalogs) or ``EngineInputError`` for bad input; :func:`dispatch`
-turns both into an ``error`` reply and never raises for user errors.
+The command modules are imported below, statically: adding a module means adding it to that import. They
+import their types from :mod:`bot.commands.base`, never from this package, so nothing imports in a circle.
+Handlers raise :class:`CommandError` (a message id of the catalogs) or ``EngineInputError`` for bad input;
+:func:`dispatch` turns both into an ``error`` reply and never raises for user errors.
 
 Adapters build an :class:`Incoming` from a platform update, ``await dispatch(incoming, ctx)`` and render the
 :class:`Reply` with ``bot.views.render(reply, channel)``. Discord slash commands are generated from
@@ -18,247 +18,85 @@ Adapters build an :class:`Incoming` from a platform update, ``await dispatch(inc
 
 from __future__ import annotations
 
-import importlib
 import logging
-import pkgutil
-import unicodedata
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import replace
 
-from bot.i18n import LANGS, normalize_lang
+from bot.commands import cast, core, daily, history, liuyao, qizheng, shensha
+from bot.commands.base import (
+    COMMANDS,
+    ECHO_LIMIT,
+    ArgSpec,
+    CommandError,
+    CommandSpec,
+    Incoming,
+    Reply,
+    command,
+    error_reply,
+    lookup,
+    reply,
+    resolve_lang,
+    split_command,
+)
+from bot.context import AppContext
 from engine.errors import EngineInputError
-
-if TYPE_CHECKING:
-    from bot.app import AppContext
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class Incoming:
-    """One command from a user, as a transport received it."""
-
-    platform: str  # "telegram" | "discord" | "console"
-    chat_id: str
-    user_id: str
-    text: str  # the command line as typed, e.g. "/cast now" (no @botname)
-    lang_hint: str | None = None  # platform language code (ko, zh-TW, en …)
-    chat_kind: str = "private"  # "private" | "group" | "channel"
-    user_is_admin: bool = True
-    display_name: str | None = None
-
-    @property
-    def user_key(self) -> str:
-        """The storage key of the user: ``platform:user_id``."""
-        return f"{self.platform}:{self.user_id}"
-
-    @property
-    def chat_key(self) -> str:
-        return f"{self.platform}:{self.chat_id}"
-
-
-@dataclass(frozen=True)
-class Reply:
-    """A platform-neutral answer: a template name, its language and its (JSON-able) context."""
-
-    view: str  # template name, e.g. "cast", "shensha", "error", "help"
-    lang: str  # resolved language ("" inside handlers: dispatch fills it in)
-    context: Mapping[str, Any] = field(default_factory=dict)
-    ephemeral: bool = False
-
-
-@dataclass(frozen=True)
-class ArgSpec:
-    """One argument, for help texts and Discord slash options."""
-
-    name: str  # ASCII, lowercase (slash option name)
-    type: str = "string"  # "string" | "integer" | "number" | "boolean"
-    required: bool = False
-    description_msgid: str = ""
-    choices: tuple[str, ...] = ()
-
-
-Handler = Callable[[tuple[str, ...], Incoming, "AppContext"], Awaitable[Reply]]
-
-
-@dataclass(frozen=True)
-class CommandSpec:
-    name: str  # ASCII, 1–32 of a–z 0–9 _ (valid on Telegram and Discord)
-    handler: Handler
-    aliases: tuple[str, ...] = ()  # extra names (Korean/Chinese aliases work on the console and in text)
-    help_msgid: str = ""
-    args: tuple[ArgSpec, ...] = ()
-    ephemeral: bool = False  # answer only the caller where the platform can (Discord)
-    admin_in_groups: bool = False  # in groups only platform admins may run it
-    hidden: bool = False  # not listed by /help
-
-
-class CommandError(Exception):
-    """Bad user input: ``code`` is a message id of the catalogs, ``params`` fill its placeholders."""
-
-    def __init__(self, code: str, **params: Any) -> None:
-        super().__init__(code)
-        self.code = code
-        self.params = params
-
-
-_REGISTRY: dict[str, CommandSpec] = {}
-_ALIASES: dict[str, str] = {}
-COMMANDS: Mapping[str, CommandSpec] = MappingProxyType(_REGISTRY)
-
-
-def command(
-    name: str,
-    *,
-    aliases: tuple[str, ...] = (),
-    help_msgid: str | None = None,
-    args: tuple[ArgSpec, ...] = (),
-    ephemeral: bool = False,
-    admin_in_groups: bool = False,
-    hidden: bool = False,
-) -> Callable[[Handler], Handler]:
-    """Register ``handler`` as ``/name`` (and its aliases)."""
-
-    def deco(handler: Handler) -> Handler:
-        spec = CommandSpec(
-            name=name,
-            handler=handler,
-            aliases=aliases,
-            help_msgid=help_msgid if help_msgid is not None else f"bot.help.{name}",
-            args=args,
-            ephemeral=ephemeral,
-            admin_in_groups=admin_in_groups,
-            hidden=hidden,
-        )
-        _REGISTRY[name] = spec
-        for alias in aliases:
-            _ALIASES[alias.lower()] = name
-        return handler
-
-    return deco
-
-
-_loaded = False
+MODULES = (cast, core, daily, history, liuyao, qizheng, shensha)
 
 
 def load_commands() -> Mapping[str, CommandSpec]:
-    """Import every module of this package once (registering its commands); returns :data:`COMMANDS`."""
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-            if info.name.startswith("_"):
-                continue
-            try:
-                importlib.import_module(f"{__name__}.{info.name}")
-            except Exception:  # one broken module must not take every other command down
-                log.exception("could not load the command module %s", info.name)
+    """Every registered command (the modules of :data:`MODULES` registered theirs on import)."""
     return COMMANDS
 
 
-def lookup(name: str) -> CommandSpec | None:
-    load_commands()
-    key = name.lower()
-    if key in _REGISTRY:
-        return _REGISTRY[key]
-    target = _ALIASES.get(key)
-    return _REGISTRY.get(target) if target else None
-
-
-def split_command(text: str) -> tuple[str, tuple[str, ...]] | None:
-    """``"/cast 2026-11-29 23:10"`` → ``("cast", ("2026-11-29", "23:10"))``; None if not a command.
-
-    A ``@botname`` suffix on the command word is dropped; full-width forms (／, ２０２６－１１－２９, the
-    ideographic space) typed on CJK keyboards are folded to ASCII (NFKC).
-    """
-    line = unicodedata.normalize("NFKC", text).strip()
-    if not line or line[0] not in "/／":
-        return None
-    parts = line[1:].split()
-    if not parts:
-        return None
-    name = parts[0].split("@", 1)[0]
-    if not name:
-        return None
-    return name, tuple(parts[1:])
-
-
-def reply(view: str, *, ephemeral: bool = False, **context: Any) -> Reply:
-    """A reply from a handler (dispatch fills in the language)."""
-    return Reply(view=view, lang="", context=context, ephemeral=ephemeral)
-
-
-def error_reply(code: str, lang: str = "", *, help_for: str | None = None, **params: Any) -> Reply:
-    """An ``error`` reply; ``help_for`` adds a pointer to ``/help <command>`` (for messages without an example)."""
-    context: dict[str, Any] = {"code": code, "params": _jsonable(params)}
-    if help_for:
-        context["help_for"] = help_for
-    return Reply(view="error", lang=lang, context=context)
-
-
-# An echoed value (the user's own input in an error message) is cut to this many characters.
-ECHO_LIMIT = 40
-
-
-def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in params.items():
-        value = v if isinstance(v, int | float | bool) or v is None else str(v)
-        if isinstance(value, str) and len(value) > ECHO_LIMIT:
-            value = value[: ECHO_LIMIT - 1] + "…"
-        out[k] = value
-    return out
-
-
-async def resolve_lang(incoming: Incoming, ctx: AppContext) -> str:
-    """The user's setting, else the platform's language hint, else SIKPAN_LANG."""
-    user = await ctx.storage.get_user(incoming.user_key)
-    if user is not None and user.lang in LANGS:
-        return user.lang
-    return normalize_lang(incoming.lang_hint) or ctx.settings.lang
-
-
 async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
-    """Run one command line; every user error becomes an ``error`` reply (this never raises for them)."""
+    """Run one command line; every user error becomes an ``error`` reply (this never raises for them).
+
+    This is the outermost boundary of a request in the command layer: an unexpected exception (a bug in a
+    command, an engine or the database) is logged with the command line and answered ``bot.error.internal``.
+    """
+    lang = ctx.settings.lang
+    name = "?"
     try:
         lang = await resolve_lang(incoming, ctx)
-    except Exception:
-        log.exception("could not read the settings of a user")
-        return error_reply("bot.error.internal", ctx.settings.lang)
-    parsed = split_command(incoming.text)
-    if parsed is None:
-        return error_reply("bot.error.not_a_command", lang)
-    name, args = parsed
-    spec = lookup(name)
-    if spec is None:
-        return error_reply("bot.error.unknown_command", lang, name=name[:32])
-    if spec.admin_in_groups and incoming.chat_kind != "private" and not incoming.user_is_admin:
-        return error_reply("bot.error.admin_only", lang, name=spec.name)
-    try:
+        parsed = split_command(incoming.text)
+        if parsed is None:
+            return error_reply("bot.error.not_a_command", lang)
+        name, args = parsed
+        spec = lookup(name)
+        if spec is None:
+            return error_reply("bot.error.unknown_command", lang, name=name[:32])
+        if spec.admin_in_groups and incoming.chat_kind != "private" and not incoming.user_is_admin:
+            return error_reply("bot.error.admin_only", lang, name=spec.name)
         await ctx.storage.touch_user(
             incoming.user_key, incoming.platform, incoming.user_id, incoming.display_name
         )
-        result = await spec.handler(args, incoming, ctx)
-    except CommandError as err:
-        return error_reply(err.code, lang, **err.params)
-    except EngineInputError as err:  # the engines' messages say what is wrong, not how to ask: point to /help
-        return error_reply(err.code, lang, help_for=spec.name, **dict(err.params))
+        try:
+            result = await spec.handler(args, incoming, ctx)
+        except CommandError as err:
+            return error_reply(err.code, lang, **err.params)
+        except (
+            EngineInputError
+        ) as err:  # the engines' messages say what is wrong, not how to ask: point to /help
+            return error_reply(err.code, lang, help_for=spec.name, **dict(err.params))
     except Exception:
-        log.exception("command /%s failed", spec.name)
+        log.exception(
+            "command /%s failed (%s chat %s, user %s)",
+            name,
+            incoming.platform,
+            incoming.chat_id,
+            incoming.user_id,
+        )
         return error_reply("bot.error.internal", lang)
-    return replace(
-        result,
-        lang=result.lang or lang,
-        ephemeral=result.ephemeral or spec.ephemeral,
-    )
+    return replace(result, lang=result.lang or lang, ephemeral=result.ephemeral or spec.ephemeral)
 
-
-load_commands()
 
 __all__ = [
     "COMMANDS",
+    "ECHO_LIMIT",
+    "MODULES",
     "ArgSpec",
     "CommandError",
     "CommandSpec",

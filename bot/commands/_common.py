@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import functools
-import importlib
-import importlib.util
 import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.commands import CommandError, Incoming, Reply, reply
+from bot.commands.base import CommandError, Incoming, Reply, reply
+from bot.context import AppContext
 from bot.storage import UserSettings
+from engine.calendar import resolve_local as calendar_resolve_local
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
-
-if TYPE_CHECKING:
-    from bot.app import AppContext
 
 # Hangul readings of the stems and branches (as in locales/ko/terms/core.json); 신 is 辛 as a stem, 申 as a
 # branch, so a two-syllable 간지 is read by position.
@@ -28,35 +24,6 @@ _KO_BRANCHES = dict(zip("자축인묘진사오미신유술해", BRANCH_CHARS, st
 NOW_WORDS = frozenset({"now", "지금", "현재", "今", "今時", "現在", "现在", "即時", "即时"})
 ON_WORDS = frozenset({"on", "yes", "true", "1", "켜기", "켬", "예", "네", "是", "開", "开"})
 OFF_WORDS = frozenset({"off", "no", "false", "0", "끄기", "끔", "아니오", "否", "關", "关", "止"})
-
-
-def module_available(*names: str) -> bool:
-    """True if every named module can be imported (engines land one by one)."""
-    return all(_importable(name) for name in names)
-
-
-@functools.cache
-def _importable(name: str) -> bool:
-    """Whether ``name`` imports, looked up once per process (``find_spec`` walks ``sys.path`` each call)."""
-    try:
-        if importlib.util.find_spec(name) is None:
-            return False
-        importlib.import_module(name)
-    except ImportError:
-        return False
-    return True
-
-
-def engine_ready(module: str, *attrs: str) -> Any:
-    """The engine module if it imports and has every named attribute (it may land half-way), else None."""
-    if not module_available(module):
-        return None
-    mod = importlib.import_module(module)
-    return mod if all(hasattr(mod, a) for a in attrs) else None
-
-
-def coming_soon(name: str) -> Reply:
-    return reply("coming_soon", command=name)
 
 
 def parse_ganzhi(text: str) -> GanZhi:
@@ -140,25 +107,11 @@ def parse_local_datetime(tokens: tuple[str, ...]) -> datetime | None:
 
 
 def resolve_local(naive: datetime, zone: ZoneInfo) -> datetime:
-    """A wall clock in ``zone`` → aware datetime. Fold: first occurrence. Gap (does not exist): rejected.
-
-    Uses ``engine.calendar.resolve_local`` when the calendar engine provides it.
-    """
+    """A wall clock in ``zone`` → aware datetime (``engine.calendar.resolve_local``: a fold gives the first
+    occurrence, a gap is rejected with ``error.calendar.nonexistent_time``); an aware value is kept."""
     if naive.tzinfo is not None:
         return naive
-    if module_available("engine.calendar"):
-        fn = getattr(importlib.import_module("engine.calendar"), "resolve_local", None)
-        if callable(fn):
-            result = fn(naive, zone.key)
-            if isinstance(result, datetime):
-                return result
-    aware = naive.replace(tzinfo=zone, fold=0)
-    back = aware.astimezone(ZoneInfo("UTC")).astimezone(zone).replace(tzinfo=None)
-    if back != naive:
-        raise CommandError(
-            "bot.error.nonexistent_time", value=naive.strftime("%Y-%m-%d %H:%M"), zone=zone.key
-        )
-    return aware
+    return calendar_resolve_local(naive, zone.key)
 
 
 def fmt_local(at: datetime) -> str:

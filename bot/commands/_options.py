@@ -9,36 +9,34 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from bot.commands import CommandError
+from bot.commands._common import parse_bool
+from bot.commands.base import CommandError
 from engine.core.cycle import Branch, Stem
+from engine.liuren import Options as LiurenOptions
+from engine.liuyao import Options as LiuyaoOptions
+from engine.qizheng import QizhengOptions
 
-AREAS: dict[str, tuple[str, str]] = {
-    "liuren": ("engine.liuren", "Options"),
-    "liuyao": ("engine.liuyao", "Options"),
-    "qizheng": ("engine.qizheng", "QizhengOptions"),
+OptionsClass = type[LiurenOptions] | type[LiuyaoOptions] | type[QizhengOptions]
+
+AREAS: dict[str, OptionsClass] = {
+    "liuren": LiurenOptions,
+    "liuyao": LiuyaoOptions,
+    "qizheng": QizhengOptions,
 }
 
 
-def options_class(area: str) -> Any:
-    module_name, class_name = AREAS[area]
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None
-    cls = getattr(module, class_name, None)
-    return cls if cls is not None and hasattr(cls, "__dataclass_fields__") else None
+def options_class(area: str) -> OptionsClass:
+    return AREAS[area]
 
 
 def to_text(value: Any) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
-    char = getattr(value, "char", None)
-    if isinstance(char, str):
-        return char
+    if isinstance(value, Branch | Stem):
+        return value.char
     if isinstance(value, enum.Enum):
         return str(value.value)
     return str(value)
@@ -55,10 +53,8 @@ def _choices(default: Any) -> list[str]:
 
 
 def fields(area: str) -> dict[str, tuple[str, list[str]]]:
-    """``{field: (default as text, allowed values)}``; empty when the engine has not landed."""
+    """``{field: (default as text, allowed values)}``."""
     cls = options_class(area)
-    if cls is None:
-        return {}
     defaults = cls()
     out: dict[str, tuple[str, list[str]]] = {}
     for f in dataclasses.fields(cls):
@@ -79,8 +75,6 @@ def parse_key(key: str) -> tuple[str, str] | None:
 def from_text(default: Any, text: str) -> Any:
     """A value of the default's type from its text form (CommandError when it is not one)."""
     if isinstance(default, bool):
-        from bot.commands._common import parse_bool
-
         return parse_bool(text, "")
     try:
         if isinstance(default, Branch):
@@ -114,8 +108,6 @@ def normalize(area: str, name: str, text: str) -> str:
 def build(area: str, stored: Mapping[str, Any]) -> Any:
     """The engine options object from a user's stored options (unknown or stale keys are ignored)."""
     cls = options_class(area)
-    if cls is None:
-        return None
     defaults = cls()
     kwargs: dict[str, Any] = {}
     prefix = f"{area}."

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import logging
 import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from bot.commands import ArgSpec, CommandError, Incoming, Reply, command
 from bot.commands import _options as engine_options
 from bot.commands._common import (
     NOW_WORDS,
     Record,
-    coming_soon,
-    engine_ready,
     fmt_local,
     fmt_offset,
     parse_branch,
@@ -23,13 +19,15 @@ from bot.commands._common import (
     resolve_local,
     zone_of,
 )
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command
+from bot.context import AppContext
 from bot.i18n import term
+from bot.viewmodels import BoardCell, CastView, ChartView, LessonView, PillarsView, TransmissionView, WhenView
+from engine.calendar import DayStart, four_pillars
 from engine.core.cycle import Branch, GanZhi
-
-log = logging.getLogger(__name__)
+from engine.liuren import Chart, build_chart, chart_at, chart_for_ju, leishen, reading
 
 if TYPE_CHECKING:
-    from bot.app import AppContext
     from bot.storage import UserSettings
 
 # 地盤 positions of the phone-sized 4×4 board (巳午未申 on top, 寅丑子亥 at the bottom).
@@ -85,15 +83,15 @@ def parse_cast_args(args: tuple[str, ...]) -> tuple[str, Any]:
     raise CommandError("bot.error.cast_usage")
 
 
-def chart_view(chart: Any, category: str | None = None) -> dict[str, Any]:
+def chart_view(chart: Chart, category: str | None = None) -> ChartView:
     """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able)."""
 
     def gen(branch: Branch) -> str:
-        return str(chart.general_on(branch).char)
+        return chart.general_on(branch).char
 
-    board = []
+    board: list[list[BoardCell | None]] = []
     for row in BOARD:
-        cells: list[dict[str, str] | None] = []
+        cells: list[BoardCell | None] = []
         for earth in row:
             if earth is None:
                 cells.append(None)
@@ -101,43 +99,39 @@ def chart_view(chart: Any, category: str | None = None) -> dict[str, Any]:
             heaven = chart.heaven[earth]
             cells.append({"earth": Branch(earth).char, "heaven": heaven.char, "general": gen(heaven)})
         board.append(cells)
-    lessons = [
+    lessons: list[LessonView] = [
         {"upper": ls.upper.char, "lower": ls.lower.char, "general": gen(ls.upper), "ke": ls.ke}
         for ls in chart.lessons
     ]
-    transmissions = [
+    transmissions: list[TransmissionView] = [
         {
             "branch": t.branch.char,
             "dun": t.dun_stem.char if t.dun_stem is not None else None,
             "relative": t.relative,
             "general": t.general.char,
-            "empty": bool(t.is_empty),
-            "marks": list(getattr(t, "marks", ()) or ()),
+            "empty": t.is_empty,
+            "marks": list(t.marks),
         }
         for t in chart.transmissions
     ]
     patterns: list[str] = []
-    try:
-        ke_ti = chart.ke_ti() if callable(getattr(chart, "ke_ti", None)) else list(chart.method_names)
-    except Exception:  # the patterns module of another engineer may be half-way
-        ke_ti = list(chart.method_names)
-    for name in ke_ti:
+    for name in chart.ke_ti():
         if name not in patterns and name != chart.method.char:
-            patterns.append(str(name))
+            patterns.append(name)
     return {
         "day": chart.day.chars,
-        "ju": int(chart.ju),
+        "ju": chart.ju,
         "month_general": chart.month_general.char,
         "hour": chart.hour.char,
-        "daytime": bool(chart.daytime),
+        "daytime": chart.daytime,
         "xunkong": [b.char for b in chart.xunkong],
         "board": board,
         "lessons": lessons,
         "transmissions": transmissions,
         "method": chart.method.char,
-        "method_names": [str(n) for n in chart.method_names],
+        "method_names": list(chart.method_names),
         "patterns": patterns,
-        "trace_rule": str(getattr(getattr(chart, "trace", None), "rule", "") or ""),
+        "trace_rule": chart.trace.rule,
         "options": chart.options.to_json(),
         "readings": readings_view(chart, category),
         "category": category,
@@ -146,27 +140,19 @@ def chart_view(chart: Any, category: str | None = None) -> dict[str, Any]:
 
 def split_category(args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
     """A trailing 類神 category (天文 / 천문 / tianwen …) taken off the arguments, if there is one."""
-    leishen = engine_ready("engine.liuren.leishen", "categories", "category_id")
-    if leishen is None or not args:
+    if not args:
         return args, None
     last = args[-1].strip()
     for name in leishen.categories():
         if last in (name, leishen.category_id(name), term("ko", name)):
-            return args[:-1], str(name)
+            return args[:-1], name
     return args, None
 
 
-def readings_view(chart: Any, category: str | None = None) -> list[dict[str, Any]]:
+def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, Any]]:
     """``engine.liuren.reading.read(chart)`` as JSON (seed-003 text first when the 課 is one of the eight,
     then the composed seed-002 reading); language-neutral ids that ``templates/liuren/reading.*`` resolve."""
-    module = engine_ready("engine.liuren.reading", "read")
-    if module is None:
-        return []
-    try:
-        return [r.to_json() for r in module.read(chart, category)]
-    except Exception:  # a reading is an extra: never lose the chart because of it
-        log.exception("the 大六壬 reading failed for %s %s", chart.day.chars, chart.ju)
-        return []
+    return [r.to_json() for r in reading.read(chart, category)]
 
 
 @command(
@@ -176,16 +162,14 @@ def readings_view(chart: Any, category: str | None = None) -> list[dict[str, Any
     args=(ArgSpec("when", "string", required=False, description_msgid="bot.arg.cast.when"),),
 )
 async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    liuren = engine_ready("engine.liuren", "Options", "chart_at", "chart_for_ju", "build_chart")
-    calendar = engine_ready("engine.calendar", "four_pillars", "DayStart")
-    if liuren is None or calendar is None:
-        return coming_soon("cast")
     user = await ctx.storage.get_user(incoming.user_key)
     args, category = split_category(args)
     kind, value = parse_cast_args(args)
     options = engine_options.build("liuren", user.options if user else {})
     inputs: dict[str, Any] = {"mode": kind, "category": category}
-    extra: dict[str, Any] = {"when": None, "pillars": None, "term": None}
+    when: WhenView | None = None
+    pillars_view: PillarsView | None = None
+    term_name: str | None = None
     if kind == "today":  # a wall-clock time today, in the user's zone
         zone = zone_of(user, ctx)
         today = (await ctx.clock.now()).astimezone(zone).date()
@@ -204,43 +188,48 @@ async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
         else:
             at = resolve_local(naive, zone) if naive.tzinfo is None else naive
         zone_key = zone.key if naive is None or naive.tzinfo is None else None
-        chart = liuren.chart_at(
+        chart = chart_at(
             at,
             options,
-            day_starts=calendar.DayStart.parse(day_starts),
+            day_starts=DayStart.parse(day_starts),
             solar_longitude=longitude,
             latitude=user.latitude if user else None,
         )
-        pillars = calendar.four_pillars(at, calendar.DayStart.parse(day_starts), longitude)
+        pillars = four_pillars(at, DayStart.parse(day_starts), longitude)
         inputs.update(
             at=at.isoformat(),
             zone=zone_key,
             day_starts=day_starts,
             solar_longitude=longitude,
         )
-        extra["when"] = {
+        when = {
             "local": fmt_local(at),
             "offset": fmt_offset(at),
             "zone": zone_key,
             "solar": fmt_local(pillars.local) if longitude is not None else None,
             "longitude": longitude,
         }
-        extra["pillars"] = {
+        pillars_view = {
             "year": pillars.year.chars,
             "month": pillars.month.chars,
             "day": pillars.day.chars,
             "hour": pillars.hour.chars,
         }
-        extra["term"] = pillars.term.name
+        term_name = pillars.term.name
     elif kind == "ju":
         day, ju = value
-        chart = liuren.chart_for_ju(day, ju, options)
+        chart = chart_for_ju(day, ju, options)
         inputs.update(day=day.chars, ju=ju)
     else:
         day, general, hour = value
-        chart = liuren.build_chart(day, general, hour, options)
+        chart = build_chart(day, general, hour, options)
         inputs.update(day=day.chars, month_general=general.char, hour=hour.char)
-    context = {**extra, **chart_view(chart, category)}
+    context: CastView = {
+        "when": when,
+        "pillars": pillars_view,
+        "term": term_name,
+        **chart_view(chart, category),
+    }
     return await record_and_reply(
         incoming,
         ctx,

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bot.commands import COMMANDS, ArgSpec, CommandError, Incoming, Reply, command, lookup, reply
 from bot.commands import _options as engine_options
-from bot.commands._common import check_zone, engine_ready, parse_bool, zone_of
+from bot.commands._common import check_zone, parse_bool, zone_of
+from bot.commands.base import COMMANDS, ArgSpec, CommandError, Incoming, Reply, command, lookup, reply
+from bot.context import AppContext
 from bot.i18n import DEFAULT_LANG, LANGS, catalog
-
-if TYPE_CHECKING:
-    from bot.app import AppContext
+from engine.qizheng.places import find_place
 
 LANG_WORDS = {
     "ko": "ko",
@@ -208,10 +207,7 @@ def find_city(name: str) -> dict[str, Any]:
 
     ``EngineInputError`` (error.qizheng.unknown_place) for a name not in the table.
     """
-    places = engine_ready("engine.qizheng", "find_place")
-    if places is None:
-        raise CommandError("bot.error.bad_place", value=name[:30])
-    city = places.find_place(name)
+    city = find_place(name)
     return {
         "name": city.name,
         "ko": city.ko,

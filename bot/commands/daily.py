@@ -5,14 +5,15 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bot.commands import ArgSpec, CommandError, Incoming, Reply, command, reply, resolve_lang
 from bot.commands._common import OFF_WORDS, Record, record_and_reply, zone_of
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command, reply, resolve_lang
 from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context
 from bot.schedule_time import due_instant, next_due, parse_hhmm
-from bot.scheduler import DailyStore, Subscription, scheduler_of
+from bot.scheduler import scheduler_of, subscription_moment
+from bot.storage import DailyStore, Subscription
 
 if TYPE_CHECKING:
-    from bot.app import AppContext
+    from bot.context import AppContext
     from bot.storage import UserSettings
 
 KIND_WORDS = {
@@ -144,7 +145,7 @@ async def daily(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
         since=now,
     )
     # cast once now: bad options (an EngineInputError) are reported here, not at delivery time
-    check_moment(candidate.moment(next_due(at_time, zone, now)[1]))
+    check_moment(subscription_moment(candidate, next_due(at_time, zone, now)[1]))
     sub = await store.subscribe(
         platform=incoming.platform,
         chat_id=incoming.chat_id,
@@ -176,7 +177,7 @@ async def today_moment(incoming: Incoming, ctx: AppContext) -> Moment:
         local_today = now.astimezone(sub.zone).date()
         delivered = await store.delivery(sub.id, local_today)
         due = delivered.due_at if delivered is not None else due_instant(local_today, sub.at_time, sub.zone)
-        return sub.moment(due)
+        return subscription_moment(sub, due)
     user = await ctx.storage.get_user(incoming.user_key)
     zone = zone_of(user, ctx)
     options = subscription_options(user)

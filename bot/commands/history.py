@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from bot.commands import ArgSpec, CommandError, Incoming, Reply, command, reply
 from bot.commands._common import zone_of
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command, reply
 
 if TYPE_CHECKING:
-    from bot.app import AppContext
+    from bot.context import AppContext
 
 PAGE = 10
 

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
 
-from bot.commands import ArgSpec, CommandError, Incoming, Reply, command
 from bot.commands import _options as engine_options
 from bot.commands._common import (
     NOW_WORDS,
     Record,
-    coming_soon,
-    engine_ready,
     fmt_local,
     fmt_offset,
     record_and_reply,
     zone_of,
 )
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command
 from bot.commands.cast import time_options
-
-if TYPE_CHECKING:
-    from bot.app import AppContext
+from bot.context import AppContext
+from bot.viewmodels import LineView, LiuyaoView
+from engine.calendar import DayStart, four_pillars
+from engine.liuyao import Reading, build, cast_coins, cast_manual, cast_time
 
 COIN_WORDS = frozenset({"coins", "coin", "동전", "錢", "钱", "擲錢"})
 TIME_WORDS = frozenset({"time", "시간", "時", "时", "時起"}) | NOW_WORDS
@@ -50,10 +48,11 @@ def parse_liuyao_args(args: tuple[str, ...]) -> tuple[str, str | None, str | Non
     return method, digits, use
 
 
-def liuyao_view(chart: Any) -> dict[str, Any]:
-    """The view model of a ``LiuyaoChart`` from its JSON contract (lines listed top → bottom)."""
+def liuyao_view(chart: Reading) -> LiuyaoView:
+    """The view model of a 六爻 ``Reading`` (``engine.liuyao.build``: the chart with its judgments) from its
+    JSON contract (lines listed top → bottom)."""
     data = chart.to_json()
-    lines = []
+    lines: list[LineView] = []
     for ln in reversed(data["lines"]):
         changed = ln.get("changed")
         lines.append(
@@ -108,24 +107,20 @@ def liuyao_view(chart: Any) -> dict[str, Any]:
     args=(ArgSpec("lines", "string", required=False, description_msgid="bot.arg.liuyao.lines"),),
 )
 async def liuyao(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    engine = engine_ready("engine.liuyao", "build", "cast_coins", "cast_manual", "cast_time")
-    calendar = engine_ready("engine.calendar", "four_pillars", "DayStart")
-    if engine is None or calendar is None:
-        return coming_soon("liuyao")
     method, digits, use = parse_liuyao_args(args)
     user = await ctx.storage.get_user(incoming.user_key)
     zone = zone_of(user, ctx)
     day_starts, longitude = time_options(user)
     at = (await ctx.clock.now()).astimezone(zone)
-    pillars = calendar.four_pillars(at, calendar.DayStart.parse(day_starts), longitude)
-    if method == "manual":
-        cast = engine.cast_manual(digits)
+    pillars = four_pillars(at, DayStart.parse(day_starts), longitude)
+    if method == "manual" and digits is not None:
+        cast = cast_manual(digits)
     elif method == "time":
-        cast = engine.cast_time(at, day_starts=calendar.DayStart.parse(day_starts), solar_longitude=longitude)
+        cast = cast_time(at, day_starts=DayStart.parse(day_starts), solar_longitude=longitude)
     else:
-        cast = engine.cast_coins()
+        cast = cast_coins()
     options = engine_options.build("liuyao", user.options if user else {})
-    chart = engine.build(cast, pillars.month.branch, pillars.day, use=use, options=options)
+    chart = build(cast, pillars.month.branch, pillars.day, use=use, options=options)
     inputs = {
         "method": method,
         "cast": cast.to_json(),

@@ -11,15 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.commands import ArgSpec, CommandError, Incoming, Reply, command, reply
 from bot.commands import _options as engine_options
 from bot.commands._common import (
     Record,
-    coming_soon,
-    engine_ready,
     fmt_local,
     fmt_offset,
     parse_local_datetime,
@@ -27,11 +24,11 @@ from bot.commands._common import (
     resolve_local,
     zone_of,
 )
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command, reply
 from bot.commands.core import _looks_numeric, find_city, parse_coordinate
-
-if TYPE_CHECKING:
-    from bot.app import AppContext
-
+from bot.context import AppContext
+from bot.viewmodels import BodyView, QizhengView
+from engine.qizheng import natal_chart
 
 # The user's consent to keep their birth data (a last word ``save``); ``forget`` alone deletes what was kept.
 SAVE_WORDS = frozenset({"save", "keep", "저장", "보관", "存", "保存", "記"})
@@ -77,9 +74,9 @@ def _round(value: Any, digits: int = 1) -> Any:
     return round(float(value), digits) if isinstance(value, int | float) else value
 
 
-def qizheng_view(data: dict[str, Any]) -> dict[str, Any]:
-    """The view model of a ``QizhengChart.to_json()``."""
-    bodies = [
+def qizheng_view(data: dict[str, Any]) -> QizhengView:
+    """The view model of a ``QizhengChart.to_json()`` (its JSON contract)."""
+    bodies: list[BodyView] = [
         {
             "name": name,
             "palace": b.get("palace"),
@@ -124,9 +121,6 @@ def qizheng_view(data: dict[str, Any]) -> dict[str, Any]:
     args=(ArgSpec("when", "string", required=False, description_msgid="bot.arg.qizheng.when"),),
 )
 async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    engine = engine_ready("engine.qizheng", "natal_chart")
-    if engine is None:
-        return coming_soon("qizheng")
     user = await ctx.storage.get_user(incoming.user_key)
     if len(args) == 1 and args[0].lower() in FORGET_WORDS:
         await ctx.storage.update_user(incoming.user_key, birth=None)
@@ -159,9 +153,9 @@ async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
         naive = parsed.when
         at = resolve_local(naive, zone) if naive.tzinfo is None else naive
         zone_key, save = zone.key, parsed.save
-    chart = engine.natal_chart(at, lon, lat, engine_options.build("qizheng", user.options if user else {}))
+    chart = natal_chart(at, lon, lat, engine_options.build("qizheng", user.options if user else {}))
     inputs = {"at": at.isoformat(), "zone": zone_key, "lon": lon, "lat": lat, "place": place_name}
-    context = {
+    context: dict[str, Any] = {
         "when": {"local": fmt_local(at), "zone": zone_key, "offset": fmt_offset(at), "lon": lon, "lat": lat},
         "place": place_name,
         "saved": save,

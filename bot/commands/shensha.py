@@ -2,45 +2,35 @@
 
 from __future__ import annotations
 
-import enum
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bot.commands import ArgSpec, CommandError, Incoming, Reply, command
 from bot.commands._common import (
     NOW_WORDS,
     Record,
-    coming_soon,
-    engine_ready,
     fmt_local,
-    module_available,
     parse_branch,
     parse_ganzhi,
     record_and_reply,
     zone_of,
 )
-from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
-from engine.errors import EngineInputError
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command
+from bot.context import AppContext
+from bot.viewmodels import GroupedStarsView, GroupView, ShenshaInputs, ShenshaView, StarView
+from engine.calendar import four_pillars
+from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi, Stem
+from engine.shensha import ShenshaResult, evaluate
+from engine.shensha.model import Value
 
-if TYPE_CHECKING:
-    from bot.app import AppContext
 
-
-def plain_value(value: Any) -> Any:
-    """A star's value as JSON: 干支/干/支 as characters, lists element-wise, booleans kept."""
+def plain_value(value: Value | None) -> Any:
+    """A star's value as JSON: 干支/干/支 as characters, tuples element-wise, words and flags kept."""
     if isinstance(value, GanZhi):
         return value.chars
-    char = getattr(value, "char", None)  # Stem, Branch (IntEnums: before the int test)
-    if isinstance(char, str):
-        return char
-    if value is None or isinstance(value, bool | int | float):
-        return value
-    if isinstance(value, enum.Enum):
-        return str(value.value)
-    if isinstance(value, list | tuple | set | frozenset):
-        items = [plain_value(v) for v in value]
-        return sorted(items, key=str) if isinstance(value, set | frozenset) else items
-    return str(value)
+    if isinstance(value, Branch | Stem):
+        return value.char
+    if isinstance(value, tuple):
+        return [plain_value(v) for v in value]
+    return value
 
 
 def parse_shensha_args(args: tuple[str, ...]) -> dict[str, Any]:
@@ -72,27 +62,20 @@ def parse_shensha_args(args: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def stars_view(result: Any) -> list[dict[str, Any]]:
-    rows = []
-    for hit in getattr(result, "stars", ()):
-        rows.append(
-            {
-                "id": str(getattr(hit, "id", "")),
-                "name": str(getattr(hit, "name", "")),
-                "value": plain_value(getattr(hit, "value", None)),
-                "key": plain_value(getattr(hit, "key", None)),
-            }
-        )
-    return rows
+def stars_view(result: ShenshaResult) -> list[StarView]:
+    return [
+        {"id": hit.id, "name": hit.name, "value": plain_value(hit.value), "key": hit.key}
+        for hit in result.stars
+    ]
 
 
-def grouped_view(stars: list[dict[str, Any]]) -> dict[str, Any]:
+def grouped_view(stars: list[StarView]) -> GroupedStarsView:
     """Stars grouped for a phone: by the one branch (子…亥) or stem (甲…癸) they fall on, then the rest.
 
     Every star is listed once."""
     by_branch: dict[str, list[str]] = {b: [] for b in BRANCH_CHARS}
     by_stem: dict[str, list[str]] = {st: [] for st in STEM_CHARS}
-    others: list[dict[str, Any]] = []
+    others: list[StarView] = []
     for star in stars:
         v = star["value"]  # a single branch or stem is grouped; lists, words and flags are listed
         if isinstance(v, str) and v in by_branch:
@@ -101,11 +84,9 @@ def grouped_view(stars: list[dict[str, Any]]) -> dict[str, Any]:
             by_stem[v].append(star["name"])
         else:
             others.append(star)
-    return {
-        "by_branch": [{"key": k, "names": v} for k, v in by_branch.items() if v],
-        "by_stem": [{"key": k, "names": v} for k, v in by_stem.items() if v],
-        "others": others,
-    }
+    branch_groups: list[GroupView] = [{"key": k, "names": v} for k, v in by_branch.items() if v]
+    stem_groups: list[GroupView] = [{"key": k, "names": v} for k, v in by_stem.items() if v]
+    return {"by_branch": branch_groups, "by_stem": stem_groups, "others": others}
 
 
 @command(
@@ -118,19 +99,18 @@ def grouped_view(stars: list[dict[str, Any]]) -> dict[str, Any]:
     ),
 )
 async def shensha(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    engine = engine_ready("engine.shensha", "evaluate")
-    if engine is None:
-        return coming_soon("shensha")
-    when: dict[str, Any] | None = None
+    when: dict[str, str] | None = None
     if not args or (len(args) == 1 and args[0].lower() in NOW_WORDS):
-        if not module_available("engine.calendar"):
-            raise CommandError("bot.error.shensha_usage")
-        calendar = importlib.import_module("engine.calendar")
         user = await ctx.storage.get_user(incoming.user_key)
         zone = zone_of(user, ctx)
         at = (await ctx.clock.now()).astimezone(zone)
-        p = calendar.four_pillars(at)
-        parsed = {"day": p.day, "month": p.month.branch, "year": p.year, "hour": p.hour.branch}
+        p = four_pillars(at)
+        parsed: dict[str, Any] = {
+            "day": p.day,
+            "month": p.month.branch,
+            "year": p.year,
+            "hour": p.hour.branch,
+        }
         when = {"local": fmt_local(at), "zone": zone.key}
     else:
         parsed = parse_shensha_args(args)
@@ -140,18 +120,15 @@ async def shensha(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
     month: Branch | None = parsed["month"]
     year: GanZhi | None = parsed["year"]
     hour: Branch | None = parsed["hour"]
-    try:
-        result = engine.evaluate(day, month=month, year=year, hour=hour)
-    except EngineInputError:
-        raise
-    inputs = {
+    result = evaluate(day, month=month, year=year, hour=hour)
+    inputs: ShenshaInputs = {
         "day": day.chars,
         "month": month.char if month is not None else None,
         "year": year.chars if year is not None else None,
         "hour": hour.char if hour is not None else None,
     }
     stars = stars_view(result)
-    context = {**inputs, "when": when, "stars": stars, **grouped_view(stars)}
+    context: ShenshaView = {**inputs, "when": when, "stars": stars, **grouped_view(stars)}
     return await record_and_reply(
         incoming, ctx, Record(kind="shensha", inputs=inputs, options={}, view="shensha", context=context)
     )

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -34,12 +34,15 @@ import yarl
 from discord import app_commands
 
 from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands
+from bot.config import install_redaction
 from bot.i18n import gettext
-from bot.sending import DiscordSender, SendOutcome, install_token_redaction
+from bot.sending import DiscordSender, SendOutcome
 from bot.views import render
 
-if TYPE_CHECKING:
-    from bot.app import AppContext
+if TYPE_CHECKING:  # discord.types is for type checkers (it cannot be imported on its own at run time)
+    from discord.types.command import ApplicationCommand as ApplicationCommandPayload
+
+    from bot.context import AppContext
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +121,7 @@ class SikpanClient(discord.Client):
         self.sync_on_start = sync
         self.prefix = prefix
         self.tree = app_commands.CommandTree(self)
-        self.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
+        self.tree.error(self.on_app_command_error)
         self.synced: list[app_commands.AppCommand] = []
         self.handled: list[SendOutcome] = []
         for spec in load_commands().values():
@@ -142,7 +145,7 @@ class SikpanClient(discord.Client):
         for arg in spec.args:
             annotation: Any = _TYPES.get(arg.type, str)
             if arg.choices:
-                annotation = Literal[tuple(arg.choices)]  # type: ignore[valid-type]
+                annotation = Literal[tuple(arg.choices)]
             if not arg.required:
                 annotation = annotation | None
             params.append(
@@ -156,8 +159,10 @@ class SikpanClient(discord.Client):
             descriptions[arg.name] = app_commands.locale_str(
                 _describe(lang, arg.description_msgid, arg.name), msgid=arg.description_msgid
             )
-        callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-        callback.__discord_app_commands_param_description__ = descriptions  # type: ignore[attr-defined]
+        # discord.py reads a callback's parameters from its signature and their descriptions from this
+        # attribute (what ``@app_commands.describe`` sets): both are generated here from the ArgSpecs.
+        callback.__dict__["__signature__"] = inspect.Signature(params)
+        callback.__dict__["__discord_app_commands_param_description__"] = descriptions
         return app_commands.Command(
             name=spec.name,
             description=app_commands.locale_str(
@@ -173,11 +178,7 @@ class SikpanClient(discord.Client):
         await interaction.response.defer(thinking=True, ephemeral=spec.ephemeral)
         incoming = self.incoming(interaction, command_line(spec, values))
         reply = await dispatch(incoming, self.ctx)
-        try:
-            body = render(reply, "discord")
-        except Exception:
-            log.exception("discord: could not render the %s view", reply.view)
-            body = render(error_reply("bot.error.internal", reply.lang), "discord")
+        body = render(reply, "discord")  # a failure here reaches on_app_command_error (the request boundary)
         outcome = await self.sender.send(
             interaction.followup,
             body,
@@ -199,7 +200,7 @@ class SikpanClient(discord.Client):
             lang_hint=str(interaction.locale.value) if interaction.locale else None,
             chat_kind="group" if in_guild else "private",
             user_is_admin=(not in_guild) or bool(perms.administrator or perms.manage_guild),
-            display_name=getattr(user, "display_name", None),
+            display_name=user.display_name,
         )
 
     async def on_app_command_error(
@@ -231,14 +232,14 @@ class SikpanClient(discord.Client):
             await c.get_translated_payload(self.tree, translator) if translator else c.to_dict(self.tree)
             for c in self.tree.get_commands()
         ]
-        remote: list[dict[str, Any]] | None
-        try:
-            assert self.application_id is not None
-            remote = await self.http.get_global_commands(self.application_id)  # type: ignore[assignment]
-        except (discord.HTTPException, AssertionError):
-            remote = None
+        remote: list[ApplicationCommandPayload] | None = None
+        if self.application_id is not None:
+            try:
+                remote = await self.http.get_global_commands(self.application_id)
+            except discord.HTTPException:
+                remote = None
         if remote is not None and same_schema(local, remote):
-            self.synced = [app_commands.AppCommand(data=d, state=self._connection) for d in remote]  # type: ignore[arg-type]
+            self.synced = [app_commands.AppCommand(data=d, state=self._connection) for d in remote]
             log.info("discord: %d slash commands already in sync", len(self.synced))
             return False
         self.synced = await self.tree.sync()
@@ -253,7 +254,8 @@ class SikpanClient(discord.Client):
         if not self.prefix or message.author.bot or not message.content.startswith(self.prefix):
             return
         in_guild = message.guild is not None
-        perms = message.channel.permissions_for(message.author) if in_guild else None  # type: ignore[arg-type]
+        author = message.author
+        perms = message.channel.permissions_for(author) if isinstance(author, discord.Member) else None
         incoming = Incoming(
             platform="discord",
             chat_id=str(message.channel.id),
@@ -290,7 +292,7 @@ def _covers(local: Any, remote: Any) -> bool:
     return bool(local == remote)
 
 
-def same_schema(local: list[dict[str, Any]], remote: list[dict[str, Any]]) -> bool:
+def same_schema(local: Sequence[Mapping[str, Any]], remote: Sequence[Mapping[str, Any]]) -> bool:
     """True when the registered commands (``remote``) match our payload (``local``) command for command."""
     theirs = {(c.get("name"), c.get("type", 1)): c for c in remote}
     ours = {(c.get("name"), c.get("type", 1)): c for c in local}
@@ -320,7 +322,7 @@ def build_client(
     guild_ready_timeout: float = 2.0,
 ) -> SikpanClient:
     """Build the client and its command tree (nothing connects until it is started with ``token``)."""
-    install_token_redaction(token)
+    install_redaction([token])
     configure_endpoints(api_base_url, gateway_url)
     sender = sender or DiscordSender(on_blocked=_fan_out(ctx, "on_blocked"))
     client = SikpanClient(

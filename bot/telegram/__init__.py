@@ -21,7 +21,7 @@
   group migrations to ``ctx.extras["on_migrated"]`` (``fn(platform, old_id, new_id)``).
 - Updates are handled concurrently (``concurrent_updates``), so one slow chart does not hold up others.
 - The command menu is registered on start (``setMyCommands``, default and ``language_code="ko"``).
-- Tokens never reach the logs (:func:`bot.sending.install_token_redaction`).
+- Tokens never reach the logs (:func:`bot.config.install_redaction`).
 """
 
 from __future__ import annotations
@@ -34,17 +34,22 @@ from typing import TYPE_CHECKING, Any
 
 from telegram import BotCommand, Update
 from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import TelegramError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, MessageHandler, filters
 
 from bot.commands import Incoming, dispatch, error_reply, load_commands, lookup, split_command
+from bot.config import install_redaction
 from bot.i18n import gettext
-from bot.sending import SendOutcome, TelegramSender, install_token_redaction
+from bot.sending import SendOutcome, TelegramSender
 from bot.views import render
 
 if TYPE_CHECKING:
-    from bot.app import AppContext
+    from bot.context import AppContext
 
 log = logging.getLogger(__name__)
+
+# The application as ApplicationBuilder().build() makes it (default context, bot and job-queue types).
+AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 GROUP_ANONYMOUS_BOT = 1087968824  # "GroupAnonymousBot": an anonymous group admin
@@ -138,7 +143,7 @@ class TelegramAdapter:
             return user is not None
         try:
             member = await chat.get_member(user.id)
-        except Exception:
+        except TelegramError:
             log.warning("telegram: could not read the member status in chat %s", chat.id)
             return False
         return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
@@ -179,11 +184,7 @@ class TelegramAdapter:
         assert message is not None
         incoming = await self.incoming(update, text)
         reply = await dispatch(incoming, self.ctx)
-        try:
-            body = render(reply, "telegram")
-        except Exception:  # a broken template must still give the user an answer
-            log.exception("telegram: could not render the %s view", reply.view)
-            body = render(error_reply("bot.error.internal", reply.lang), "telegram")
+        body = render(reply, "telegram")
         return await self.send(
             incoming, body, reply_to=message.message_id if incoming.chat_kind != "private" else None
         )
@@ -194,7 +195,20 @@ class TelegramAdapter:
         )
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-        log.error("telegram: error while handling an update: %r", context.error, exc_info=context.error)
+        """PTB's error handler: the outermost boundary of a request (``dispatch`` answers every command
+        error itself; what arrives here is a bug in rendering or sending). Logged with the update, and the
+        chat is told that something went wrong."""
+        chat = update.effective_chat if isinstance(update, Update) else None
+        log.error(
+            "telegram: update %s in chat %s failed: %r",
+            update.update_id if isinstance(update, Update) else "-",
+            chat.id if chat is not None else "-",
+            context.error,
+            exc_info=context.error,
+        )
+        if chat is not None:
+            body = render(error_reply("bot.error.internal", self.ctx.settings.lang), "telegram")
+            await self.sender.send(chat.id, body, chat_kind=_chat_kind(chat.type))
 
 
 def command_menu(lang: str) -> list[BotCommand]:
@@ -217,9 +231,9 @@ def build_application(
     sender: TelegramSender | None = None,
     concurrent_updates: int = 256,
     pace: bool = True,
-) -> Application:  # type: ignore[type-arg]
+) -> AnyApplication:
     """Build the ``Application`` (handlers, sender, error handler) without starting anything."""
-    install_token_redaction(token)
+    install_redaction([token])
     app = (
         ApplicationBuilder()
         .token(token)
@@ -246,7 +260,7 @@ def build_application(
     return app
 
 
-async def prepare(app: Application) -> None:  # type: ignore[type-arg]
+async def prepare(app: AnyApplication) -> None:
     """After ``initialize``: learn our username and register the command menu (best effort)."""
     adapter: TelegramAdapter = app.bot_data["adapter"]
     adapter.username = app.bot.username or ""
@@ -254,7 +268,7 @@ async def prepare(app: Application) -> None:  # type: ignore[type-arg]
         await app.bot.set_my_commands(command_menu(adapter.ctx.settings.lang))
         await app.bot.set_my_commands(command_menu("ko"), language_code="ko")
         await app.bot.set_my_commands(command_menu("lzh"), language_code="zh")
-    except Exception as exc:  # the menu is a convenience; never fail the start on it
+    except TelegramError as exc:  # the menu is a convenience; never fail the start on it
         log.warning("telegram: could not register the command menu: %s", exc)
 
 

@@ -14,8 +14,9 @@ from engine.errors import EngineInputError
 from engine.liuren.generals import general_positions, guiren_branch, is_daytime_by_hour, runs_forward
 from engine.liuren.methods import distinct_lessons, solve
 from engine.liuren.options import DEFAULT_OPTIONS, DayNight, Options
-from engine.liuren.patterns import PatternHit, detect
+from engine.liuren.patterns import PatternHit, detect, guiren_dependent
 from engine.liuren.types import General, Lesson, Method, Trace, Transmission
+from engine.shensha import Options as ShenshaOptions
 from engine.shensha import marks as shensha_marks
 
 
@@ -76,6 +77,8 @@ class Chart:
     trace: Trace
     options: Options
     moment: Moment | None = None
+    # what was not given and had to be assumed (issue 20): "hour" and "month_general" when only a 局 was given
+    assumed: tuple[str, ...] = ()
 
     def earth_of(self, heaven_branch: Branch) -> Branch:
         """The 地盤 branch under a 天盤 branch."""
@@ -122,22 +125,36 @@ class Chart:
         return detect(self)
 
     def ke_ti(self) -> list[str]:
-        """The 九宗門 names, then the names of the detected patterns (no repeats)."""
+        """The 九宗門 names, then the names of the patterns that hold for this cast (its 貴人), no repeats."""
         names = list(self.method_names)
         for hit in self.patterns():
             if hit.name not in names:
                 names.append(hit.name)
         return names
 
-    def table_row(self) -> dict[str, Any]:
-        """The ``sikpan liuren table`` line (issue 3 JSON contract)."""
+    def guiren_dependent(self) -> dict[str, list[str]]:
+        """貴人-dependent 課體 → the 貴人 (晝, 夜) they hold under (``engine.liuren.patterns.guiren_dependent``)."""
+        return guiren_dependent(self)
+
+    def table_row(self, *, cast: bool = True) -> dict[str, Any]:
+        """The ``sikpan liuren table`` line (issue 3 JSON contract, issue 20 ``guiren_dependent``).
+
+        ``cast=True``: ``ke_ti`` holds for this cast's 貴人. ``cast=False`` (the 720 table, where no 占時 is
+        given): ``ke_ti`` leaves out the 貴人-dependent names that hold under one 貴人 only; ``guiren_dependent``
+        says which.
+        """
+        dependent = self.guiren_dependent()
+        names = self.ke_ti()
+        if not cast:
+            names = [n for n in names if dependent.get(n, ["晝", "夜"]) == ["晝", "夜"]]
         return {
             "day": self.day.chars,
             "ju": self.ju,
             "lessons": [list(ls.chars) for ls in self.lessons],
             "transmissions": [t.branch.char for t in self.transmissions],
             "method": self.method.char,
-            "ke_ti": self.ke_ti(),
+            "ke_ti": names,
+            "guiren_dependent": dependent,
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -163,6 +180,8 @@ class Chart:
         )
         if self.moment is not None:
             out["moment"] = self.moment.to_json()
+        if self.assumed:
+            out["assumed"] = {name: getattr(self, name).char for name in self.assumed}
         return out
 
 
@@ -248,23 +267,38 @@ def chart_for_ju(
     options: Options = DEFAULT_OPTIONS,
     hour: Branch | None = None,
     daytime: bool = True,
+    month_general: Branch | None = None,
 ) -> Chart:
     """The chart of a (day, 局) as the 課 tables number them (庚辰日 第8局 has 丑 over 庚).
 
-    The 三傳 depend only on (day, 局). For the 天將 an 占時 is needed: ``hour`` if given, else the first
-    hour from 午 (daytime) or 子 (night) that the ``daynight`` option counts as day / night.
+    The 三傳 depend only on (day, 局). For the 天將 an 占時 is needed: ``hour`` if given, else the one the
+    ``month_general`` makes with the 局, else the first hour from 午 (daytime) or 子 (night) that the
+    ``daynight`` option counts as day / night — then the chart's ``assumed`` names the 占時 and the 月將.
     """
     if isinstance(ju, bool) or not isinstance(ju, int) or not 1 <= ju <= 12:
         raise EngineInputError("error.liuren.bad_ju", f"局 must be 1…12, not {ju!r}", value=ju)
     options = _check_options(options)
     offset = offset_of_ju(ju)
+    if hour is None and month_general is not None:
+        hour = Branch(month_general).shift(-offset)
     if hour is None:
         rule = DayNight.MAOSHEN if options.daynight is DayNight.SUN else options.daynight
         start = Branch.WU if daytime else Branch.ZI
         hour = next(
             (start.shift(k) for k in range(12) if is_daytime_by_hour(start.shift(k), rule) == daytime), start
         )
-        return _build(day, hour.shift(offset), hour, options, daytime)
+        chart = _build(day, hour.shift(offset), hour, options, daytime)
+        return _replace(chart, assumed=("month_general", "hour"))
+    hour = Branch(hour)
+    if month_general is not None and hour.shift(offset) != month_general:
+        raise EngineInputError(
+            "error.liuren.ju_mismatch",
+            f"{month_general.char}將 {hour.char}時 make 第{ju_of(month_general, hour)}局, not 第{ju}局",
+            general=month_general.char,
+            hour=hour.char,
+            ju=ju,
+            actual=ju_of(month_general, hour),
+        )
     return _build(day, hour.shift(offset), hour, options, _hour_daytime(hour, options, daytime))
 
 
@@ -316,7 +350,8 @@ def with_shensha(chart: Chart) -> Chart:
     """
     month = chart.moment.month.branch if chart.moment is not None else None
     year = chart.moment.year if chart.moment is not None else None
-    marks = shensha_marks(chart.day, month=month, year=year, hour=chart.hour)
+    options = ShenshaOptions(mu=chart.options.mu.value)  # the chart's 墓 convention for the 十二長生 labels
+    marks = shensha_marks(chart.day, month=month, year=year, hour=chart.hour, options=options)
     trans = chart.transmissions
     return _replace(
         chart,

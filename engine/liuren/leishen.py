@@ -1,7 +1,8 @@
 """類神 (seed 002 類相, eleven categories): what a branch and the 天將 riding it stand for.
 
 The tables live in ``data/leishen.json``; each entry has a ``match`` (branch, branches, element, general,
-branches+generals, 六親 relative, chart role, or 旺相/休囚 vitality) and its text in ko and lzh. This module
+遁干 (dun_stems), branches ridden by generals (「乘」), any of several (「X與Y」), 六親 relative, chart role, or
+旺相/休囚 vitality) and its text in ko and lzh. This module
 only matches: :func:`lookup` returns the ids of the entries that apply, never text.
 """
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engine.core.cycle import Branch
+from engine.core.cycle import Branch, Stem
 from engine.core.relations import Vitality
 from engine.datafiles import load_json
 from engine.errors import EngineInputError
@@ -25,7 +26,7 @@ class LeishenHit:
 
     category: str
     entry: str
-    by: str  # branch | branches | element | general | branch_general | relative | role | vitality
+    by: str  # branch | branches | element | general | dun_stem | branch_general | relative | role | vitality
 
     def to_json(self) -> dict[str, Any]:
         return {"category": self.category, "entry": self.entry, "by": self.by}
@@ -63,6 +64,16 @@ def check_category(name: str) -> str:
     )
 
 
+@cache
+def _by_id() -> Mapping[str, Mapping[str, Any]]:
+    return {str(e["id"]): e for c in _data()["categories"].values() for e in c["entries"]}
+
+
+def entry(entry_id: str) -> Mapping[str, Any]:
+    """One entry of leishen.json by its id (``tianwen.22``)."""
+    return _by_id()[entry_id]
+
+
 def entries(category: str) -> tuple[Mapping[str, Any], ...]:
     return tuple(_data()["categories"][check_category(category)]["entries"])
 
@@ -75,8 +86,17 @@ def _match(
     vitality: Vitality | None,
     month_general: Branch | None,
     month_branch: Branch | None,
+    dun_stem: Stem | None = None,
 ) -> str | None:
-    if "generals" in m:
+    if "any" in m:  # 「巳與白虎屬風」: each of the parts belongs to the entry (與 = and, not 乘)
+        for part in m["any"]:
+            by = _match(part, branch, general, relative, vitality, month_general, month_branch, dun_stem)
+            if by is not None:
+                return by
+        return None
+    if "dun_stems" in m:
+        return "dun_stem" if dun_stem is not None and dun_stem.char in m["dun_stems"] else None
+    if "generals" in m:  # 「亥子申酉乘白虎太陰」: the branch ridden by one of the generals
         where = m.get("branch", "") + m.get("branches", "")
         if general is not None and branch.char in where and general.char in m["generals"]:
             return "branch_general"
@@ -107,16 +127,18 @@ def lookup(
     vitality: Vitality | None = None,
     month_general: Branch | None = None,
     month_branch: Branch | None = None,
+    dun_stem: Stem | None = None,
 ) -> tuple[LeishenHit, ...]:
     """Every entry of ``category`` that a 天盤 ``branch`` (ridden by ``general``) belongs to.
 
     ``relative`` (印 盜 鬼 財 劫) feeds the 人物 六親 rows, ``vitality`` the 數目/顏色 旺相·休囚 rows,
-    ``month_general`` / ``month_branch`` the 天文 月將 (日) / 月建 (月) rows.
+    ``month_general`` / ``month_branch`` the 天文 月將 (日) / 月建 (月) rows, ``dun_stem`` (the branch's 遁干)
+    the 天文 「壬癸」 of 雨澤.
     """
     name = check_category(category)
     hits: list[LeishenHit] = []
     for e in _data()["categories"][name]["entries"]:
-        by = _match(e["match"], branch, general, relative, vitality, month_general, month_branch)
+        by = _match(e["match"], branch, general, relative, vitality, month_general, month_branch, dun_stem)
         if by is not None:
             hits.append(LeishenHit(name, str(e["id"]), by))
     return tuple(hits)

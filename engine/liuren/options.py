@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from engine.errors import EngineInputError
+from engine.shensha.stages import MuRule
 
 
 class GuiRule(StrEnum):
@@ -57,6 +58,9 @@ class Options:
     bazhuan_first: bool = True
     # 六陰/六陽 格 (patterns): also require the four lesson lowers to share the 陰陽 (spec §6 option).
     liuyinyang_lowers: bool = False
+    # 日墓 of the day stem (engine.shensha.stages): by 五行 as seed 003 reads it (「丑為日墓」 for 辛巳, default)
+    # or by the seed-002 陽順陰逆 table (辛 墓 辰). Used by the reading, the verdict and the 神煞 marks.
+    mu: MuRule = MuRule.WUXING
 
     def __post_init__(self) -> None:
         # Accept plain strings ("mzj") as well as the enums; anything else is a localized input error.
@@ -131,6 +135,7 @@ _KINDS: dict[str, Any] = {
     "fuyin_maozi": FuyinMaozi,
     "bazhuan_first": bool,
     "liuyinyang_lowers": bool,
+    "mu": MuRule,
 }
 
 DEFAULT_OPTIONS = Options()

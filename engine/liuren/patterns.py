@@ -4,7 +4,10 @@ The catalogue lives in ``data/patterns.json`` (definition, meaning in ko and lzh
 carries a ``rule`` (a ``kind`` plus parameters); this module implements the kinds and nothing else, so the
 data says *what* a pattern is and the code only checks it. An entry whose ``rule`` is null would be a name the
 seeds use without a definition that can be cited; it is listed by :func:`undetectable` and never reported as a
-hit (none is left: 驀越 is defined by 《大六壬尋源》, see patterns.json).
+hit (none is left: 驀越 is read as seed 003 names it, see patterns.json and docs/liuren.md).
+
+The 貴人-dependent kinds (``GUIREN_KINDS``: 閉口's 貴人值旬尾, 勵德, 貴登天門) read the 貴人 of the cast
+(``chart.guiren``: 晝 or 夜 by the options); :func:`guiren_dependent` says under which 貴人 each holds.
 """
 
 from __future__ import annotations
@@ -81,6 +84,11 @@ class ChartLike(Protocol):
     @property
     def trace(self) -> _Trace: ...
 
+    @property
+    def guiren(self) -> Branch:
+        """The 天盤 branch the 貴人 of the cast rides (晝 or 夜 by the options)."""
+        ...
+
     def earth_of(self, heaven_branch: Branch) -> Branch: ...
 
 
@@ -109,7 +117,11 @@ class Pattern:
 
 
 Facts = dict[str, str]
-Check = Callable[[ChartLike, Mapping[str, Any]], Facts | None]
+# A check reads the chart, its rule parameters and the 貴人 it is asked about (the cast's, or one of 晝/夜).
+Check = Callable[[ChartLike, Mapping[str, Any], Branch], Facts | None]
+
+#: Rule kinds whose result depends on which 貴人 (晝/夜) the cast uses.
+GUIREN_KINDS = frozenset({"closed_mouth", "guiren_on"})
 
 
 def _data() -> dict[str, Any]:
@@ -168,10 +180,10 @@ def _zhi_upper(chart: ChartLike) -> Branch:
     return chart.lessons[2].upper
 
 
-def _nobles(chart: ChartLike) -> tuple[tuple[str, Branch], ...]:
-    """(晝, 夜) 貴人 branches of the day stem under the chart's 貴人 rule: seed 003 reads both (兩貴)."""
+def nobles(chart: ChartLike) -> tuple[tuple[str, Branch], tuple[str, Branch]]:
+    """(晝, 夜) 貴人 branches of the day stem under the chart's 貴人 rule (seed 003 entry 2 reads both: 兩貴)."""
     day, night = gui_table(chart.options.gui_rule)[chart.day.stem]
-    return ("day", day), ("night", night)
+    return ("晝", day), ("夜", night)
 
 
 def _xun_tail(day: GanZhi) -> Branch:
@@ -179,18 +191,18 @@ def _xun_tail(day: GanZhi) -> Branch:
     return xun_branch(day.xun_head, Stem.GUI)
 
 
-def _transmissions_exact(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _transmissions_exact(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     tr = _trans(chart)
     return {"transmissions": _chars(tr)} if tr == _branches(rule["branches"]) else None
 
 
-def _transmissions_subset(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _transmissions_subset(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     tr = _trans(chart)
     allowed = _branch_set(rule["branches"])
     return {"transmissions": _chars(tr)} if all(b in allowed for b in tr) else None
 
 
-def _upper_on_gan_zhi(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _upper_on_gan_zhi(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     wanted = _branch_set(rule["branches"])
     facts: Facts = {}
     if _gan_upper(chart) in wanted:
@@ -200,7 +212,7 @@ def _upper_on_gan_zhi(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None
     return facts or None
 
 
-def _all_polarity(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _all_polarity(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     yang = bool(rule["yang"])
     seen: list[Stem | Branch] = [*_trans(chart), *(ls.upper for ls in chart.lessons)]
     if chart.options.liuyinyang_lowers:
@@ -210,20 +222,22 @@ def _all_polarity(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
     return None
 
 
-def _transmissions_in_uppers(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _transmissions_in_uppers(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
+    """「三傳三將同四課三將」: three distinct 傳, each among the lesson uppers (two distinct 傳, as on most 返吟,
+    are not 三將)."""
     uppers = {ls.upper for ls in chart.lessons}
     tr = _trans(chart)
-    if all(b in uppers for b in tr):
+    if len(set(tr)) == int(rule.get("distinct", 3)) and all(b in uppers for b in tr):
         return {"transmissions": _chars(tr), "uppers": "".join(ls.upper.char for ls in chart.lessons)}
     return None
 
 
-def _transmission_empty(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _transmission_empty(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     t = chart.transmissions[int(rule["index"])]
     return {"branch": t.branch.char} if t.is_empty else None
 
 
-def _xun_head_tail(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _xun_head_tail(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     head, tail = chart.day.xun_head.branch, _xun_tail(chart.day)
     tr = _trans(chart)
     if tr[0] == head and tr[2] == tail:
@@ -231,7 +245,7 @@ def _xun_head_tail(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
     return None
 
 
-def _consecutive(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _consecutive(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     step = int(rule["step"])
     a, b, c = _trans(chart)
     # 連茹 (step ±1) keeps its direction; 間傳 (step 2) runs either way (申戌子 順, 丑亥酉 逆).
@@ -242,12 +256,12 @@ def _consecutive(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
     return None
 
 
-def _incomplete_lessons(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _incomplete_lessons(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     distinct = len({(ls.upper, ls.seat) for ls in chart.lessons})
     return {"distinct_lessons": str(distinct)} if distinct == int(rule["distinct"]) else None
 
 
-def _sanhe(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _sanhe(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     tr = _trans(chart)
     start, middle, end, element = sanhe(tr[0])
     if element.char == rule["element"] and set(tr) == {start, middle, end}:
@@ -255,13 +269,13 @@ def _sanhe(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
     return None
 
 
-def _all_element(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _all_element(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     element = _element(rule["element"])
     tr = _trans(chart)
     return {"transmissions": _chars(tr)} if all(b.element == element for b in tr) else None
 
 
-def _flank(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _flank(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     first, _, last = _trans(chart)
     for name, center in (("gan_upper", _gan_upper(chart)), ("zhi_upper", _zhi_upper(chart))):
         if first == center.shift(1) and last == center.shift(-1):
@@ -269,59 +283,49 @@ def _flank(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
     return None
 
 
-def _closed_mouth(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _closed_mouth(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     head, tail = chart.day.xun_head.branch, _xun_tail(chart.day)
     facts: Facts = {}
     if chart.heaven[head] == tail:
         facts["tail_on_head"] = f"{tail.char}/{head.char}"
-    for when, gui in _nobles(chart):
-        if gui == tail:
-            facts[f"guiren_{when}"] = gui.char
+    if gui == tail:
+        facts["guiren"] = gui.char
     if facts:
         facts["xun_tail"] = tail.char
     return facts or None
 
 
-def _guiren_on(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _guiren_on(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     seats = _branch_set(rule["seats"])
-    facts: Facts = {}
-    for when, gui in _nobles(chart):
-        seat = chart.earth_of(gui)
-        if seat in seats:
-            facts[f"guiren_{when}"] = f"{gui.char}/{seat.char}"
-    return facts or None
+    seat = chart.earth_of(gui)
+    return {"guiren": f"{gui.char}/{seat.char}"} if seat in seats else None
 
 
-def _jiaoche_he(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _jiaoche_he(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     gan_seat = jigong(chart.day.stem)
     if liuhe(_gan_upper(chart)) == chart.day.branch and liuhe(_zhi_upper(chart)) == gan_seat:
         return {"gan_upper": _gan_upper(chart).char, "zhi_upper": _zhi_upper(chart).char}
     return None
 
 
-def _heaven_on(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
+def _heaven_on(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
     upper = _branches(rule["upper"])[0]
     seat = chart.earth_of(upper)
     return {"upper": upper.char, "seat": seat.char} if seat in _branch_set(rule["seats"]) else None
 
 
-def _initial_from_lesson(chart: ChartLike, rule: Mapping[str, Any]) -> Facts | None:
-    """初傳 taken from the lesson numbered ``rule["lesson"]`` (1–4) and from no other (《大六壬尋源》 驀越).
-
-    Only methods that pick the 用 among lesson uppers leave candidates in the trace; the chosen candidate's
-    ``lessons`` are the lessons where it stands in the deciding relation (克/賊 or 遙剋).
-    """
+def _sole_zei_in_lesson(chart: ChartLike, rule: Mapping[str, Any], gui: Branch) -> Facts | None:
+    """The only 下賊上 of the 四課 stands in lesson ``rule["lesson"]`` and the 用 is taken from it (seed 003:
+    entries 1 and 8, both 重審 from lesson 4 alone, are named 驀越; entries 4, 5, 7, whose 用 also rises from
+    lesson 4 by 涉害, 蒿矢 and 元首, are not). Lessons equal to it (干支同位) count as further 下賊上."""
     lesson = int(rule["lesson"])
-    trace = chart.trace
-    first = chart.transmissions[0].branch
-    if trace.chosen != first:
+    zei = [n for n, ls in enumerate(chart.lessons, start=1) if ls.lower.element.controls(ls.upper.element)]
+    if zei != [lesson]:
         return None
-    for c in trace.candidates:
-        if c.branch == first:
-            if tuple(c.lessons) == (lesson,):
-                return {"initial": first.char, "lesson": str(lesson), "relation": c.relation}
-            return None
-    return None
+    upper = chart.lessons[lesson - 1].upper
+    if chart.transmissions[0].branch != upper or chart.trace.chosen != upper:
+        return None
+    return {"initial": upper.char, "lesson": str(lesson), "relation": "下賊上"}
 
 
 CHECKS: Mapping[str, Check] = {
@@ -341,7 +345,7 @@ CHECKS: Mapping[str, Check] = {
     "guiren_on": _guiren_on,
     "jiaoche_he": _jiaoche_he,
     "heaven_on": _heaven_on,
-    "initial_from_lesson": _initial_from_lesson,
+    "sole_zei_in_lesson": _sole_zei_in_lesson,
 }
 
 
@@ -359,11 +363,29 @@ def _compiled() -> tuple[tuple[Pattern, Check], ...]:
 
 
 def detect(chart: ChartLike) -> tuple[PatternHit, ...]:
-    """Every catalogue pattern that holds on ``chart``, in catalogue order."""
+    """Every catalogue pattern that holds on ``chart`` with the 貴人 of the cast, in catalogue order."""
+    return _detect(chart, chart.guiren, _compiled())
+
+
+def _detect(
+    chart: ChartLike, gui: Branch, compiled: Sequence[tuple[Pattern, Check]]
+) -> tuple[PatternHit, ...]:
     hits: list[PatternHit] = []
-    for p, check in _compiled():
+    for p, check in compiled:
         assert p.rule is not None
-        facts = check(chart, p.rule)
+        facts = check(chart, p.rule, gui)
         if facts is not None:
             hits.append(PatternHit(p.id, p.name, p.source, tuple(sorted(facts.items()))))
     return tuple(hits)
+
+
+def guiren_dependent(chart: ChartLike) -> dict[str, list[str]]:
+    """For each 貴人-dependent 課體 (閉口, 勵德, 貴登天門) that holds under the 晝 or the 夜 貴人 of the day
+    stem, the 貴人 it holds under: ``{"閉口": ["夜"], "勵德": ["晝", "夜"]}``. 閉口 by 旬尾加旬首 holds
+    under both."""
+    compiled = tuple((p, c) for p, c in _compiled() if p.rule is not None and p.rule["kind"] in GUIREN_KINDS)
+    out: dict[str, list[str]] = {}
+    for when, gui in nobles(chart):
+        for hit in _detect(chart, gui, compiled):
+            out.setdefault(hit.name, []).append(when)
+    return out

@@ -7,7 +7,7 @@
   (所乘何神), the 煞 X belongs to (所屬何煞: 六親, 長生 stage, 旺相休囚死, 刑沖破害合 with 干 and 支,
   驛馬, 太歲/月建/月將, 旬空) and the same for its 地盤 seat (所臨何煞), plus the 類神 of a question category.
 
-Everything is ids and parameters; the texts are in ``data/meanings.json``, ``data/patterns.json``,
+Everything is ids and parameters; the texts are in ``engine/shensha/data/meanings002.json``, ``data/patterns.json``,
 ``data/leishen.json`` and ``data/readings_seed003.json``, gathered per language by :func:`glossary` for the
 templates under ``templates/liuren/``.
 """
@@ -20,13 +20,17 @@ from functools import cache
 from typing import Any, Protocol
 
 from engine.core.cycle import Branch, GanZhi, Stem, xun_dun_stem
-from engine.core.relations import Kin, Vitality, changsheng, chong, hai, liuhe, po, vitality, xing, yima
+from engine.core.relations import Kin, Vitality, vitality, yima
 from engine.datafiles import load_json
 from engine.errors import EngineInputError
+from engine.liuren.branch_relations import relations
 from engine.liuren.leishen import LeishenHit, check_category, lookup
 from engine.liuren.methods import jigong
 from engine.liuren.patterns import ChartLike, PatternHit, detect
 from engine.liuren.types import General
+from engine.liuren.verdict import Verdict, judge
+from engine.shensha import meanings002
+from engine.shensha.stages import MuRule, stage_at
 
 ROLES = ("initial", "middle", "final", "gan_upper", "zhi_upper", "hour", "birth")
 RELATION_KINDS = ("刑", "沖", "破", "害", "合")
@@ -47,12 +51,18 @@ class ReadableChart(ChartLike, Protocol):
     @property
     def xunkong(self) -> tuple[Branch, Branch]: ...
 
+    @property
+    def method_names(self) -> tuple[str, ...]: ...
+
+    @property
+    def assumed(self) -> tuple[str, ...]: ...
+
     def general_on(self, branch: Branch) -> General: ...
 
 
 @dataclass(frozen=True, slots=True)
 class Attribute:
-    """One 煞 a branch belongs to: ``id`` is a key of meanings.json, ``params`` name its arguments."""
+    """One 煞 a branch belongs to: ``id`` is a key of engine/shensha/data/meanings002.json, ``params`` name its arguments."""
 
     id: str
     params: tuple[tuple[str, str], ...] = ()
@@ -126,6 +136,10 @@ class SeedText:
     ju: int
     ke_ti: tuple[str, ...]
     sections: tuple[SeedSection, ...]
+    # 課體 by rule that hold for this cast but that the seed's own 課體 line does not give (shown apart), and
+    # the seed's names that do not hold for this cast's 貴人 (entry 2 閉口 is the 夜貴's 「兩貴」 reading)
+    derived: tuple[str, ...] = ()
+    seed_only: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -133,6 +147,8 @@ class SeedText:
             "day": self.day.chars,
             "ju": self.ju,
             "ke_ti": list(self.ke_ti),
+            "derived": list(self.derived),
+            "seed_only": list(self.seed_only),
             "sections": [{"kind": s.kind, "text": f"seed003.{self.entry}.{s.index}"} for s in self.sections],
         }
 
@@ -152,6 +168,7 @@ class Reading:
     year: Branch | None = None
     birth: Branch | None = None
     seed: SeedText | None = None
+    verdict: Verdict | None = None  # the composed reading ends in a judgment (engine.liuren.verdict)
 
     def position(self, role: str) -> Position:
         for p in self.positions:
@@ -172,6 +189,7 @@ class Reading:
             "positions": [p.to_json() for p in self.positions],
             "links": [k.to_json() for k in self.links],
             "seed": self.seed.to_json() if self.seed is not None else None,
+            "verdict": self.verdict.to_json() if self.verdict is not None else None,
         }
 
 
@@ -183,11 +201,10 @@ def _load(name: str) -> dict[str, Any]:
     return data
 
 
-@cache
 def meanings() -> Mapping[str, Mapping[str, Any]]:
-    """meanings.json: id → {lzh, ko, source, name_ko …} for the seed-002 神煞 used by readings."""
-    out: Mapping[str, Mapping[str, Any]] = _load("meanings.json")["meanings"]
-    return out
+    """The seed-002 meaning texts (id → {lzh, ko, source, name_ko …}), from the 神煞 engine's one file of them
+    (``engine.shensha.meanings002``, issue 11)."""
+    return meanings002()
 
 
 @cache
@@ -208,22 +225,6 @@ def seed_keys() -> tuple[tuple[GanZhi, int], ...]:
 # ------------------------------------------------------------------------------------------ compute
 
 
-def relations(x: Branch, target: Branch) -> tuple[str, ...]:
-    """The 刑沖破害合 that ``x`` forms with ``target`` (刑 read as x 刑 target, seed 002 「刑干」 「刑支」)."""
-    found: list[str] = []
-    if xing(x) == target:
-        found.append("刑")
-    if chong(x) == target:
-        found.append("沖")
-    if po(x) == target:
-        found.append("破")
-    if hai(x) == target:
-        found.append("害")
-    if liuhe(x) == target:
-        found.append("合")
-    return tuple(found)
-
-
 def attributes_of(
     b: Branch,
     day: GanZhi,
@@ -231,13 +232,14 @@ def attributes_of(
     xunkong: tuple[Branch, Branch],
     month: Branch | None = None,
     year: Branch | None = None,
+    mu: MuRule = MuRule.WUXING,
 ) -> tuple[Attribute, ...]:
-    """所屬何煞 of a branch (seed 002, in its order): 六親, 長生 stage, 刑沖破害合 with 干/支, 馬, 太歲,
-    旺相休囚死, 月建, 月將, 旬空."""
-    out = [
-        Attribute(f"relative.{Kin.of(day.stem.element, b.element).char}"),
-        Attribute(f"stage.{changsheng(day.stem, b).char}"),
-    ]
+    """所屬何煞 of a branch (seed 002, in its order): 六親, 長生 stage (墓 by the ``mu`` convention), 刑沖破害合
+    with 干/支, 馬, 太歲, 旺相休囚死, 月建, 月將, 旬空."""
+    out = [Attribute(f"relative.{Kin.of(day.stem.element, b.element).char}")]
+    stage = stage_at(day.stem, b, mu)
+    if stage is not None:  # under mu=wuxing a 陰干's seed-002 墓 branch has no stage (engine.shensha.stages)
+        out.append(Attribute(f"stage.{stage.char}"))
     for side, target in (("gan", jigong(day.stem)), ("zhi", day.branch)):
         for kind in relations(b, target):
             out.append(Attribute(f"relation.{kind}.{side}", (("target", target.char),)))
@@ -294,6 +296,7 @@ def _position(
             vitality=vitality(b.element, month) if month is not None else None,
             month_general=chart.month_general,
             month_branch=month,
+            dun_stem=xun_dun_stem(day.xun_head, b),
         )
     return Position(
         role=role,
@@ -301,8 +304,10 @@ def _position(
         seat=seat,
         general=general,
         dun_stem=xun_dun_stem(day.xun_head, b),
-        attributes=attributes_of(b, day, chart.month_general, chart.xunkong, month, year),
-        seat_attributes=attributes_of(seat, day, chart.month_general, chart.xunkong, month, year),
+        attributes=attributes_of(b, day, chart.month_general, chart.xunkong, month, year, chart.options.mu),
+        seat_attributes=attributes_of(
+            seat, day, chart.month_general, chart.xunkong, month, year, chart.options.mu
+        ),
         general_attributes=tuple(general_attrs),
         leishen=hits,
     )
@@ -357,6 +362,7 @@ def compose(
         month=month,
         year=year,
         birth=birth,
+        verdict=judge(chart, category, birth=birth),
     )
 
 
@@ -368,14 +374,19 @@ def seed_reading(chart: ReadableChart) -> Reading | None:
     e = _seed_entries()[n - 1]
     if "".join(t.branch.char for t in chart.transmissions) != e["transmissions"]:
         return None  # school options gave another 三傳: the seed text is not about this chart
+    hits = detect(chart)
+    cast = list(chart.method_names) + [h.name for h in hits if h.name not in chart.method_names]
+    own = tuple(e["ke_ti"])
     text = SeedText(
         entry=n,
         day=chart.day,
         ju=chart.ju,
-        ke_ti=tuple(e["ke_ti"]),
+        ke_ti=own,
         sections=tuple(SeedSection(s["kind"], i) for i, s in enumerate(e["sections"])),
+        derived=tuple(name for name in cast if name not in own),
+        seed_only=tuple(name for name in own if name not in cast),
     )
-    return Reading(kind="seed", day=chart.day, ju=chart.ju, patterns=detect(chart), seed=text)
+    return Reading(kind="seed", day=chart.day, ju=chart.ju, patterns=hits, seed=text)
 
 
 def read(
@@ -399,7 +410,7 @@ def read(
 def glossary(lang: str) -> Mapping[str, Mapping[str, str]]:
     """Every text a reading refers to, in ``lang`` ("ko" or "lzh"), by id.
 
-    - meanings.json ids (``relative.財``, ``stage.長生``, ``relation.沖.gan`` …) → {name, text}
+    - meanings002.json ids (``relative.財``, ``stage.長生``, ``relation.沖.gan`` …) → {name, text}
     - ``pattern.<id>`` → {name, definition, meaning}
     - ``leishen.<entry id>`` → {text}; ``leishen_category.<name>`` → {name, usage}
     - ``seed003.<entry>.<section>`` → {text}

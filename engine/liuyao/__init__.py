@@ -7,7 +7,8 @@ Public API (spec/liuyao.md, issue 5)::
     cast_tosses(tosses) -> Cast               # replay recorded tosses
     cast_time(at, day_starts=None, solar_longitude=None) -> Cast   # 梅花 time numbers
     cast_numbers(year, month, day, hour) -> Cast
-    build(cast, month: Branch, day: GanZhi, use=None, options=Options()) -> LiuyaoChart
+    build(cast, month: Branch, day: GanZhi, use=None, options=Options()) -> Reading
+        # Reading(chart, judgments, analysis, verdict); build_chart(...) -> LiuyaoChart is the data alone
     hexagram_table() -> tuple[Hexagram, ...]  # 64, palace order
 """
 
@@ -28,12 +29,15 @@ from engine.liuyao.chart import (
     HiddenLine,
     Line,
     LiuyaoChart,
+    MiddleSource,
     Options,
+    Scatter,
     Spirit,
     UseGod,
-    build,
+    build_chart,
 )
 from engine.liuyao.judgments import Check, Judgment, judge
+from engine.liuyao.reading import Reading, build, read
 from engine.liuyao.table import (
     Hexagram,
     HexStage,
@@ -47,6 +51,7 @@ from engine.liuyao.table import (
     normalize_name,
     trigrams,
 )
+from engine.liuyao.verdict import Verdict
 
 __all__ = [
     "Cast",
@@ -62,13 +67,18 @@ __all__ = [
     "Line",
     "LiuyaoChart",
     "Method",
+    "MiddleSource",
     "Options",
+    "Reading",
+    "Scatter",
     "Relative",
     "Spirit",
     "TimeNumbers",
     "Trigram",
     "UseGod",
+    "Verdict",
     "build",
+    "build_chart",
     "cast_coins",
     "cast_manual",
     "cast_numbers",
@@ -80,5 +90,6 @@ __all__ = [
     "hexagram_table",
     "judge",
     "normalize_name",
+    "read",
     "trigrams",
 ]

@@ -1,4 +1,4 @@
-"""Question categories and the 用神 (六親) they imply (data/categories.json)."""
+"""Question categories and the 用神 (六親, or the 世) they imply (data/categories.json)."""
 
 from __future__ import annotations
 
@@ -15,23 +15,35 @@ class Category:
     id: str
     lzh: str
     ko: str
-    relative: Relative
+    relative: Relative | None  # None: the 世 is the 用 (``"use": "世"``)
     source: str
+    avoid: Relative | None = None  # the 忌 the text names for this question (illness: 官鬼)
+    ghost: str | None = None  # the 鬼 read as "use" (官星為用, 000:11) or "avoid" (以鬼為忌, 000:15)
 
 
 @cache
 def categories() -> Mapping[str, Category]:
     doc = load_json("engine.liuyao", "categories.json")
-    return {
-        key: Category(key, v["lzh"], v["ko"], Relative.parse(v["relative"]), v["source"])
-        for key, v in doc["categories"].items()
-    }
+    out = {}
+    for key, v in doc["categories"].items():
+        use = v["use"]
+        avoid = v.get("avoid")
+        out[key] = Category(
+            key,
+            v["lzh"],
+            v["ko"],
+            None if use == "世" else Relative.parse(use),
+            v["source"],
+            None if avoid is None else Relative.parse(avoid),
+            v.get("ghost"),
+        )
+    return out
 
 
-def category_relative(text: str) -> tuple[str, Relative] | None:
-    """``"wealth"`` / ``"求財"`` / ``"재물"`` → ("wealth", 妻財); None when unknown."""
+def category(text: str) -> Category | None:
+    """``"wealth"`` / ``"求財"`` / ``"재물"`` → the category; None when unknown."""
     t = text.strip()
     for cat in categories().values():
         if t in (cat.id, cat.lzh, cat.ko):
-            return cat.id, cat.relative
+            return cat
     return None

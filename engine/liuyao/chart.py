@@ -1,6 +1,8 @@
 """The 納甲 chart of a cast: lines, 變爻, 伏神, 六神, 旬空, 月破, 旺衰, 日辰 stage and line 神煞 (spec §3).
 
-``build(cast, month, day, use=None, options=Options())`` is pure: the same inputs give the same chart.
+``build_chart(cast, month, day, use=None, options=Options())`` is pure: the same inputs give the same chart.
+The chart is data only; the judgments (engine.liuyao.judgments), the 裝卦 analysis (engine.liuyao.analysis)
+and the verdict (engine.liuyao.verdict) read it; engine.liuyao.reading puts them together.
 """
 
 from __future__ import annotations
@@ -9,17 +11,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.core.cycle import Branch, Element, GanZhi, Stem
 from engine.core.relations import Stage, Vitality, changsheng_branch, chong, liuhe, vitality
 from engine.errors import EngineInputError
 from engine.liuyao.cast import Cast
+from engine.liuyao.categories import category
 from engine.liuyao.table import Hexagram, Hidden, Relative, hexagram
 from engine.shensha import marks, stem_marks
-
-if TYPE_CHECKING:
-    from engine.liuyao.judgments import Judgment
 
 
 class ChangedRelatives(StrEnum):
@@ -29,6 +29,26 @@ class ChangedRelatives(StrEnum):
     OWN_PALACE = "own_palace"
 
 
+class MiddleSource(StrEnum):
+    """Where the 中神 of a 局會 may come from (000:19 「中神主也，失其主則不能會」).
+
+    ``hexagram`` (default): a moving line, its 變 or a 伏神 under a moving line, as in all five worked examples of
+    000:23–27; ``day_month``: the day or month may supply it too (懸中; not in the text)."""
+
+    HEXAGRAM = "hexagram"
+    DAY_MONTH = "day_month"
+
+
+class Scatter(StrEnum):
+    """What 散 is (000:15 「惟空破散則吉」, 000:19 「傷其中則不能局」; the seed does not define it).
+
+    ``day_clash`` (default): a line 沖ed by the day that is not 旺相 in the month, or a moving line 沖ed by the
+    day (沖散, 《增刪卜易》; outside the seeds); ``none``: only 旬空 and 月破 damage."""
+
+    DAY_CLASH = "day_clash"
+    NONE = "none"
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """School options (spec/liuyao.md §3, §4); the defaults are the spec's."""
@@ -36,6 +56,8 @@ class Options:
     changed_relatives: ChangedRelatives = ChangedRelatives.PALACE
     earth_changsheng: Branch = Branch.SHEN  # 土 長生 申 (seed 000 treats 革's 土鬼 on 申 as 長生); or 寅
     allow_static: bool = False  # 局會: count static lines as members too
+    middle_source: MiddleSource = MiddleSource.HEXAGRAM  # 局會 中神 from the hexagram only (default)
+    scatter: Scatter = Scatter.DAY_CLASH  # 散 = 日沖 (default) or not counted
 
     def __post_init__(self) -> None:
         if self.earth_changsheng not in (Branch.SHEN, Branch.YIN):
@@ -50,6 +72,8 @@ class Options:
             "changed_relatives": self.changed_relatives.value,
             "earth_changsheng": self.earth_changsheng.char,
             "allow_static": self.allow_static,
+            "middle_source": self.middle_source.value,
+            "scatter": self.scatter.value,
         }
 
 
@@ -198,12 +222,16 @@ class Line:
 
 @dataclass(frozen=True, slots=True)
 class UseGod:
-    """The 用神: a 六親, the visible lines carrying it, else its 伏神 (never line 1 by default)."""
+    """The 用神: a 六親, the visible lines carrying it, else its 伏神 (never line 1 by default); or the 世 itself
+    (``shi``: `--use 世`, or a category such as illness: 000:15 「總之以鬼為忌者」, 000:11 「以鬼為害」)."""
 
     relative: Relative
     lines: tuple[int, ...]  # visible lines of the 本卦 carrying it
     hidden: tuple[int, ...]  # positions of its 伏神 when it is not visible
     category: str | None = None  # the question category it came from, if any
+    shi: bool = False  # the 用 is the 世 line (its 六親 is then the 世's)
+    avoid: Relative | None = None  # a 忌 named by the category (illness: 官鬼)
+    ghost: str | None = None  # the category's reading of the 鬼: "use" (官星為用) | "avoid" (以鬼為忌) | None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -211,6 +239,8 @@ class UseGod:
             "lines": list(self.lines),
             "hidden": list(self.hidden),
             "category": self.category,
+            "shi": self.shi,
+            "avoid": None if self.avoid is None else self.avoid.char,
         }
 
 
@@ -224,14 +254,6 @@ class LiuyaoChart:
     options: Options
     lines: tuple[Line, ...]
     use: UseGod | None
-    # The seed-000 judgments, computed on construction (every rule yields at least one entry, so () = not yet).
-    judgments: tuple[Judgment, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not self.judgments:
-            from engine.liuyao.judgments import judge
-
-            object.__setattr__(self, "judgments", judge(self))
 
     @property
     def moving(self) -> tuple[int, ...]:
@@ -276,7 +298,6 @@ class LiuyaoChart:
             "use": None if self.use is None else self.use.to_json(),
             "flags": list(self.flags),
             "lines": [ln.to_json() for ln in self.lines],
-            "judgments": [j.to_json() for j in self.judgments],
             "options": self.options.to_json(),
         }
 
@@ -317,28 +338,35 @@ def _marks_for(
     return tuple(names)
 
 
+SHI_WORDS = frozenset({"世", "世爻", "shi", "self"})
+
+
 def _parse_use(use: str | None, main: Hexagram) -> UseGod | None:
     if use is None or not use.strip():
         return None
-    from engine.liuyao.categories import category_relative
-
     text = use.strip()
-    category = None
+    if text in SHI_WORDS:
+        return UseGod(main.relatives[main.shi - 1], (main.shi,), (), shi=True)
     try:
         rel = Relative.parse(text)
     except EngineInputError:
-        found = category_relative(text)
-        if found is None:
+        cat = category(text)
+        if cat is None:
             raise EngineInputError(
                 "error.liuyao.bad_use", f"not a 六親 or question category: {use!r}", value=use
             ) from None
-        category, rel = found
+        if cat.relative is None:  # the 世 is the 用 (illness)
+            return UseGod(main.relatives[main.shi - 1], (main.shi,), (), cat.id, True, cat.avoid, cat.ghost)
+        rel = cat.relative
+        lines = tuple(i + 1 for i, r in enumerate(main.relatives) if r == rel)
+        hidden = () if lines else tuple(h.line for h in main.hidden if h.relative == rel)
+        return UseGod(rel, lines, hidden, cat.id, False, cat.avoid, cat.ghost)
     lines = tuple(i + 1 for i, r in enumerate(main.relatives) if r == rel)
     hidden = () if lines else tuple(h.line for h in main.hidden if h.relative == rel)
-    return UseGod(relative=rel, lines=lines, hidden=hidden, category=category)
+    return UseGod(relative=rel, lines=lines, hidden=hidden)
 
 
-def build(
+def build_chart(
     cast: Cast,
     month: Branch,
     day: GanZhi,
@@ -347,7 +375,7 @@ def build(
 ) -> LiuyaoChart:
     """The full chart of ``cast`` in the month 月建 ``month`` on the day ``day``.
 
-    ``use`` names the 用神: a 六親 (官鬼, 官, 鬼 …) or a question category (see data/categories.json).
+    ``use`` names the 用神: a 六親 (官鬼, 官, 鬼 …), 世, or a question category (see data/categories.json).
     """
     if not isinstance(month, Branch):
         raise EngineInputError("error.not_a_branch", f"not a 地支: {month!r}", value=month)

@@ -1,7 +1,8 @@
 """The judgments of seed 000 (《易冒》 chapters 助傷, 局會, 三刑, 六害) on a chart, with their reasoning.
 
 Each :class:`Judgment` carries its ``checks`` (every condition the text names, passed or not) so a reader can
-see *why*. Seed references are ``000:<line>`` in ``/work/shared/seeds/000_*.txt``; the rules are spelled out
+see *why*, its ``subject`` (the 世 or 用 line it falls on) and its ``direction`` (吉 or 凶, 反吉 where 000:11 says
+so). Seed references are ``000:<line>`` in ``/work/shared/seeds/000_*.txt``; the rules are spelled out
 in spec/liuyao.md §4 and docs/liuyao.md.
 """
 
@@ -13,13 +14,20 @@ from typing import Any, NamedTuple
 
 from engine.core.cycle import Branch, Element
 from engine.core.relations import Kin, Stage, Vitality, chong, hai, sanhe, xing
-from engine.liuyao.chart import Condition, LiuyaoChart, changsheng_of, stage_branch_of
+from engine.liuyao.analysis import damaged
+from engine.liuyao.chart import LiuyaoChart, MiddleSource, changsheng_of, stage_branch_of
 from engine.liuyao.table import Relative
 
 ZHU_GUI = "助鬼傷身"
 JU_HUI = "局會"
 SAN_XING = "三刑"
 LIU_HAI = "六害"
+# ids and display names: the judgment 六害 is the 穿心六害 (000:43 注 「古亦稱穿心六害」), not the 將星-family star
+# 六害 of 000:95 「馬前六害」 that line 神煞 carry.
+RULE_IDS = {ZHU_GUI: "zhu_gui_shang_shen", JU_HUI: "ju_hui", SAN_XING: "san_xing", LIU_HAI: "chuanxin_liuhai"}
+RULE_NAMES = {ZHU_GUI: ZHU_GUI, JU_HUI: JU_HUI, SAN_XING: SAN_XING, LIU_HAI: "穿心六害"}
+JI = "吉"
+XIONG = "凶"
 
 DAY = "日"
 MONTH = "月"
@@ -62,6 +70,16 @@ class Judgment:
     checks: tuple[Check, ...]
     source: str  # seed reference
     extra: tuple[tuple[str, Any], ...] = ()
+    direction: str = XIONG  # 吉 | 凶 for the subject when the rule holds
+    reversed: bool = False  # 反吉: a rule that is 凶 elsewhere is 吉 here (000:11)
+
+    @property
+    def id(self) -> str:
+        return RULE_IDS[self.rule]
+
+    @property
+    def name(self) -> str:
+        return RULE_NAMES[self.rule]
 
     @property
     def detail(self) -> str:
@@ -81,8 +99,12 @@ class Judgment:
     def to_json(self) -> dict[str, Any]:
         return {
             "rule": self.rule,
+            "id": self.id,
+            "name": self.name,
             "holds": self.holds,
             "type": self.type,
+            "direction": self.direction,
+            "reversed": self.reversed,
             "detail": self.detail,
             "checks": [c.to_json() for c in self.checks],
             "source": self.source,
@@ -106,10 +128,6 @@ def _p(**kw: object) -> tuple[tuple[str, object], ...]:
     return tuple(kw.items())
 
 
-def _damaged(c: Condition) -> bool:
-    return c.empty or c.month_break
-
-
 def relative_element(palace: Element, rel: Relative) -> Element:
     """The 五行 a 六親 has in a palace (父母 生我, 子孫 我生, 官鬼 克我, 妻財 我克, 兄弟 同)."""
     return rel.kin.element(palace)
@@ -121,9 +139,18 @@ def relative_element(palace: Element, rel: Relative) -> Element:
 def zhu_gui_shang_shen(chart: LiuyaoChart) -> Judgment:
     """「以世爻受鬼克，而鬼長生於日」 with the 真生, 空破 and 旺相 exceptions (seed 000:3, 000:7)."""
     shi = chart.shi
+    subject = ("subject", {"role": "世", "branch": shi.branch.char, "line": shi.position, "hidden": False})
+    # 000:11 「若女占夫而官星為用者，遇之反吉也；占官驟升，占武即發。（大抵用官吉而用財凶，世爻尤凶也。）」 — but
+    # not where the question takes the 鬼 as 忌 (000:15 「占訟有重責之憂…總之以鬼為忌者，助傷固凶」).
+    use = chart.use
+    reverse = use is not None and use.relative == Relative.OFFICIAL and not use.shi and use.ghost != "avoid"
+    direction = JI if reverse else XIONG
+    source = "000:3, 000:7, 000:11" if reverse else "000:3, 000:7"
     ghosts = [ln for ln in chart.lines if ln.relative == Relative.OFFICIAL]
     if not ghosts:
-        return Judgment(ZHU_GUI, False, None, (Check("ghost_visible", False),), "000:3")
+        return Judgment(
+            ZHU_GUI, False, None, (Check("ghost_visible", False),), source, (subject,), direction, reverse
+        )
     day = chart.day.branch
     wang_xiang = (Vitality.WANG, Vitality.XIANG)
     shi_ok = shi.condition.vitality not in wang_xiang
@@ -162,7 +189,14 @@ def zhu_gui_shang_shen(chart: LiuyaoChart) -> Judgment:
         Check("shi_not_strong", best_oks[5], _p(shi=sb, vitality=shi.condition.vitality.char)),
     )
     return Judgment(
-        ZHU_GUI, best_score == len(checks), None, checks, "000:3, 000:7", (("ghost_line", g.position),)
+        ZHU_GUI,
+        best_score == len(checks),
+        None,
+        checks,
+        source,
+        (("ghost_line", g.position), subject),
+        direction,
+        reverse,
     )
 
 
@@ -185,16 +219,21 @@ class _Member(NamedTuple):
 
 
 def _members(chart: LiuyaoChart) -> list[_Member]:
+    """Members with their damage: 空 / 破 / 散 (000:19 「傷其中則不能局」, 000:15 「惟空破散」; 散 per option)."""
     out = []
+    opts = chart.options
     for ln in chart.lines:
         if ln.moving:
-            out.append(_Member(ln.branch, MOVING, ln.position, _damaged(ln.condition)))
+            out.append(_Member(ln.branch, MOVING, ln.position, damaged(ln.condition, True, opts)))
             if ln.changed is not None:
-                out.append(_Member(ln.changed.branch, CHANGED, ln.position, _damaged(ln.changed.condition)))
+                ch = ln.changed
+                out.append(_Member(ch.branch, CHANGED, ln.position, damaged(ch.condition, True, opts)))
             for h in ln.hidden:  # a 伏神 joins when its 飛神 moves: 「發動飛爻而相挈」
-                out.append(_Member(h.branch, HIDDEN, ln.position, _damaged(h.condition), ln.branch))
-        elif chart.options.allow_static:
-            out.append(_Member(ln.branch, STATIC, ln.position, _damaged(ln.condition)))
+                out.append(
+                    _Member(h.branch, HIDDEN, ln.position, damaged(h.condition, False, opts), ln.branch)
+                )
+        elif opts.allow_static:
+            out.append(_Member(ln.branch, STATIC, ln.position, damaged(ln.condition, False, opts)))
     out.append(_Member(chart.day.branch, DAY, None, False))
     out.append(_Member(chart.month, MONTH, None, False))
     return out
@@ -205,15 +244,20 @@ def ju_hui(chart: LiuyaoChart) -> tuple[Judgment, ...]:
     members = _members(chart)
     present_hex = {m.branch for m in members if m.source not in _HANGING}
     present_all = present_hex | {chart.day.branch, chart.month}
+    # 000:19 「中神主也，失其主則不能會」: the 中神 from the hexagram (default; all five worked examples of 000:23–27
+    # have it there); option middle_source=day_month lets the day or month supply it (not in the text).
+    hung_middle = chart.options.middle_source == MiddleSource.DAY_MONTH
+    middle_pool = present_all if hung_middle else present_hex
     earth = chart.options.earth_changsheng
     use_el = None
     if chart.use is not None:
         use_el = relative_element(chart.main.palace.element, chart.use.relative)
+    subj = _subjects(chart)[0]
     found = []
     for any_member in _MIDDLES:
         start, middle, end, element = _SANHE[any_member]
         if (
-            middle not in present_all
+            middle not in middle_pool
             or (start in present_hex) + (middle in present_hex) + (end in present_hex) < 2
         ):
             continue
@@ -236,8 +280,9 @@ def ju_hui(chart: LiuyaoChart) -> tuple[Judgment, ...]:
 
         hang = [(m.source, role[m.branch]) for m in mine if m.source in _HANGING]
         hang_roles = {r for _, r in hang}
+        middle_from = "卦" if middle in hex_branches else "日月"
         checks = [
-            Check("middle_present", True, _p(middle=middle.char)),
+            Check("middle_present", True, _p(middle=middle.char, source=middle_from)),
             Check("two_from_hexagram", True, _p(branches="".join(b.char for b in sorted(hex_branches)))),
             Check(
                 "hung_by_day_or_month",
@@ -269,6 +314,9 @@ def ju_hui(chart: LiuyaoChart) -> tuple[Judgment, ...]:
         start_ok, end_ok = intact(start), intact(end)
         strength = "力大" if start_ok and end_ok else "力小" if not start_ok else "力存"
         holds = all(c.ok for c in checks)
+        # Its direction for the subject by 生克 (000:27 「局會之道雖紛，而生克之理若一」): a 局 of the subject's
+        # 五行 or one that 生s it helps (吉); one that 克s, drains or is 克ed by it does not (凶).
+        helps = element == subj.element or element.generates(subj.element)
         found.append(
             Judgment(
                 JU_HUI,
@@ -283,11 +331,24 @@ def ju_hui(chart: LiuyaoChart) -> tuple[Judgment, ...]:
                     ("hang", tuple(f"懸{r}" for r in ("始", "中", "終") if r in hang_roles)),
                     ("members", tuple(mine)),
                     ("use", use_el == element),
+                    ("middle_source", chart.options.middle_source.value),
+                    ("subject", _subject_json(subj)),
                 ),
+                JI if helps else XIONG,
             )
         )
     if not found:
-        return (Judgment(JU_HUI, False, None, (Check("ju_candidate", False),), "000:19"),)
+        return (
+            Judgment(
+                JU_HUI,
+                False,
+                None,
+                (Check("ju_candidate", False),),
+                "000:19",
+                (("middle_source", chart.options.middle_source.value), ("subject", _subject_json(subj))),
+                JI,
+            ),
+        )
     found.sort(key=lambda j: not j.get("use"))
     return tuple(found)
 
@@ -310,19 +371,26 @@ class _Agent(NamedTuple):
 
 
 def _subjects(chart: LiuyaoChart) -> list[_Subject]:
+    """The 用 lines (visible, else their 伏神), then the 世 unless it is one of them.
+
+    000:39 注 「身命，謂世及用爻遇之」 and 000:47 「克害重用爻世爻」: 三刑 and 六害 are judged on both."""
     use = chart.use
-    if use is None:
-        s = chart.shi
-        return [_Subject("世", s.branch, s.position, False, s.element)]
+    s = chart.shi
+    shi = _Subject("世", s.branch, s.position, False, s.element)
+    if use is None or use.shi:
+        return [shi]
+    out = []
     if use.lines:
-        return [
+        out = [
             _Subject("用", chart.lines[i - 1].branch, i, False, chart.lines[i - 1].element) for i in use.lines
         ]
-    out = []
-    for i in use.hidden:
-        for h in chart.lines[i - 1].hidden:
-            if h.hidden.relative == use.relative:
-                out.append(_Subject("用", h.branch, i, True, h.branch.element))
+    else:
+        for i in use.hidden:
+            for h in chart.lines[i - 1].hidden:
+                if h.hidden.relative == use.relative:
+                    out.append(_Subject("用", h.branch, i, True, h.branch.element))
+    if not any(x.line == s.position and not x.hidden for x in out):
+        out.append(shi)
     return out
 
 
@@ -363,6 +431,16 @@ def san_xing(
         present = {subj.branch} | {a.branch for a in agents}
         triple = next(("".join(b.char for b in t) for t in _TRIPLES if set(t) <= present), None)
         kind = "真刑" if true_hits else "刑" if xing_hits else None
+        # 000:39 「官克世而問訟…若世刑而大凶也」: the 世 刑ed in a lawsuit where a 官鬼 line 克s the 世.
+        grave = (
+            bool(xing_hits)
+            and subj.label == "世"
+            and chart.use is not None
+            and chart.use.category == "lawsuit"
+            and any(
+                ln.relative == Relative.OFFICIAL and ln.element.controls(subj.element) for ln in chart.lines
+            )
+        )
         checks = (
             Check(
                 "xing_received",
@@ -390,6 +468,7 @@ def san_xing(
                 "000:31, 000:35, 000:39",
                 (
                     ("subject", _subject_json(subj)),
+                    ("grave", grave),
                     (
                         "agents",
                         tuple(
@@ -447,6 +526,7 @@ def san_xing(
                         ("tomb", tomb),
                         ("opened_by", tuple(sorted(kinds))),
                     ),
+                    JI,  # 注「夫墓得刑沖，猶鎖得鑰，故曰墓開」: the subject leaves its 墓
                 )
             )
     return tuple(out)
@@ -468,49 +548,75 @@ def _harm_kind(me: Element, other: Element) -> tuple[str, str]:
     }.get(Kin.of(me, other), ("生害", "彼生我"))
 
 
+# 000:47 「我克彼者，我強而彼弱，志相惡爾；彼克我者，彼剛而我柔，力被制爾」 and 注「大抵六害重克害」: 生害 weighs
+# least, 克害 more, and of 克害 the one where the other 克s me (力被制) more than the one where I 克 it (志相惡).
+HARM_WEIGHT = {"我生彼": 1, "彼生我": 1, "我克彼": 2, "彼克我": 3}
+
+
 def _harm(
-    subject: Mapping[str, Any], me: Element, agent: str, other: Branch, source: str, *extra: tuple[str, Any]
+    subject: Mapping[str, Any],
+    me: Element,
+    agent: str,
+    other: Branch,
+    source: str,
+    agent_line: int | None,
+    *extra: tuple[str, Any],
 ) -> Judgment:
-    """A 六害 that holds: ``subject`` (its JSON, element ``me``) harmed by ``other`` of ``agent`` (日 月 動 變 應)."""
-    kind, direction = _harm_kind(me, other.element)
+    """A 六害 that holds: ``subject`` (its JSON, element ``me``) harmed by ``other`` of ``agent`` (日 月 動 變 應 爻)."""
+    kind, relation = _harm_kind(me, other.element)
     by = f"{agent}{other.char}"
     return Judgment(
         LIU_HAI,
         True,
         kind,
-        (Check("harm", True, _p(subject=subject["branch"], by=by, direction=direction)),),
+        (Check("harm", True, _p(subject=subject["branch"], by=by, direction=relation)),),
         source,
         (
             ("subject", subject),
             ("agent", agent),
-            ("direction", direction),
+            ("agent_line", agent_line),
+            ("relation", relation),  # 我克彼 彼克我 我生彼 彼生我
             ("heavy", kind == "克害"),  # 「克害重用爻世爻，及應克世」
+            ("weight", HARM_WEIGHT[relation]),
             *extra,
         ),
     )
 
 
+def _partner(line: int) -> int:
+    """The line paired with ``line`` (1-4, 2-5, 3-6): the pairs a 六害卦 harms all three of (spec §2)."""
+    return line + 3 if line <= 3 else line - 3
+
+
 def liu_hai(
     chart: LiuyaoChart, pairs: list[tuple[_Subject, list[_Agent]]] | None = None
 ) -> tuple[Judgment, ...]:
-    """六害 on the 用爻 / 世爻 and between 應 and 世; 克害 weighs more (seed 000:43, 000:47)."""
+    """六害 on the 用爻 / 世爻 from the day, month, moving lines, its 變 and its partner line, and between 應 and
+    世; 克害 weighs more, 彼克我 more than 我克彼 (seed 000:43, 000:47).
+
+    000:47 注 「若姤恆小畜益卦，雖存六害之名，當察其用而權之」: in a 六害卦 every line pair is a 害, so the 用's
+    own partner line (static or not) is reported; the 世's partner is the 應 (「及應克世」)."""
     base = list(pairs) if pairs is not None else _pairs(chart)
-    shi = chart.shi
-    if not any(s.label == "世" or (s.line == shi.position and not s.hidden) for s, _ in base):
-        shi_subj = _Subject("世", shi.branch, shi.position, False, shi.element)
-        base.append((shi_subj, _agents(chart, shi_subj)))
+    shi, ying = chart.shi, chart.ying
     out = []
     for subj, agents in base:
+        sj = _subject_json(subj)
         for a in agents:
             if _HAI[a.branch] == subj.branch:
-                out.append(_harm(_subject_json(subj), subj.element, a.source, a.branch, "000:43, 000:47"))
-    ying = chart.ying
-    if _HAI[ying.branch] == shi.branch:
-        subject = {"role": "世", "branch": shi.branch.char, "line": shi.position, "hidden": False}
-        ying_controls_shi = ("ying_controls_shi", ying.element.controls(shi.element))
-        out.append(_harm(subject, shi.element, "應", ying.branch, "000:47", ying_controls_shi))
+                out.append(_harm(sj, subj.element, a.source, a.branch, "000:43, 000:47", a.line))
+        if subj.hidden:
+            continue
+        other = chart.lines[_partner(subj.line) - 1]
+        if _HAI[other.branch] != subj.branch:
+            continue
+        if subj.line == shi.position:  # 應 and 世
+            ying_controls_shi = ("ying_controls_shi", ying.element.controls(shi.element))
+            out.append(_harm(sj, shi.element, "應", ying.branch, "000:47", ying.position, ying_controls_shi))
+        else:
+            out.append(_harm(sj, subj.element, f"{other.position}爻", other.branch, "000:47", other.position))
     if not out:
-        out.append(Judgment(LIU_HAI, False, None, (Check("harm_found", False),), "000:43"))
+        subject = ("subject", _subject_json(_subjects(chart)[0]))
+        out.append(Judgment(LIU_HAI, False, None, (Check("harm_found", False),), "000:43", (subject,)))
     return tuple(out)
 
 

@@ -22,11 +22,12 @@ OPTION_VALUES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "yingui": ("derived", "verse"),
         "tianyi_value": ("branch", "ganzhi"),
         "wangluo": ("same", "unstated"),
-        "tiangou": ("chong", "prev"),
+        "tiangou": ("prev", "chong"),
         "diyu": ("prose", "verse"),
         "xueji": ("split", "combined"),
         "jingqi": ("note", "emended"),
         "guansuo": ("split", "combined"),
+        "mu": ("changsheng", "wuxing"),
     }
 )
 
@@ -39,11 +40,12 @@ class Options:
     yingui: str = "derived"  # 陰貴 of 丙丁: derived mirror 丙亥 丁酉 (default) or the literal verse 丙酉 丁亥
     tianyi_value: str = "branch"  # 天醫 as a branch (default) or as the 干支 (丁卯 …)
     wangluo: str = "same"  # 網羅 = 雷火's table (default) or unstated (no value)
-    tiangou: str = "chong"  # 天狗 = 天賊 + 6 (default) or 天賊 − 1 (除/執/收)
+    tiangou: str = "prev"  # 天狗 = 天賊 − 1 (除/執/收, 000:143; default) or 天賊 + 6 (note 「隨之沖擊」)
     diyu: str = "prose"  # 地獄 = 正戌 逆 (default) or the attached verse (the 血刃/血忌 sequence)
     xueji: str = "split"  # 血刃 odd / 血忌 even months (default) or both the combined 12-month sequence
     jingqi: str = "note"  # 旌旗 冬子 as the note says (default) or 冬午 (emended by 「起卯，逆征四圉」)
     guansuo: str = "split"  # 關 = 孤辰 square, 鎖 = 寡宿 square (default) or one combined 關鎖
+    mu: str = "changsheng"  # 十二長生 墓: seed-002 table 陰逆 (辛墓辰, default) or by 五行 (seed 003 辛墓丑)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -163,8 +165,30 @@ def _star(raw: Mapping[str, Any]) -> StarDef:
         variants=MappingProxyType(variants),
         sources=tuple(Source(s["seed"], int(s["line"]), s["quote"]) for s in raw["source"]),
         verse=raw.get("verse"),
-        meaning=MappingProxyType(dict(raw["meaning"])),
+        meaning=_meaning_of(raw),
         notes=tuple(raw.get("notes") or ()),
+    )
+
+
+@cache
+def meanings002() -> Mapping[str, Mapping[str, Any]]:
+    """data/meanings002.json: the seed-002 meaning texts (44 神煞 of the 大六壬 tables) by id, in ko and lzh.
+
+    The one file of these texts (issue 11): the seed-002 stars of stars.json point into it (``meaning_ref``)
+    and engine.liuren reads it for its reading glossary and verdict.
+    """
+    data: Mapping[str, Mapping[str, Any]] = load_json("engine.shensha", "meanings002.json")["meanings"]
+    return MappingProxyType(dict(data))
+
+
+def _meaning_of(raw: Mapping[str, Any]) -> Mapping[str, str]:
+    if "meaning_ref" not in raw:
+        return MappingProxyType(dict(raw["meaning"]))
+    ref = raw["meaning_ref"]
+    ids = [ref] if isinstance(ref, str) else list(ref)
+    texts = [meanings002()[i] for i in ids]
+    return MappingProxyType(
+        {"ko": " / ".join(str(t["ko"]) for t in texts), "lzh": "；".join(str(t["lzh"]) for t in texts)}
     )
 
 

@@ -39,6 +39,7 @@ from engine.core.relations import (
     xing,
 )
 from engine.shensha.model import Options, Value, star_index
+from engine.shensha.stages import MuRule, stage_branch_under
 
 B = Branch
 
@@ -330,7 +331,12 @@ def _stem_table(r: Mapping[str, Any], ctx: Context) -> Value:
 
 
 def _stem_stage(r: Mapping[str, Any], ctx: Context) -> Value:
-    return stage_branch(ctx.day.stem, stage_of(r["stage"]))
+    if "mu" not in r:
+        return stage_branch(ctx.day.stem, stage_of(r["stage"]))
+    found = stage_branch_under(ctx.day.stem, stage_of(r["stage"]), MuRule(r["mu"]))
+    if found is None:  # the 陰干 養 under the 五行 墓 convention became the 墓 (engine.shensha.stages)
+        raise Inactive("unstated")
+    return found
 
 
 def _lu_offset(r: Mapping[str, Any], ctx: Context) -> Value:

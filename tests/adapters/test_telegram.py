@@ -15,6 +15,7 @@ import aiohttp
 import pytest
 
 import bot.telegram as tgmod
+from bot.commands import error_reply
 from bot.i18n import gettext
 from bot.telegram import command_menu, file_url_for
 from tests.adapters.conftest import day_pillars_now, running, tg_settings
@@ -119,6 +120,28 @@ async def test_403_blocked_user_reported_not_retried_and_the_bot_keeps_going(tg,
         assert await _ask(tg, run, "/start", 42)  # others are still served
         attempts = [c for c in tg.calls if c.method == "sendMessage" and c.params.get("chat_id") == 41]
         assert [c.status for c in attempts] == [403]  # not retried
+
+
+async def test_a_rendering_bug_reaches_the_error_handler_which_logs_and_answers(
+    tg, tmp_path, monkeypatch, caplog
+):
+    real_render = tgmod.render
+
+    def broken_render(reply, channel):
+        if reply.view == "shensha":
+            raise RuntimeError("template bug")
+        return real_render(reply, channel)
+
+    monkeypatch.setattr(tgmod, "render", broken_render)
+    async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg):
+        update = tg.user_says("/shensha 甲子", chat_id=57)
+        for _ in range(500):
+            if tg.sent_to(57):
+                break
+            await asyncio.sleep(0.01)
+    [answer] = tg.sent_to(57)
+    assert answer.params["text"] == real_render(error_reply("bot.error.internal", "ko"), "telegram")
+    assert "template bug" in caplog.text and f"update {update['update_id']} in chat 57" in caplog.text
 
 
 async def test_a_reply_longer_than_4096_is_split_into_valid_html_parts(tg, tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""Fixtures for the bot-core tests: a fake clock, an application context on a temp database, ``say``."""
+"""Fixtures for the bot-core tests: the manual clock (tests/fakes/clock.py), an application context on a temp database, ``say``."""
 
 from __future__ import annotations
 
@@ -10,15 +10,7 @@ import pytest
 from bot.app import AppContext, create_context
 from bot.commands import Incoming, Reply, dispatch
 from bot.config import Settings
-
-
-class FakeClock:
-    def __init__(self, at: datetime) -> None:
-        self.at = at
-
-    async def now(self) -> datetime:
-        return self.at
-
+from tests.fakes.clock import ManualClock
 
 # 2024-02-04 03:30 UTC = 12:30 in Seoul on 2024-02-04 (a 戊戌 day, spec/calendar.md §2 checks)
 # = 22:30 in New York on 2024-02-03 (the day before: 丁酉).
@@ -28,8 +20,8 @@ Say = Callable[..., Awaitable[Reply]]
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock(DEFAULT_INSTANT)
+def clock() -> ManualClock:
+    return ManualClock(DEFAULT_INSTANT)
 
 
 @pytest.fixture
@@ -38,7 +30,7 @@ def db_path(tmp_path) -> str:
 
 
 @pytest.fixture
-async def ctx(db_path: str, clock: FakeClock) -> AsyncIterator[AppContext]:
+async def ctx(db_path: str, clock: ManualClock) -> AsyncIterator[AppContext]:
     context = await create_context(Settings(db_path=db_path, lang="ko", tz="Asia/Seoul"), clock=clock)
     try:
         yield context

@@ -45,13 +45,8 @@ async def test_tokens_start_their_adapters_and_the_scheduler_then_stop(db_path, 
 
         return runner
 
-    monkeypatch.setattr(
-        app,
-        "_optional",
-        lambda module, attr: fake(
-            {"bot.telegram": "telegram", "bot.discord": "discord"}.get(module, "scheduler")
-        ),
-    )
+    monkeypatch.setattr(app, "transport_runner", fake)
+    monkeypatch.setattr(app, "run_scheduler", fake("scheduler"))
     settings = Settings(
         db_path=db_path,
         telegram_token="1:x" if "telegram" in tokens else None,
@@ -76,9 +71,8 @@ async def test_a_crashing_adapter_does_not_take_the_others_down(db_path, monkeyp
     async def healthy(ctx, stop):
         await stop.wait()
 
-    monkeypatch.setattr(
-        app, "_optional", lambda module, attr: {"bot.telegram": crash, "bot.discord": healthy}.get(module)
-    )
+    monkeypatch.setattr(app, "transport_runner", {"telegram": crash, "discord": healthy}.get)
+    monkeypatch.setattr(app, "run_scheduler", healthy)
     stop = asyncio.Event()
     task = asyncio.create_task(
         app.run(Settings(db_path=db_path, telegram_token="1:x", discord_token="y"), stop)
@@ -88,3 +82,26 @@ async def test_a_crashing_adapter_does_not_take_the_others_down(db_path, monkeyp
     assert "adapter exploded" in caplog.text
     stop.set()
     await asyncio.wait_for(task, 15)
+
+
+@pytest.mark.parametrize("platform", ["telegram", "discord"])
+def test_a_token_without_its_chat_library_names_the_extra(monkeypatch, platform):
+    import sys
+
+    monkeypatch.setitem(sys.modules, platform, None)  # "not installed": importing it raises ImportError
+    monkeypatch.delitem(sys.modules, f"bot.{platform}", raising=False)
+    with pytest.raises(app.MissingExtra) as err:
+        app.configured_runners(Settings(**{f"{platform}_token": "1:x"}))
+    assert err.value.extra == platform and f"sikpan[{platform}]" in str(err.value)
+
+
+async def test_system_clock_sleeps_until_an_instant_on_the_wall_clock():
+    from datetime import timedelta
+
+    from bot.context import SystemClock
+
+    clock = SystemClock()
+    start = await clock.now()
+    await asyncio.wait_for(clock.sleep_until(start - timedelta(seconds=5)), 0.5)  # the past: at once
+    await asyncio.wait_for(clock.sleep_until(start + timedelta(seconds=0.2)), 5)
+    assert await clock.now() >= start + timedelta(seconds=0.2)

@@ -151,20 +151,6 @@ async def test_liuren_school_option_changes_the_chart_options(say):
     assert bad.view == "error"
 
 
-async def test_coming_soon_when_an_engine_has_not_landed(say, monkeypatch):
-    import bot.commands.cast as cast_module
-    import bot.commands.liuyao as liuyao_module
-    import bot.commands.qizheng as qizheng_module
-    import bot.commands.shensha as shensha_module
-
-    for module in (cast_module, shensha_module, liuyao_module, qizheng_module):
-        monkeypatch.setattr(module, "engine_ready", lambda *names: None)
-    for text in ("/cast now", "/shensha 甲子", "/liuyao", "/qizheng 1990-05-01 10:30"):
-        r = await say(text)
-        assert r.view == "coming_soon", text
-        assert "/" + text.split()[0][1:] in render(r, "console")
-
-
 async def test_unexpected_failure_is_an_internal_error_not_an_exception(say, monkeypatch, caplog):
     import bot.commands.cast as cast_module
 
@@ -196,7 +182,7 @@ async def test_admin_only_commands_in_groups(ctx):
         )
         assert ok.view == "help"
     finally:
-        from bot.commands import _ALIASES, _REGISTRY
+        from bot.commands.base import _ALIASES, _REGISTRY
 
         _REGISTRY.pop("zz_admin_probe", None)
         _ALIASES.pop("zz_admin_probe", None)
@@ -214,11 +200,6 @@ async def test_help_lists_every_visible_command_and_per_command_help(say):
 
 async def test_liuyao_manual_cast(say):
     r = await say("/liuyao 797979")
-    if r.view == "coming_soon":
-        from bot.commands._common import engine_ready
-
-        assert engine_ready("engine.liuyao", "build", "cast_manual") is None  # "coming soon" is right then
-        return
     assert r.view == "liuyao"
     # 797979 bottom → top: lines 2, 4, 6 are 老陽 (moving); all yang → 乾為天, changes to 101010 (既濟).
     assert r.context["main"]["name"] == "乾為天"
@@ -231,11 +212,7 @@ async def test_liuyao_manual_cast(say):
 
 async def test_shensha_goes_through_the_engine(say):
     r = await say("/shensha 甲子 寅")
-    if r.view == "coming_soon":
-        from bot.commands._common import engine_ready
-
-        assert engine_ready("engine.shensha", "evaluate") is None  # not landed yet: "coming soon" is right
-        return
+    assert r.view == "shensha", r.context
     import engine.shensha as shensha
     from engine.core.cycle import Branch
 
@@ -251,11 +228,6 @@ def test_fake_clock_is_aware(clock):
 
 async def test_qizheng_uses_the_place_given_or_stored(say):
     r = await say("/qizheng 1990-05-01 10:30")
-    if r.view == "coming_soon":
-        from bot.commands._common import engine_ready
-
-        assert engine_ready("engine.qizheng", "natal_chart") is None
-        return
     assert r.view == "error" and r.context["code"] == "bot.error.place_needed"
     given = await say("/qizheng 1990-05-01 10:30 126.98E 37.57N")
     assert given.view == "qizheng", given.context
@@ -273,11 +245,6 @@ async def test_qizheng_uses_the_place_given_or_stored(say):
 async def test_cast_takes_a_leishen_category_for_the_reading(say):
     from bot.commands.cast import split_category
 
-    if split_category(("x", "天文"))[1] is None:
-        from bot.commands._common import engine_ready
-
-        assert engine_ready("engine.liuren.leishen", "categories", "category_id") is None
-        return
     assert split_category(("庚辰", "9", "천문")) == (("庚辰", "9"), "天文")
     assert split_category(("now", "tianwen")) == (("now",), "天文")
     assert split_category(("庚辰", "9")) == (("庚辰", "9"), None)
@@ -291,33 +258,26 @@ async def test_cast_takes_a_leishen_category_for_the_reading(say):
 async def test_engine_school_options_are_validated_and_applied(say, ctx):
     from bot.commands import _options
 
-    if _options.fields("liuyao"):
-        assert (await say("/settings liuyao.earth_changsheng 寅")).view == "settings"
-        assert (
-            await say("/settings liuyao.earth_changsheng 午")
-        ).view == "error"  # the engine allows 申 or 寅
-        r = await say("/liuyao 797979")
-        assert r.view == "liuyao"
-        stored = await ctx.storage.list_history("console:u1", limit=1)
-        assert stored[0].options["earth_changsheng"] == "寅"
-    if _options.fields("qizheng"):
-        assert (await say("/settings qizheng.naming QING")).view == "settings"
-        user = await ctx.storage.get_user("console:u1")
-        assert user.options["qizheng.naming"] == "qing"
-        assert _options.build("qizheng", user.options).naming.value == "qing"
+    assert _options.fields("liuyao") and _options.fields("qizheng")
+    assert (await say("/settings liuyao.earth_changsheng 寅")).view == "settings"
+    assert (await say("/settings liuyao.earth_changsheng 午")).view == "error"  # the engine allows 申 or 寅
+    r = await say("/liuyao 797979")
+    assert r.view == "liuyao"
+    stored = await ctx.storage.list_history("console:u1", limit=1)
+    assert stored[0].options["earth_changsheng"] == "寅"
+    assert (await say("/settings qizheng.naming QING")).view == "settings"
+    user = await ctx.storage.get_user("console:u1")
+    assert user.options["qizheng.naming"] == "qing"
+    assert _options.build("qizheng", user.options).naming.value == "qing"
     assert (await say("/settings liuren.nosuch 1")).context["code"] == "bot.error.unknown_option"
     r = await say("/settings reset")
     assert r.view == "settings" and not (await ctx.storage.get_user("console:u1")).options
 
 
 async def test_place_by_city_name(say):
-    from bot.commands._common import engine_ready
+    from engine.qizheng import find_place
 
-    places = engine_ready("engine.qizheng", "find_place")
-    if places is None:
-        assert (await say("/place 서울")).view == "error"
-        return
-    seoul = places.find_place("Seoul")
+    seoul = find_place("Seoul")
     r = await say("/place 서울")
     assert r.view == "place" and r.context["city"]["name"] == "Seoul"
     assert (r.context["longitude"], r.context["latitude"]) == (round(seoul.lon, 4), round(seoul.lat, 4))

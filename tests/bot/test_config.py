@@ -93,7 +93,7 @@ def test_logging_filter_redacts_messages_arguments_and_tracebacks():
     logger.addHandler(handler)
     try:
         settings = load_settings({"TELEGRAM_BOT_TOKEN": "plain-secret-token"}, env_file="/nonexistent")
-        install_redaction(settings, logger)
+        install_redaction(settings)
         logger.warning("url %s", "https://x/botplain-secret-token/getUpdates")
         logger.warning("telegram token %s", TG_TOKEN)
         try:
@@ -146,3 +146,19 @@ def test_sikpan_run_with_an_unusable_database_is_one_line(tmp_path):
     )
     assert out.returncode == 2, out.stderr
     assert "Traceback" not in out.stderr and "x.db" in out.stderr
+
+
+def test_a_handler_added_after_the_redaction_sees_only_redacted_records():
+    """One redaction for the process: it works on the record itself, so later handlers are covered too."""
+    install_redaction(["late-handler-secret-123"])
+    stream = io.StringIO()
+    logger = logging.getLogger("sikpan.test.redaction.late")
+    logger.propagate = False
+    handler = logging.StreamHandler(stream)
+    logger.addHandler(handler)
+    try:
+        logger.warning("token late-handler-secret-123 and %s", TG_TOKEN)
+    finally:
+        logger.removeHandler(handler)
+    assert "late-handler-secret-123" not in stream.getvalue() and TG_TOKEN not in stream.getvalue()
+    assert stream.getvalue().count(REDACTED) == 2

@@ -15,6 +15,7 @@ import pytest
 
 from bot.i18n import gettext
 from engine.core.cycle import GanZhi
+from engine.shensha import evaluate
 
 PROMPT = "\n> "
 
@@ -108,14 +109,8 @@ def test_console_chat_answers_commands_and_ends_at_eof(console):
     assert any(f"({day})" in out for day in today_in_seoul()), out
 
     out = console.ask("/shensha 甲子")
-    from bot.commands._common import engine_ready
-
-    engine = engine_ready("engine.shensha", "evaluate")
-    if engine is None:
-        assert gettext("ko", "bot.coming_soon", command="/shensha") in out
-    else:
-        stars = engine.evaluate(GanZhi.parse("甲子")).stars
-        assert stars and all(str(s.name) in out for s in stars[:3]), out
+    stars = evaluate(GanZhi.parse("甲子")).stars
+    assert stars and all(str(s.name) in out for s in stars[:3]), out
 
     out = console.ask("/cast 庚辰 13")
     assert gettext("ko", "bot.error.bad_ju", value="13") in out

@@ -7,15 +7,14 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.commands import ECHO_LIMIT
-from bot.commands._common import engine_ready
 from bot.i18n import gettext
 from bot.views import CHANNELS, render
 
 
 def _qizheng():
-    engine = engine_ready("engine.qizheng", "natal_chart", "find_place")
-    assert engine is not None, "engine.qizheng (natal_chart, find_place) has landed"
-    return engine
+    import engine.qizheng
+
+    return engine.qizheng
 
 
 async def test_echoed_input_is_cut_in_error_messages(say):
@@ -24,26 +23,6 @@ async def test_echoed_input_is_cut_in_error_messages(say):
     assert all(len(str(v)) <= ECHO_LIMIT for v in r.context["params"].values())
     for channel in CHANNELS:
         assert len(render(r, channel)) < 300, channel
-
-
-def test_module_lookups_are_cached(monkeypatch):
-    import importlib.util
-
-    from bot.commands import _common
-
-    calls: list[str] = []
-    real = importlib.util.find_spec
-
-    def counting(name, *a, **k):
-        calls.append(name)
-        return real(name, *a, **k)
-
-    _common._importable.cache_clear()
-    monkeypatch.setattr(importlib.util, "find_spec", counting)
-    for _ in range(5):
-        assert _common.module_available("engine.core.cycle")
-        assert not _common.module_available("engine.no_such_engine")
-    assert calls.count("engine.core.cycle") == 1 and calls.count("engine.no_such_engine") == 1
 
 
 async def test_forget_asks_before_deleting(say, ctx):

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
@@ -14,29 +14,7 @@ from bot.app import AppContext, create_context
 from bot.commands import Incoming, Reply, dispatch
 from bot.config import Settings
 from bot.sending import SendOutcome
-
-
-class ManualClock:
-    """``now()`` returns what the test set; ``sleep_until`` returns once the test moved time that far."""
-
-    def __init__(self, at: datetime) -> None:
-        self.at = at
-        self._moved = asyncio.Event()
-
-    async def now(self) -> datetime:
-        return self.at
-
-    async def sleep_until(self, instant: datetime) -> None:
-        while self.at < instant:
-            self._moved.clear()
-            await self._moved.wait()
-
-    def set(self, at: datetime) -> None:
-        self.at = at
-        self._moved.set()
-
-    def advance(self, delta: timedelta) -> None:
-        self.set(self.at + delta)
+from tests.fakes.clock import ManualClock
 
 
 @dataclass

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.i18n import gettext
-from bot.scheduler import DailyStore
+from bot.storage import DailyStore
 from bot.views import render
 from tests.daily.conftest import FakeTransport, move, running_scheduler, utc
 
@@ -154,7 +154,7 @@ async def test_console_subscription_says_where_readings_are_delivered(say):
     "first", ["bot.views", "bot.daily", "bot.scheduler", "bot.app", "bot.commands.daily"]
 )
 def test_commands_register_whatever_is_imported_first(first):
-    # a fresh interpreter: an import cycle would leave /daily unregistered (load_commands logs and goes on)
+    # a fresh interpreter: whichever module comes first, every command module is imported and registered
     code = f"import {first}\nfrom bot.commands import lookup\nassert lookup('daily') and lookup('today')"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60, cwd=ROOT)
 

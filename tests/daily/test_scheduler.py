@@ -12,7 +12,8 @@ from datetime import date
 
 from bot.app import create_context
 from bot.config import Settings
-from bot.scheduler import DailyScheduler, DailyStore
+from bot.scheduler import DailyScheduler
+from bot.storage import DailyStore
 from bot.views import render
 from tests.daily.conftest import FakeTransport, move, running_scheduler, settle, utc
 

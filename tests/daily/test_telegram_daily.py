@@ -13,8 +13,9 @@ import bot.app
 from bot.app import AppContext, create_context
 from bot.config import Settings
 from bot.i18n import gettext
-from bot.scheduler import DailyStore
-from tests.daily.conftest import ManualClock, move, settle, utc
+from bot.storage import DailyStore
+from tests.daily.conftest import move, settle, utc
+from tests.fakes.clock import ManualClock
 from tests.fakes.telegram import FakeTelegram
 
 TOKEN = "7012345678:AAHfake-TelegramToken_for-daily-tests-01"

@@ -2,6 +2,8 @@
 
 - :mod:`tests.fakes.telegram` — :class:`~tests.fakes.telegram.FakeTelegram`, a Bot API server for
   python-telegram-bot (polling and webhook), with fault injection and recording.
+- :mod:`tests.fakes.clock` — :class:`~tests.fakes.clock.ManualClock`, the one test clock (``now`` and
+  ``sleep_until`` on a time the test sets).
 - :mod:`tests.fakes.discord` — :class:`~tests.fakes.discord.FakeDiscord`, a gateway (websocket) + REST
   server for discord.py, with slash-command interactions, fault injection and recording.
 

@@ -21,6 +21,7 @@ def test_defaults_per_spec():
         "fuyin_maozi": "daquan",
         "bazhuan_first": True,
         "liuyinyang_lowers": False,
+        "mu": "wuxing",
     }
     assert Options.from_mapping(o.to_json()) == o
 
@@ -135,3 +136,46 @@ def test_options_accept_strings_and_reject_garbage():
         Options(gui_rule="nope")
     with pytest.raises(EngineInputError):
         Options(bazhuan_first="yes")
+
+
+# ------------------------------------------------------------------ 墓 convention (issue 20)
+def test_mu_convention_seed003_vs_seed002():
+    from engine.core.relations import Stage
+    from engine.shensha.stages import MuRule, mu_branch, stage_at
+
+    xin = Stem.from_char("辛")
+    # seed 003 entry 8 (辛巳 第3局) 解曰 「丑為日墓，亥為日脫」; 斷曰 「初墓逢丁」 (初傳 丑, 遁丁)
+    assert mu_branch(xin, MuRule.WUXING) == B("丑")
+    assert stage_at(xin, B("丑"), MuRule.WUXING) is Stage.MU
+    assert stage_at(xin, B("辰"), MuRule.WUXING) is None  # the seeds give no stage for 辰 then
+    # seed 002 「墓 甲癸日未，乙丙戊日戌，丁己庚日丑，辛壬日辰」 and 「養 … 丙戊辛日丑」
+    assert mu_branch(xin, MuRule.CHANGSHENG) == B("辰")
+    assert stage_at(xin, B("丑"), MuRule.CHANGSHENG) is Stage.YANG
+    # 陽干 agree: seed 003 entry 1 (庚辰) 「墓神覆日」 — 丑 on 庚 is 庚's 墓 either way (「丁己庚日丑」)
+    geng = Stem.from_char("庚")
+    assert mu_branch(geng, MuRule.WUXING) == mu_branch(geng, MuRule.CHANGSHENG) == B("丑")
+    # and the other stages stay 陰逆 under both: seed 003 entry 8 「午為辛金之病地」 = seed 002 「病 … 辛日午」
+    assert stage_at(xin, B("午"), MuRule.WUXING) is Stage.BING
+
+
+def test_mu_option_in_reading_and_marks():
+    from engine.liuren.reading import compose
+    from engine.shensha import Options as ShenshaOptions
+    from engine.shensha import evaluate, marks
+
+    day = GanZhi.parse("辛巳")
+    chart = chart_for_ju(day, 3)  # 初傳 丑 (seed 003 entry 8 「初墓逢丁」)
+    assert chart.transmissions[0].branch == B("丑") and chart.options.mu == "wuxing"
+    ids = [a.id for a in compose(chart).position("initial").attributes]
+    assert "stage.墓" in ids and "stage.養" not in ids
+    seed002 = chart_for_ju(day, 3, Options(mu="changsheng"))
+    ids = [a.id for a in compose(seed002).position("initial").attributes]
+    assert "stage.養" in ids and "stage.墓" not in ids
+    # the 神煞 engine: its default is the seed-002 table; mu=wuxing moves 辛's 墓 to 丑 and leaves 養 unstated
+    assert evaluate(day).get("墓").value == B("辰")
+    wuxing = evaluate(day, options=ShenshaOptions(mu="wuxing"))
+    assert wuxing.get("墓").value == B("丑") and wuxing.get("養") is None
+    labels = marks(day, options=ShenshaOptions(mu="wuxing"), include_tables=True)
+    assert "墓" in labels[B("丑")] and "養" not in labels[B("丑")] and "墓" not in labels[B("辰")]
+    with pytest.raises(EngineInputError):
+        Options.from_mapping({"mu": "yinyang"})

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from engine.core.cycle import Branch, GanZhi, Stem
 from engine.liuren import Options
+from engine.liuren.generals import gui_table
 
 # 寄宮 (spec §1): 甲寅 乙辰 丙戊巳 丁己未 庚申 辛戌 壬亥 癸丑
 JIGONG = dict(zip("甲乙丙丁戊己庚辛壬癸", "寅辰巳未巳未申戌亥丑", strict=True))
@@ -48,6 +49,12 @@ class HandChart:
     trans: str
     options: Options = field(default_factory=Options)
     source: tuple[int, ...] = ()  # lessons the 初傳 was taken from (empty: a fixed method)
+    daytime: bool = True  # which 貴人 the cast uses (spec §4 table, 《六壬大全》 rule)
+
+    @property
+    def guiren(self) -> Branch:
+        day, night = gui_table(self.options.gui_rule)[self.day.stem]
+        return day if self.daytime else night
 
     @property
     def trace(self) -> HandTrace:
@@ -85,5 +92,7 @@ class HandChart:
         )
 
 
-def hand(day: str, offset: int, trans: str = "子丑寅", source: tuple[int, ...] = ()) -> HandChart:
-    return HandChart(GanZhi.parse(day), offset % 12, trans, source=source)
+def hand(
+    day: str, offset: int, trans: str = "子丑寅", source: tuple[int, ...] = (), *, night: bool = False
+) -> HandChart:
+    return HandChart(GanZhi.parse(day), offset % 12, trans, source=source, daytime=not night)

@@ -17,7 +17,33 @@ def test_patterns_have_source_ko_lzh() -> None:
     for p in load("patterns.json")["patterns"]:
         assert p["source"], p["id"]
         for lang in ("ko", "lzh"):
-            assert all(p[lang][k] for k in ("name", "definition", "meaning")), (p["id"], lang)
+            assert all(p[lang][k] for k in ("name", "definition")), (p["id"], lang)
+            # a meaning is given, or the entry says the seeds give none (its entry commentary is a remark)
+            assert p[lang]["meaning"] or (p["meaning_note"] and p["remarks"]), (p["id"], lang)
+        for r in p.get("remarks", ()):
+            assert r["source"] == f"seed 003 entry {r['entry']}" and r["lzh"] and r["ko"], p["id"]
+
+
+def _seed003_paragraphs() -> list[str]:
+    from pathlib import Path
+
+    seed = next(Path("/work/shared/seeds").glob("003_*.txt"), None)
+    assert seed is not None, "seed 003 missing"
+    return [line for line in seed.read_text(encoding="utf-8").splitlines() if line.startswith("斷曰")]
+
+
+def test_generic_keti_texts_do_not_carry_entry_commentary() -> None:
+    # 間傳 is a generic 課體 (entries 4 and 8); 「極陰間傳，昏晦之中，復多阻隔」 is entry 8's 斷曰 of 辛巳 第3局,
+    # 「居上者宜以禮法自持」 entry 7's 斷曰 of its 元首 課 「元首課以上克下，格合退茹」.
+    duan = _seed003_paragraphs()
+    assert "極陰間傳，昏晦之中，復多阻隔" in duan[7] and "居上者宜以禮法自持" in duan[6]
+    by_id = {p["id"]: p for p in load("patterns.json")["patterns"]}
+    for pid, entry in (("jianchuan", 8), ("tuiru", 7), ("jinru", 5)):
+        p = by_id[pid]
+        assert p["lzh"]["meaning"] == "" and p["ko"]["meaning"] == ""
+        assert [r["entry"] for r in p["remarks"]] == [entry]
+        assert p["remarks"][0]["lzh"].replace("此蒿矢之卦，", "")[:6] in duan[entry - 1]
+    assert "極陰" not in by_id["jianchuan"]["lzh"]["definition"]
 
 
 def test_leishen_has_source_ko_lzh() -> None:
@@ -42,7 +68,9 @@ def test_leishen_seed_slips_fixed_and_flagged() -> None:
 
 def test_meanings_cover_seed002_44() -> None:
     # seed 002 目錄 of the 44 神煞 (死 appears twice: the 長生 stage and the 旺相死囚休 grade)
-    table = load("meanings.json")["meanings"]
+    table = json.loads(
+        resources.files("engine.shensha").joinpath("data", "meanings002.json").read_text(encoding="utf-8")
+    )["meanings"]
     toc = "印 盜 鬼 財 劫 長生 沐浴 冠帶 臨官 帝旺 衰 病 死 墓 絕 胎 養 刑 沖 破 害 合 馬 太歲 旺 相 死 囚 休 月建 月將 旬空 貴人 螣蛇 朱雀 六合 勾陳 青龍 天空 白虎 太常 玄武 太陰 天后".split()
     assert len(toc) == 44
     names = {m["name_lzh"] for m in table.values()}
@@ -63,3 +91,35 @@ def test_seed_readings_both_languages() -> None:
             assert s["lzh"] and s["ko"]
             assert not any("\uac00" <= ch <= "\ud7a3" for ch in s["lzh"])
             assert any("\uac00" <= ch <= "\ud7a3" for ch in s["ko"])
+
+
+def test_one_file_of_seed002_meanings_read_by_both_engines() -> None:
+    # issue 11 「seed-002 meaning texts in both engine/liuren/data/meanings.json and engine/shensha/data/stars.json」
+    from engine.liuren.reading import glossary, meanings
+    from engine.liuren.verdict import judge
+    from engine.shensha import meanings002, star, star_defs
+
+    assert not resources.files("engine.liuren").joinpath("data", "meanings.json").is_file()
+    shared = meanings002()
+    assert meanings() is shared or dict(meanings()) == dict(shared)
+    # the 神煞 engine: every seed-002 star but the three summaries points into the file, none carries its own text
+    raw = json.loads(
+        resources.files("engine.shensha").joinpath("data", "stars.json").read_text(encoding="utf-8")
+    )
+    seed002 = [s for s in raw["stars"] if s["seed"] == "002" and s["group"] != "summary"]
+    assert len(seed002) == 43 and all("meaning_ref" in s and "meaning" not in s for s in seed002)
+    # seed 002 「印 … 以扶助論」: the same text through both engines
+    assert star("印").meaning["lzh"] == shared["relative.印"]["lzh"] == glossary("lzh")["relative.印"]["text"]
+    assert (
+        star("貴人").meaning["ko"] == shared["general.貴人"]["ko"] == glossary("ko")["general.貴人"]["text"]
+    )
+    # 「刑干傷我傷人，刑支傷彼傷事」: the star joins its two entries
+    assert star("刑").meaning["lzh"] == "傷我傷人；傷彼傷事"
+    assert all(s.meaning["lzh"] and s.meaning["ko"] for s in star_defs())
+    # the verdict quotes the same file
+    from engine.core.cycle import GanZhi
+    from engine.liuren import chart_for_ju
+
+    r = judge(chart_for_ju(GanZhi.parse("庚辰"), 8)).reasons
+    yin = next(x for x in r if x.id == "relative.印")
+    assert yin.to_json()["text"] == f"印：{shared['relative.印']['lzh']}"

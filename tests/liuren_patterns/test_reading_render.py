@@ -1,6 +1,6 @@
 """The rendered 大六壬 reading (templates/liuren/reading.*.j2) as a practitioner's sheet.
 
-Per position one line of facts (short names); every explanation (meanings.json / 天將 / 課格 text) is given
+Per position one line of facts (short names); every explanation (meanings002.json / 天將 / 課格 text) is given
 once, in a glossary after the positions; no fact of ``Reading.to_json()`` is lost; and the Korean reading of
 庚辰 第8局 (seed 003 課 1) is clearly shorter than the per-position layout it replaced.
 """

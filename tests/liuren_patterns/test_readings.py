@@ -189,6 +189,67 @@ def test_leishen_categories() -> None:
     assert texts == {"青", "淡舊"}
 
 
+def _leishen_texts(category: str, branch: str, general: str, dun: str | None = None) -> set[str]:
+    from engine.core.cycle import Stem
+    from engine.liuren.leishen import lookup
+    from engine.liuren.types import General
+
+    lzh = glossary("lzh")
+    hits = lookup(
+        category,
+        B(branch),
+        general=General.from_char(general),
+        dun_stem=Stem.from_char(dun) if dun is not None else None,
+    )
+    return {lzh[f"leishen.{h.entry}"]["text"] for h in hits}
+
+
+def test_tianwen_yu_is_and_not_rides() -> None:
+    # seed 002 天文 「巳與白虎屬風，寅與青龍屬云」: 巳 and 白虎 each belong to 風 — 白虎 need not ride 巳
+    assert "風" in _leishen_texts("天文", "巳", "貴人")
+    assert "風" in _leishen_texts("天文", "子", "白虎")
+    assert "雲" in _leishen_texts("天文", "申", "青龍")
+    assert "風" not in _leishen_texts("天文", "子", "貴人")
+    # 「亥子申酉乘白虎太陰屬雪雹」 is the one 乘: 白虎 on 午 is not 雪雹, on 申 it is
+    assert "雪雹" not in _leishen_texts("天文", "午", "白虎")
+    assert "雪雹" in _leishen_texts("天文", "申", "白虎")
+    assert "雪雹" not in _leishen_texts("天文", "申", "貴人")
+
+
+def test_tianwen_rain_keeps_ren_gui() -> None:
+    # 「亥子壬癸與玄琥天后為雨澤」: a branch whose 遁干 is 壬 or 癸 is 雨澤 as well as 亥子, 玄武, 天后
+    assert "雨澤" in _leishen_texts("天文", "午", "貴人", dun="壬")
+    assert "雨澤" in _leishen_texts("天文", "未", "貴人", dun="癸")
+    assert "雨澤" not in _leishen_texts("天文", "未", "貴人", dun="甲")
+    assert "雨澤" in _leishen_texts("天文", "亥", "貴人")
+    assert "雨澤" in _leishen_texts("天文", "寅", "玄武") and "雨澤" in _leishen_texts("天文", "寅", "天后")
+    # in a chart: 庚辰 (甲戌旬) 午 carries 壬 (甲戌 乙亥 丙子 丁丑 戊寅 己卯 庚辰 辛巳 壬午)
+    c = chart("庚辰", 12)
+    assert c.transmissions[0].branch == B("午") and c.transmissions[0].dun_stem.char == "壬"
+    hits = compose(c, "天文").position("initial").leishen
+    assert "雨澤" in {glossary("lzh")[f"leishen.{h.entry}"]["text"] for h in hits}
+
+
+def test_dili_mao_row_is_split() -> None:
+    # 「卯屬正東方，亦屬柳星張所照處與市道旌旗地」: 柳星張 are 午's (天文 「柳星張宿」), 旌旗 午's (器用 「午屬書畫旌旗」)
+    mao = _leishen_texts("地理", "卯", "貴人")
+    wu = _leishen_texts("地理", "午", "貴人")
+    assert "正東方" in mao and not any("柳星張" in t for t in mao)
+    assert "柳星張所照處與市道旌旗地" in wu
+    from engine.liuren.leishen import entries
+
+    assert all("flag" in e for e in entries("地理") if e["match"] in ({"branch": "卯"}, {"branch": "午"}))
+
+
+def test_glossary_never_defines_a_word_by_itself() -> None:
+    # seed 002 旬空 「六旬逢空位上所乘之將謂之臨空」: 臨空 is defined, not repeated
+    for lang in ("lzh", "ko"):
+        for key, entry in glossary(lang).items():
+            if "name" in entry and "text" in entry:
+                assert entry["text"] != entry["name"], (lang, key)
+    assert glossary("lzh")["linkong"]["text"] == "六旬逢空位上所乘之將"
+
+
 def test_bad_category() -> None:
     with pytest.raises(EngineInputError) as err:
         compose(chart("庚辰", 8), "占星")

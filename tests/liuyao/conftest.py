@@ -1,7 +1,7 @@
-"""Helpers: casts named like the seed (「乾之既濟」) and pure hexagrams."""
+"""Helpers: casts named like the seed (「乾之既濟」) and pure hexagrams; ``chart`` gives the whole Reading."""
 
 from engine.core.cycle import Branch, GanZhi
-from engine.liuyao import Cast, LiuyaoChart, Options, build, cast_manual, hexagram_by_name
+from engine.liuyao import Cast, Options, Reading, build, cast_manual, hexagram_by_name
 
 
 def zhi(main: str, changed: str | None = None) -> Cast:
@@ -23,6 +23,6 @@ def chart(
     day: str,
     use: str | None = None,
     options: Options | None = None,
-) -> LiuyaoChart:
+) -> Reading:
     opts = options or Options()
     return build(zhi(main, changed), Branch.from_char(month), GanZhi.parse(day), use=use, options=opts)

@@ -30,14 +30,14 @@ def test_six_spirits_from_day_stem(stem, first):
     day = next(g for g in (GanZhi.of(i) for i in range(60)) if g.chars[0] == stem)
     ch = build(cast_manual("777777"), Branch.YIN, day)
     start = SPIRITS.index(first)
-    assert [ln.spirit.char for ln in ch.lines] == [SPIRITS[(start + i) % 6] for i in range(6)]
+    assert [ln.spirit.char for ln in ch.chart.lines] == [SPIRITS[(start + i) % 6] for i in range(6)]
 
 
 def test_xunkong_month_break_vitality_and_day_stage():
     # 乾為天 in 寅月 on 戊戌: 甲午旬 → 辰巳 空; 寅 沖 申 → 申 月破.
     ch = chart("乾", None, "寅", "戊戌")
-    by = {ln.branch.char: ln for ln in ch.lines}
-    assert [b.char for b in ch.xunkong] == ["辰", "巳"]
+    by = {ln.branch.char: ln for ln in ch.chart.lines}
+    assert [b.char for b in ch.chart.xunkong] == ["辰", "巳"]
     assert by["辰"].condition.empty and not by["午"].condition.empty
     assert by["申"].condition.month_break and not by["寅"].condition.month_break
     # 旺相休囚死 in a 寅 (木) month: 木旺 火相 水休 金囚 土死.
@@ -45,38 +45,42 @@ def test_xunkong_month_break_vitality_and_day_stage():
     # 日辰 stage at 戌: 火 墓, 水 冠帶 (申長生), 木 養 (亥長生), 金 衰 (巳長生), 土 冠帶 (土隨水 申長生).
     assert [by[b].condition.day_stage.char for b in "午子寅申辰"] == ["墓", "冠帶", "養", "衰", "冠帶"]
     assert by["辰"].condition.day_clash and by["寅"].condition.month_combine is False
-    assert ch.lines[0].condition.day_combine is False
+    assert ch.chart.lines[0].condition.day_combine is False
 
 
 def test_four_season_months_are_earth():
     ch = chart("乾", None, "辰", "戊戌")
-    by = {ln.branch.char: ln for ln in ch.lines}
+    by = {ln.branch.char: ln for ln in ch.chart.lines}
     assert [by[b].condition.vitality.char for b in "辰申午寅子"] == list("旺相休囚死")
 
 
 def test_earth_changsheng_option():
     ch = chart("乾", None, "寅", "甲申")
-    assert ch.lines[2].condition.day_stage.char == "長生"  # 辰土 at 申
+    assert ch.chart.lines[2].condition.day_stage.char == "長生"  # 辰土 at 申
     ch2 = chart("乾", None, "寅", "甲申", options=Options(earth_changsheng=Branch.YIN))
-    assert ch2.lines[2].condition.day_stage.char == "病"  # 土 with 火: 寅長生 … 申病
+    assert ch2.chart.lines[2].condition.day_stage.char == "病"  # 土 with 火: 寅長生 … 申病
 
 
 def test_changed_line_relatives_from_main_palace_by_default():
     # 乾之既濟: 乾宮金. Line 6 戌 → 子水: 子孫 against 金 (坎宮 水 would make it 兄弟).
     ch = chart("乾", "既濟", "寅", "戊戌")
-    ch6 = ch.lines[5].changed
+    ch6 = ch.chart.lines[5].changed
     assert ch6 is not None and ch6.ganzhi.chars == "戊子" and ch6.relative.char == "子孫"
     own = chart("乾", "既濟", "寅", "戊戌", options=Options(changed_relatives=ChangedRelatives.OWN_PALACE))
-    assert own.lines[5].changed is not None and own.lines[5].changed.relative.char == "兄弟"
-    assert ch.lines[0].changed is None  # static line
+    assert own.chart.lines[5].changed is not None and own.chart.lines[5].changed.relative.char == "兄弟"
+    assert ch.chart.lines[0].changed is None  # static line
 
 
 def test_use_god_falls_back_to_hidden_never_line_one():
     ch = chart("姤", None, "寅", "戊戌", use="妻財")  # 姤 lacks 妻財: 伏 甲寅 under line 2
-    assert ch.use is not None and ch.use.lines == () and ch.use.hidden == (2,)
+    assert ch.chart.use is not None and ch.chart.use.lines == () and ch.chart.use.hidden == (2,)
     ch2 = chart("乾", None, "寅", "戊戌", use="wealth")
-    assert ch2.use is not None and ch2.use.relative.char == "妻財" and ch2.use.category == "wealth"
-    assert chart("乾", None, "寅", "戊戌", use="求財").use == ch2.use
+    assert (
+        ch2.chart.use is not None
+        and ch2.chart.use.relative.char == "妻財"
+        and ch2.chart.use.category == "wealth"
+    )
+    assert chart("乾", None, "寅", "戊戌", use="求財").chart.use == ch2.chart.use
 
 
 def test_bad_use_and_options():
@@ -104,15 +108,15 @@ def test_chart_is_deterministic_and_immutable():
     b = chart("困", "兌", "酉", "庚申", use="財")
     assert a == b
     with pytest.raises(AttributeError):
-        a.month = Branch.ZI  # type: ignore[misc]
+        a.chart.month = Branch.ZI  # type: ignore[misc]
 
 
 def test_line_shensha_from_the_shensha_engine_tiande_stem():
     # seed 000:63 「此法用天干，如寅建丁亥子孫發動，以丁為天德也」: 兌為澤 line 4 丁亥 子孫 moving in 寅月 on 丁亥.
     ch = build(cast_manual("778978"), Branch.YIN, GanZhi.parse("丁亥"), use="子孫")
-    line = ch.lines[3]
+    line = ch.chart.lines[3]
     assert (line.ganzhi.chars, line.relative.char, line.moving) == ("丁亥", "子孫", True)
     assert "天干天德" in line.marks
     # another stem takes no 天干天德 that month: 兌 line 1 丁巳 also has 丁, line 4 of 坎 (戊申) has not.
     other = build(cast_manual("878878"), Branch.YIN, GanZhi.parse("丁亥"))
-    assert other.main.name == "坎為水" and "天干天德" not in other.lines[3].marks
+    assert other.chart.main.name == "坎為水" and "天干天德" not in other.chart.lines[3].marks

@@ -126,3 +126,90 @@ def test_partials_render_for_every_channel(lang, template):
     assert "liuyao." not in out  # every message id resolved
     if template.endswith(".html.j2"):
         assert "<b>" in out and "<pre>" in out
+
+
+# ------------------------------------------------------------------ issue 19: the exact commands of the issue
+
+
+def run_text(capsys, *args, lang="ko"):
+    assert main(["liuyao", *args, "--lang", lang]) == 0
+    return capsys.readouterr().out
+
+
+def test_issue_kan_lawsuit(capsys):
+    # 000:39 「官克世而問訟…若世刑而大凶也」 (注「身命，謂世及用爻遇之」).
+    args = ("--coins", "878878", "--month", "午", "--day", "丁卯", "--use", "lawsuit")
+    (data,) = run_json(capsys, *args)
+    shi = [j for j in data["judgments"] if j["rule"] == "三刑" and j["subject"]["role"] == "世"]
+    assert [(j["holds"], j["grave"], j["direction"]) for j in shi] == [(True, True, "凶")]
+    assert data["verdict"]["direction"] == "凶"
+    assert any("大凶" in r["text"] and r["source"].startswith("000:39") for r in data["verdict"]["reasons"])
+    out = run_text(capsys, *args)
+    assert "삼형(三刑) 형(刑) 세(世) 자(子) 6효: 성립 · 흉(凶) 대흉(大凶)" in out
+    assert "단(斷): 흉(凶)" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "subject", "agent_line"),
+    [
+        (("--coins", "777877", "--month", "午", "--day", "甲子", "--use", "妻財"), ("辰", 3), 6),  # 小畜
+        (("--coins", "877777", "--month", "寅", "--day", "甲子", "--use", "子孫"), ("亥", 2), 5),  # 姤
+    ],
+)
+def test_issue_six_harm_hexagram_partner_line(capsys, args, subject, agent_line):
+    # 000:47 注 「若姤恆小畜益卦，雖存六害之名，當察其用而權之」.
+    (data,) = run_json(capsys, *args)
+    found = [
+        j
+        for j in data["judgments"]
+        if j["rule"] == "六害" and j["holds"] and (j["subject"]["branch"], j["subject"]["line"]) == subject
+    ]
+    assert [j["agent_line"] for j in found if j["agent_line"] == agent_line] == [agent_line]
+    assert all(j["id"] == "chuanxin_liuhai" for j in found)
+
+
+def test_issue_husband_fan_ji(capsys):
+    # 000:11 「若女占夫而官星為用者，遇之反吉也」.
+    args = ("--coins", "787787", "--month", "子", "--day", "甲申", "--use", "husband")
+    (data,) = run_json(capsys, *args)
+    (j,) = [j for j in data["judgments"] if j["rule"] == "助鬼傷身"]
+    assert (j["holds"], j["direction"], j["reversed"]) == (True, "吉", True)
+    assert "조귀상신(助鬼傷身) 세(世) 사(巳) 6효: 성립 · 길(吉) 반길(反吉)" in run_text(capsys, *args)
+
+
+def test_issue_illness_and_use_shi(capsys):
+    # 000:15 「占疾病枕蓆之患未離…總之以鬼為忌者」: the 世 is the 用; `--use 世` is accepted.
+    (ill,) = run_json(capsys, "--coins", "787787", "--month", "子", "--day", "甲申", "--use", "illness")
+    (shi,) = run_json(capsys, "--coins", "787787", "--month", "子", "--day", "甲申", "--use", "世")
+    assert ill["verdict"]["use"]["role"] == "世" and ill["verdict"]["use"] == shi["verdict"]["use"]
+    assert ill["use"]["avoid"] == "官鬼" and shi["use"]["avoid"] is None
+    out = run_text(
+        capsys, "--coins", "787787", "--month", "子", "--day", "甲申", "--use", "illness", lang="lzh"
+    )
+    assert "忌官鬼" in out and "斷：" in out
+
+
+def test_day_clash_and_options_in_text(capsys):
+    # 坎為水 on a 午 day: 午 沖 子 (世, line 6, 囚 in a 午 month) — 日沖 and, static and 囚, 日破 (《增刪卜易》).
+    out = run_text(capsys, "--coins", "878878", "--month", "午", "--day", "甲午")
+    row = next(line for line in out.splitlines() if line.startswith("6 "))
+    assert "일충(日沖)" in row and "일파(日破)" in row
+    assert "국회 중신은 괘 안에서만 (기본, 000:19)" in out and "산(散) = 일충 (기본)" in out
+    out2 = run_text(capsys, "--coins", "878878", "--month", "午", "--day", "甲午", "--scatter", "none")
+    assert "산(散) 계산 안 함" in out2
+
+
+def test_text_has_no_repeated_line_and_stars_on_moving_lines_only(capsys):
+    out = run_text(capsys, "--coins", "777877", "--month", "午", "--day", "甲子", "--use", "妻財")
+    heads = [line for line in out.splitlines() if line.startswith("- ")]
+    assert len(heads) == len(set(heads))
+    rows = [line for line in out.splitlines() if line[:2] in {f"{n} " for n in range(1, 7)}]
+    assert len(rows) == 6 and not any("신살" in r for r in rows)  # no moving line: no 神煞 shown
+    moving = run_text(capsys, "--coins", "777977", "--month", "卯", "--day", "甲子")
+    rows = [line for line in moving.splitlines() if line[:2] in {f"{n} " for n in range(1, 7)}]
+    assert [r[0] for r in rows if "신살" in r] == ["4"] and "六害" in rows[2]
+
+
+def test_bad_option_values_exit_2(capsys):
+    assert main(["liuyao", "--coins", "797979", "--month", "寅", "--day", "戊戌", "--scatter", "x"]) == 2
+    assert "x" in capsys.readouterr().err

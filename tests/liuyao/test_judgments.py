@@ -42,7 +42,7 @@ def test_zhu_gui_shang_shen_examples_hold(name, month, day, ghost):
     ch = chart(name, None, month, day)
     j = one(ch, "助鬼傷身")
     assert j.holds, j.detail
-    assert ch.lines[j.get("ghost_line") - 1].branch.char == ghost
+    assert ch.chart.lines[j.get("ghost_line") - 1].branch.char == ghost
 
 
 # 000:7 「雖長生於日，而巳日之巽，申日之革則非」 (「巽鬼革鬼非大生」) and 「午日之坎，酉日之離則非」
@@ -106,7 +106,7 @@ def test_qian_zhi_jiji_dong_hui():
 def test_dun_zhi_qian_bian_hui():
     # 000:23 注 「變會如戌建甲寅日，用官得遁之乾是也」: 午 moves into 寅 (寅 also the 伏 妻財: 變 wins).
     ch = chart("遁", "乾", "戌", "甲寅", use="官鬼")
-    assert ch.main.name == "天山遯"
+    assert ch.chart.main.name == "天山遯"
     j = one(ch, "局會", ju="寅午戌")
     assert (j.type, j.holds) == ("變會", True)
     members = {(m["branch"], m["source"]) for m in j.to_json()["members"]}
@@ -117,7 +117,7 @@ def test_dun_zhi_qian_bian_hui():
 def test_daxu_zhi_li_fu_hui():
     # 000:23 注 「伏會如卯建戊寅日，用父得大畜之離是也」; 000:27 「午伏寅者是也」.
     ch = chart("大畜", "離", "卯", "戊寅", use="父母")
-    assert ch.use is not None and ch.use.lines == () and ch.use.hidden == (2,)
+    assert ch.chart.use is not None and ch.chart.use.lines == () and ch.chart.use.hidden == (2,)
     j = one(ch, "局會", ju="寅午戌")
     assert (j.type, j.holds) == ("伏會", True)
     assert checks(j)["hidden_on_changsheng"] is True
@@ -126,8 +126,10 @@ def test_daxu_zhi_li_fu_hui():
 def test_lu_zhi_kui_cheng_hui():
     # 000:27 注 「如申建甲辰日，用財得履之睽，子伏申下，財乃長生，申為月建，謂之懸始，則水局旺相，故成會爾」.
     ch = chart("履", "睽", "申", "甲辰", use="財")
-    assert ch.use is not None and ch.use.hidden == (5,)
-    assert [(h.hidden.ganzhi.chars, h.hidden.flying.chars) for h in ch.lines[4].hidden] == [("丙子", "壬申")]
+    assert ch.chart.use is not None and ch.chart.use.hidden == (5,)
+    assert [(h.hidden.ganzhi.chars, h.hidden.flying.chars) for h in ch.chart.lines[4].hidden] == [
+        ("丙子", "壬申")
+    ]
     j = one(ch, "局會", ju="申子辰")
     assert (j.type, j.holds) == ("伏會", True)
     assert "懸始" in j.get("hang")
@@ -173,8 +175,8 @@ def test_static_lines_are_ignored_by_default():
 def test_kun_zhi_dui_true_xing():
     # 000:39 注 「酉建庚申日，用財得困之兌是謂真刑」: 用 寅 moves to 巳; 日申 刑 and 沖 寅.
     ch = chart("困", "兌", "酉", "庚申", use="財")
-    assert ch.use is not None and ch.use.lines == (1,)
-    assert ch.lines[0].changed is not None and ch.lines[0].changed.ganzhi.chars == "丁巳"
+    assert ch.chart.use is not None and ch.chart.use.lines == (1,)
+    assert ch.chart.lines[0].changed is not None and ch.chart.lines[0].changed.ganzhi.chars == "丁巳"
     j = one(ch, "三刑", type="真刑")
     assert j.holds
     assert {"source": "日", "branch": "申", "line": None, "xing": True, "chong": True} in j.get("agents")
@@ -201,7 +203,7 @@ def test_xing_without_chong_is_plain_xing():
 def test_six_harm_hexagrams_are_only_flagged(name):
     # 000:47 「若姤恆小畜益卦，雖存六害之名，當察其用而權之」: a flag, not a verdict.
     ch = chart(name, None, "午", "甲子")
-    assert "六害卦" in ch.flags
+    assert "六害卦" in ch.chart.flags
     assert all(j.rule != "六害" or j.type != "六害卦" for j in ch.judgments)
 
 
@@ -209,10 +211,10 @@ def test_six_harm_kinds_on_use_line():
     # 000:43 「子合丑而未沖，所以子未為害」; 000:47 生害 lighter than 克害 (「六害重克害」).
     # 乾為天, 用子孫 = 甲子 at line 1, on a 未 day: 子未 克害 (未土 克 子水: 彼克我).
     j = one(chart("乾", None, "午", "乙未", use="子孫"), "六害", agent="日")
-    assert (j.type, j.get("direction"), j.get("heavy")) == ("克害", "彼克我", True)
+    assert (j.type, j.get("relation"), j.get("heavy")) == ("克害", "彼克我", True)
     # 乾為天, 用妻財 = 甲寅 at line 2, on a 巳 day: 寅巳 生害 (寅木 生 巳火: 我生彼).
     j2 = one(chart("乾", None, "午", "丁巳", use="妻財"), "六害", agent="日")
-    assert (j2.type, j2.get("direction"), j2.get("heavy")) == ("生害", "我生彼", False)
+    assert (j2.type, j2.get("relation"), j2.get("heavy")) == ("生害", "我生彼", False)
 
 
 def test_ying_harming_shi_is_judged():

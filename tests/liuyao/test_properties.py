@@ -21,21 +21,23 @@ uses = st.sampled_from([None, "父母", "兄弟", "子孫", "妻財", "官鬼"])
 @given(digits, months, days, uses)
 def test_chart_invariants(d, month, day, use):
     ch = build(cast_manual(d), month, day, use=use)
-    assert [ln.digit for ln in ch.lines] == [int(x) for x in d]
-    assert ch.shi.shi and ch.ying.ying and abs(ch.shi.position - ch.ying.position) == 3
-    for ln in ch.lines:
+    assert [ln.digit for ln in ch.chart.lines] == [int(x) for x in d]
+    assert (
+        ch.chart.shi.shi and ch.chart.ying.ying and abs(ch.chart.shi.position - ch.chart.ying.position) == 3
+    )
+    for ln in ch.chart.lines:
         assert ln.condition.empty == (ln.branch in day.xunkong)
         assert ln.condition.month_break == (chong(month) == ln.branch)
         if ln.moving:
-            assert ch.changed is not None and ln.changed is not None
-            assert ln.changed.ganzhi == ch.changed.najia[ln.position - 1]
-            assert ln.yang != (ch.changed.bits[ln.position - 1] == "1")
+            assert ch.chart.changed is not None and ln.changed is not None
+            assert ln.changed.ganzhi == ch.chart.changed.najia[ln.position - 1]
+            assert ln.yang != (ch.chart.changed.bits[ln.position - 1] == "1")
         else:
             assert ln.changed is None
     if use is not None:
-        assert ch.use is not None
-        assert bool(ch.use.lines) != bool(ch.use.hidden)  # visible, else exactly its 伏神
-        assert 1 not in ch.use.hidden or any(h.hidden.line == 1 for h in ch.lines[0].hidden)
+        assert ch.chart.use is not None
+        assert bool(ch.chart.use.lines) != bool(ch.chart.use.hidden)  # visible, else exactly its 伏神
+        assert 1 not in ch.chart.use.hidden or any(h.hidden.line == 1 for h in ch.chart.lines[0].hidden)
     rules = {j.rule for j in ch.judgments}
     assert rules == {"助鬼傷身", "局會", "三刑", "六害"}
     data = json.loads(json.dumps(ch.to_json(), ensure_ascii=False))

@@ -56,7 +56,7 @@ MONTH_RULES = {
     "大耗": lambda m, i: b(m + 6),
     "小耗": lambda m, i: b(m + 5),
     "天賊": lambda m, i: b(m + (2, 6, 10)[i % 3]),  # 建除 滿 (孟) 破 (仲) 開 (季): 「辰滿酉破寅開」
-    "天狗": lambda m, i: b(m + (2, 6, 10)[i % 3] + 6),
+    "天狗": lambda m, i: b(m + (1, 5, 9)[i % 3]),  # 建除 除 (孟) 執 (仲) 收 (季): 「欲除之、執之、收之」
     "地賊": lambda m, i: b(1 - i),
     "天燭": lambda m, i: b(5 + i),
     "天火": lambda m, i: b(3 * i),

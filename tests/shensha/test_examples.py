@@ -255,9 +255,12 @@ def test_tianzei_tiangou_dizei_tianzhu_tianhuo():
     assert month_row("天賊") == "辰酉寅未子巳戌卯申丑午亥"
     # 「春之天賊，辰滿酉破寅開也，秋之天賊，戌滿卯破申開也」
     assert month_row("天賊")[6:9] == "戌卯申"
-    assert month_row("天狗") == "".join(Branch.from_char(c).shift(6).char for c in month_row("天賊"))
-    assert month_row("天狗", options=Options(tiangou="prev")) == "".join(
-        Branch.from_char(c).shift(-1).char for c in month_row("天賊")
+    # 「隨賊而吠，天狗也，其義欲除之、執之、收之」 (main text, default): 建除 除 (孟) 執 (仲) 收 (季) = 天賊 − 1
+    assert month_row("天狗") == "卯申丑午亥辰酉寅未子巳戌"
+    assert month_row("天狗") == "".join(Branch.from_char(c).shift(-1).char for c in month_row("天賊"))
+    # option tiangou=chong, the note 「天狗隨之沖擊也」: 沖 of 天賊
+    assert month_row("天狗", options=Options(tiangou="chong")) == "".join(
+        Branch.from_char(c).shift(6).char for c in month_row("天賊")
     )
     assert month_row("地賊")[:2] == "丑子"  # 「地賊出丑而逆行焉」
     assert month_row("天燭")[0] == "巳" and month_row("天燭")[-1] == "辰"  # 「正月起蛇宮，蕩蕩順行數至龍」

@@ -1,0 +1,188 @@
+"""The 六爻 picture: the six lines of the 本卦 drawn as bars from the bottom up (line 1 lowest), moving lines
+marked ○ (老陽 9) / × (老陰 6), the 變卦 beside them, and columns for 六神, 伏神, 六親 with 納甲, 世/應.
+
+The layout model (:class:`LiuyaoLayout`) has one :class:`LineRow` per line with its height on the picture;
+tests check rows against the chart (order bottom-up, yin/yang, moving marks, 世應, 變爻) and the scene
+against the rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.images.labels import label
+from bot.images.scene import Anchor, Box, Primitive, Scene, Segment, Text
+from engine.liuyao import LiuyaoChart
+
+WIDTH = 1080
+ROW = 112
+ROWS_TOP = 280
+HEIGHT = ROWS_TOP + 6 * ROW + 120
+BAR = (455, 655)  # 本卦 bar, x from … to
+CHANGED_BAR = (795, 935)
+BAR_THICK = 28
+YIN_GAP = 44
+MOVING_MARK = {True: "○", False: "×"}  # 老陽 (9) ○, 老陰 (6) × (spec/liuyao.md §1)
+
+
+@dataclass(frozen=True, slots=True)
+class LineRow:
+    position: int  # 1 = bottom line
+    y: float  # centre of the row on the picture
+    yang: bool
+    moving: bool
+    mark: str | None  # ○ / × on a moving line
+    spirit: str
+    relative: str
+    ganzhi: str
+    element: str
+    shi: bool
+    ying: bool
+    hidden: tuple[tuple[str, str], ...]  # (六親, 干支) of each 伏神 under this line
+    changed_yang: bool | None  # the 變卦's line at this position (None without a 變卦)
+    changed: tuple[str, str] | None  # (六親, 干支) of the 變爻 on a moving line
+    use: bool = False  # the 用神 (``--use``) is this visible line
+    hidden_use: bool = False  # the 用神 is the 伏神 under this line
+
+
+@dataclass(frozen=True, slots=True)
+class LiuyaoLayout:
+    rows: tuple[LineRow, ...]  # line 1 … line 6
+    title: str
+    header: tuple[str, ...]
+    scene: Scene
+
+
+def row_y(position: int) -> float:
+    """Line 6 at the top, line 1 at the bottom."""
+    return ROWS_TOP + (6 - position) * ROW + ROW / 2
+
+
+def line_rows(chart: LiuyaoChart) -> tuple[LineRow, ...]:
+    bits = chart.changed.bits if chart.changed is not None else None
+    use_lines = chart.use.lines if chart.use is not None else ()
+    use_hidden = chart.use.hidden if chart.use is not None else ()
+    rows = []
+    for line in chart.lines:
+        changed = line.changed
+        rows.append(
+            LineRow(
+                position=line.position,
+                y=row_y(line.position),
+                yang=line.yang,
+                moving=line.moving,
+                mark=MOVING_MARK[line.yang] if line.moving else None,
+                spirit=line.spirit.char,
+                relative=line.relative.char,
+                ganzhi=line.ganzhi.chars,
+                element=line.element.char,
+                shi=line.shi,
+                ying=line.ying,
+                hidden=tuple((h.hidden.relative.char, h.hidden.ganzhi.chars) for h in line.hidden),
+                changed_yang=None if bits is None else bits[line.position - 1] == "1",
+                changed=None if changed is None else (changed.relative.char, changed.ganzhi.chars),
+                use=line.position in use_lines,
+                hidden_use=line.position in use_hidden,
+            )
+        )
+    return tuple(rows)
+
+
+def header_lines(chart: LiuyaoChart, lang: str) -> tuple[str, tuple[str, ...]]:
+    title = f"{label(lang, 'liuyao.title')}  {chart.main.name}"
+    if chart.changed is not None:
+        title += f" → {chart.changed.name}"
+    line1 = " · ".join(
+        (
+            label(lang, "liuyao.month", b=chart.month.char),
+            label(lang, "liuyao.day", gz=chart.day.chars),
+            label(lang, "xunkong", b="".join(b.char for b in chart.xunkong)),
+        )
+    )
+    if chart.use is not None:
+        line1 += " · " + label(lang, "liuyao.use", rel=chart.use.relative.char)
+    main = label(lang, "liuyao.palace", palace=chart.main.palace.char, stage=chart.main.stage.char)
+    parts = [f"{label(lang, 'liuyao.main')} {main}", *chart.flags]
+    if chart.changed is not None:
+        ch = label(lang, "liuyao.palace", palace=chart.changed.palace.char, stage=chart.changed.stage.char)
+        parts.append(f"{label(lang, 'liuyao.changed')} {ch}")
+    else:
+        parts.append(label(lang, "liuyao.static"))
+    return title, (line1, " · ".join(parts))
+
+
+def _bar(x0: float, x1: float, y: float, yang: bool, color: str) -> list[Primitive]:
+    top, bottom = y - BAR_THICK / 2, y + BAR_THICK / 2
+    if yang:
+        return [Box(x0, top, x1, bottom, outline=None, fill=color)]
+    mid0 = (x0 + x1) / 2 - YIN_GAP / 2
+    mid1 = (x0 + x1) / 2 + YIN_GAP / 2
+    return [
+        Box(x0, top, mid0, bottom, outline=None, fill=color),
+        Box(mid1, top, x1, bottom, outline=None, fill=color),
+    ]
+
+
+def _row_items(row: LineRow, lang: str) -> list[Primitive]:
+    y = row.y
+    items: list[Primitive] = [Text(60, y, row.spirit, 34, "blue")]
+    if row.use:
+        items.append(Box(232, y - 34, 445, y + 34, outline="red", width=3))
+    if row.hidden_use:
+        items.append(Box(130, y - 46, 210, y + 46, outline="red", width=3))
+    if row.hidden:
+        rel, gz = row.hidden[0]
+        items.append(Text(170, y - 20, rel, 30, "muted"))
+        items.append(Text(170, y + 20, gz, 30, "muted"))
+    items.append(Text(270, y, row.relative, 36))
+    items.append(Text(362, y, row.ganzhi, 40, bold=True))
+    items.append(Text(422, y, row.element, 30, "muted"))
+    items.extend(_bar(*BAR, y, row.yang, "red" if row.moving else "ink"))
+    if row.mark is not None:
+        items.append(Text(692, y, row.mark, 44, "red", bold=True))
+    if row.shi:
+        items.append(Text(742, y, label(lang, "liuyao.shi"), 40, "red", bold=True))
+    if row.ying:
+        items.append(Text(742, y, label(lang, "liuyao.ying"), 40, "blue", bold=True))
+    if row.changed_yang is not None:
+        items.extend(_bar(*CHANGED_BAR, y, row.changed_yang, "red" if row.moving else "rule"))
+    if row.changed is not None:
+        rel, gz = row.changed
+        items.append(Text(1005, y - 22, rel, 30))
+        items.append(Text(1005, y + 22, gz, 34, bold=True))
+    return items
+
+
+def _scene(
+    chart: LiuyaoChart, lang: str, title: str, header: tuple[str, ...], rows: tuple[LineRow, ...]
+) -> Scene:
+    items: list[Primitive] = [Text(30, 44, title, 46, anchor=Anchor.LM, bold=True)]
+    for i, line in enumerate(header):
+        items.append(Text(30, 110 + 46 * i, line, 33, anchor=Anchor.LM))
+    head_y = ROWS_TOP - 40
+    items.append(Segment(30, ROWS_TOP - 8, WIDTH - 30, ROWS_TOP - 8, "rule", 2))
+    for key, x in (("col.spirit", 60), ("col.hidden", 170), ("col.najia", 318), ("col.shi_ying", 742)):
+        items.append(Text(x, head_y, label(lang, f"liuyao.{key}"), 30, "muted"))
+    items.append(Text(sum(BAR) / 2, head_y, f"{label(lang, 'liuyao.main')} {chart.main.short}", 30, "muted"))
+    if chart.changed is not None:
+        items.append(
+            Text(
+                sum(CHANGED_BAR) / 2 + 40,
+                head_y,
+                f"{label(lang, 'liuyao.changed')} {chart.changed.short}",
+                30,
+                "muted",
+            )
+        )
+    for row in rows:
+        items.extend(_row_items(row, lang))
+    bottom = ROWS_TOP + 6 * ROW
+    items.append(Segment(30, bottom + 8, WIDTH - 30, bottom + 8, "rule", 2))
+    items.append(Text(30, bottom + 60, label(lang, "liuyao.legend"), 30, "muted", Anchor.LM))
+    return Scene(WIDTH, HEIGHT, tuple(items))
+
+
+def layout(chart: LiuyaoChart, lang: str) -> LiuyaoLayout:
+    title, header = header_lines(chart, lang)
+    rows = line_rows(chart)
+    return LiuyaoLayout(rows, title, header, _scene(chart, lang, title, header, rows))

@@ -1,0 +1,108 @@
+"""The drawing model: a scene is a canvas size and a tuple of primitives (pure data, no Pillow).
+
+Layouts (``bot.images.liuren`` …) build scenes; ``bot.images.draw`` turns a scene into PNG bytes. Colours are
+names of the palette in :data:`PALETTE` (one light theme with an opaque background, legible in light and dark
+chat themes alike).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+# Opaque paper-like background; ink colours chosen for contrast ≥ 4.5:1 against it.
+PALETTE: dict[str, tuple[int, int, int]] = {
+    "paper": (250, 247, 238),
+    "ink": (24, 24, 24),
+    "muted": (96, 92, 84),
+    "rule": (150, 140, 120),
+    "faint": (226, 219, 200),
+    "red": (170, 30, 30),
+    "blue": (28, 62, 140),
+    "green": (24, 100, 48),
+    "panel": (240, 233, 215),
+    "gold": (250, 230, 170),
+}
+
+
+class Anchor(StrEnum):
+    """Where (x, y) sits on the text box: Pillow anchors (middle-middle, left-middle, …)."""
+
+    MM = "mm"
+    LM = "lm"
+    RM = "rm"
+    MT = "mt"
+    LT = "lt"
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    x: float
+    y: float
+    text: str
+    size: int
+    color: str = "ink"
+    anchor: Anchor = Anchor.MM
+    bold: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    color: str = "ink"
+    width: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    outline: str | None = "rule"
+    fill: str | None = None
+    width: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Circle:
+    cx: float
+    cy: float
+    r: float
+    outline: str | None = "rule"
+    fill: str | None = None
+    width: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Wedge:
+    """A ring sector between radii r0 < r1 from screen angle a0 to a1 (degrees, counter-clockwise from +x)."""
+
+    cx: float
+    cy: float
+    r0: float
+    r1: float
+    a0: float
+    a1: float
+    fill: str
+
+
+Primitive = Text | Segment | Box | Circle | Wedge
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    width: int
+    height: int
+    items: tuple[Primitive, ...]
+    background: str = "paper"
+
+    def texts(self) -> tuple[Text, ...]:
+        return tuple(i for i in self.items if isinstance(i, Text))
+
+    def characters(self) -> frozenset[str]:
+        """Every character the scene draws."""
+        return frozenset(ch for t in self.texts() for ch in t.text)

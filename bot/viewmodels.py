@@ -1,0 +1,206 @@
+"""The view models: what a command hands its template (``Reply.context``), typed.
+
+Every view model is a ``TypedDict`` of JSON values (characters, numbers, booleans, lists), because a reply's
+context is also what ``/history`` stores and ``/show`` renders again: a fresh reply and its stored copy are
+the same object. Commands build them (``bot.commands.*``), templates (``templates/<channel>/<view>.*.j2``)
+read them; neither side reaches into an engine object.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+# ---- /cast (大六壬) ---------------------------------------------------------------------------------------
+
+
+class BoardCell(TypedDict):
+    earth: str  # 地盤 branch
+    heaven: str  # 天盤 branch over it
+    general: str  # 天將 riding that heaven branch
+
+
+class LessonView(TypedDict):
+    upper: str
+    lower: str
+    general: str
+    ke: str | None  # 賊 / 剋 mark of the lesson, if any
+
+
+class TransmissionView(TypedDict):
+    branch: str
+    dun: str | None  # 遁干
+    relative: str  # 六親
+    general: str
+    empty: bool  # 旬空
+    marks: list[str]  # 神煞 on the branch
+
+
+class ChartView(TypedDict):
+    """A ``engine.liuren.Chart`` (characters only)."""
+
+    day: str
+    ju: int
+    month_general: str
+    hour: str
+    daytime: bool
+    xunkong: list[str]
+    board: list[list[BoardCell | None]]
+    lessons: list[LessonView]
+    transmissions: list[TransmissionView]
+    method: str
+    method_names: list[str]
+    patterns: list[str]  # 課體 other than the method itself
+    trace_rule: str
+    options: dict[str, Any]
+    readings: list[dict[str, Any]]  # ``engine.liuren.reading.Reading.to_json()`` (ids the partials resolve)
+    category: str | None
+
+
+class WhenView(TypedDict, total=False):
+    local: str
+    offset: str
+    zone: str | None
+    solar: str | None
+    longitude: float | None
+    lat: float | None
+    lon: float | None
+
+
+class PillarsView(TypedDict):
+    year: str
+    month: str
+    day: str
+    hour: str
+
+
+class CastView(ChartView):
+    when: WhenView | None
+    pillars: PillarsView | None
+    term: str | None
+
+
+# ---- /liuyao (六爻) ---------------------------------------------------------------------------------------
+
+
+class HexagramView(TypedDict):
+    name: str
+    palace: str
+    stage: str
+
+
+class RelativeView(TypedDict):
+    ganzhi: str | None
+    relative: str | None
+
+
+class LineView(TypedDict):
+    line: int
+    yang: bool
+    moving: bool
+    ganzhi: str
+    relative: str
+    spirit: str
+    shi: bool
+    ying: bool
+    empty: bool
+    month_break: bool
+    vitality: str | None
+    changed: RelativeView | None
+    hidden: list[RelativeView]
+    marks: list[str]
+
+
+class JudgmentView(TypedDict):
+    rule: str | None
+    type: str | None
+    source: str | None
+
+
+class LiuyaoView(TypedDict):
+    main: HexagramView
+    changed: HexagramView | None
+    month: str
+    day: str
+    xunkong: list[str]
+    flags: list[str]
+    lines: list[LineView]  # top → bottom
+    use: dict[str, Any] | None
+    judgments: list[JudgmentView]  # the ones that hold
+    cast: dict[str, Any]
+
+
+# ---- /qizheng (七政四餘) ----------------------------------------------------------------------------------
+
+
+class BodyView(TypedDict):
+    name: str
+    palace: str | None
+    mansion: str | None
+    degree: float | None
+    retrograde: bool
+    ru_yuan: bool
+
+
+class MingDuView(TypedDict):
+    mansion: str | None
+    degree: float | None
+
+
+class HouseView(TypedDict):
+    name: str | None
+    branch: str | None
+    occupants: list[str]
+
+
+class PatternView(TypedDict):
+    id: str | None
+    ge: str | None
+    lzh: str | None
+    ko: str | None
+
+
+class QizhengView(TypedDict):
+    year: str | None
+    ming_gong: str | None
+    shen_gong: str | None
+    ming_zhu: str | None
+    shen_zhu: str | None
+    ming_du: MingDuView
+    bodies: list[BodyView]
+    houses: list[HouseView]
+    hua_yao: dict[str, Any]
+    daxian: list[dict[str, Any]]  # {"house", "branch", "from", "to"}
+    patterns: list[PatternView]
+
+
+# ---- /shensha (神煞) --------------------------------------------------------------------------------------
+
+
+class StarView(TypedDict):
+    id: str
+    name: str
+    value: Any  # a branch/stem character, a 干支, a list of them, a word or a flag
+    key: Any
+
+
+class GroupView(TypedDict):
+    key: str
+    names: list[str]
+
+
+class GroupedStarsView(TypedDict):
+    by_branch: list[GroupView]
+    by_stem: list[GroupView]
+    others: list[StarView]
+
+
+class ShenshaInputs(TypedDict):
+    day: str
+    month: str | None
+    year: str | None
+    hour: str | None
+
+
+class ShenshaView(ShenshaInputs, GroupedStarsView):
+    when: dict[str, str] | None
+    stars: list[StarView]

@@ -1,0 +1,92 @@
+"""The 六爻 layout model against the chart: lines bottom-up, ○/× marks, 變卦, 世應, 伏神 (spec/liuyao.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.images import liuyao
+from bot.images.scene import Box
+from engine.core.cycle import Branch, GanZhi
+from engine.liuyao import build_chart, cast_manual
+
+
+def _layout(digits: str, lang: str = "ko"):
+    return liuyao.layout(build_chart(cast_manual(digits), Branch.YIN, GanZhi.parse("戊戌")), lang)
+
+
+def test_lines_are_drawn_bottom_up():
+    rows = _layout("797979").rows
+    assert [r.position for r in rows] == [1, 2, 3, 4, 5, 6]
+    ys = [r.y for r in rows]
+    assert ys == sorted(ys, reverse=True)  # line 1 lowest on the picture
+
+
+@pytest.mark.parametrize("digits", ["797979", "686868", "877777", "777887", "696969", "788878"])
+def test_rows_follow_the_digits(digits):
+    """6 老陰 (moving, ×), 7 少陽, 8 少陰, 9 老陽 (moving, ○); the 變卦 line flips on a moving line."""
+    lay = _layout(digits)
+    for row, d in zip(lay.rows, digits):
+        assert row.yang == (d in "79")
+        assert row.moving == (d in "69")
+        assert row.mark == {"9": "○", "6": "×"}.get(d)
+        if row.changed_yang is not None:
+            assert row.changed_yang == (row.yang != row.moving)
+
+
+def test_qian_zhi_jiji():
+    """797979: 乾為天 (本宮, 世 6 應 3 by 尋世訣) moving 2 4 6 → 水火既濟 (101010 bottom first)."""
+    lay = _layout("797979")
+    assert "乾為天" in lay.title and "水火既濟" in lay.title
+    assert [r.shi for r in lay.rows] == [False] * 5 + [True]
+    assert [r.ying for r in lay.rows] == [False, False, True, False, False, False]
+    assert [r.changed_yang for r in lay.rows] == [True, False, True, False, True, False]
+    assert [r.ganzhi for r in lay.rows] == ["甲子", "甲寅", "甲辰", "壬午", "壬申", "壬戌"]  # 乾 納甲
+    assert [r.changed is not None for r in lay.rows] == [False, True, False, True, False, True]
+
+
+def test_dachu_hidden_spirits():
+    """spec/liuyao.md §2 worked example: 大畜 lacks 父母 and 子孫; 伏 丙午 父母 under line 2, 丙申 子孫 under 3."""
+    lay = _layout("777887")  # 乾 below, 艮 above
+    assert "山天大畜" in lay.title
+    assert lay.rows[1].hidden == (("父母", "丙午"),)
+    assert lay.rows[2].hidden == (("子孫", "丙申"),)
+    assert all(not r.hidden for i, r in enumerate(lay.rows) if i not in (1, 2))
+
+
+def test_bars_in_scene_match_rows():
+    lay = _layout("686878")
+    for row in lay.rows:
+        bars = [
+            b
+            for b in lay.scene.items
+            if isinstance(b, Box) and b.fill is not None and b.y0 < row.y < b.y1 and b.x1 <= liuyao.BAR[1]
+        ]
+        assert len(bars) == (1 if row.yang else 2)
+        assert {b.fill for b in bars} == {"red" if row.moving else "ink"}
+
+
+def test_static_cast_has_no_changed_hexagram():
+    lay = _layout("787878", "lzh")
+    assert all(r.changed_yang is None and r.changed is None and r.mark is None for r in lay.rows)
+    assert "六爻安靜" in " ".join(lay.header)
+
+
+def test_header_month_day_xunkong():
+    lay = _layout("797979", "lzh")
+    assert lay.header[0] == "寅月 · 戊戌日 · 旬空辰巳"  # 戊戌 in the 甲午旬: 辰巳 空
+
+
+def test_use_god_is_framed():
+    """--use 官鬼: the visible 官鬼 lines are framed; a 六親 the 卦 lacks is framed on its 伏神 (spec §2)."""
+    chart = build_chart(
+        cast_manual("777887"), Branch.YIN, GanZhi.parse("戊戌"), use="父母"
+    )  # 大畜 lacks 父母
+    lay = liuyao.layout(chart, "lzh")
+    assert [r.hidden_use for r in lay.rows] == [False, True, False, False, False, False]
+    assert not any(r.use for r in lay.rows)
+    assert "用神父母" in lay.header[0]
+    chart = build_chart(cast_manual("797979"), Branch.YIN, GanZhi.parse("戊戌"), use="官鬼")
+    rows = liuyao.layout(chart, "ko").rows
+    assert [r.use for r in rows] == [r.relative == "官鬼" for r in rows] and any(r.use for r in rows)
+    framed = [b for b in liuyao.layout(chart, "ko").scene.items if isinstance(b, Box) and b.outline == "red"]
+    assert len(framed) == sum(r.use for r in rows)

@@ -1,0 +1,214 @@
+"""Issue 19: every judgment on the 世 and the 用, their direction, and the verdict (seed 000 quoted per test)."""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.core.cycle import Branch, GanZhi
+from engine.liuyao import MiddleSource, Options, Scatter, build, cast_manual
+
+from .conftest import chart
+
+
+def reading(coins, month, day, use=None, options=None):
+    return build(
+        cast_manual(coins), Branch.from_char(month), GanZhi.parse(day), use=use, options=options or Options()
+    )
+
+
+def holding(r, rule, **match):
+    return [
+        j
+        for j in r.judgments
+        if j.rule == rule
+        and j.holds
+        and all((getattr(j, k) if k == "type" else j.get(k)) == v for k, v in match.items())
+    ]
+
+
+# ------------------------------------------------------------------ 三刑 on the 世 kept when a 用 is named
+
+
+def test_kan_lawsuit_shi_xing_is_grave():
+    # 000:39 「官克世而問訟，五克世而問疏，若世刑而大凶也。（身命，謂世及用爻遇之）」: 坎為水, 官鬼 辰 (line 2) 克
+    # 世 子 (line 6); 日卯 刑 子 (「卯子子卯之無禮刑」, 000:35).
+    r = reading("878878", "午", "丁卯", use="lawsuit")
+    (j,) = holding(r, "三刑", subject={"role": "世", "branch": "子", "line": 6, "hidden": False})
+    assert j.type == "刑" and j.get("grave") is True and j.direction == "凶"
+    assert [(a["source"], a["branch"]) for a in j.get("agents") if a["xing"]] == [("日", "卯")]
+    assert any(
+        x.weight == min(y.weight for y in r.verdict.reasons) and "大凶" in x.text for x in r.verdict.reasons
+    )
+    assert r.verdict.direction == "凶"
+    # shown, not weighed: 世 子水 is 克ed by the 用 辰土, 應 午火 生s it
+    assert r.verdict.to_json()["relations"] == {"世": "用克", "應": "生用"}
+    # The same 刑 without --use (the 世 is the 用), and not 大凶 there: the question is not a lawsuit.
+    bare = reading("878878", "午", "丁卯")
+    (j2,) = holding(bare, "三刑", subject={"role": "世", "branch": "子", "line": 6, "hidden": False})
+    assert j2.get("grave") is False
+
+
+# ------------------------------------------------------------------ 六害卦: the 用's partner-line 害
+
+
+def test_xiao_chu_use_partner_line_harm():
+    # 000:47 注 「大抵六害重克害，克害重用爻世爻，及應克世，若姤恆小畜益卦，雖存六害之名，當察其用而權之」:
+    # 小畜 (巽宮): 用 妻財 辰 on line 3 harmed by 卯 on line 6 (卯木 克 辰土: 克害, 彼克我).
+    r = reading("777877", "午", "甲子", use="妻財")
+    assert "六害卦" in r.chart.flags
+    (j,) = holding(r, "六害", subject={"role": "用", "branch": "辰", "line": 3, "hidden": False})
+    assert (j.type, j.get("agent"), j.get("agent_line"), j.get("relation")) == ("克害", "6爻", 6, "彼克我")
+    # 未 on line 4 against 子 on line 1: 未土 克 子水 — 我克彼, weighed lighter than 彼克我 (000:47
+    # 「我克彼者，我強而彼弱，志相惡爾；彼克我者，彼剛而我柔，力被制爾」).
+    (k,) = holding(r, "六害", subject={"role": "用", "branch": "未", "line": 4, "hidden": False}, agent="1爻")
+    assert (k.type, k.get("relation")) == ("克害", "我克彼")
+    assert j.get("weight") > k.get("weight")
+
+
+def test_gou_use_partner_line_harm():
+    # 姤 (乾宮): 用 子孫 亥 on line 2 against 申 on line 5 (申金 生 亥水: 生害, lighter than 克害: 「六害重克害」).
+    r = reading("877777", "寅", "甲子", use="子孫")
+    (j,) = holding(r, "六害", subject={"role": "用", "branch": "亥", "line": 2, "hidden": False})
+    assert (j.type, j.get("agent_line"), j.get("relation"), j.get("heavy")) == ("生害", 5, "彼生我", False)
+    xiao_chu = reading("777877", "午", "甲子", use="妻財")
+    ke = [k.get("weight") for k in holding(xiao_chu, "六害") if k.type == "克害"]
+    assert ke and j.get("weight") < min(ke)  # 生害 below every 克害
+
+
+def test_two_liuhai_told_apart():
+    # 000:43 注 「古亦稱穿心六害」 (the judgment) vs 000:95 「馬前六害」 (the 將星-family star on a line).
+    r = reading("777977", "卯", "甲子")  # 乾, line 4 午 moving; in 卯月 the star 六害 (馬前) is 午
+    assert "六害" in r.analysis[3].stars
+    data = r.to_json()
+    harms = [j for j in data["judgments"] if j["rule"] == "六害"]
+    assert harms and all((j["id"], j["name"]) == ("chuanxin_liuhai", "穿心六害") for j in harms)
+
+
+# ------------------------------------------------------------------ 局會: 中神 source and 散
+
+
+def test_middle_from_day_is_an_option_not_the_default():
+    # 000:19 「中神主也，失其主則不能會」: 乾 with 寅 (line 2) and 戌 (line 6) moving and 午 only as the day.
+    r = reading("797779", "寅", "甲午")
+    assert [j.type for j in r.judgments if j.rule == "局會"] == [None]
+    assert r.to_json()["options"]["middle_source"] == "hexagram"
+    r2 = reading("797779", "寅", "甲午", options=Options(middle_source=MiddleSource.DAY_MONTH))
+    (j,) = [j for j in r2.judgments if j.rule == "局會" and j.get("ju") == "寅午戌"]
+    assert j.checks[0].params == (("middle", "午"), ("source", "日月"))
+
+
+def test_scattered_middle_breaks_the_ju():
+    # 000:19 「傷其中則不能局」 with 000:15 「惟空破散」: 乾之既濟 (000:23, 動會) with a 子 day 沖ing the moving 午.
+    ok = chart("乾", "既濟", "寅", "戊戌", use="官")
+    assert [j.holds for j in ok.judgments if j.rule == "局會" and j.get("ju") == "寅午戌"] == [True]
+    r = chart("乾", "既濟", "寅", "丙子", use="官")
+    (j,) = [j for j in r.judgments if j.rule == "局會" and j.get("ju") == "寅午戌"]
+    assert not j.holds and {c.code: c.ok for c in j.checks}["middle_intact"] is False
+    r2 = chart("乾", "既濟", "寅", "丙子", use="官", options=Options(scatter=Scatter.NONE))
+    (j2,) = [j for j in r2.judgments if j.rule == "局會" and j.get("ju") == "寅午戌"]
+    assert j2.holds
+
+
+# ------------------------------------------------------------------ illness: the 世 is the 用, the 鬼 the 忌
+
+
+def test_illness_takes_the_shi():
+    # 000:15 「占疾病枕蓆之患未離…總之以鬼為忌者」, 000:11 注 「以鬼為害」, 000:3 「夫世爻…問者之身也」.
+    r = reading("787787", "子", "甲申", use="illness")
+    assert r.chart.use is not None and r.chart.use.shi and r.chart.use.avoid is not None
+    assert r.chart.use.avoid.char == "官鬼"
+    v = r.verdict.to_json()
+    assert v["use"] == {
+        "relative": "兄弟",
+        "line": 6,
+        "branch": "巳",
+        "role": "世",
+        "hidden": False,
+        "moving": False,
+    }
+    assert any(x["code"] == "ghost_controls_shi" for x in v["reasons"])  # 000:15 「亦嫌其克世」
+    same = reading("787787", "子", "甲申", use="世").verdict
+    assert same.use == r.verdict.use
+
+
+def test_illness_ghost_empty_is_good():
+    # 000:15 「總之以鬼為忌者…惟空破散則吉也」: 離 (離宮火), 官鬼 亥 (line 3) is 旬空 on 丙寅 (甲子旬 戌亥空).
+    r = reading("787787", "子", "丙寅", use="illness")
+    assert r.chart.lines[2].condition.empty
+    assert any(x.code == "ghost_damaged" and x.weight > 0 for x in r.verdict.reasons)
+
+
+# ------------------------------------------------------------------ direction: 反吉
+
+
+def test_husband_reverses_zhu_gui():
+    # 000:11 「若女占夫而官星為用者，遇之反吉也；占官驟升，占武即發。（大抵用官吉而用財凶，世爻尤凶也。）」: 離,
+    # 官鬼 亥 克 世 巳, 日申 生 亥 (真生, 000:7 「申日之離」).
+    r = reading("787787", "子", "甲申", use="husband")
+    (j,) = holding(r, "助鬼傷身")
+    assert j.direction == "吉" and j.reversed and "000:11" in j.source
+    w = reading("787787", "子", "甲申", use="wealth")
+    (k,) = holding(w, "助鬼傷身")
+    assert k.direction == "凶" and not k.reversed
+    # 000:15 「占訟有重責之憂…總之以鬼為忌者，助傷固凶」: a lawsuit is not reversed.
+    (m,) = holding(reading("787787", "子", "甲申", use="lawsuit"), "助鬼傷身")
+    assert m.direction == "凶" and not m.reversed
+    assert r.verdict.score > w.verdict.score
+
+
+# ------------------------------------------------------------------ the verdict
+
+
+def test_verdict_changes_with_the_use():
+    # 乾之既濟 in 寅月 on 戊戌: 用官 (午, moving, in a 成 火局) against 用兄弟 (申, 火局 克 金).
+    a = chart("乾", "既濟", "寅", "戊戌", use="官").verdict
+    b = chart("乾", "既濟", "寅", "戊戌", use="兄弟").verdict
+    assert (a.use.relative.char, a.use.branch.char, a.use.line) == ("官鬼", "午", 4)
+    assert (b.use.relative.char, b.use.branch.char, b.use.line) == ("兄弟", "申", 5)
+    ja = [r for r in a.reasons if "寅午戌" in r.text]
+    jb = [r for r in b.reasons if "寅午戌" in r.text]
+    assert ja and jb and ja[0].weight > 0 > jb[0].weight  # 000:27 「生克之理若一」
+    assert a.direction == "吉" and b.direction == "凶"
+
+
+def test_hidden_use_is_read_from_its_fushen():
+    # 姤 lacks 妻財: the 用 is the 伏 甲寅 under line 2 (spec §3 用神).
+    v = chart("姤", None, "寅", "戊戌", use="妻財").verdict
+    assert (v.use.hidden, v.use.line, v.use.branch.char) == (True, 2, "寅")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    digits=st.text(alphabet="6789", min_size=6, max_size=6),
+    month=st.sampled_from(list(Branch)),
+    day=st.integers(0, 59),
+    use=st.sampled_from(
+        [None, "父母", "兄弟", "子孫", "妻財", "官鬼", "世", "illness", "lawsuit", "husband"]
+    ),
+)
+def test_every_cast_ends_in_a_verdict(digits, month, day, use):
+    r = build(cast_manual(digits), month, GanZhi.of(day), use=use)
+    data = json.loads(json.dumps(r.to_json(), ensure_ascii=False))
+    v = data["verdict"]
+    assert set(v["use"]) >= {"relative", "line", "branch"} and v["direction"] in ("吉", "凶", "平")
+    assert v["reasons"] and all(
+        set(x) >= {"text", "source"} and x["text"] and x["source"] for x in v["reasons"]
+    )
+    assert v["direction"] == ("吉" if v["score"] > 0 else "凶" if v["score"] < 0 else "平")
+    assert v["score"] == sum(x["weight"] for x in v["reasons"])
+    if use in ("父母", "兄弟", "子孫", "妻財", "官鬼"):
+        assert v["use"]["relative"] == use
+    if use in (None, "世", "illness"):
+        assert v["use"]["role"] == "世" and v["use"]["line"] == r.chart.main.shi
+    for j in data["judgments"]:
+        assert {"rule", "holds", "type", "subject", "direction"} <= set(j)
+        assert {"role", "branch", "line"} <= set(j["subject"]) and j["direction"] in ("吉", "凶")
+    assert len(data["analysis"]) == 6
+
+
+@pytest.mark.parametrize("use", ["世", "世爻"])
+def test_use_shi_is_accepted(use):
+    r = reading("878878", "午", "丁卯", use=use)
+    assert r.chart.use is not None and r.chart.use.shi and r.chart.use.lines == (6,)
