@@ -30,9 +30,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.i18n import DEFAULT_LANG, normalize_lang
+from bot.sanitize import bounded
+from bot.zones import zone_or_none
 
 DEFAULT_TELEGRAM_API_BASE_URL = "https://api.telegram.org/bot"
 DEFAULT_DISCORD_API_BASE_URL = "https://discord.com/api/v10"
@@ -110,13 +111,14 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
     lang = normalize_lang(lang_raw) if lang_raw else DEFAULT_LANG
     if lang is None:
         raise ConfigError(
-            "bot.error.config_lang", f"SIKPAN_LANG must be ko or lzh, not {lang_raw!r}", value=lang_raw
+            "bot.error.config_lang",
+            f"SIKPAN_LANG must be ko or lzh, not {bounded(lang_raw, 64)!r}",
+            value=bounded(lang_raw, 64),
         )
     tz = get("SIKPAN_TZ", DEFAULT_TZ) or DEFAULT_TZ
-    try:
-        ZoneInfo(tz)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigError("bot.error.config_tz", f"SIKPAN_TZ is not an IANA zone: {tz!r}", value=tz) from None
+    if zone_or_none(tz) is None:  # never raises (``America``, 5,000 characters …): one localized line
+        shown = bounded(tz, 64)
+        raise ConfigError("bot.error.config_tz", f"SIKPAN_TZ is not an IANA zone: {shown!r}", value=shown)
     return Settings(
         telegram_token=get("TELEGRAM_BOT_TOKEN"),
         telegram_api_base_url=get("TELEGRAM_API_BASE_URL", DEFAULT_TELEGRAM_API_BASE_URL)

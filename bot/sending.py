@@ -47,6 +47,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from bot.sanitize import clean
+
 log = logging.getLogger(__name__)
 
 TELEGRAM_TEXT_LIMIT = 4096
@@ -73,7 +75,7 @@ class SendOutcome:
 # ---------------------------------------------------------------------------------------------- helpers
 def utf16_len(text: str) -> int:
     """Length in UTF-16 code units (how Telegram counts; astral characters count 2)."""
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2  # a lone surrogate counts 1, never raises
 
 
 async def _call_back(callback: Callable[..., Any] | None, *args: Any) -> None:
@@ -474,7 +476,7 @@ class TelegramSender:
         from telegram.constants import ParseMode
         from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
 
-        parts = split_telegram_html(text, self.limit)
+        parts = split_telegram_html(clean(text), self.limit)  # no lone surrogates/controls on the wire
         chat = str(chat_id)
         if len(self._chat_locks) > self.max_idle_chats:
             self._prune()

@@ -130,6 +130,7 @@ class Storage:
             await db.execute("PRAGMA synchronous=FULL")
             await db.execute("PRAGMA busy_timeout=10000")
             await db.execute("PRAGMA foreign_keys=ON")
+            await db.execute("PRAGMA secure_delete=ON")  # deleted rows are zeroed, not left in free pages
             if migrate:
                 await storage.migrate()
         except BaseException:
@@ -407,4 +408,8 @@ class Storage:
                 await self.db.execute("ROLLBACK")
                 raise
             await self.db.execute("COMMIT")
+            # The deleted rows still sit in the -wal file until a checkpoint: copy the WAL into the
+            # database (where secure_delete zeroed them) and truncate it to zero bytes.
+            async with self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cur:
+                await cur.fetchall()
         return deleted

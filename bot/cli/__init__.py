@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from bot.cli.common import SikpanArgumentParser, UsageError, lang_from_argv
 from bot.i18n import gettext
+from bot.sanitize import bounded_params
 from engine.errors import EngineInputError
 
 SUBCOMMANDS = ("calendar", "cast", "liuren", "shensha", "liuyao", "qizheng", "run")
@@ -37,11 +38,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(args_list)
         result = args.func(args)
         return int(result or 0)
-    except UsageError as err:
-        print(gettext(lang, err.code, **err.params), file=sys.stderr)
+    except UsageError as err:  # the echoed values are bounded: a 1 MB argument echoes 80 characters
+        print(gettext(lang, err.code, **bounded_params(err.params, 200)), file=sys.stderr)
         return 2
     except EngineInputError as err:
-        print(gettext(lang, err.code, **err.params), file=sys.stderr)
+        print(gettext(lang, err.code, **bounded_params(err.params)), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
