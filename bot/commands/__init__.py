@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from bot import privacy
 from bot.i18n import LANGS, normalize_lang
 from engine.errors import EngineInputError
 
@@ -48,6 +49,7 @@ class Incoming:
     chat_kind: str = "private"  # "private" | "group" | "channel"
     user_is_admin: bool = True
     display_name: str | None = None
+    private_reply: bool = False  # the transport can answer the caller alone here (Discord: ephemeral)
 
     @property
     def user_key(self) -> str:
@@ -236,6 +238,8 @@ async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
         return error_reply("bot.error.unknown_command", lang, name=name[:32])
     if spec.admin_in_groups and incoming.chat_kind != "private" and not incoming.user_is_admin:
         return error_reply("bot.error.admin_only", lang, name=spec.name)
+    if privacy.refuse_in_public(spec.name, incoming.chat_kind, incoming.private_reply):  # never to a group
+        return error_reply("bot.error.private_only", lang, name=spec.name)
     try:
         await ctx.storage.touch_user(
             incoming.user_key, incoming.platform, incoming.user_id, incoming.display_name
@@ -248,11 +252,13 @@ async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
     except Exception:
         log.exception("command /%s failed", spec.name)
         return error_reply("bot.error.internal", lang)
-    return replace(
-        result,
-        lang=result.lang or lang,
-        ephemeral=result.ephemeral or spec.ephemeral,
+    private = privacy.answer_privately(spec.name, incoming.chat_kind, incoming.private_reply)
+    result = replace(
+        result, lang=result.lang or lang, ephemeral=result.ephemeral or spec.ephemeral or private
     )
+    if incoming.chat_kind != "private" and not result.ephemeral:  # others read it: no saved coordinates
+        result = replace(result, context=privacy.public_context(result.context))
+    return result
 
 
 load_commands()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -33,6 +34,7 @@ import discord
 import yarl
 from discord import app_commands
 
+from bot import privacy
 from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands
 from bot.i18n import gettext
 from bot.sending import DiscordSender, SendOutcome, install_token_redaction
@@ -47,6 +49,7 @@ DEFAULT_API_BASE_URL = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
 _TYPES: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool}
 _LOCALES = {discord.Locale.korean: "ko", discord.Locale.taiwan_chinese: "lzh"}
+HANDLED_KEPT = 1000  # outcomes kept in ``SikpanClient.handled`` (for tests and metrics); older ones drop
 
 
 def configure_endpoints(api_base_url: str, gateway_url: str) -> None:
@@ -120,7 +123,7 @@ class SikpanClient(discord.Client):
         self.tree = app_commands.CommandTree(self)
         self.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
         self.synced: list[app_commands.AppCommand] = []
-        self.handled: list[SendOutcome] = []
+        self.handled: deque[SendOutcome] = deque(maxlen=HANDLED_KEPT)  # the latest outcomes only
         for spec in load_commands().values():
             if not spec.hidden:
                 self.tree.add_command(self._slash(spec))
@@ -169,9 +172,12 @@ class SikpanClient(discord.Client):
     async def invoke(
         self, spec: CommandSpec, interaction: discord.Interaction, values: dict[str, Any]
     ) -> None:
-        # Acknowledge first: the 3-second rule (404 10062 "Unknown interaction" otherwise).
-        await interaction.response.defer(thinking=True, ephemeral=spec.ephemeral)
+        # Acknowledge first: the 3-second rule (404 10062 "Unknown interaction" otherwise). Commands that
+        # show the caller's own data are answered ephemerally in a guild (the first follow-up of a deferred
+        # response inherits the defer's visibility, so it is decided here).
         incoming = self.incoming(interaction, command_line(spec, values))
+        private = privacy.answer_privately(spec.name, incoming.chat_kind, incoming.private_reply)
+        await interaction.response.defer(thinking=True, ephemeral=spec.ephemeral or private)
         reply = await dispatch(incoming, self.ctx)
         try:
             body = render(reply, "discord")
@@ -181,7 +187,7 @@ class SikpanClient(discord.Client):
         outcome = await self.sender.send(
             interaction.followup,
             body,
-            ephemeral=reply.ephemeral or spec.ephemeral,
+            ephemeral=reply.ephemeral or spec.ephemeral or private,
             target_id=incoming.chat_id,
         )
         self.handled.append(outcome)
@@ -200,6 +206,7 @@ class SikpanClient(discord.Client):
             chat_kind="group" if in_guild else "private",
             user_is_admin=(not in_guild) or bool(perms.administrator or perms.manage_guild),
             display_name=getattr(user, "display_name", None),
+            private_reply=True,  # an interaction can always be answered ephemerally
         )
 
     async def on_app_command_error(

@@ -38,6 +38,7 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes, MessageH
 
 from bot.commands import Incoming, dispatch, error_reply, load_commands, lookup, split_command
 from bot.i18n import gettext
+from bot.identity import telegram_user_id
 from bot.sending import SendOutcome, TelegramSender, install_token_redaction
 from bot.views import render
 
@@ -153,10 +154,17 @@ class TelegramAdapter:
         spec = lookup(parsed[0]) if parsed else None
         if kind != "private" and spec is not None and spec.admin_in_groups:
             admin = await self.is_admin(update)
+        message = update.effective_message
+        sender_chat = message.sender_chat if message is not None else None
         return Incoming(
             platform="telegram",
             chat_id=str(chat.id),
-            user_id=str(user.id if user is not None else chat.id),
+            # shared accounts (anonymous admin, channel senders) are keyed per sending chat
+            user_id=telegram_user_id(
+                user.id if user is not None else None,
+                chat.id,
+                sender_chat.id if sender_chat is not None else None,
+            ),
             text=text,
             lang_hint=user.language_code if user is not None else None,
             chat_kind=kind,
