@@ -35,7 +35,8 @@ import yarl
 from discord import app_commands
 
 from bot import privacy
-from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands
+from bot.admission import Verdict, gate
+from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands, resolve_lang
 from bot.i18n import gettext
 from bot.sending import DiscordSender, SendOutcome, install_token_redaction
 from bot.views import render
@@ -176,6 +177,17 @@ class SikpanClient(discord.Client):
         # show the caller's own data are answered ephemerally in a guild (the first follow-up of a deferred
         # response inherits the defer's visibility, so it is decided here).
         incoming = self.incoming(interaction, command_line(spec, values))
+        verdict = gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key)
+        if verdict is Verdict.DROP:  # a flood: no work, no answer
+            return
+        if verdict is Verdict.WARN:  # one polite "slow down", to the caller alone
+            body = render(
+                error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx)), "discord"
+            )
+            await interaction.response.send_message(
+                self.sender.prepare(body), ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+            )
+            return
         private = privacy.answer_privately(spec.name, incoming.chat_kind, incoming.private_reply)
         await interaction.response.defer(thinking=True, ephemeral=spec.ephemeral or private)
         reply = await dispatch(incoming, self.ctx)
@@ -271,7 +283,13 @@ class SikpanClient(discord.Client):
             user_is_admin=(not in_guild) or bool(perms and (perms.administrator or perms.manage_guild)),
             display_name=message.author.display_name,
         )
-        reply = await dispatch(incoming, self.ctx)
+        verdict = gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key)
+        if verdict is Verdict.DROP:
+            return
+        if verdict is Verdict.WARN:
+            reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
+        else:
+            reply = await dispatch(incoming, self.ctx)
         self.handled.append(await self.sender.send(message.channel, render(reply, "discord")))
 
 

@@ -36,7 +36,16 @@ from telegram import BotCommand, Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, MessageHandler, filters
 
-from bot.commands import Incoming, dispatch, error_reply, load_commands, lookup, split_command
+from bot.admission import Verdict, gate
+from bot.commands import (
+    Incoming,
+    dispatch,
+    error_reply,
+    load_commands,
+    lookup,
+    resolve_lang,
+    split_command,
+)
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
 from bot.sending import SendOutcome, TelegramSender, install_token_redaction
@@ -144,6 +153,19 @@ class TelegramAdapter:
             return False
         return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
+    @staticmethod
+    def admission_keys(update: Update) -> tuple[str, str]:
+        """(user key, chat key) of an update, as :meth:`incoming` builds them."""
+        chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+        assert chat is not None
+        sender_chat = message.sender_chat if message is not None else None
+        user_id = telegram_user_id(
+            user.id if user is not None else None,
+            chat.id,
+            sender_chat.id if sender_chat is not None else None,
+        )
+        return f"telegram:{user_id}", f"telegram:{chat.id}"
+
     async def incoming(self, update: Update, text: str) -> Incoming:
         chat = update.effective_chat
         user = update.effective_user
@@ -185,8 +207,15 @@ class TelegramAdapter:
             return None
         message = update.effective_message
         assert message is not None
+        # admission first, before any work for the update (no member lookup, no database, no chart)
+        verdict = gate(self.ctx.extras).check(*self.admission_keys(update))
+        if verdict is Verdict.DROP:
+            return None
         incoming = await self.incoming(update, text)
-        reply = await dispatch(incoming, self.ctx)
+        if verdict is Verdict.WARN:  # one polite "slow down" per flood
+            reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
+        else:
+            reply = await dispatch(incoming, self.ctx)
         try:
             body = render(reply, "telegram")
         except Exception:  # a broken template must still give the user an answer
