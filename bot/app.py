@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from bot.config import Settings
+from bot.startup import StartupError, check_database
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -64,9 +65,15 @@ def _optional(module: str, attr: str) -> Callable[..., Coroutine[Any, Any, Any]]
 
 
 async def run(settings: Settings, stop: asyncio.Event, *, console_io: Any = None) -> None:
-    """Start everything configured in ``settings`` and wait until ``stop`` is set."""
+    """Start everything configured in ``settings`` and wait until ``stop`` is set.
+
+    Raises :class:`bot.startup.StartupError` when the database is unusable (checked first) or an adapter
+    cannot start (after its retries): everything else is stopped first, so the process exits non-zero.
+    """
+    await asyncio.to_thread(check_database, settings.db_path)
     ctx = await create_context(settings)
     tasks: dict[str, asyncio.Task[Any]] = {}
+    failed: list[tuple[str, BaseException]] = []
     try:
         if settings.telegram_token:
             runner = _optional("bot.telegram", "run_telegram")
@@ -102,8 +109,17 @@ async def run(settings: Settings, stop: asyncio.Event, *, console_io: Any = None
                 if task.cancelled():
                     continue
                 exc = task.exception()
-                if exc is not None:
+                if isinstance(exc, StartupError):
+                    log.error("%s could not start: %s", task.get_name(), exc.params.get("detail"))
+                elif exc is not None:
                     log.error("%s stopped with an error", task.get_name(), exc_info=exc)
+                adapters_left = [t for t in pending if t.get_name() in ("telegram", "discord")]
+                if task.get_name() in ("telegram", "discord") and exc is not None:
+                    # an adapter that cannot start (after its retries), or the last adapter gone: a deaf
+                    # bot must not keep running — stop everything and exit non-zero
+                    if isinstance(exc, StartupError) or not adapters_left:
+                        failed.append((task.get_name(), exc))
+                        stop.set()
                 if task.get_name() == "console":
                     stop.set()  # end of input on the console ends the program
             pending.discard(stop_task)
@@ -117,6 +133,11 @@ async def run(settings: Settings, stop: asyncio.Event, *, console_io: Any = None
                 await asyncio.gather(*still, return_exceptions=True)
         stop_task.cancel()
         await asyncio.gather(stop_task, return_exceptions=True)
+        if failed:
+            name, first = failed[0]
+            if isinstance(first, StartupError):
+                raise first
+            raise StartupError("bot.error.adapter_start", platform=name, attempts=1, detail=repr(first)[:200])
     finally:
         for task in tasks.values():
             if not task.done():

@@ -14,6 +14,8 @@ variable                     default                                     meaning
 ``SIKPAN_LANG``              ``ko``                                      default language (``ko`` | ``lzh``)
 ``SIKPAN_TZ``                ``Asia/Seoul``                              default IANA zone of new users
 ``SIKPAN_ENV_FILE``          ``.env``                                    where to read the optional ``.env``
+``SIKPAN_HISTORY_LIMIT``     unset (keep every cast)                     casts kept per user (the newest N)
+``SIKPAN_START_ATTEMPTS``    ``5``                                       adapter start attempts before exit 1
 ===========================  ==========================================  ==========================================
 
 Tokens never reach logs: :func:`install_redaction` adds a :class:`RedactingFilter` to every handler of the
@@ -33,6 +35,7 @@ from typing import Any
 
 from bot.i18n import DEFAULT_LANG, normalize_lang
 from bot.sanitize import bounded
+from bot.startup import START_ATTEMPTS
 from bot.zones import zone_or_none
 
 DEFAULT_TELEGRAM_API_BASE_URL = "https://api.telegram.org/bot"
@@ -62,6 +65,8 @@ class Settings:
     db_path: str = DEFAULT_DB
     lang: str = DEFAULT_LANG
     tz: str = DEFAULT_TZ
+    history_limit: int | None = None  # casts kept per user (newest first); None keeps all
+    start_attempts: int = START_ATTEMPTS  # adapter start attempts (back-off between) before exit 1
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -119,7 +124,25 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
     if zone_or_none(tz) is None:  # never raises (``America``, 5,000 characters …): one localized line
         shown = bounded(tz, 64)
         raise ConfigError("bot.error.config_tz", f"SIKPAN_TZ is not an IANA zone: {shown!r}", value=shown)
+    limit_raw = get("SIKPAN_HISTORY_LIMIT")
+    if limit_raw is not None and not (limit_raw.isascii() and limit_raw.isdigit() and len(limit_raw) <= 9):
+        raise ConfigError(
+            "bot.error.config_history_limit",
+            f"SIKPAN_HISTORY_LIMIT must be a whole number: {bounded(limit_raw, 64)!r}",
+            value=bounded(limit_raw, 64),
+        )
+    attempts_raw = get("SIKPAN_START_ATTEMPTS")
+    attempts = START_ATTEMPTS
+    if (
+        attempts_raw is not None
+        and attempts_raw.isascii()
+        and attempts_raw.isdigit()
+        and len(attempts_raw) < 4
+    ):
+        attempts = max(1, int(attempts_raw))
     return Settings(
+        history_limit=int(limit_raw) or None if limit_raw is not None else None,
+        start_attempts=attempts,
         telegram_token=get("TELEGRAM_BOT_TOKEN"),
         telegram_api_base_url=get("TELEGRAM_API_BASE_URL", DEFAULT_TELEGRAM_API_BASE_URL)
         or DEFAULT_TELEGRAM_API_BASE_URL,

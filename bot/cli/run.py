@@ -15,6 +15,9 @@ import sys
 
 from bot.cli.common import UsageError
 from bot.config import ConfigError, Settings, install_redaction, load_settings, redact
+from bot.i18n import gettext
+from bot.sanitize import bounded_params
+from bot.startup import StartupError, check_database
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -64,8 +67,12 @@ def handler(args: argparse.Namespace) -> int:
         raise UsageError(err.code, **err.params) from None
     configure_logging(settings, args.log_level or ("INFO" if settings.has_tokens else "WARNING"))
     try:
-        sqlite3.connect(settings.db_path).close()  # fail early (and in one line) if the file cannot be opened
+        check_database(settings.db_path)  # fail early, in one line: unopenable, damaged or read-only
         asyncio.run(main_async(settings))
+    except StartupError as err:  # the database, or an adapter that could not start after its retries
+        params = {k: redact(str(v), settings.secrets) for k, v in err.params.items()}
+        print(gettext(settings.lang, err.code, **bounded_params(params, 200)), file=sys.stderr)
+        return err.status
     except (sqlite3.Error, OSError) as err:  # the database cannot be opened or migrated
         raise UsageError(
             "bot.error.db_open", path=settings.db_path, detail=redact(str(err), settings.secrets)

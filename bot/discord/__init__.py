@@ -30,6 +30,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+import aiohttp
 import discord
 import yarl
 from discord import app_commands
@@ -39,6 +40,7 @@ from bot.admission import Verdict, gate
 from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands, resolve_lang
 from bot.i18n import gettext
 from bot.sending import DiscordSender, SendOutcome, install_token_redaction
+from bot.startup import start_with_retries
 from bot.views import render
 
 if TYPE_CHECKING:
@@ -370,7 +372,17 @@ async def run_discord(ctx: AppContext, stop: asyncio.Event, **options: Any) -> N
         **options,
     )
     async with client:
-        runner = asyncio.create_task(client.start(token), name="discord-client")
+        # login (GET /users/@me …), retried with back-off; a refused token fails at once; StartupError
+        # ends ``sikpan run`` with exit 1 (then the gateway connection reconnects by itself)
+        await start_with_retries(
+            lambda: client.login(token),
+            platform="discord",
+            retry_on=(discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError),
+            fatal=(discord.LoginFailure,),
+            attempts=settings.start_attempts,
+            stop=stop,
+        )
+        runner = asyncio.create_task(client.connect(), name="discord-client")
         waiter = asyncio.create_task(stop.wait(), name="discord-stop")
         try:
             done, _ = await asyncio.wait({runner, waiter}, return_when=asyncio.FIRST_COMPLETED)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from telegram import BotCommand, Update
 from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, MessageHandler, filters
 
 from bot.admission import Verdict, gate
@@ -49,6 +50,7 @@ from bot.commands import (
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
 from bot.sending import SendOutcome, TelegramSender, install_token_redaction
+from bot.startup import start_with_retries
 from bot.views import render
 
 if TYPE_CHECKING:
@@ -325,7 +327,17 @@ async def run_telegram(
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
     app = build_application(ctx, token, settings.telegram_api_base_url or DEFAULT_BASE_URL)
     webhook = webhook if webhook is not None else webhook_options()
-    async with app:  # initialize (getMe) … shutdown
+    # getMe, retried with back-off (502, unreachable API); a refused token fails at once. Either way a
+    # StartupError ends ``sikpan run`` with exit 1 instead of a process that never answers.
+    await start_with_retries(
+        app.initialize,
+        platform="telegram",
+        retry_on=(NetworkError,),
+        fatal=(InvalidToken,),
+        attempts=settings.start_attempts,
+        stop=stop,
+    )
+    async with app:  # initialize (done above: a no-op) … shutdown
         await prepare(app)
         await app.start()
         assert app.updater is not None
