@@ -363,6 +363,17 @@ class Storage:
         )
         return [self._entry(r) for r in rows]
 
+    async def prune_history(self, user_key: str, keep: int) -> int:
+        """Keep the user's newest ``keep`` casts (``SIKPAN_HISTORY_LIMIT``); returns how many were deleted.
+
+        Numbers are never reused: the next cast still gets the highest number + 1.
+        """
+        return await self.execute(
+            "DELETE FROM history WHERE user_key = ? AND seq <= ("
+            " SELECT seq FROM history WHERE user_key = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)",
+            (user_key, user_key, max(0, keep)),
+        )
+
     async def count_history(self, user_key: str) -> int:
         row = await self.fetchone("SELECT COUNT(*) FROM history WHERE user_key = ?", (user_key,))
         return int(row[0]) if row else 0

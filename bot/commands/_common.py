@@ -195,6 +195,8 @@ async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> 
         context=context,
         created_at=created,
     )
+    if ctx.settings.history_limit:  # retention (SIKPAN_HISTORY_LIMIT); unset keeps every cast
+        await ctx.storage.prune_history(incoming.user_key, ctx.settings.history_limit)
     return reply(rec.view, **context, no=seq)
 
 
