@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot import privacy
 from bot.i18n import LANGS, normalize_lang
+from bot.sanitize import clean
 from engine.errors import EngineInputError
 
 if TYPE_CHECKING:
@@ -224,6 +225,12 @@ async def resolve_lang(incoming: Incoming, ctx: AppContext) -> str:
 
 async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
     """Run one command line; every user error becomes an ``error`` reply (this never raises for them)."""
+    # no control/bidi characters or lone surrogates (which cannot even be stored as UTF-8) past this point
+    incoming = replace(
+        incoming,
+        text=clean(incoming.text),
+        display_name=clean(incoming.display_name) if incoming.display_name is not None else None,
+    )
     try:
         lang = await resolve_lang(incoming, ctx)
     except Exception:

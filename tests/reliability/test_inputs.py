@@ -135,3 +135,10 @@ async def test_forget_leaves_nothing_readable_in_the_wal_or_the_database(say, ct
     raw = Path(ctx.storage.path).read_bytes() + (wal.read_bytes() if wal.exists() else b"")
     assert MARKER.encode() not in raw
     assert b"Bystander" in raw  # other users' data is untouched
+
+
+async def test_lone_surrogates_in_a_command_or_a_name_are_not_an_internal_error(say):
+    # SQLite stores UTF-8: a lone surrogate used to make the history write fail (bot.error.internal)
+    answer = await say("/cast 2026-11-29 23:10 \udfff", display_name="\ud800name")
+    assert answer.context.get("code") != "bot.error.internal"
+    assert (await say("/start", display_name="\udc00")).view == "start"
