@@ -17,7 +17,7 @@ from bot.cli.common import UsageError
 from bot.config import ConfigError, Settings, install_redaction, load_settings, redact
 from bot.i18n import gettext
 from bot.sanitize import bounded_params
-from bot.startup import StartupError, check_database
+from bot.startup import StartupError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -67,8 +67,7 @@ def handler(args: argparse.Namespace) -> int:
         raise UsageError(err.code, **err.params) from None
     configure_logging(settings, args.log_level or ("INFO" if settings.has_tokens else "WARNING"))
     try:
-        check_database(settings.db_path)  # fail early, in one line: unopenable, damaged or read-only
-        asyncio.run(main_async(settings))
+        asyncio.run(main_async(settings))  # bot.app.run checks the database first (bot.startup)
     except StartupError as err:  # the database, or an adapter that could not start after its retries
         params = {k: redact(str(v), settings.secrets) for k, v in err.params.items()}
         print(gettext(settings.lang, err.code, **bounded_params(params, 200)), file=sys.stderr)
