@@ -21,7 +21,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from bot.commands import COMMANDS, Incoming, Reply, dispatch
+from bot.commands import COMMANDS, Incoming, Reply, dispatch, lookup, split_command
 from bot.privacy import PRIVATE_ONLY
 from bot.sanitize import clean
 from bot.sending import split_discord, split_telegram_html, utf16_len
@@ -110,8 +110,6 @@ def check(incoming: Incoming, answer: Reply) -> list[str]:
             problems.append("discord: part length")
     if "@everyone" in texts["discord"] or "@here" in texts["discord"]:
         problems.append("discord: live mention")
-    from bot.commands import lookup, split_command
-
     parsed = split_command(incoming.text)
     spec = lookup(parsed[0]) if parsed else None
     if (
