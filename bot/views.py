@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from bot.commands.base import Reply
 from bot.i18n import environment
+from bot.sanitize import clean
 
 CHANNELS = ("telegram", "discord", "console")
 _EXT = {"telegram": "html.j2", "discord": "md.j2", "console": "txt.j2"}
@@ -169,5 +170,5 @@ def render(reply: Reply, channel: str) -> str:
     extra = VIEW_EXTRAS.get(reply.view)
     context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
     text = template.render(**context, view=reply.view, channel=channel)
-    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    text = "\n".join(line.rstrip() for line in clean(text).split("\n"))  # no controls/bidi on any channel
     return _BLANKS.sub("\n\n", text).strip("\n")
