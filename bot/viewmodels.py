@@ -54,6 +54,11 @@ class ChartView(TypedDict):
     options: dict[str, Any]
     readings: list[dict[str, Any]]  # ``engine.liuren.reading.Reading.to_json()`` (ids the partials resolve)
     category: str | None
+    # added for the chat views (issue #13); rows stored before them lack these keys
+    verdict: dict[str, Any]  # ``engine.liuren.verdict.judge(chart, category).to_json()``
+    trace: dict[str, Any]  # ``Chart.trace.to_json()``: why this 初傳 (rule, candidates, tie-break, notes)
+    guiren: str  # the 貴人's 天盤 branch
+    forward: bool  # 貴人 順行 (True) or 逆行
 
 
 class WhenView(TypedDict, total=False):

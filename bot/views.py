@@ -21,6 +21,7 @@ from markupsafe import Markup
 from bot.commands.base import Reply
 from bot.i18n import environment
 from bot.sanitize import clean
+from engine.core.cycle import Branch
 
 CHANNELS = ("telegram", "discord", "console")
 _EXT = {"telegram": "html.j2", "discord": "md.j2", "console": "txt.j2"}
@@ -153,22 +154,70 @@ def _liuren_gloss(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
     return {"gloss": _reading_glossary(lang)} if context.get("readings") else {}
 
 
+def _shensha_meanings(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
+    """Each star's meaning (in ``lang``) and nature 吉/凶 (None: neither), from its definition (seed 000/002)."""
+    from engine.shensha import star
+
+    meanings: dict[str, str] = {}
+    natures: dict[str, str | None] = {}
+    for row in context.get("stars") or ():
+        definition = star(row["id"])
+        meanings[row["id"]] = definition.meaning.get(lang) or ""
+        natures[row["id"]] = definition.nature
+    month = context.get("month")
+    # seed 000's four seasons 寅卯辰 巳午未 申酉戌 亥子丑 (as bot.cli.shensha.SEASONS)
+    season = "春夏秋冬"[((Branch.from_char(month) - Branch.YIN) % 12) // 3] if month else None
+    return {"star_meaning": meanings, "star_nature": natures, "season": season}
+
+
 # Language-dependent data a view needs besides its stored context (kept out of the history rows).
-VIEW_EXTRAS: dict[str, Callable[[str, Mapping[str, Any]], Mapping[str, Any]]] = {"cast": _liuren_gloss}
+VIEW_EXTRAS: dict[str, Callable[[str, Mapping[str, Any]], Mapping[str, Any]]] = {
+    "cast": _liuren_gloss,
+    "shensha": _shensha_meanings,
+}
+
+# The pages of a stored cast (issue #13): the first is the reply, the others one tap away. A page is the
+# template ``<view>_<page>`` (``full``: the view's own template) rendered from the stored history row.
+PAGES: Mapping[str, tuple[str, ...]] = {
+    "cast": ("brief", "read", "gloss", "trace"),
+    "shensha": ("brief", "ji", "xiong", "other"),
+    "qizheng": ("brief", "houses", "patterns", "daxian"),
+}
+
+
+def pages_of(view: str) -> tuple[str, ...]:
+    """The pages of ``view`` (empty: a one-page view)."""
+    return PAGES.get(view, ())
+
+
+def first_page(view: str) -> str | None:
+    """The page a fresh reply of ``view`` shows, or None for a one-page view."""
+    pages = pages_of(view)
+    return pages[0] if pages else None
+
+
+def page_view(view: str, page: str | None) -> str:
+    """The template view name of ``page`` of ``view``."""
+    if page is None or page == "full" or page not in pages_of(view):
+        return view
+    return f"{view}_{page}"
+
 
 _BLANKS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
-def render(reply: Reply, channel: str) -> str:
-    """The text of ``reply`` for ``channel`` ("telegram" | "discord" | "console")."""
+def render(reply: Reply, channel: str, page: str | None = None) -> str:
+    """The text of ``reply`` for ``channel`` ("telegram" | "discord" | "console"); ``page`` one of
+    :func:`pages_of` ``(reply.view)`` (None: the whole view, as before pages existed)."""
     env = channel_environment(reply.lang, channel)
-    name = template_name(reply.view, channel)
+    view = page_view(reply.view, page)
+    name = template_name(view, channel)
     try:
         template = env.get_template(name)
     except jinja2.TemplateNotFound:
-        template = env.get_template(template_name(reply.view, "console"))
+        template = env.get_template(template_name(view, "console"))
     extra = VIEW_EXTRAS.get(reply.view)
     context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
-    text = template.render(**context, view=reply.view, channel=channel)
+    text = template.render(**context, view=reply.view, channel=channel, page=page)
     text = "\n".join(line.rstrip() for line in clean(text).split("\n"))  # no controls/bidi on any channel
     return _BLANKS.sub("\n\n", text).strip("\n")

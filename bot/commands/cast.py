@@ -26,6 +26,7 @@ from bot.viewmodels import BoardCell, CastView, ChartView, LessonView, PillarsVi
 from engine.calendar import DayStart, four_pillars
 from engine.core.cycle import Branch, GanZhi
 from engine.liuren import Chart, build_chart, chart_at, chart_for_ju, leishen, reading
+from engine.liuren.verdict import judge
 
 if TYPE_CHECKING:
     from bot.storage import UserSettings
@@ -135,6 +136,10 @@ def chart_view(chart: Chart, category: str | None = None) -> ChartView:
         "options": chart.options.to_json(),
         "readings": readings_view(chart, category),
         "category": category,
+        "verdict": judge(chart, category).to_json(),
+        "trace": chart.trace.to_json(),
+        "guiren": chart.guiren.char,
+        "forward": chart.forward,
     }
 
 

@@ -32,10 +32,17 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from telegram import BotCommand, Update
-from telegram.constants import ChatMemberStatus, ChatType
-from telegram.error import InvalidToken, NetworkError, TelegramError
-from telegram.ext import Application, ApplicationBuilder, ContextTypes, MessageHandler, filters
+from telegram import BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.constants import ChatMemberStatus, ChatType, ParseMode
+from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
+from telegram.ext import (
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
 
 from bot.admission import Verdict, gate
 from bot.commands import (
@@ -44,15 +51,17 @@ from bot.commands import (
     error_reply,
     load_commands,
     lookup,
+    pages,
     resolve_lang,
     split_command,
 )
+from bot.commands.base import Reply
 from bot.config import install_redaction
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
-from bot.sending import SendOutcome, TelegramSender
+from bot.sending import SendOutcome, TelegramSender, split_telegram_html
 from bot.startup import start_with_retries
-from bot.views import render
+from bot.views import first_page, render
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -222,15 +231,82 @@ class TelegramAdapter:
             reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
         else:
             reply = await dispatch(incoming, self.ctx)
-        body = render(reply, "telegram")
+        page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
+        body = render(reply, "telegram", page=page)
+        markup = keyboard(reply, incoming.user_id, page) if page is not None else None
         return await self.send(
-            incoming, body, reply_to=message.message_id if incoming.chat_kind != "private" else None
+            incoming,
+            body,
+            reply_to=message.message_id if incoming.chat_kind != "private" else None,
+            reply_markup=markup,
         )
 
-    async def send(self, incoming: Incoming, body: str, reply_to: int | None = None) -> SendOutcome:
+    async def send(
+        self, incoming: Incoming, body: str, reply_to: int | None = None, reply_markup: Any = None
+    ) -> SendOutcome:
         return await self.sender.send(
-            int(incoming.chat_id), body, chat_kind=incoming.chat_kind, reply_to_message_id=reply_to
+            int(incoming.chat_id),
+            body,
+            chat_kind=incoming.chat_kind,
+            reply_to_message_id=reply_to,
+            reply_markup=reply_markup,
         )
+
+    async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A page button: the page of the stored cast replaces the message in place. Every callback query
+        is answered (``answerCallbackQuery``), also when the row is gone or the edit fails."""
+        query = update.callback_query
+        assert query is not None
+        notice: str | None = None
+        try:
+            notice = await self.show_page(update)
+        finally:
+            try:
+                await query.answer(text=notice, show_alert=notice is not None)
+            except TelegramError as exc:  # a query older than Telegram keeps: nothing left to answer
+                log.info("telegram: callback query not answered: %s", exc)
+            await self._mark(update, None)
+
+    async def show_page(self, update: Update) -> str | None:
+        """Edit the message to the page the button names; returns a notice for the presser, if any."""
+        query = update.callback_query
+        chat = update.effective_chat
+        assert query is not None
+        ref = pages.decode(query.data)
+        message = query.message
+        if ref is None or chat is None or message is None:
+            return None
+        verdict = gate(self.ctx.extras).check(*self.admission_keys(update))
+        user = update.effective_user
+        presser = Incoming(
+            platform="telegram",
+            chat_id=str(chat.id),
+            user_id=str(user.id) if user is not None else ref.owner,
+            text="",
+            lang_hint=user.language_code if user is not None else None,
+            chat_kind=_chat_kind(chat.type),
+        )
+        lang = await resolve_lang(presser, self.ctx)
+        if verdict is not Verdict.ADMIT:
+            return gettext(lang, "bot.error.slow_down")
+        reply = await pages.load("telegram", ref, lang, presser.chat_kind, self.ctx)
+        if reply is None:
+            return gettext(lang, "chat.page.gone")
+        body = fit_page(render(reply, "telegram", page=ref.page), lang)
+        markup = keyboard(reply, ref.owner, ref.page)
+        try:
+            if getattr(message, "photo", None):
+                await query.edit_message_caption(
+                    caption=fit_page(body, lang, limit=1024), parse_mode=ParseMode.HTML, reply_markup=markup
+                )
+            else:
+                await query.edit_message_text(
+                    body, parse_mode=ParseMode.HTML, reply_markup=markup, disable_web_page_preview=True
+                )
+        except BadRequest as exc:
+            if "not modified" not in exc.message.lower():  # the same page pressed again is no error
+                log.warning("telegram: page edit in chat %s failed: %s", chat.id, exc.message)
+        return None
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         """PTB's error handler: the outermost boundary of a request (``dispatch`` answers every command
@@ -247,6 +323,31 @@ class TelegramAdapter:
         if chat is not None:
             body = render(error_reply("bot.error.internal", self.ctx.settings.lang), "telegram")
             await self.sender.send(chat.id, body, chat_kind=_chat_kind(chat.type))
+
+
+def keyboard(reply: Reply, owner: str, current: str | None) -> InlineKeyboardMarkup | None:
+    """One button per page of the stored cast ``reply`` shows (the current one marked)."""
+    number = reply.context.get("no")
+    if not isinstance(number, int):
+        return None
+    buttons = []
+    for ref in pages.refs(reply.view, owner, number):
+        data = ref.encode()
+        if data is None:
+            return None
+        label = gettext(reply.lang, f"chat.page.{reply.view}.{ref.page}")
+        buttons.append(
+            InlineKeyboardButton(("• " if ref.page == current else "") + label, callback_data=data)
+        )
+    return InlineKeyboardMarkup([buttons]) if buttons else None
+
+
+def fit_page(body: str, lang: str, limit: int = 4096) -> str:
+    """A page fits one message (an edit cannot be split): past ``limit`` it ends at a line with a note."""
+    parts = split_telegram_html(body, limit - 80)
+    if len(parts) == 1:
+        return body
+    return parts[0] + "\n" + gettext(lang, "chat.page.more")
 
 
 def command_menu(lang: str) -> list[BotCommand]:
@@ -292,6 +393,7 @@ def build_application(
     adapter = TelegramAdapter(ctx, sender)
     app.bot_data["adapter"] = adapter
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT, adapter.on_message))
+    app.add_handler(CallbackQueryHandler(adapter.on_callback))
     app.add_error_handler(adapter.on_error)
     ctx.extras["telegram_sender"] = sender
     ctx.extras["telegram_application"] = app

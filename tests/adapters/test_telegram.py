@@ -127,10 +127,10 @@ async def test_a_rendering_bug_reaches_the_error_handler_which_logs_and_answers(
 ):
     real_render = tgmod.render
 
-    def broken_render(reply, channel):
+    def broken_render(reply, channel, page=None):
         if reply.view == "shensha":
             raise RuntimeError("template bug")
-        return real_render(reply, channel)
+        return real_render(reply, channel, page=page)
 
     monkeypatch.setattr(tgmod, "render", broken_render)
     async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg):
@@ -147,8 +147,8 @@ async def test_a_rendering_bug_reaches_the_error_handler_which_logs_and_answers(
 async def test_a_reply_longer_than_4096_is_split_into_valid_html_parts(tg, tmp_path, monkeypatch):
     real_render = tgmod.render
 
-    def long_render(reply, channel):  # the real 神煞 rendering, eight times over
-        one = real_render(reply, channel)
+    def long_render(reply, channel, page=None):  # the real 神煞 rendering (a page), eight times over
+        one = real_render(reply, channel, page=page)
         return "\n".join([one] * 8) if reply.view == "shensha" else one
 
     monkeypatch.setattr(tgmod, "render", long_render)

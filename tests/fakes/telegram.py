@@ -17,7 +17,7 @@ Protocol
     Methods: getMe, logOut, close, deleteWebhook, setWebhook, getWebhookInfo, getUpdates (real long poll that
     honours ``offset``; the hold is capped at :attr:`poll_hold` seconds so shutdown is fast), sendMessage,
     sendPhoto, sendDocument, getFile, setMyCommands, getMyCommands, deleteMyCommands, answerCallbackQuery,
-    editMessageText, deleteMessage, sendChatAction, getChatMember (``admins[chat_id] = {user ids}`` are
+    editMessageText, editMessageCaption, deleteMessage, sendChatAction, getChatMember (``admins[chat_id] = {user ids}`` are
     "administrator", ``owners[chat_id] = user_id`` is "creator", everyone else "member").
     Form values other than text-like fields (text, caption, parse_mode …) are JSON-decoded, as PTB sends
     them JSON-encoded; "/cast 1" stays a string.
@@ -302,22 +302,35 @@ class FakeTelegram(LoopbackServer):
         return update
 
     def callback_query(
-        self, data: str, *, chat_id: int = 1001, user_id: int | None = None, message_id: int = 1
+        self,
+        data: str,
+        *,
+        chat_id: int = 1001,
+        user_id: int | None = None,
+        message_id: int = 1,
+        chat_type: str = "private",
+        language_code: str | None = None,
+        message: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
+        """Queue a button press on the bot's message ``message_id`` (``message``: that message as sent, e.g.
+        ``call.result`` of its sendMessage/sendPhoto, so a photo is edited as a caption)."""
         user_id = user_id or chat_id
+        sender: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": "Tester"}
+        if language_code:
+            sender["language_code"] = language_code
+        chat: dict[str, Any] = {"id": chat_id, "type": chat_type}
+        if chat_type != "private":
+            chat["title"] = "group"
+        shown = dict(message) if message else {"text": "…"}
+        shown.update({"message_id": message_id, "date": int(time.time()), "chat": chat})
         update = {
             "update_id": next(self._update_ids),
             "callback_query": {
                 "id": str(next(self._message_ids)),
-                "from": {"id": user_id, "is_bot": False, "first_name": "Tester"},
+                "from": sender,
                 "chat_instance": "1",
                 "data": data,
-                "message": {
-                    "message_id": message_id,
-                    "date": int(time.time()),
-                    "chat": {"id": chat_id, "type": "private"},
-                    "text": "…",
-                },
+                "message": shown,
             },
         }
         self.push_update(update)
@@ -589,7 +602,24 @@ class FakeTelegram(LoopbackServer):
                             "Bad Request: message caption is too long")  # fmt: skip
         return shown
 
+    @staticmethod
+    def _markup(params: dict[str, Any]) -> dict[str, Any]:
+        """The ``reply_markup`` of a message as Telegram echoes it; an inline button's ``callback_data`` must
+        be 1–64 bytes (else 400 BUTTON_DATA_INVALID), its text non-empty."""
+        markup = params.get("reply_markup")
+        if not markup:
+            return {}
+        for row in markup.get("inline_keyboard", []):
+            for button in row:
+                data = button.get("callback_data")
+                if data is not None and not 1 <= len(str(data).encode()) <= 64:
+                    raise _ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+                if not str(button.get("text", "")).strip():
+                    raise _ApiError(400, "Bad Request: text buttons are unallowed in the inline keyboard")
+        return {"reply_markup": markup} if "inline_keyboard" in markup else {}
+
     def _message(self, params: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        extra = {**self._markup(params), **extra}
         chat_id = params.get("chat_id")
         kind = "private" if isinstance(chat_id, int) and chat_id > 0 else "supergroup"
         chat: dict[str, Any] = {"id": chat_id, "type": kind}
@@ -660,6 +690,14 @@ class FakeTelegram(LoopbackServer):
     async def _m_editmessagetext(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         shown = self._check_text(params.get("text"), params.get("parse_mode"), TEXT_LIMIT, "message text")
         message = self._message(params, text=shown)
+        message["message_id"] = params.get("message_id")
+        return message
+
+    async def _m_editmessagecaption(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        shown = self._check_text(
+            params.get("caption"), params.get("parse_mode"), CAPTION_LIMIT, "message caption"
+        )
+        message = self._message(params, caption=shown)
         message["message_id"] = params.get("message_id")
         return message
 

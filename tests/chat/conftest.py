@@ -1,0 +1,3 @@
+"""Fixtures of the chat tests: the fake Telegram Bot API (tests/fakes/telegram.py) and ``sikpan run``."""
+
+from tests.adapters.conftest import tg  # noqa: F401  (the fixture)

@@ -1,0 +1,107 @@
+"""Issue #13 on Telegram, with the real python-telegram-bot against the fake Bot API: one short first reply
+with page buttons; every button answered and showing its page of the stored cast, in place; the same buttons
+after a restart; in a group the reply answers the asker and anyone may browse.
+
+Expected texts come from the seeds: seed 003's entry for 庚辰 第八局 (「此重審之卦，前引後從，日干拱貴」 and its
+Korean translation) is what the 解 page must carry; 重審 is that entry's 課體.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.commands import pages
+from bot.i18n import gettext
+from tests.adapters.conftest import running, tg_settings
+from tests.fakes.telegram import visible_text
+
+SEED_003_GENGCHEN_8 = {"lzh": "此重審之卦，前引後從，日干拱貴", "ko": "앞에 인이 있고 뒤에 종이 있어"}
+
+
+def _buttons(call) -> list[dict]:
+    markup = call.result.get("reply_markup") or {}
+    return [b for row in markup.get("inline_keyboard", []) for b in row]
+
+
+async def _ask(tg, run, text, chat_id, **kw):
+    before = len(tg.sent_to(chat_id))
+    update = tg.user_says(text, chat_id=chat_id, **kw)
+    await run.telegram.wait_handled(update["update_id"], 20)
+    return tg.sent_to(chat_id)[before:]
+
+
+async def _press(tg, run, button, message, chat_id, **kw):
+    """Press ``button`` of ``message``; returns (answerCallbackQuery call, edit call or None)."""
+    answers = len([c for c in tg.calls if c.method == "answerCallbackQuery"])
+    edits = len([c for c in tg.calls if c.method.startswith("editMessage")])
+    update = tg.callback_query(
+        button["callback_data"], chat_id=chat_id, message_id=message["message_id"], message=message, **kw
+    )
+    await run.telegram.wait_handled(update["update_id"], 20)
+    answered = [c for c in tg.calls if c.method == "answerCallbackQuery"][answers:]
+    edited = [c for c in tg.calls if c.method.startswith("editMessage") and c.status == 200][edits:]
+    assert len(answered) == 1, "every callback query is answered once"
+    assert answered[0].params["callback_query_id"] == update["callback_query"]["id"]
+    return answered[0], (edited[0] if edited else None)
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+async def test_cast_first_reply_buttons_pages_and_restart(tg, tmp_path, lang):
+    db = str(tmp_path / "db.sqlite")
+    chat = 31
+    async with running(tg_settings(tg, db, lang=lang), ready=tg) as run:
+        [first] = await _ask(tg, run, "/cast 庚辰 8", chat, language_code=lang)
+        shown = first.result["text"]
+        assert len(shown) <= 1500, len(shown)  # one phone screen
+        assert "丑貴人" in shown and "天后" in shown  # the board and 三傳 with 天將 are on it
+        buttons = _buttons(first)
+        assert len(buttons) >= 3
+        assert all(len(b["callback_data"].encode()) <= 64 for b in buttons)
+        detail = ""
+        for button in buttons:
+            answer, edit = await _press(tg, run, button, first.result, chat, language_code=lang)
+            assert "show_alert" not in answer.params or not answer.params["show_alert"]
+            assert edit is not None and edit.params["message_id"] == first.result["message_id"]
+            page = visible_text(edit.params["text"], "HTML")
+            assert len(page) <= 4096
+            assert _buttons(edit), "the page keeps its keyboard"
+            detail += page
+        assert SEED_003_GENGCHEN_8[lang] in detail
+        assert len(detail) - len(shown) >= 1500  # ≥ 1,500 characters of detail one tap away
+        trace_button = next(b for b in buttons if pages.decode(b["callback_data"]).page == "trace")
+    # a restart: a new Application on the same database; the old message's buttons still work
+    async with running(tg_settings(tg, db, lang=lang), ready=tg) as run:
+        answer, edit = await _press(tg, run, trace_button, first.result, chat, language_code=lang)
+        assert edit is not None
+        assert "重審" in edit.params["text"]  # seed 003: 「此重審之卦」
+
+
+async def test_group_reply_answers_the_asker_and_anyone_may_browse(tg, tmp_path):
+    group = -100777
+    async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
+        update = tg.user_says("/cast 庚辰 8", chat_id=group, user_id=501, chat_type="supergroup")
+        await run.telegram.wait_handled(update["update_id"], 20)
+        [first] = tg.sent_to(group)
+        assert first.params["reply_parameters"]["message_id"] == update["message"]["message_id"]
+        read = next(b for b in _buttons(first) if pages.decode(b["callback_data"]).page == "read")
+        # another member (502) presses the asker's button
+        answer, edit = await _press(tg, run, read, first.result, group, user_id=502, chat_type="supergroup")
+        assert edit is not None and SEED_003_GENGCHEN_8["ko"] in edit.params["text"]
+
+
+async def test_a_forgotten_cast_is_answered_with_a_notice(tg, tmp_path):
+    async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
+        [first] = await _ask(tg, run, "/cast 庚辰 8", 41)
+        await _ask(tg, run, "/forget yes", 41)
+        answer, edit = await _press(tg, run, _buttons(first)[1], first.result, 41)
+        assert edit is None
+        assert answer.params["text"] == gettext("ko", "chat.page.gone")
+        assert answer.params["show_alert"] is True
+
+
+async def test_foreign_callback_data_is_still_answered(tg, tmp_path):
+    async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
+        answer, edit = await _press(
+            tg, run, {"callback_data": "something-else"}, {"message_id": 7, "text": "x"}, 42
+        )
+        assert edit is None and "text" not in answer.params
