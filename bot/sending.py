@@ -661,16 +661,21 @@ class DiscordSender:
         as_embeds: bool = False,
         target_id: str | None = None,
         before_request: BeforeRequest | None = None,
+        embed: Any = None,
+        view: Any = None,
     ) -> SendOutcome:
         """Send to ``target``: a ``discord.abc.Messageable`` (channel, user, member) or an interaction
-        ``followup`` webhook (then ``ephemeral`` applies)."""
+        ``followup`` webhook (then ``ephemeral`` applies). ``embed`` (a ready ``discord.Embed``) is sent
+        alone instead of ``text``; ``view`` (buttons) goes with the last message."""
         import aiohttp
         import discord
 
         is_webhook = isinstance(target, discord.Webhook)
         ident = target_id or str(getattr(target, "id", "?"))
         payloads: list[dict[str, Any]]
-        if as_embeds:
+        if embed is not None:
+            payloads = [{"embed": embed}]
+        elif as_embeds:
             payloads = [
                 {"embeds": [discord.Embed(description=d) for d in group]}
                 for group in split_embed_descriptions(self.prepare(text))
@@ -680,8 +685,10 @@ class DiscordSender:
         ids: list[int] = []
         if before_request is not None and payloads and not await before_request():
             return SendOutcome(False, 0, (), "not_attempted", ident)
-        for payload in payloads:
+        for index, payload in enumerate(payloads):
             kwargs: dict[str, Any] = dict(payload, allowed_mentions=discord.AllowedMentions.none())
+            if view is not None and index == len(payloads) - 1:
+                kwargs["view"] = view
             if is_webhook:
                 kwargs["ephemeral"] = ephemeral
                 kwargs["wait"] = True

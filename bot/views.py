@@ -19,7 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from bot.commands.base import Reply
-from bot.i18n import environment
+from bot.i18n import environment, gettext
 from bot.sanitize import clean
 from engine.core.cycle import Branch
 
@@ -194,6 +194,19 @@ def first_page(view: str) -> str | None:
     """The page a fresh reply of ``view`` shows, or None for a one-page view."""
     pages = pages_of(view)
     return pages[0] if pages else None
+
+
+_TITLES = {"cast": "bot.cast.title", "shensha": "bot.shensha.title", "qizheng": "bot.qizheng.title"}
+
+
+def page_title(reply: Reply) -> tuple[str, str]:
+    """(title, footer) of a stored cast shown as an embed: the view's title with its number, and the
+    options it was cast with (``templates/chat/footer.txt.j2``)."""
+    title = gettext(reply.lang, _TITLES.get(reply.view, "bot.cast.title"))
+    number = reply.context.get("no")
+    env = channel_environment(reply.lang, "console")
+    footer = env.get_template("chat/footer.txt.j2").render(**dict(reply.context), view=reply.view)
+    return (f"{title} · #{number}" if number else title), " ".join(footer.split())
 
 
 def page_view(view: str, page: str | None) -> str:

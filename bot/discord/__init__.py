@@ -37,12 +37,13 @@ from discord import app_commands
 
 from bot import privacy
 from bot.admission import Verdict, gate
-from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands, resolve_lang
+from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands, pages, resolve_lang
+from bot.commands.base import Reply
 from bot.config import install_redaction
 from bot.i18n import gettext
 from bot.sending import DiscordSender, SendOutcome
 from bot.startup import start_with_retries
-from bot.views import render
+from bot.views import first_page, page_title, render
 
 if TYPE_CHECKING:  # discord.types is for type checkers (it cannot be imported on its own at run time)
     from discord.types.command import ApplicationCommand as ApplicationCommandPayload
@@ -198,14 +199,50 @@ class SikpanClient(discord.Client):
         private = privacy.answer_privately(spec.name, incoming.chat_kind, incoming.private_reply)
         await interaction.response.defer(thinking=True, ephemeral=spec.ephemeral or private)
         reply = await dispatch(incoming, self.ctx)
+        ephemeral = reply.ephemeral or spec.ephemeral or private
+        page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
+        if page is not None:  # a stored cast: one embed of its first page, its pages as buttons
+            embed, view = page_message(reply, incoming.user_id, page)
+            outcome = await self.sender.send(
+                interaction.followup,
+                "",
+                ephemeral=ephemeral,
+                target_id=incoming.chat_id,
+                embed=embed,
+                view=view,
+            )
+            self.handled.append(outcome)
+            return
         body = render(reply, "discord")  # a failure here reaches on_app_command_error (the request boundary)
         outcome = await self.sender.send(
-            interaction.followup,
-            body,
-            ephemeral=reply.ephemeral or spec.ephemeral or private,
-            target_id=incoming.chat_id,
+            interaction.followup, body, ephemeral=ephemeral, target_id=incoming.chat_id
         )
         self.handled.append(outcome)
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """The one listener for page buttons (``custom_id`` = :mod:`bot.commands.pages` data): it names the
+        stored row, so buttons of any message work after a restart. Acknowledged at once by the edit
+        (UPDATE_MESSAGE, type 7) or, when the row is gone, an ephemeral notice."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data: Mapping[str, Any] = interaction.data or {}
+        ref = pages.decode(str(data.get("custom_id", "")))
+        if ref is None:
+            return
+        incoming = self.incoming(interaction, "")
+        lang = await resolve_lang(incoming, self.ctx)
+        verdict = gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key)
+        if verdict is not Verdict.ADMIT:
+            await interaction.response.send_message(gettext(lang, "bot.error.slow_down"), ephemeral=True)
+            return
+        reply = await pages.load("discord", ref, lang, incoming.chat_kind, self.ctx)
+        if reply is None:
+            await interaction.response.send_message(gettext(lang, "chat.page.gone"), ephemeral=True)
+            return
+        embed, view = page_message(reply, ref.owner, ref.page)
+        await interaction.response.edit_message(
+            embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
+        )
 
     @staticmethod
     def incoming(interaction: discord.Interaction, text: str) -> Incoming:
@@ -295,6 +332,38 @@ class SikpanClient(discord.Client):
         else:
             reply = await dispatch(incoming, self.ctx)
         self.handled.append(await self.sender.send(message.channel, render(reply, "discord")))
+
+
+EMBED_DESCRIPTION_LIMIT = 4096
+
+
+def page_message(reply: Reply, owner: str, page: str) -> tuple[discord.Embed, discord.ui.View]:
+    """The embed of ``page`` of a stored cast (title, description within 4,096, footer = the options used)
+    and its page buttons (the current one highlighted)."""
+    body = render(reply, "discord", page=page)
+    lines = body.split("\n", 1)  # every page template opens with its title line; the embed has a title
+    description = lines[1].strip("\n") if len(lines) > 1 else body
+    if len(description) > EMBED_DESCRIPTION_LIMIT:
+        note = "\n" + gettext(reply.lang, "chat.page.more")
+        cut = description[: EMBED_DESCRIPTION_LIMIT - len(note)]
+        description = cut[: cut.rfind("\n")] + note if "\n" in cut else cut + note
+    title, footer = page_title(reply)
+    embed = discord.Embed(title=title[:256], description=description or "…")
+    if footer:
+        embed.set_footer(text=footer[:2048])
+    view = discord.ui.View(timeout=1.0)  # never dispatched to: on_interaction answers every page button
+    for ref in pages.refs(reply.view, owner, int(reply.context["no"])):
+        data = ref.encode()
+        if data is None:
+            continue
+        view.add_item(
+            discord.ui.Button(
+                label=gettext(reply.lang, f"chat.page.{reply.view}.{ref.page}")[:80],
+                custom_id=data,
+                style=discord.ButtonStyle.primary if ref.page == page else discord.ButtonStyle.secondary,
+            )
+        )
+    return embed, view
 
 
 def _covers(local: Any, remote: Any) -> bool:

@@ -39,6 +39,9 @@ Discord's rules enforced
 
 Fault injection
     ``user_message(content, user_id=None, dm=False)`` dispatches MESSAGE_CREATE (for prefix commands);
+    ``press(message, custom_id, user_id=…, dm=…)`` dispatches a button press (INTERACTION_CREATE type 3 with
+    the message); its answer is a callback of type 7 UPDATE_MESSAGE (the message edited: recorded with
+    ``via="update"``), 6, or 4; ``wait_acked(inter)`` waits for it;
     ``forbid_channel(channel_id, code=50007)`` — 403 "Cannot send messages to this user" on messages to it;
     ``rate_limit_next(retry_after, times=1, global_=False)`` — the next message posts get a 429;
     ``fail(method, path_regex, status, payload, times=1)`` — generic.
@@ -295,6 +298,7 @@ class FakeDiscord(LoopbackServer):
             "mention_roles": [],
             "attachments": [],
             "embeds": body.get("embeds") or [],
+            "components": body.get("components") or [],
             "pinned": False,
             "type": 0,
             "flags": int(body.get("flags") or 0),
@@ -433,6 +437,22 @@ class FakeDiscord(LoopbackServer):
             )
         await self.dispatch("MESSAGE_CREATE", data)
         return data
+
+    async def press(self, message: dict[str, Any], custom_id: str, **kwargs: Any) -> Interaction:
+        """Dispatch INTERACTION_CREATE type 3 (MESSAGE_COMPONENT): a user pressed the button ``custom_id``
+        of ``message`` (a message dict the bot sent, e.g. a follow-up); ``kwargs`` as :meth:`slash`."""
+        payload = self.interaction_payload("-", None, **kwargs)
+        payload["type"] = 3
+        payload["data"] = {"custom_id": custom_id, "component_type": 2}
+        payload["message"] = {**message, "channel_id": payload["channel_id"]}
+        inter = Interaction(payload, time.monotonic())
+        self.interactions.append(inter)
+        await self.dispatch("INTERACTION_CREATE", inter.payload)
+        return inter
+
+    async def wait_acked(self, inter: Interaction, timeout: float = 5.0) -> Interaction:
+        await self._wait(lambda: inter.acked_at is not None, timeout, "an interaction response")
+        return inter
 
     async def slash(self, name: str, options: dict[str, Any] | None = None, **kwargs: Any) -> Interaction:
         """Dispatch INTERACTION_CREATE for ``/name options`` (as Discord does when a user runs it)."""
@@ -730,7 +750,9 @@ class FakeDiscord(LoopbackServer):
             raise _DiscordError(404, 10062, "Unknown interaction")
         kind = int(body.get("type", 0))
         data = body.get("data") or {}
-        if kind == 4:
+        if kind in (6, 7) and inter.payload.get("type") != 3:
+            raise _DiscordError(400, 40005, "Interaction response type not allowed for this interaction")
+        if kind in (4, 7):
             self._validate_message(data)
         inter.acked_at, inter.ack_type = now, kind
         flags = int(data.get("flags") or 0)
@@ -743,6 +765,12 @@ class FakeDiscord(LoopbackServer):
         if kind == 4:
             self.messages.append({**data, "channel_id": inter.payload["channel_id"], "via": "callback",
                                   "interaction": inter.id})  # fmt: skip
+        if kind == 7:  # UPDATE_MESSAGE: the component's message edited in place
+            edited = {**inter.payload["message"], **{k: v for k, v in data.items() if k in
+                      ("content", "embeds", "components", "attachments")}}  # fmt: skip
+            message = inter.original = edited
+            self.messages.append({**data, "channel_id": inter.payload["channel_id"], "via": "update",
+                                  "interaction": inter.id, "id": edited.get("id")})  # fmt: skip
         if not with_response:
             return None, 204
         return (
@@ -792,6 +820,25 @@ class FakeDiscord(LoopbackServer):
                                                                  "message": "Must be 2000 or fewer in length."}]}})  # fmt: skip
         if len(embeds) > 10:
             raise _DiscordError(400, 50035, "Invalid Form Body", errors={"embeds": "BASE_TYPE_MAX_LENGTH"})
+        rows = body.get("components") or []
+        if len(rows) > 5 or any(len(r.get("components") or []) > 5 for r in rows):
+            raise _DiscordError(
+                400, 50035, "Invalid Form Body", errors={"components": "BASE_TYPE_MAX_LENGTH"}
+            )
+        for row in rows:
+            for c in row.get("components") or []:
+                if (
+                    c.get("type") == 2
+                    and c.get("style") != 5
+                    and not 1 <= len(c.get("custom_id") or "") <= 100
+                ):
+                    raise _DiscordError(
+                        400, 50035, "Invalid Form Body", errors={"custom_id": "BASE_TYPE_BAD_LENGTH"}
+                    )
+                if len(c.get("label") or "") > 80:
+                    raise _DiscordError(
+                        400, 50035, "Invalid Form Body", errors={"label": "BASE_TYPE_MAX_LENGTH"}
+                    )
         total = 0
         for e in embeds:
             desc, title = e.get("description") or "", e.get("title") or ""

@@ -1,0 +1,106 @@
+"""Issue #13 on Discord, with the real discord.py against the fake gateway + REST: a stored cast answers with
+one embed (title, description, footer with the options used) and page buttons whose ``custom_id`` names the
+stored row; each press is acknowledged by UPDATE_MESSAGE (type 7) within the 3-second rule, also after a
+restart, and anyone in the guild may browse.
+
+Expected texts: seed 003's entry for 庚辰 第八局 (its Korean translation 「앞에 인이 있고 뒤에 종이 있어」) on
+the 解 page; 重審 (that entry's 課體) on the 法 page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+import bot.discord as dmod
+from bot.app import create_context
+from bot.commands import pages
+from bot.config import Settings
+from bot.i18n import gettext
+from tests.fakes.discord import FakeDiscord
+
+pytestmark = pytest.mark.usefixtures("restore_discord_endpoints")
+SEED_003_KO = "앞에 인이 있고 뒤에 종이 있어"
+
+
+@pytest.fixture
+async def dc() -> AsyncIterator[FakeDiscord]:
+    async with FakeDiscord(ack_deadline=3.0) as fake:
+        yield fake
+
+
+@contextlib.asynccontextmanager
+async def discord_bot(dc: FakeDiscord, db: str) -> AsyncIterator[Any]:
+    settings = Settings(
+        discord_token=dc.token,
+        discord_api_base_url=dc.api_base_url,
+        discord_gateway_url=dc.gateway_url,
+        db_path=db,
+        lang="ko",
+        tz="Asia/Seoul",
+    )
+    ctx = await create_context(settings)
+    stop = asyncio.Event()
+    task = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1))
+    try:
+        await dc.wait_ready()
+        yield ctx
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 15)
+        await ctx.close()
+
+
+def _buttons(message: dict) -> list[dict]:
+    return [c for row in message.get("components") or [] for c in row.get("components") or []]
+
+
+async def _press(dc, message, button, **kw):
+    inter = await dc.press(message, button["custom_id"], **kw)
+    await dc.wait_acked(inter, timeout=10)
+    assert inter.acked_at - inter.created_at < 3.0
+    return inter
+
+
+async def test_cast_embed_buttons_update_in_place_and_after_restart(dc, tmp_path):
+    db = str(tmp_path / "db.sqlite")
+    async with discord_bot(dc, db):
+        inter = await dc.slash("cast", {"when": "庚辰 8"})
+        [first] = await dc.wait_followups(inter, 1, timeout=10)
+        [embed] = first["embeds"]
+        assert embed["title"].startswith(gettext("ko", "bot.cast.title"))
+        assert len(embed["description"]) <= 1500 and "丑貴人" in embed["description"]
+        assert embed["footer"]["text"].startswith(gettext("ko", "liuren.options"))
+        buttons = _buttons(first)
+        assert len(buttons) >= 3 and all(pages.decode(b["custom_id"]) for b in buttons)
+        detail = ""
+        for button in buttons:
+            pressed = await _press(dc, first, button, user_id=dc.user_id)
+            assert pressed.ack_type == 7  # UPDATE_MESSAGE: the same message, edited
+            [page] = pressed.original["embeds"]
+            assert _buttons(pressed.original), "the page keeps its buttons"
+            detail += page["description"]
+        assert SEED_003_KO in detail
+        assert len(detail) - len(embed["description"]) >= 1500
+    trace = next(b for b in buttons if pages.decode(b["custom_id"]).page == "trace")
+    dc._ready.clear()  # wait for the new session's READY
+    async with discord_bot(dc, db):  # a restart: the old message's buttons still work
+        pressed = await _press(dc, first, trace, user_id=dc.owner_id)  # another member of the guild
+        assert pressed.ack_type == 7
+        assert "重審" in pressed.original["embeds"][0]["description"]
+
+
+async def test_a_forgotten_cast_is_answered_ephemerally(dc, tmp_path):
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")):
+        inter = await dc.slash("cast", {"when": "庚辰 8"}, dm=True)
+        [first] = await dc.wait_followups(inter, 1, timeout=10)
+        forget = await dc.slash("forget", {"confirm": "yes"}, dm=True)
+        await dc.wait_followups(forget, 1, timeout=10)
+        pressed = await _press(dc, first, _buttons(first)[1], dm=True)
+        assert pressed.ack_type == 4
+        answer = next(m for m in dc.messages if m.get("interaction") == pressed.id)
+        assert answer["content"] == gettext("ko", "chat.page.gone") and answer["flags"] & 64
