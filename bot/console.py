@@ -1,7 +1,10 @@
 """The console chat: the same commands on stdin/stdout, for ``sikpan run`` without any token.
 
 Each input line is one command (``/cast now``; the leading ``/`` may be left out); the answer is the
-``console`` rendering of the reply. End of input (Ctrl-D), ``/quit`` or the stop event ends the chat.
+``console`` rendering of the reply. A stored cast answers with its first page and a line naming the others
+(``bot.views.PAGES``); typing a page's number or name (``2``, ``解``, ``풀이``, ``read``) then shows that page of
+the same stored cast, read again from the history (:mod:`bot.commands.pages`). End of input (Ctrl-D),
+``/quit`` or the stop event ends the chat.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from bot.commands import Incoming, Reply, dispatch, resolve_lang
-from bot.views import render
+from bot.commands import Incoming, Reply, dispatch, pages, resolve_lang
+from bot.i18n import gettext
+from bot.views import first_page, pages_of, render
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -117,10 +121,63 @@ def console_incoming(text: str) -> Incoming:
     )
 
 
+def _page_hint(reply: Reply, current: str) -> str:
+    labels = [
+        f"{i}. {gettext(reply.lang, f'chat.page.{reply.view}.{p}')}"
+        for i, p in enumerate(pages_of(reply.view), 1)
+        if p != current
+    ]
+    return gettext(reply.lang, "chat.page.console_hint", pages=" · ".join(labels))
+
+
+class ConsoleSession:
+    """One console chat: remembers which stored cast was shown last (its number), so that a page's number
+    or name shows that page of it."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+        self.last: tuple[int, str] | None = None  # (history number, view) of the last stored cast shown
+
+    def page_named(self, line: str) -> str | None:
+        if self.last is None:
+            return None
+        word = line.strip().lower()
+        choices = pages_of(self.last[1])
+        if word.isdigit() and 1 <= int(word) <= len(choices):
+            return choices[int(word) - 1]
+        for page in choices:
+            label = gettext(self.ctx.settings.lang, f"chat.page.{self.last[1]}.{page}")
+            names = {page, *label.lower().split()}
+            for lang in ("ko", "lzh"):
+                names.update(gettext(lang, f"chat.page.{self.last[1]}.{page}").lower().split())
+            if word in names:
+                return page
+        return None
+
+    async def answer(self, line: str) -> str:
+        """The console text answering one input line."""
+        page = self.page_named(line)
+        incoming = console_incoming(line)
+        if page is not None and self.last is not None:
+            lang = await resolve_lang(incoming, self.ctx)
+            ref = pages.PageRef(incoming.user_id, self.last[0], page)
+            stored = await pages.load("console", ref, lang, "private", self.ctx)
+            if stored is None:
+                self.last = None
+                return gettext(lang, "chat.page.gone")
+            return render(stored, "console", page=page) + "\n\n" + _page_hint(stored, page)
+        reply: Reply = await dispatch(incoming, self.ctx)
+        number = reply.context.get("no")
+        first = first_page(reply.view) if isinstance(number, int) else None
+        if first is None or not isinstance(number, int):
+            return render(reply, "console")
+        self.last = (number, reply.view)
+        return render(reply, "console", page=first) + "\n\n" + _page_hint(reply, first)
+
+
 async def answer(line: str, ctx: AppContext) -> str:
-    """The console text answering one input line."""
-    reply: Reply = await dispatch(console_incoming(line), ctx)
-    return render(reply, "console")
+    """The console text answering one input line (a session of its own: no page to go back to)."""
+    return await ConsoleSession(ctx).answer(line)
 
 
 async def run_console(
@@ -136,6 +193,7 @@ async def run_console(
     else:
         fd_source = None
         source, out = io
+    session = ConsoleSession(ctx)
     lang = await resolve_lang(console_incoming("/start"), ctx)
     out.write(render(Reply("console_welcome", lang, {}), "console") + "\n" + PROMPT)
     out.flush()
@@ -158,7 +216,7 @@ async def run_console(
                 continue
             if line.strip().lower() in QUIT_WORDS:
                 break
-            text = await answer(line, ctx)
+            text = await session.answer(line)
             out.write(text + "\n\n" + PROMPT)
             out.flush()
     finally:
