@@ -60,6 +60,7 @@ class ArgSpec:
     required: bool = False
     description_msgid: str = ""
     choices: tuple[str, ...] = ()
+    complete: str = ""  # a suggestion source of bot.commands.complete ("zone", "place"): Discord autocomplete
 
 
 Handler = Callable[[tuple[str, ...], Incoming, AppContext], Awaitable[Reply]]

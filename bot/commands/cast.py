@@ -164,7 +164,11 @@ def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, A
     "cast",
     aliases=("점", "과", "六壬", "육임", "占"),
     help_msgid="bot.help.cast",
-    args=(ArgSpec("when", "string", required=False, description_msgid="bot.arg.cast.when"),),
+    args=(
+        ArgSpec("when", "string", required=False, description_msgid="bot.arg.cast.when"),
+        # 類神 categories of seed 002 (天文 … 飛潛動植): a trailing word of the command line (split_category)
+        ArgSpec("category", description_msgid="chat.arg.cast.category", choices=leishen.categories()),
+    ),
 )
 async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     user = await ctx.storage.get_user(incoming.user_key)

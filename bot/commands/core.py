@@ -120,7 +120,7 @@ async def lang(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
     "tz",
     aliases=("시간대", "時區"),
     help_msgid="bot.help.tz",
-    args=(ArgSpec("zone", description_msgid="bot.arg.tz.zone"),),
+    args=(ArgSpec("zone", description_msgid="bot.arg.tz.zone", complete="zone"),),
     ephemeral=True,
 )
 async def tz(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
@@ -163,7 +163,7 @@ def parse_coordinate(text: str, limit: float) -> float:
     aliases=("장소", "지역", "地"),
     help_msgid="bot.help.place",
     args=(
-        ArgSpec("longitude", "string", description_msgid="bot.arg.place.longitude"),
+        ArgSpec("longitude", "string", description_msgid="bot.arg.place.longitude", complete="place"),
         ArgSpec("latitude", "string", description_msgid="bot.arg.place.latitude"),
     ),
     ephemeral=True,

@@ -25,6 +25,9 @@ TIME_WORDS = frozenset({"time", "시간", "時", "时", "時起"}) | NOW_WORDS
 _DIGITS_RE = re.compile(r"^[6-9]{6}$")
 
 
+USE_CHOICES = ("父母", "兄弟", "官鬼", "妻財", "子孫", "世")
+
+
 def parse_liuyao_args(args: tuple[str, ...]) -> tuple[str, str | None, str | None]:
     """(method "coins" | "manual" | "time", digits or None, 用神/category or None)."""
     method, digits, use = "coins", None, None
@@ -104,7 +107,13 @@ def liuyao_view(chart: Reading) -> LiuyaoView:
     "liuyao",
     aliases=("육효", "六爻", "괘", "卦"),
     help_msgid="bot.help.liuyao",
-    args=(ArgSpec("lines", "string", required=False, description_msgid="bot.arg.liuyao.lines"),),
+    args=(
+        # how to cast (coins: 擲錢, time: 時起); a typed line (6 digits) in ``lines`` is a manual cast instead
+        ArgSpec("method", description_msgid="chat.arg.liuyao.method", choices=("coins", "time")),
+        ArgSpec("lines", "string", required=False, description_msgid="bot.arg.liuyao.lines"),
+        # the 用神 as a 六親 of seed 000 (or 世); a free 用神/category word still goes in ``lines``
+        ArgSpec("use", description_msgid="chat.arg.liuyao.use", choices=USE_CHOICES),
+    ),
 )
 async def liuyao(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     method, digits, use = parse_liuyao_args(args)

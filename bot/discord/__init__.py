@@ -27,7 +27,7 @@ import asyncio
 import inspect
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import aiohttp
@@ -39,6 +39,7 @@ from bot import privacy
 from bot.admission import Verdict, gate
 from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands, pages, resolve_lang
 from bot.commands.base import Reply
+from bot.commands.complete import suggest
 from bot.config import install_redaction
 from bot.i18n import gettext
 from bot.sending import DiscordSender, SendOutcome
@@ -170,13 +171,35 @@ class SikpanClient(discord.Client):
         # attribute (what ``@app_commands.describe`` sets): both are generated here from the ArgSpecs.
         callback.__dict__["__signature__"] = inspect.Signature(params)
         callback.__dict__["__discord_app_commands_param_description__"] = descriptions
-        return app_commands.Command(
-            name=spec.name,
+        command: app_commands.Command[Any, ..., Any] = app_commands.Command(
+            name=app_commands.locale_str(spec.name, msgid=f"chat.name.{spec.name}"),
             description=app_commands.locale_str(
                 _describe(lang, spec.help_msgid, spec.name), msgid=spec.help_msgid
             ),
             callback=callback,
         )
+        if spec.admin_in_groups:  # e.g. /daily: only members who may manage the server see it in guilds
+            command.default_permissions = discord.Permissions(manage_guild=True)
+        for arg in spec.args:
+            if arg.complete:
+                command.autocomplete(arg.name)(self._completer(arg.complete))
+        return command
+
+    def _completer(
+        self, source: str
+    ) -> Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, list[app_commands.Choice[str]]]]:
+        ctx = self.ctx
+
+        async def complete(
+            interaction: discord.Interaction[Any], current: str
+        ) -> list[app_commands.Choice[str]]:
+            lang = await resolve_lang(self.incoming(interaction, ""), ctx)
+            return [
+                app_commands.Choice(name=name[:100], value=value[:100])
+                for name, value in suggest(source, current, lang)
+            ]
+
+        return complete
 
     async def invoke(
         self, spec: CommandSpec, interaction: discord.Interaction, values: dict[str, Any]

@@ -104,3 +104,51 @@ async def test_a_forgotten_cast_is_answered_ephemerally(dc, tmp_path):
         assert pressed.ack_type == 4
         answer = next(m for m in dc.messages if m.get("interaction") == pressed.id)
         assert answer["content"] == gettext("ko", "chat.page.gone") and answer["flags"] & 64
+
+
+def _command(dc, name):
+    return next(c for cmds in dc.synced.values() for c in cmds if c["name"] == name)
+
+
+async def test_typed_options_localizations_and_permissions(dc, tmp_path):
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")):
+        await dc.wait_synced()
+        cast = _command(dc, "cast")
+        assert cast["name_localizations"]["ko"] == gettext("ko", "chat.name.cast")
+        assert cast["name_localizations"]["zh-TW"] == gettext("lzh", "chat.name.cast")
+        assert cast["description_localizations"]["ko"]
+        category = next(o for o in cast["options"] if o["name"] == "category")
+        # seed 002's eleven 類神 categories, 天文 first, 飛潛動植 last
+        names = [c["value"] for c in category["choices"]]
+        assert len(names) == 11 and names[0] == "天文" and names[-1] == "飛潛動植"
+        liuyao = _command(dc, "liuyao")
+        use = next(o for o in liuyao["options"] if o["name"] == "use")
+        assert {c["value"] for c in use["choices"]} >= {"父母", "兄弟", "官鬼", "妻財", "子孫"}
+        method = next(o for o in liuyao["options"] if o["name"] == "method")
+        assert {c["value"] for c in method["choices"]} == {"coins", "time"}
+        daily = _command(dc, "daily")
+        assert int(daily["default_member_permissions"]) & discord_manage_guild()
+        assert _command(dc, "cast").get("default_member_permissions") is None
+
+        # a typed category reaches the 大六壬 reading (the 類神 category line of the composed reading)
+        inter = await dc.slash("cast", {"when": "庚辰 8", "category": "天文"})
+        [first] = await dc.wait_followups(inter, 1, timeout=10)
+        read = next(b for b in _buttons(first) if pages.decode(b["custom_id"]).page == "read")
+        pressed = await _press(dc, first, read, user_id=dc.user_id)
+        assert gettext("ko", "liuren_reading.category") in pressed.original["embeds"][0]["description"]
+
+
+def discord_manage_guild() -> int:
+    return 1 << 5  # MANAGE_GUILD (Discord's permission bit 5)
+
+
+async def test_autocomplete_for_tz_and_place(dc, tmp_path):
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")):
+        await dc.wait_synced()
+        tz = await dc.autocomplete("tz", {"zone": "seo"}, "zone")
+        await dc.wait_acked(tz, timeout=10)
+        assert tz.ack_type == 8 and {"name": "Asia/Seoul", "value": "Asia/Seoul"} in tz.choices
+        place = await dc.autocomplete("place", {"longitude": "서"}, "longitude")
+        await dc.wait_acked(place, timeout=10)
+        assert place.ack_type == 8 and 0 < len(place.choices) <= 25
+        assert any(c["value"] == "서울" for c in place.choices)

@@ -100,6 +100,7 @@ class Interaction:
     ack_type: int | None = None
     followups: list[dict[str, Any]] = field(default_factory=list)
     original: dict[str, Any] | None = None
+    choices: list[dict[str, Any]] | None = None  # an autocomplete answer (callback type 8)
 
     @property
     def id(self) -> str:
@@ -450,6 +451,22 @@ class FakeDiscord(LoopbackServer):
         await self.dispatch("INTERACTION_CREATE", inter.payload)
         return inter
 
+    async def autocomplete(
+        self, name: str, options: dict[str, Any], focused: str, **kwargs: Any
+    ) -> Interaction:
+        """Dispatch INTERACTION_CREATE type 4 (APPLICATION_COMMAND_AUTOCOMPLETE) for ``/name`` with the
+        option ``focused`` being typed; the answer is a callback of type 8 whose ``data.choices`` (at most
+        25, names and values 1–100 characters) are kept in :attr:`Interaction.choices`."""
+        payload = self.interaction_payload(name, options, **kwargs)
+        payload["type"] = 4
+        for option in payload["data"]["options"]:
+            if option["name"] == focused:
+                option["focused"] = True
+        inter = Interaction(payload, time.monotonic())
+        self.interactions.append(inter)
+        await self.dispatch("INTERACTION_CREATE", inter.payload)
+        return inter
+
     async def wait_acked(self, inter: Interaction, timeout: float = 5.0) -> Interaction:
         await self._wait(lambda: inter.acked_at is not None, timeout, "an interaction response")
         return inter
@@ -752,6 +769,19 @@ class FakeDiscord(LoopbackServer):
         data = body.get("data") or {}
         if kind in (6, 7) and inter.payload.get("type") != 3:
             raise _DiscordError(400, 40005, "Interaction response type not allowed for this interaction")
+        if (kind == 8) != (inter.payload.get("type") == 4):
+            raise _DiscordError(400, 40005, "Interaction response type not allowed for this interaction")
+        if kind == 8:
+            choices = data.get("choices") or []
+            if len(choices) > 25 or any(
+                not 1 <= len(c.get("name", "")) <= 100 or not 1 <= len(str(c.get("value", ""))) <= 100
+                for c in choices
+            ):
+                raise _DiscordError(
+                    400, 50035, "Invalid Form Body", errors={"choices": "BASE_TYPE_BAD_LENGTH"}
+                )
+            inter.acked_at, inter.ack_type, inter.choices = now, kind, choices
+            return (None, 204) if not with_response else ({"interaction": {"id": inter.id, "type": 4}}, 200)
         if kind in (4, 7):
             self._validate_message(data)
         inter.acked_at, inter.ack_type = now, kind
