@@ -47,6 +47,13 @@ log = logging.getLogger(__name__)
 
 MODULES = (cast, core, daily, history, liuyao, qizheng, shensha)
 
+# Engine messages that speak of CLI flags, said in chat words instead (no chat message names a flag).
+CHAT_WORDING = {
+    "error.liuren.sun_needs_place": "chat.error.sun_needs_place",
+    "error.liuren.sun_needs_instant": "chat.error.sun_needs_instant",
+    "error.liuren.at_or_day": "bot.error.cast_usage",
+}
+
 
 def load_commands() -> Mapping[str, CommandSpec]:
     """Every registered command (the modules of :data:`MODULES` registered theirs on import)."""
@@ -91,6 +98,8 @@ async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
         except (
             EngineInputError
         ) as err:  # the engines' messages say what is wrong, not how to ask: point to /help
+            if err.code in CHAT_WORDING:  # an engine message written for the CLI (it names flags)
+                return error_reply(CHAT_WORDING[err.code], lang, help_for=spec.name, **dict(err.params))
             return error_reply(err.code, lang, help_for=spec.name, **dict(err.params))
     except Exception:
         log.exception(

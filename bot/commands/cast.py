@@ -63,6 +63,8 @@ def parse_cast_args(args: tuple[str, ...]) -> tuple[str, Any]:
     if len(args) == 1 and _TIME_ONLY_RE.match(args[0]):
         return "today", args[0]
     first = args[0]
+    if first.lower() in NOW_WORDS:  # "now" is right: the word after it is not (a 類神 category, or nothing)
+        raise CommandError("chat.error.unknown_word", value=" ".join(args[1:])[:20])
     if first[:1].isdigit():
         raise CommandError("bot.error.bad_datetime", value=" ".join(args)[:40])
     if len(first) not in (2, 3):  # not even shaped like 庚辰 / 경진 / 庚辰日: show how to ask

@@ -90,6 +90,8 @@ async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
             help=spec.help_msgid,
             usage=f"bot.usage.{spec.name}",
             aliases=list(spec.aliases),
+            # the typed choices of the command (/cast: seed 002's 類神 categories), so help lists them
+            choices={a.name: list(a.choices) for a in spec.args if a.choices},
         )
     return reply("help", commands=_help_rows())
 
@@ -316,6 +318,13 @@ async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -
                     raise CommandError("bot.error.bad_option_value", name=key, value=value[:20])
             elif (parsed := engine_options.parse_key(key)) is not None:
                 value = engine_options.normalize(parsed[0], parsed[1], value)
+                # 晝夜 by sunrise needs the place (latitude and longitude): refused now, not at every cast
+                if (
+                    key == "liuren.daynight"
+                    and value == "sun"
+                    and (user is None or user.latitude is None or user.longitude is None)
+                ):
+                    raise CommandError("chat.error.sun_needs_place")
             else:
                 raise CommandError("bot.error.unknown_option", name=key[:32])
             options[key] = value
