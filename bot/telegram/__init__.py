@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
 import os
 import re
@@ -216,11 +217,36 @@ class TelegramAdapter:
         finally:
             await self._mark(update, outcome)
 
+    def wants_hint(self, update: Update) -> bool:
+        """Plain text in a private chat, or a message that mentions us in a group: not a command, but
+        someone talking to the bot (answered with a one-line hint and an example)."""
+        message = update.effective_message
+        if message is None or not message.text or message.text.lstrip()[:1] in ("/", "／"):
+            return False
+        if message.chat.type == ChatType.PRIVATE:
+            return True
+        name = self.username.lower()
+        return bool(name) and any(
+            e.type == "mention" and message.text[e.offset + 1 : e.offset + e.length].lower() == name
+            for e in message.entities or ()
+        )
+
     async def handle(self, update: Update) -> SendOutcome | None:
         text = self.command_text(update)
+        message = update.effective_message
+        if text is None and message is not None and self.wants_hint(update):
+            if gate(self.ctx.extras).check(*self.admission_keys(update)) is not Verdict.ADMIT:
+                return None
+            incoming = await self.incoming(update, "/start")
+            lang = await resolve_lang(incoming, self.ctx)
+            private = incoming.chat_kind == "private"
+            return await self.send(
+                incoming,
+                html.escape(gettext(lang, "chat.hint")),
+                reply_to=None if private else message.message_id,
+            )
         if text is None:
             return None
-        message = update.effective_message
         assert message is not None
         # admission first, before any work for the update (no member lookup, no database, no chart)
         verdict = gate(self.ctx.extras).check(*self.admission_keys(update))

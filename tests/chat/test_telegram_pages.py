@@ -105,3 +105,20 @@ async def test_foreign_callback_data_is_still_answered(tg, tmp_path):
             tg, run, {"callback_data": "something-else"}, {"message_id": 7, "text": "x"}, 42
         )
         assert edit is None and "text" not in answer.params
+
+
+async def test_plain_text_and_a_mention_get_a_one_line_hint(tg, tmp_path):
+    async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
+        [hint] = await _ask(tg, run, "점 봐줘", 71)
+        assert hint.result["text"] == gettext("ko", "chat.hint") and "\n" not in hint.result["text"]
+        [lzh] = await _ask(tg, run, "占之", 72, language_code="lzh")
+        assert lzh.result["text"] == gettext("lzh", "chat.hint")
+        group = -100888
+        update = tg.user_says("@sikpan_bot 점 봐줘", chat_id=group, user_id=601, chat_type="supergroup")
+        await run.telegram.wait_handled(update["update_id"], 20)
+        [mention] = tg.sent_to(group)
+        assert mention.params["reply_parameters"]["message_id"] == update["message"]["message_id"]
+        # other talk in the group is not ours: no answer
+        quiet = tg.user_says("오늘 날씨 좋네", chat_id=group, user_id=602, chat_type="supergroup")
+        await run.telegram.wait_handled(quiet["update_id"], 20)
+        assert len(tg.sent_to(group)) == 1

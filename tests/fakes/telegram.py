@@ -292,8 +292,15 @@ class FakeTelegram(LoopbackServer):
             "text": text,
         }
         m = re.match(r"/[A-Za-z0-9_]+(?:@[A-Za-z0-9_]+)?", text)
+        entities = []
         if m:
-            message["entities"] = [{"type": "bot_command", "offset": 0, "length": utf16_len(m.group(0))}]
+            entities.append({"type": "bot_command", "offset": 0, "length": utf16_len(m.group(0))})
+        for mention in re.finditer(r"@[A-Za-z0-9_]{5,32}", text):  # @username, as clients mark it
+            if m is None or mention.start() >= m.end():
+                offset = utf16_len(text[: mention.start()])
+                entities.append({"type": "mention", "offset": offset, "length": utf16_len(mention.group(0))})
+        if entities:
+            message["entities"] = entities
         return {"update_id": next(self._update_ids), "message": message}
 
     def user_says(self, text: str, **kwargs: Any) -> dict[str, Any]:
