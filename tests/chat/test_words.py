@@ -56,3 +56,11 @@ async def test_no_chat_reply_names_a_cli_flag(say, lang):
                 text = render(r, channel, page=page)
                 assert not FLAG.search(text), (line, channel, page, text)
     assert gettext(lang, "chat.error.sun_needs_place")
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+async def test_start_is_a_short_welcome_with_three_examples(say, lang):
+    text = render(await say("/start", lang_hint=lang), "console")
+    examples = [line for line in text.splitlines() if line.startswith("/")]
+    assert len(examples) == 3 and examples[0].startswith("/cast 庚辰 8")
+    assert len(text) < len(render(await say("/help", lang_hint=lang), "console"))
