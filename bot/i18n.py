@@ -10,20 +10,30 @@ Layout (every file is package data, loaded once per language on first use):
   ``error.not_a_ganzhi``; ``tests/test_catalogs.py`` checks it and that every ``.mo`` is up to date).
 - ``locales/<lang>/terms/<domain>.json``: term dictionaries, ``{"甲子": "갑자", …}`` — how a technical
   term is read in that language. ``lzh`` needs none (the term is its own reading).
+- ``locales/ko/hanja.json``: readings of single 漢字 the term dictionaries do not spell out (the particle
+  helper needs the reading of every character our data may put before a particle).
 - ``templates/<channel>/<name>.<ext>.j2``: Jinja2 templates; channel is ``cli``, ``console``,
   ``telegram`` (HTML, autoescaped) or ``discord`` (markdown). Templates call ``_("msgid")`` and the
-  filters ``term`` (reading in the language) and ``both`` (reading with the characters, e.g. 갑자(甲子)).
+  filters ``term`` (reading in the language), ``both`` (reading with the characters, e.g. 갑자(甲子)) and
+  ``particle`` (``{{ x|particle("을") }}`` → x을 or x를, by the final sound of x in ko; nothing in lzh).
+
+Korean particles in catalog messages are written as a format spec on the placeholder they follow:
+``"{day:이} 관귀를 생함"`` gives 戌이 or 子가 (:mod:`bot.korean`); never ``이(가)``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import string
 import struct
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
+
+from bot import korean
 
 if TYPE_CHECKING:
     import jinja2
@@ -97,15 +107,79 @@ def catalog(lang: str) -> Mapping[str, str]:
     return messages
 
 
+class MessageFormatter(string.Formatter):
+    """``str.format`` plus one spec: a Korean particle after the value (``{day:이}`` → 戌이 / 子가).
+
+    In lzh the particle spec gives the value alone (a lzh message has no particles; the spec only appears
+    when a message is shared).
+    """
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if format_spec in korean.ALIASES:
+            return attach(self.lang, value, format_spec)
+        return super().format_field(value, format_spec)
+
+
+def format_message(lang: str, text: str, **params: Any) -> str:
+    """Fill ``{name}`` placeholders of a catalog text (with particle specs, see :class:`MessageFormatter`)."""
+    try:
+        return MessageFormatter(lang).format(text, **params)
+    except (KeyError, IndexError, ValueError):
+        return text
+
+
 def gettext(lang: str, msgid: str, **params: Any) -> str:
     """Translate ``msgid`` (falling back to the id itself) and fill ``{name}`` placeholders."""
     text = catalog(lang).get(msgid, msgid)
-    if params:
-        try:
-            return text.format(**params)
-        except (KeyError, IndexError, ValueError):
-            return text
-    return text
+    return format_message(lang, text, **params) if params else text
+
+
+def ngettext(lang: str, singular: str, plural: str, n: int, **params: Any) -> str:
+    """The plural form of a message for count ``n`` (both languages have one form: ``nplurals=1``).
+
+    The catalog entry is ``msgid singular / msgid_plural plural``; the compiled catalog keeps its first form
+    under ``singular`` (:func:`read_mo`). ``n`` is passed to the placeholders as ``{n}``.
+    """
+    text = catalog(lang).get(singular) or (singular if n == 1 else plural)
+    return format_message(lang, text, n=n, **params)
+
+
+@cache
+def hanja_readings() -> Mapping[str, str]:
+    """The Korean reading of each 漢字 our data uses: ``{"戌": "술", …}``.
+
+    Derived from the ko term dictionaries (a term and its reading of equal length give one reading per
+    character; the most frequent reading wins, e.g. 六 육 over 륙), then ``locales/ko/hanja.json``
+    (characters no term spells out) on top.
+    """
+    votes: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    for key, value in terms("ko").items():
+        spoken = value.replace(" ", "")
+        if len(key) == len(spoken) and all(
+            korean.is_syllable(r) and not korean.is_syllable(c) for c, r in zip(key, spoken)
+        ):
+            for c, r in zip(key, spoken):
+                votes[c][r] += 1
+    out = {c: counts.most_common(1)[0][0] for c, counts in votes.items()}
+    extra = resources.files("locales").joinpath("ko", "hanja.json")
+    if extra.is_file():
+        out.update((k, v) for k, v in json.loads(extra.read_text(encoding="utf-8")).items() if len(k) == 1)
+    return out
+
+
+def particle(lang: str, text: object, name: str) -> str:
+    """The form of Korean particle ``name`` after ``text`` (:func:`bot.korean.particle`); "" in lzh."""
+    if lang != "ko":
+        return ""
+    return korean.particle(text, name, hanja_readings())
+
+
+def attach(lang: str, text: object, name: str) -> str:
+    """``text`` with the right form of particle ``name`` after it in ko; ``text`` alone in lzh."""
+    return f"{text}{particle(lang, text, name)}"
 
 
 @cache
@@ -147,6 +221,7 @@ def both(lang: str, text: object) -> str:
 def environment(lang: str) -> jinja2.Environment:
     """A Jinja2 environment for one language (``_`` is bound to that language's catalog)."""
     import jinja2  # here: the CLI's JSON output never renders a template
+    import markupsafe
 
     _check(lang)
     root = resources.files("templates")
@@ -164,13 +239,19 @@ def environment(lang: str) -> jinja2.Environment:
         return gettext(lang, msgid, **params)
 
     def _ngettext(singular: str, plural: str, n: int, **params: Any) -> str:
-        return gettext(lang, singular if n == 1 else plural, n=n, **params)
+        return ngettext(lang, singular, plural, n, **params)
+
+    def _particle(value: Any, name: str) -> Any:
+        if isinstance(value, markupsafe.Markup):
+            return value + particle(lang, value.striptags(), name)
+        return attach(lang, value, name)
 
     # jinja2.ext.i18n adds this method to the environment at run time; Jinja2's type hints do not declare it
     env.install_gettext_callables(_gettext, _ngettext, newstyle=False)  # type: ignore[attr-defined]
     env.globals["lang"] = lang
     env.filters["term"] = lambda value: term(lang, value)
     env.filters["both"] = lambda value: both(lang, value)
+    env.filters["particle"] = _particle
     return env
 
 

@@ -94,7 +94,7 @@ def test_human_classical_chinese(capsys):
 
 def test_human_without_month_notes_the_omission(capsys):
     code, out, _ = run(capsys, "甲子")
-    assert "월건(--month)이(가) 없어 생략한 별" in out and "--all-months" in out
+    assert "월건(--month)이 없어 생략한 별" in out and "--all-months" in out
     code, out, _ = run(capsys, "甲子", "--all-months")
     assert "월별 신살" in out and "天德: 亥 子 丑 寅 卯 辰 巳 午 未 申 酉 戌" in out
 
