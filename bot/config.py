@@ -36,7 +36,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
 
-from bot.i18n import DEFAULT_LANG, normalize_lang
+from bot.i18n import DEFAULT_LANG, N_, normalize_lang
 
 DEFAULT_TELEGRAM_API_BASE_URL = "https://api.telegram.org/bot"
 DEFAULT_DISCORD_API_BASE_URL = "https://discord.com/api/v10"
@@ -99,7 +99,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
     lang = normalize_lang(lang_raw) if lang_raw else DEFAULT_LANG
     if lang is None:
         raise ConfigError(
-            "bot.error.config_lang", f"SIKPAN_LANG must be ko or lzh, not {lang_raw!r}", value=lang_raw
+            N_("bot.error.config_lang"), f"SIKPAN_LANG must be ko or lzh, not {lang_raw!r}", value=lang_raw
         )
     tz = get("SIKPAN_TZ", DEFAULT_TZ) or DEFAULT_TZ
     try:

@@ -34,6 +34,9 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from bot import korean
+from bot.msgids import N_, msgid
+
+__all__ = ["N_", "msgid"]
 
 if TYPE_CHECKING:
     import jinja2
@@ -252,6 +255,7 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["term"] = lambda value: term(lang, value)
     env.filters["both"] = lambda value: both(lang, value)
     env.filters["particle"] = _particle
+    env.globals["msgid"] = msgid
     return env
 
 

@@ -18,7 +18,8 @@ from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_branch, parse_instant
 from bot.cli.png import add_png_option, write_png
-from bot.i18n import both, gettext, render
+from bot.i18n import N_, both, gettext, render
+from bot.msgids import msgid
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
 from engine.liuyao import (
@@ -33,6 +34,34 @@ from engine.liuyao import (
     cast_time,
     cast_tosses,
     hexagram_table,
+)
+
+# message ids used inside the f-strings below: pybabel extract does not look into an f-string before
+# Python 3.12, so they are marked here
+_IN_FSTRINGS = (
+    N_("liuyao.changed"),
+    N_("liuyao.day"),
+    N_("liuyao.flags"),
+    N_("liuyao.hidden"),
+    N_("liuyao.main"),
+    N_("liuyao.month"),
+    N_("liuyao.options"),
+    N_("liuyao.stars"),
+    N_("liuyao.strong"),
+    N_("liuyao.title"),
+    N_("liuyao.tosses"),
+    N_("liuyao.use"),
+    N_("liuyao.use.none"),
+    N_("liuyao.verdict.basis"),
+    N_("liuyao.verdict.helpers"),
+    N_("liuyao.verdict.moving"),
+    N_("liuyao.verdict.reasons"),
+    N_("liuyao.verdict.relations"),
+    N_("liuyao.verdict.strength"),
+    N_("liuyao.verdict.transforms"),
+    N_("liuyao.verdict.weighed"),
+    N_("liuyao.verdict.ying_qi"),
+    N_("liuyao.xunkong"),
 )
 
 
@@ -141,33 +170,39 @@ def handler(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("liuyao", help="六爻 納甲 chart and the judgments of 《易冒》")
-    parser.add_argument("what", nargs="?", choices=("table",), help="table: the 64 卦 with 納甲, 世應, 伏神")
-    add_common(parser)
-    parser.add_argument("--coins", metavar="797979", help="six digits 6/7/8/9, bottom line first")
-    parser.add_argument("--tosses", metavar="322,233,…", help="replay recorded coin tosses (2/3 per coin)")
-    parser.add_argument("--random", action="store_true", help="toss three coins with the secrets RNG")
-    parser.add_argument("--at", metavar="ISO", help="instant with UTC offset: 梅花 time cast / month and day")
-    parser.add_argument("--month", metavar="寅", help="月建 branch")
-    parser.add_argument("--day", metavar="戊戌", help="day 干支")
+    parser = subparsers.add_parser("liuyao", help=N_("六爻 納甲 chart and the judgments of 《易冒》"))
     parser.add_argument(
-        "--use", metavar="官鬼", help="用神: a 六親, 世, or a question category (illness → the 世)"
+        "what", nargs="?", choices=("table",), help=N_("table: the 64 卦 with 納甲, 世應, 伏神")
+    )
+    add_common(parser)
+    parser.add_argument("--coins", metavar="797979", help=N_("six digits 6/7/8/9, bottom line first"))
+    parser.add_argument(
+        "--tosses", metavar="322,233,…", help=N_("replay recorded coin tosses (2/3 per coin)")
+    )
+    parser.add_argument("--random", action="store_true", help=N_("toss three coins with the secrets RNG"))
+    parser.add_argument(
+        "--at", metavar="ISO", help=N_("instant with UTC offset: 梅花 time cast / month and day")
+    )
+    parser.add_argument("--month", metavar="寅", help=N_("月建 branch"))
+    parser.add_argument("--day", metavar="戊戌", help=N_("day 干支"))
+    parser.add_argument(
+        "--use", metavar="官鬼", help=N_("用神: a 六親, 世, or a question category (illness → the 世)")
     )
     parser.add_argument("--day-starts", metavar="23:00|00:00", default=None)
     parser.add_argument("--changed-relatives", default="palace", metavar="palace|own_palace")
     parser.add_argument("--earth-changsheng", default="申", metavar="申|寅")
-    parser.add_argument("--allow-static", action="store_true", help="局會: count static lines")
+    parser.add_argument("--allow-static", action="store_true", help=N_("局會: count static lines"))
     parser.add_argument(
         "--middle-source",
         default="hexagram",
         metavar="hexagram|day_month",
-        help="局會 中神 from the hexagram only (default, 000:19) or also from the day/month",
+        help=N_("局會 中神 from the hexagram only (default, 000:19) or also from the day/month"),
     )
     parser.add_argument(
         "--scatter",
         default="day_clash",
         metavar="day_clash|none",
-        help="散 (000:15 「惟空破散」) = 日沖 (default) or not counted",
+        help=N_("散 (000:15 「惟空破散」) = 日沖 (default) or not counted"),
     )
     add_png_option(parser)
     parser.set_defaults(func=handler)
@@ -212,10 +247,12 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
     if j.get("triple"):
         extra.append(_("liuyao.triple", value=j["triple"]))
     if j.get("middle_source"):
-        extra.append(_("liuyao.option.middle_source." + j["middle_source"]))
+        extra.append(_(msgid("liuyao.option", "middle_source." + j["middle_source"])))
     out = [f"- {' '.join(head)}: {status}" + "".join(f" · {x}" for x in extra) + f" ({j['source']})"]
     for ch in j["checks"]:
-        out.append(f"    {'✓' if ch['ok'] else '✗'} {gettext(lang, 'liuyao.check.' + ch['check'], **ch)}")
+        out.append(
+            f"    {'✓' if ch['ok'] else '✗'} {gettext(lang, msgid('liuyao.check', ch['check']), **ch)}"
+        )
     return out
 
 
@@ -228,7 +265,7 @@ def chart_text(c: dict[str, Any], lang: str) -> str:
     def b(x: object) -> str:
         return both(lang, x)
 
-    out = [f"{_('liuyao.title')} · {_('liuyao.method.' + c['cast']['method'])} {c['cast']['digits']}"]
+    out = [f"{_('liuyao.title')} · {_(msgid('liuyao.method', c['cast']['method']))} {c['cast']['digits']}"]
     if c["cast"].get("tosses"):
         out.append(f"{_('liuyao.tosses')}: {' '.join(''.join(map(str, t)) for t in c['cast']['tosses'])}")
     if c["cast"].get("numbers"):
@@ -253,14 +290,14 @@ def chart_text(c: dict[str, Any], lang: str) -> str:
         if use["shi"]:
             where = [_("liuyao.use.lines", n=n) for n in use["lines"]] + [b(use["relative"])]
         if use["category"]:
-            where.append(f"({_('liuyao.category.' + use['category'])})")
+            where.append(f"({_(msgid('liuyao.category', use['category']))})")
         if use["avoid"]:
             where.append(_("liuyao.use.avoid", relative=b(use["avoid"])))
         out.append(f"{_('liuyao.use')}: {text} {' '.join(where)}".rstrip())
-    opts = c["options"]
+    opts = c[N_("options")]
     out.append(
-        f"{_('liuyao.options')}: {_('liuyao.option.middle_source.' + opts['middle_source'])}"
-        f" · {_('liuyao.option.scatter.' + opts['scatter'])}"
+        f"{_('liuyao.options')}: {_(msgid('liuyao.option', 'middle_source.' + opts['middle_source']))}"
+        f" · {_(msgid('liuyao.option', 'scatter.' + opts['scatter']))}"
     )
     if c["flags"]:
         out.append(f"{_('liuyao.flags')}: {' '.join(b(f) for f in c['flags'])}")
@@ -339,12 +376,12 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
     out.append(f"  {_('liuyao.verdict.relations')}: {rel}")
     yq = v["ying_qi"]
     out.append(
-        f"  {_('liuyao.verdict.ying_qi')}: {_('liuyao.speed.' + yq['speed'])} · {_('liuyao.size.' + yq['size'])}"
+        f"  {_('liuyao.verdict.ying_qi')}: {_(msgid('liuyao.speed', yq['speed']))} · {_(msgid('liuyao.size', yq['size']))}"
         f" ({yq['source']})"
     )
     out.append(f"  {_('liuyao.verdict.reasons')}:")
     for r in v["reasons"]:
-        out.append(f"    {r['weight']:+d} {_('liuyao.reason.' + r['code'])} {r['text']} ({r['source']})")
+        out.append(f"    {r['weight']:+d} {_(msgid('liuyao.reason', r['code']))} {r['text']} ({r['source']})")
     out.append(f"  {_('liuyao.verdict.weighed')}: {' '.join(b(w) for w in v['weighed'])}")
     out.append(f"  {_('liuyao.verdict.basis')}")
     return out
