@@ -33,7 +33,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from bot import korean
+from bot import korean, numerals
 from bot.msgids import N_, msgid
 
 __all__ = ["N_", "msgid"]
@@ -111,10 +111,11 @@ def catalog(lang: str) -> Mapping[str, str]:
 
 
 class MessageFormatter(string.Formatter):
-    """``str.format`` plus one spec: a Korean particle after the value (``{day:이}`` → 戌이 / 子가).
+    """``str.format`` plus three specs of our own (docs/style.md):
 
-    In lzh the particle spec gives the value alone (a lzh message has no particles; the spec only appears
-    when a message is shared).
+    - a Korean particle after the value: ``{day:이}`` → 戌이 / 子가 (in lzh the value alone);
+    - ``{n:num}``: a number in Chinese numerals in lzh (第{ju:num}局 → 第七局), in digits in ko;
+    - ``{n:line}``: a hexagram line by its name in lzh (``{n:line}爻`` → 初爻 … 上爻), the number in ko.
     """
 
     def __init__(self, lang: str) -> None:
@@ -123,7 +124,25 @@ class MessageFormatter(string.Formatter):
     def format_field(self, value: Any, format_spec: str) -> Any:
         if format_spec in korean.ALIASES:
             return attach(self.lang, value, format_spec)
+        if format_spec == "num":
+            return numeral(self.lang, value)
+        if format_spec == "line":
+            return line_name(self.lang, value)
         return super().format_field(value, format_spec)
+
+
+def numeral(lang: str, value: object) -> str:
+    """A count or ordinal as the language writes it: 七 in lzh, 7 in ko (a non-number is left as it is)."""
+    if lang == "lzh" and isinstance(value, int | str) and str(value).isdigit():
+        return numerals.chinese(int(value))
+    return str(value)
+
+
+def line_name(lang: str, value: object) -> str:
+    """A hexagram line 1…6 as the language names it: 初 二 … 上 in lzh (before 爻), the number in ko."""
+    if lang == "lzh" and isinstance(value, int | str) and str(value).isdigit() and 1 <= int(value) <= 6:
+        return numerals.line_ordinal(int(value))
+    return str(value)
 
 
 def format_message(lang: str, text: str, **params: Any) -> str:
@@ -255,6 +274,8 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["term"] = lambda value: term(lang, value)
     env.filters["both"] = lambda value: both(lang, value)
     env.filters["particle"] = _particle
+    env.filters["num"] = lambda value: numeral(lang, value)
+    env.filters["line"] = lambda value: line_name(lang, value)
     env.globals["msgid"] = msgid
     return env
 

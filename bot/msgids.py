@@ -36,6 +36,7 @@ FAMILIES: dict[str, dict[str, str]] = {
         ),
         "not allowed with argument %s": N_("not allowed with argument %s"),
         "one of the arguments %s is required": N_("one of the arguments %s is required"),
+        "options": N_("options"),
         "positional arguments": N_("positional arguments"),
         "show this help message and exit": N_("show this help message and exit"),
         "the following arguments are required: %s": N_("the following arguments are required: %s"),

@@ -294,7 +294,7 @@ def chart_text(c: dict[str, Any], lang: str) -> str:
         if use["avoid"]:
             where.append(_("liuyao.use.avoid", relative=b(use["avoid"])))
         out.append(f"{_('liuyao.use')}: {text} {' '.join(where)}".rstrip())
-    opts = c[N_("options")]
+    opts = c["options"]
     out.append(
         f"{_('liuyao.options')}: {_(msgid('liuyao.option', 'middle_source.' + opts['middle_source']))}"
         f" · {_(msgid('liuyao.option', 'scatter.' + opts['scatter']))}"

@@ -149,7 +149,7 @@ def view(result: ShenshaResult, lang: str, *, tables: bool = False, show_all: bo
         "year": result.year.chars if result.year is not None else None,
         "hour": result.hour.char if result.hour is not None else None,
         "season": SEASONS[((result.month - Branch.YIN) % 12) // 3] if result.month is not None else None,
-        N_("options"): result.options.changed(),
+        "options": result.options.changed(),
         "stars": rows,
         "groups": groups,
         "summary": summary,

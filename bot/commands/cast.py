@@ -132,7 +132,7 @@ def chart_view(chart: Chart, category: str | None = None) -> ChartView:
         "method_names": list(chart.method_names),
         "patterns": patterns,
         "trace_rule": chart.trace.rule,
-        N_("options"): chart.options.to_json(),
+        "options": chart.options.to_json(),
         "readings": readings_view(chart, category),
         "category": category,
     }

@@ -221,7 +221,7 @@ def test_cast_general_and_hour(capsys):
     code, _, err = run(
         capsys, "cast", "--day", "辛巳", "--ju", "3", "--general", "辰", "--hour", "巳", "--lang", "lzh"
     )
-    assert code == 2 and "辰將巳時為第2局，非第3局" in err
+    assert code == 2 and "辰將巳時為第二局，非第三局" in err
 
 
 def test_cast_night_decides_with_the_night_guiren(capsys):
