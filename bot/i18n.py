@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import string
 import struct
 from collections import Counter, defaultdict
@@ -131,8 +132,59 @@ class MessageFormatter(string.Formatter):
         return super().format_field(value, format_spec)
 
 
+def own_script(lang: str, values: Any) -> list[str]:
+    """The items a reader of ``lang`` writes: in lzh none with Hangul (a command's Korean aliases)."""
+    items = [str(v) for v in values]
+    if lang == "lzh":
+        return [v for v in items if not any(korean.is_syllable(ch) for ch in v)]
+    return items
+
+
+_SEED = re.compile(r"seed[ -](\d{3})(?: entry (\d+))?")
+_SEED_LINE = re.compile(r"\b(00[0-4]):(\d+)\b")  # seed 000, line 15 (the seed file's line)
+_SPEC = re.compile(r"\s*\(spec §[\d.]+\)|\s*spec §[\d.]+")  # our spec, not a source a reader can open
+
+
+def cite(lang: str, source: object) -> str:
+    """A source reference as a reader of ``lang`` names it: ``seed 003 entry 1`` → 八課之例第一例 (lzh).
+
+    The data's ``source`` fields name the four seed texts by number (seed 000 … 004); the catalogs give
+    each its name (``source.seed_000`` …), so that no reply says "seed".
+    """
+
+    def named(m: re.Match[str]) -> str:
+        text = gettext(lang, msgid("source", f"seed_{m.group(1)}"))
+        return text + (gettext(lang, "source.entry", n=int(m.group(2))) if m.group(2) else "")
+
+    def line(m: re.Match[str]) -> str:
+        text = gettext(lang, msgid("source", f"seed_{m.group(1)}"))
+        return text + gettext(lang, "source.line", n=int(m.group(2)))
+
+    return _SPEC.sub("", _SEED_LINE.sub(line, _SEED.sub(named, str(source))))
+
+
+_PASSAGE = re.compile(r"\bp(\d{2})\.(\d+)\b")
+
+
+def passage(lang: str, ident: object) -> str:
+    """A 《八格賦》 passage id as the language writes it: p08.1 in ko, 第八段其一 in lzh (``qizheng.passage``)."""
+    return _PASSAGE.sub(
+        lambda m: gettext(lang, "qizheng.passage", para=int(m.group(1)), clause=int(m.group(2))), str(ident)
+    )
+
+
+SERIES_SEPARATOR = {"ko": ", ", "lzh": "、"}
+
+
+def series(lang: str, values: Any) -> str:
+    """Items joined as the language enumerates them: ``점, 과`` in ko, ``六壬、占`` in lzh (頓號)."""
+    return SERIES_SEPARATOR[_check(lang)].join(str(v) for v in values)
+
+
 def numeral(lang: str, value: object) -> str:
     """A count or ordinal as the language writes it: 七 in lzh, 7 in ko (a non-number is left as it is)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
     if lang == "lzh" and isinstance(value, int | str) and str(value).isdigit():
         return numerals.chinese(int(value))
     return str(value)
@@ -274,6 +326,10 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["term"] = lambda value: term(lang, value)
     env.filters["both"] = lambda value: both(lang, value)
     env.filters["particle"] = _particle
+    env.filters["cite"] = lambda value: cite(lang, value)
+    env.filters["passage"] = lambda value: passage(lang, value)
+    env.filters["own_script"] = lambda values: own_script(lang, values)
+    env.filters["series"] = lambda values: series(lang, values)
     env.filters["num"] = lambda value: numeral(lang, value)
     env.filters["line"] = lambda value: line_name(lang, value)
     env.globals["msgid"] = msgid

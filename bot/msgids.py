@@ -560,6 +560,12 @@ FAMILIES: dict[str, dict[str, str]] = {
         "partial": N_("qizheng.status.partial"),
         "yes": N_("qizheng.status.yes"),
     },
+    "source": {
+        "seed_000": N_("source.seed_000"),
+        "seed_002": N_("source.seed_002"),
+        "seed_003": N_("source.seed_003"),
+        "seed_004": N_("source.seed_004"),
+    },
     "shensha.needs": {
         "hour": N_("shensha.needs.hour"),
         "month": N_("shensha.needs.month"),

@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_branch, parse_instant
 from bot.cli.png import add_png_option, write_png
-from bot.i18n import N_, both, gettext, render
+from bot.i18n import N_, both, cite, gettext, render, series
 from bot.msgids import msgid
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
@@ -63,6 +63,11 @@ _IN_FSTRINGS = (
     N_("liuyao.verdict.ying_qi"),
     N_("liuyao.xunkong"),
 )
+
+
+def _line(lang: str, n: int) -> str:
+    """A line of the hexagram as the language names it: 3 in ko, 三爻 in lzh (初爻 … 上爻)."""
+    return gettext(lang, "liuyao.line_name", n=n)
 
 
 def parse_month(text: str) -> Branch:
@@ -248,7 +253,9 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
         extra.append(_("liuyao.triple", value=j["triple"]))
     if j.get("middle_source"):
         extra.append(_(msgid("liuyao.option", "middle_source." + j["middle_source"])))
-    out = [f"- {' '.join(head)}: {status}" + "".join(f" · {x}" for x in extra) + f" ({j['source']})"]
+    out = [
+        f"- {' '.join(head)}: {status}" + "".join(f" · {x}" for x in extra) + f" ({cite(lang, j['source'])})"
+    ]
     for ch in j["checks"]:
         out.append(
             f"    {'✓' if ch['ok'] else '✗'} {gettext(lang, msgid('liuyao.check', ch['check']), **ch)}"
@@ -306,7 +313,7 @@ def chart_text(c: dict[str, Any], lang: str) -> str:
         mark = ("○" if ln["yang"] else "×") if ln["moving"] else " "
         role = b("世") if ln["shi"] else b("應") if ln["ying"] else ""
         row = (
-            f"{ln['line']} {b(ln['spirit'])} {b(ln['relative'])} {b(ln['ganzhi'])}{ln['element']}"
+            f"{_line(lang, ln['line'])} {b(ln['spirit'])} {b(ln['relative'])} {b(ln['ganzhi'])}{ln['element']}"
             f" {'━━━━━' if ln['yang'] else '━━ ━━'} {mark} {role}"
         ).rstrip()
         if ln["changed"]:
@@ -366,9 +373,11 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
         out.append(f"  {_('liuyao.verdict.transforms')}: {' '.join(b(t) for t in v['transforms'])}")
     helpers = []
     for h in v["helpers"]:
-        lines = ",".join(str(n) for n in h["lines"]) or "-"
+        lines = series(lang, [_line(lang, n) for n in h["lines"]]) or "-"
         moving = (
-            f" {_('liuyao.verdict.moving', lines=','.join(map(str, h['moving'])))}" if h["moving"] else ""
+            f" {_('liuyao.verdict.moving', lines=series(lang, [_line(lang, n) for n in h['moving']]))}"
+            if h["moving"]
+            else ""
         )
         helpers.append(f"{b(h['name'])} {b(h['relative'])}({h['element']}) {lines}{moving}")
     out.append(f"  {_('liuyao.verdict.helpers')}: {' · '.join(helpers)}")
@@ -377,11 +386,13 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
     yq = v["ying_qi"]
     out.append(
         f"  {_('liuyao.verdict.ying_qi')}: {_(msgid('liuyao.speed', yq['speed']))} · {_(msgid('liuyao.size', yq['size']))}"
-        f" ({yq['source']})"
+        f" ({cite(lang, yq['source'])})"
     )
     out.append(f"  {_('liuyao.verdict.reasons')}:")
     for r in v["reasons"]:
-        out.append(f"    {r['weight']:+d} {_(msgid('liuyao.reason', r['code']))} {r['text']} ({r['source']})")
+        out.append(
+            f"    {r['weight']:+d} {_(msgid('liuyao.reason', r['code']))} {r['text']} ({cite(lang, r['source'])})"
+        )
     out.append(f"  {_('liuyao.verdict.weighed')}: {' '.join(b(w) for w in v['weighed'])}")
     out.append(f"  {_('liuyao.verdict.basis')}")
     return out

@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
 from bot.cli.png import add_png_option, write_png
-from bot.i18n import LANGS, N_, both, gettext, render
+from bot.i18n import LANGS, N_, both, gettext, passage, render, series
 from bot.msgids import msgid
 from engine.qizheng import QizhengOptions, find_place, natal_chart
 
@@ -112,7 +112,7 @@ def extra_text(data: dict[str, Any], lang: str) -> str:
     lines.append(gettext(lang, "qizheng.motion") + ": " + " · ".join(motions))
     broad = [p["id"] for p in data["patterns"] if p["holds"] and p["broad"]]
     if broad:
-        lines.append(gettext(lang, "qizheng.broad", ids=" ".join(broad)))
+        lines.append(gettext(lang, "qizheng.broad", ids=series(lang, [passage(lang, b) for b in broad])))
     if data["eclipse"] is not None:
         e = data["eclipse"]
         lines.append(gettext(lang, msgid("qizheng.eclipse", e["kind"]), hours=f"{e['days'] * 24:+.1f}"))

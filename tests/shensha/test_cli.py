@@ -101,7 +101,10 @@ def test_human_without_month_notes_the_omission(capsys):
 
 def test_sources_flag(capsys):
     code, out, _ = run(capsys, "甲子", "--month", "寅", "--sources")
-    assert "000:59 「天德之星，正月起亥而順行」" in out and "003:7 「丑旬遁為丁鬼」" in out
+    # seed 000 line 59 and seed 003 line 7, named as a reader names them (bot.i18n.cite, issue 15)
+    assert (
+        "《역모(易冒)》:59 「天德之星，正月起亥而順行」" in out and "팔과례(八課例):7 「丑旬遁為丁鬼」" in out
+    )
 
 
 def test_tables_flag(capsys):
