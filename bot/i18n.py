@@ -284,9 +284,22 @@ def term(lang: str, text: object) -> str:
     return s
 
 
+_QUALIFIED = re.compile(r"([^()]+)\(([^()]+)\)")
+
+
 def both(lang: str, text: object) -> str:
-    """The reading with the characters after it, e.g. 갑자(甲子); just the characters in lzh."""
+    """The reading with the characters after it, e.g. 갑자(甲子); just the characters in lzh.
+
+    A name with a qualifier in parentheses, 月煞(將星) or 官符(歲), reads as one label: 월살·장성(月煞·將星),
+    not 월살(장성)(月煞(將星)) (docs/style.md).
+    """
     s = str(text)
+    qualified = _QUALIFIED.fullmatch(s)
+    if qualified and lang != "lzh":
+        head, qualifier = qualified.groups()
+        readings = term(lang, head), term(lang, qualifier)
+        if readings != (head, qualifier):
+            return f"{readings[0]}·{readings[1]}({head}·{qualifier})"
     reading = term(lang, s)
     return s if reading == s else f"{reading}({s})"
 
