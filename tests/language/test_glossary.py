@@ -59,9 +59,9 @@ def test_each_correction_keeps_the_original_in_a_note():
 
 @pytest.mark.parametrize("lang", ["ko", "lzh"])
 def test_no_gloss_is_its_headword(lang):
-    # an entry explains by its text (a 神煞's keyword) or, for a 課格, its definition and meaning
+    # an entry explains by its text (a 神煞's keyword), a 課格's definition and meaning, a 類神 usage
     def explanation(v):
-        return v.get("text") or v.get("meaning") or v.get("definition")
+        return v.get("text") or v.get("meaning") or v.get("definition") or v.get("usage")
 
     bad = [(k, v) for k, v in glossary(lang).items() if explanation(v) in (v.get("name"), "", None)]
     assert bad == []
