@@ -153,9 +153,11 @@ def _reading_glossary(lang: str) -> Mapping[str, Any]:
     """
     from engine.liuren.reading import glossary
 
-    entries = dict(glossary(lang))
+    entries: dict[str, Any] = dict(glossary(lang))
     closing = Counter(
-        _last_sentence(v["meaning"]) for k, v in entries.items() if k.startswith("pattern.") and v.get("meaning")
+        _last_sentence(v["meaning"])
+        for k, v in entries.items()
+        if k.startswith("pattern.") and v.get("meaning")
     )
     formula, count = closing.most_common(1)[0] if closing else ("", 0)
     if not formula or count < 2:
