@@ -349,6 +349,19 @@ def environment(lang: str) -> jinja2.Environment:
     return env
 
 
+_CJK = "\u3400-\u9fff\uf900-\ufaff"
+_HALF_COLON = re.compile(rf"(?<=[{_CJK}）」』》])((?:\*\*|\*|</b>|</i>)?):[ \t]?")
+_HALF_PAREN = re.compile(rf"(?<=[{_CJK}])[ \t]?\(([^()\n]*)\)")
+
+
+def typeset(lang: str, text: str) -> str:
+    """Full-width punctuation after Chinese characters in lzh (docs/style.md): 朱雀: 信息 → 朱雀：信息,
+    亥 (遁 己) → 亥（遁 己）. Clock times, /commands and Latin text keep their ASCII punctuation."""
+    if lang != "lzh":
+        return text
+    return _HALF_COLON.sub(r"\1：", _HALF_PAREN.sub(r"（\1）", text))
+
+
 def render(template: str, lang: str, **context: Any) -> str:
     """Render ``templates/<template>`` in ``lang``."""
-    return environment(lang).get_template(template).render(**context).strip("\n")
+    return typeset(lang, environment(lang).get_template(template).render(**context).strip("\n"))

@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_branch, parse_instant
 from bot.cli.png import add_png_option, write_png
-from bot.i18n import N_, both, cite, gettext, render, series
+from bot.i18n import N_, both, cite, gettext, render, series, typeset
 from bot.msgids import msgid
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
@@ -154,7 +154,7 @@ def chart_handler(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(data)
         return 0
-    emit_text(chart_text(data, args.lang))
+    emit_text(typeset(args.lang, chart_text(data, args.lang)))
     return 0
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
 from bot.cli.png import add_png_option, write_png
-from bot.i18n import LANGS, N_, both, gettext, passage, render, series
+from bot.i18n import LANGS, N_, both, gettext, passage, render, series, typeset
 from bot.msgids import msgid
 from engine.qizheng import QizhengOptions, find_place, natal_chart
 
@@ -190,7 +190,11 @@ def run_chart(args: argparse.Namespace) -> int:
         emit_json(data)
         return 0
     emit_text(
-        render("cli/qizheng.txt.j2", args.lang, chart=data, show_all=args.all) + extra_text(data, args.lang)
+        typeset(
+            args.lang,
+            render("cli/qizheng.txt.j2", args.lang, chart=data, show_all=args.all)
+            + extra_text(data, args.lang),
+        )
     )
     return 0
 

@@ -41,7 +41,7 @@ IDENTIFIERS = [
     re.compile(r"\b[A-Z][A-Za-z]+/[A-Za-z_]+(?:/[A-Za-z_]+)?\b"),  # a zone name
     re.compile(r"\bUTC(?:[+-]\d{2}:\d{2})?|\bUT1\b"),
     re.compile(r"\b[A-Z]{2,}\b"),  # a metavar or a format a machine names: PATH, LON, JSON, PNG, ISO
-    re.compile(r"\(([A-Z][a-z]+)( [A-Z][a-z]+)*\)"),  # a city's own name after its Chinese one
+    re.compile(r"[(（][A-Z][a-z]+(?: [A-Z][a-z]+)*[)）]"),  # a city's own name after its Chinese one
     re.compile(r"\bsikpan(?: [a-z]+)?\b"),
     re.compile(r"\bDiscord\b"),  # a platform's own name (Telegram is 電報)
     re.compile(r"(?<![\w])#\d+\b"),  # a record's number, as /show takes it
@@ -112,7 +112,18 @@ def test_no_arabic_numeral_beyond_times_dates_and_measures(lines):
     assert bad == []
 
 
+HALF_WIDTH = re.compile(r"[\u4e00-\u9fff）」》](?:\*\*|</b>)?:|[\u4e00-\u9fff] ?\((?=[^)]*[\u4e00-\u9fff])")
+
+
+def test_full_width_punctuation_after_chinese(lines):
+    """A colon or an opening parenthesis after a Chinese character is full-width: 朱雀：信息, 亥（遁 己）."""
+    bad = [(w, line) for w, line, _ in lines if HALF_WIDTH.search(line)]
+    assert bad == []
+
+
 def test_the_checks_catch_what_they_look_for():
+    assert HALF_WIDTH.search("※ 朱雀: 信息") and HALF_WIDTH.search("亥 (遁 己)")
+    assert not HALF_WIDTH.search("12:30 Asia/Seoul (UTC+09:00)")
     assert DIGIT.search(_clean("第7局")) and DIGIT.search(_clean("6爻"))
     assert LATIN.search(_clean("例課第一（seed 003 原文）"))
     assert HANGUL.search("別名: 점, 과, 六壬")

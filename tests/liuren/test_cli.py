@@ -71,7 +71,9 @@ def test_table_text(capsys):
     assert code == 0
     assert "庚辰  8 | 丑/庚 午/丑 酉/辰 寅/酉 | 寅未子 | 賊剋 | 重審" in out
     # a 貴人-dependent 課體 carries the 貴人 it holds under (seed 003 entry 3 「夜貴閉口」)
-    assert "庚辰 10 | 亥/庚 寅/亥 未/辰 戌/未 | 寅巳申 | 遙剋 | 彈射 刖足 元胎 閉口(夜)" in out.splitlines()
+    assert (
+        "庚辰 10 | 亥/庚 寅/亥 未/辰 戌/未 | 寅巳申 | 遙剋 | 彈射 刖足 元胎 閉口（夜）" in out.splitlines()
+    )  # full-width in lzh
 
 
 def test_cast_day_ju_json(capsys):

@@ -88,7 +88,7 @@ def test_human_classical_chinese(capsys):
     code, out, err = run(capsys, "甲子", "--month", "寅", "--year", "甲辰", "--lang", "lzh")
     assert code == 0
     assert "神煞 · 日辰 甲子 · 月建 寅 · 太歲 甲辰" in out
-    assert "天乙貴人: 丑 未 — " in out and "以月建寅起" in out and "以太歲甲辰起" in out
+    assert "天乙貴人：丑 未 — " in out and "以月建寅起" in out and "以太歲甲辰起" in out
     assert "shensha." not in out and not any("\uac00" <= ch <= "\ud7a3" for ch in out.split("--")[0])
 
 
