@@ -23,13 +23,15 @@ Korean particles in catalog messages are written as a format spec on the placeho
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import string
 import struct
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -287,6 +289,20 @@ def term(lang: str, text: object) -> str:
 _QUALIFIED = re.compile(r"([^()]+)\(([^()]+)\)")
 
 
+# the terms a reply has already given as 한글(漢字): later uses give the 한글 alone (docs/style.md)
+_GIVEN: ContextVar[set[str] | None] = ContextVar("given_terms", default=None)
+
+
+@contextlib.contextmanager
+def one_reply() -> Iterator[None]:
+    """While the block renders one reply, ``both`` gives each term as 한글(漢字) the first time, then 한글."""
+    token = _GIVEN.set(set())
+    try:
+        yield
+    finally:
+        _GIVEN.reset(token)
+
+
 def both(lang: str, text: object) -> str:
     """The reading with the characters after it, e.g. 갑자(甲子); just the characters in lzh.
 
@@ -301,7 +317,14 @@ def both(lang: str, text: object) -> str:
         if readings != (head, qualifier):
             return f"{readings[0]}·{readings[1]}({head}·{qualifier})"
     reading = term(lang, s)
-    return s if reading == s else f"{reading}({s})"
+    if reading == s:
+        return s
+    given = _GIVEN.get()
+    if given is not None:
+        if s in given:
+            return reading
+        given.add(s)
+    return f"{reading}({s})"
 
 
 @cache

@@ -20,7 +20,7 @@ import jinja2
 from markupsafe import Markup
 
 from bot.commands.base import Reply
-from bot.i18n import environment, typeset
+from bot.i18n import environment, one_reply, typeset
 
 CHANNELS = ("telegram", "discord", "console")
 _EXT = {"telegram": "html.j2", "discord": "md.j2", "console": "txt.j2"}
@@ -197,6 +197,7 @@ def render(reply: Reply, channel: str) -> str:
         template = env.get_template(template_name(reply.view, "console"))
     extra = VIEW_EXTRAS.get(reply.view)
     context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
-    text = template.render(**context, view=reply.view, channel=channel)
+    with one_reply():
+        text = template.render(**context, view=reply.view, channel=channel)
     text = "\n".join(line.rstrip() for line in typeset(reply.lang, text).split("\n"))
     return _BLANKS.sub("\n\n", text).strip("\n")

@@ -160,3 +160,25 @@ def test_the_scanners_catch_what_they_look_for():
     assert SPACED_HANGUL.search("/help 명령이름 으로")
     assert SPACED_HANGUL.search("갑 을 병") is None
     assert SPACED.search("07:30 (Asia/Seoul) 에") and SPACED.search("/daily 을")
+
+
+def test_a_term_is_given_with_its_characters_once_per_reply():
+    """docs/style.md: 한글(漢字) on first use in a reply, then 한글 alone; outside a reply always both."""
+    from bot.i18n import both, one_reply
+
+    with one_reply():
+        assert [both("ko", "甲子"), both("ko", "甲子"), both("ko", "戌")] == ["갑자(甲子)", "갑자", "술(戌)"]
+    assert both("ko", "甲子") == both("ko", "甲子") == "갑자(甲子)"
+    with one_reply():
+        assert both("lzh", "甲子") == "甲子"
+
+
+def test_a_chat_reply_gives_each_term_in_full_once():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    import gen_samples
+
+    cast = dict(gen_samples.chat_samples("ko"))["/cast now"]["console"]
+    assert cast.count("주작(朱雀)") == 1 and "주작" in cast.replace("주작(朱雀)", "", 1)
