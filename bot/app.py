@@ -1,6 +1,7 @@
 """The application: ``run`` starts every transport and the daily scheduler in one event loop.
 
-``run(settings, stop)`` opens the database (migrating it), then starts: the Telegram adapter when
+``run(settings, stop)`` checks the database (:func:`bot.startup.check_database`), opens it (migrating it),
+then starts: the Telegram adapter when
 ``TELEGRAM_BOT_TOKEN`` is set (``bot.telegram.run_telegram(ctx, stop)``), the Discord adapter when
 ``DISCORD_BOT_TOKEN`` is set (``bot.discord.run_discord(ctx, stop)``), the daily scheduler
 (``bot.scheduler.run_scheduler``) whenever an adapter runs, and the console chat on stdin/stdout when no token
@@ -9,6 +10,10 @@ is set. It returns when ``stop`` is set (or the console reaches end of input) an
 The chat libraries are optional extras (``pip install 'sikpan[telegram]'``, ``[discord]``, ``[all]``): an
 adapter module is imported only when its token is set, and a missing library raises :class:`MissingExtra`
 (``sikpan run`` turns it into a one-line message naming the extra) before anything starts.
+
+Supervision (:func:`_supervise`): a task that fails is logged and the others go on, except that an adapter
+that cannot start (``StartupError`` after its retries) or the last adapter gone stops everything, and ``run``
+raises :class:`bot.startup.StartupError` so the process exits non-zero.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from bot.config import Settings
 from bot.console import LineSource, run_console
 from bot.context import AppContext, Clock, SystemClock, create_context
 from bot.scheduler import run_scheduler
+from bot.startup import StartupError, check_database
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +77,14 @@ async def run(
     console_io: tuple[LineSource, Any] | None = None,
     clock: Clock | None = None,
 ) -> None:
-    """Start everything configured in ``settings`` and wait until ``stop`` is set."""
+    """Start everything configured in ``settings`` and wait until ``stop`` is set.
+
+    Raises :class:`bot.startup.StartupError` when the database is unusable (checked before it is opened)
+    or an adapter cannot start (after its retries): everything else is stopped first, so the process
+    exits non-zero.
+    """
     runners = configured_runners(settings)  # before the database is opened: a missing extra fails first
+    await asyncio.to_thread(check_database, settings.db_path)
     ctx = await create_context(settings, clock or SystemClock())
     tasks: dict[str, asyncio.Task[None]] = {}
     try:
@@ -82,7 +94,12 @@ async def run(
             tasks["scheduler"] = asyncio.create_task(run_scheduler(ctx, stop), name="scheduler")
         else:
             tasks["console"] = asyncio.create_task(run_console(ctx, stop, io=console_io), name="console")
-        await _supervise(tasks, stop)
+        failed = await _supervise(tasks, stop)
+        if failed:
+            name, first = failed[0]
+            if isinstance(first, StartupError):
+                raise first
+            raise StartupError("bot.error.adapter_start", platform=name, attempts=1, detail=repr(first)[:200])
     finally:
         for task in tasks.values():
             if not task.done():
@@ -91,8 +108,18 @@ async def run(
         await ctx.close()
 
 
-async def _supervise(tasks: dict[str, asyncio.Task[None]], stop: asyncio.Event) -> None:
-    """The process boundary: a task that fails is logged (with its name) and the others go on."""
+ADAPTERS = ("telegram", "discord")
+
+
+async def _supervise(
+    tasks: dict[str, asyncio.Task[None]], stop: asyncio.Event
+) -> list[tuple[str, BaseException]]:
+    """The process boundary: a task that fails is logged (with its name) and the others go on.
+
+    An adapter that cannot start (after its retries), or the last adapter gone, stops everything: a deaf
+    bot must not keep running. Returns those adapter failures (the caller exits non-zero).
+    """
+    failed: list[tuple[str, BaseException]] = []
     stop_task = asyncio.create_task(stop.wait(), name="stop")
     pending: set[asyncio.Task[Any]] = set(tasks.values())
     while pending and not stop.is_set():
@@ -104,8 +131,15 @@ async def _supervise(tasks: dict[str, asyncio.Task[None]], stop: asyncio.Event) 
             if task.cancelled():
                 continue
             exc = task.exception()
-            if exc is not None:
+            if isinstance(exc, StartupError):
+                log.error("%s could not start: %s", task.get_name(), exc.params.get("detail"))
+            elif exc is not None:
                 log.error("%s stopped with an error", task.get_name(), exc_info=exc)
+            adapters_left = [t for t in pending if t.get_name() in ADAPTERS]
+            if task.get_name() in ADAPTERS and exc is not None:
+                if isinstance(exc, StartupError) or not adapters_left:
+                    failed.append((task.get_name(), exc))
+                    stop.set()
             if task.get_name() == "console":
                 stop.set()  # end of input on the console ends the program
         pending.discard(stop_task)
@@ -119,6 +153,7 @@ async def _supervise(tasks: dict[str, asyncio.Task[None]], stop: asyncio.Event) 
             await asyncio.gather(*still, return_exceptions=True)
     stop_task.cancel()
     await asyncio.gather(stop_task, return_exceptions=True)
+    return failed
 
 
 __all__ = [

@@ -14,6 +14,8 @@ variable                     default                                     meaning
 ``SIKPAN_LANG``              ``ko``                                      default language (``ko`` | ``lzh``)
 ``SIKPAN_TZ``                ``Asia/Seoul``                              default IANA zone of new users
 ``SIKPAN_ENV_FILE``          ``.env``                                    where to read the optional ``.env``
+``SIKPAN_HISTORY_LIMIT``     unset (keep every cast)                     casts kept per user (the newest N)
+``SIKPAN_START_ATTEMPTS``    ``5``                                       adapter start attempts before exit 1
 ===========================  ==========================================  ==========================================
 
 The ``.env`` file is read by python-dotenv. Tokens never reach logs: :func:`install_redaction` (the one
@@ -32,11 +34,13 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
 
 from bot.i18n import DEFAULT_LANG, N_, normalize_lang
+from bot.sanitize import bounded
+from bot.startup import START_ATTEMPTS
+from bot.zones import zone_or_none
 
 DEFAULT_TELEGRAM_API_BASE_URL = "https://api.telegram.org/bot"
 DEFAULT_DISCORD_API_BASE_URL = "https://discord.com/api/v10"
@@ -65,6 +69,8 @@ class Settings:
     db_path: str = DEFAULT_DB
     lang: str = DEFAULT_LANG
     tz: str = DEFAULT_TZ
+    history_limit: int | None = None  # casts kept per user (newest first); None keeps all
+    start_attempts: int = START_ATTEMPTS  # adapter start attempts (back-off between) before exit 1
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -99,14 +105,33 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
     lang = normalize_lang(lang_raw) if lang_raw else DEFAULT_LANG
     if lang is None:
         raise ConfigError(
-            N_("bot.error.config_lang"), f"SIKPAN_LANG must be ko or lzh, not {lang_raw!r}", value=lang_raw
+            N_("bot.error.config_lang"),
+            f"SIKPAN_LANG must be ko or lzh, not {bounded(lang_raw, 64)!r}",
+            value=bounded(lang_raw, 64),
         )
     tz = get("SIKPAN_TZ", DEFAULT_TZ) or DEFAULT_TZ
-    try:
-        ZoneInfo(tz)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigError("bot.error.config_tz", f"SIKPAN_TZ is not an IANA zone: {tz!r}", value=tz) from None
+    if zone_or_none(tz) is None:  # never raises (``America``, 5,000 characters …): one localized line
+        shown = bounded(tz, 64)
+        raise ConfigError("bot.error.config_tz", f"SIKPAN_TZ is not an IANA zone: {shown!r}", value=shown)
+    limit_raw = get("SIKPAN_HISTORY_LIMIT")
+    if limit_raw is not None and not (limit_raw.isascii() and limit_raw.isdigit() and len(limit_raw) <= 9):
+        raise ConfigError(
+            "bot.error.config_history_limit",
+            f"SIKPAN_HISTORY_LIMIT must be a whole number: {bounded(limit_raw, 64)!r}",
+            value=bounded(limit_raw, 64),
+        )
+    attempts_raw = get("SIKPAN_START_ATTEMPTS")
+    attempts = START_ATTEMPTS
+    if (
+        attempts_raw is not None
+        and attempts_raw.isascii()
+        and attempts_raw.isdigit()
+        and len(attempts_raw) < 4
+    ):
+        attempts = max(1, int(attempts_raw))
     return Settings(
+        history_limit=int(limit_raw) or None if limit_raw is not None else None,
+        start_attempts=attempts,
         telegram_token=get("TELEGRAM_BOT_TOKEN"),
         telegram_api_base_url=get("TELEGRAM_API_BASE_URL", DEFAULT_TELEGRAM_API_BASE_URL)
         or DEFAULT_TELEGRAM_API_BASE_URL,

@@ -7,7 +7,9 @@ Rows (``bot/migrations/0002_daily.sql``)
     status: ``claimed`` (ours, not yet attempted) → ``sending`` (the request is in flight) → ``sent``;
     or ``skipped`` (missed by more than the grace window), ``blocked`` (the chat refuses the bot; the
     subscription is disabled), ``failed`` (a bad request, or retries exhausted), ``uncertain`` (the process
-    died while the request was in flight; never resent).
+    died while the request was in flight, or the platform's answer was lost: maybe delivered; never resent).
+    ``sending`` is written after the pacing wait, immediately before the request (``before_request`` of the
+    senders), so readings queued behind the pacer stay ``claimed`` through a stop or a crash.
 
 Loop (:meth:`DailyScheduler.run`)
     1. Recovery: ``sending`` rows become ``uncertain`` (they may have been delivered: we never send twice);
@@ -42,7 +44,7 @@ from typing import Any, Protocol
 from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, Moment
 from bot.schedule_time import latest_due, next_due
-from bot.sending import SendOutcome
+from bot.sending import BeforeRequest, SendOutcome
 from bot.storage import DailyStore, Subscription, utc_iso
 
 log = logging.getLogger(__name__)
@@ -76,7 +78,9 @@ class Transport(Protocol):
 
     def ready(self) -> bool: ...  # can it send now (the adapter has started)?
 
-    async def send(self, sub: Subscription, text: str) -> SendOutcome: ...
+    async def send(
+        self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
+    ) -> SendOutcome: ...  # ``before_request``: awaited after pacing, right before the first request
 
 
 class TelegramTransport:
@@ -97,10 +101,14 @@ class TelegramTransport:
         app = self.ctx.extras.get("telegram_application")
         return app is None or bool(app.running)
 
-    async def send(self, sub: Subscription, text: str) -> SendOutcome:
+    async def send(
+        self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
+    ) -> SendOutcome:
         sender = self.ctx.extras["telegram_sender"]
         chat: int | str = int(sub.chat_id) if sub.chat_id.lstrip("-").isdigit() else sub.chat_id
-        outcome: SendOutcome = await sender.send(chat, text, chat_kind=sub.chat_kind)
+        outcome: SendOutcome = await sender.send(
+            chat, text, chat_kind=sub.chat_kind, before_request=before_request
+        )
         return outcome
 
 
@@ -123,11 +131,15 @@ class DiscordTransport:
             return False
         return bool(client.is_ready())
 
-    async def send(self, sub: Subscription, text: str) -> SendOutcome:
+    async def send(
+        self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
+    ) -> SendOutcome:
         sender = self.ctx.extras["discord_sender"]
         client = self.ctx.extras["discord_client"]
         target = client.get_partial_messageable(int(sub.chat_id))
-        outcome: SendOutcome = await sender.send(target, text, target_id=sub.chat_id)
+        outcome: SendOutcome = await sender.send(
+            target, text, target_id=sub.chat_id, before_request=before_request
+        )
         return outcome
 
 
@@ -454,15 +466,32 @@ class DailyScheduler:
     async def _send(self, platform: str, job: _Job) -> None:
         clock = self.ctx.clock
         job.attempts += 1
-        await self.store.mark(job.delivery_id, "sending", await clock.now(), attempt=True)
+
+        async def before_request() -> bool:
+            # ``sending`` is written after the pacing wait, immediately before the request: a row that was
+            # never tried stays ``claimed`` (sent after a restart); a stop during the wait sends nothing
+            if self._stopping:
+                return False
+            await self.store.mark(job.delivery_id, "sending", await clock.now(), attempt=True)
+            return True
+
         transport = self.transports[platform]
         try:
-            outcome = await transport.send(job.sub, job.text)
+            outcome = await transport.send(job.sub, job.text, before_request=before_request)
             ok, error, parts = outcome.ok, outcome.error, outcome.parts
         except Exception as exc:  # the sender handles platform errors; this is the unexpected rest
             log.exception("daily: sending delivery %s failed", job.delivery_id)
             ok, error, parts = False, f"exception: {exc!r}", 0
         now = await clock.now()
+        if error == "not_attempted":
+            job.attempts -= 1  # left ``claimed``: never tried, sent after the next start
+            return
+        if error == "uncertain":
+            # the platform may have accepted it (a lost answer, a read timeout): never sent again
+            await self.store.mark(job.delivery_id, "uncertain", now, "maybe delivered; not resent")
+            self.stats.uncertain += 1
+            log.error("daily: delivery %s may or may not have arrived; not resent", job.delivery_id)
+            return
         if ok:
             await self.store.mark(job.delivery_id, "sent", now)
             self.stats.sent += 1

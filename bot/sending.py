@@ -20,7 +20,10 @@ Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
       deactivated) and ``BadRequest`` "chat not found": report through ``on_blocked(platform, chat_id,
       reason)`` and never retry. ``ChatMigrated``: report through ``on_migrated(platform, old, new)`` and
       resend to the new id. Other ``BadRequest``: a bug — logged with context, not retried.
-      ``TimedOut``/``NetworkError``: retried with exponential backoff (the message may already be there).
+      ``TimedOut``/``NetworkError``: retried with exponential backoff **only when Telegram provably did not
+      perform the request** (:func:`request_not_sent`: no connection, or an ``ok: false`` answer); a read
+      timeout or a lost answer after the request was written is ``uncertain`` and never resent (at most
+      once). Every reply that does not arrive is counted in ``dropped`` and logged at ERROR.
 
 Discord (:class:`DiscordSender`, discord.py)
     - Text is Discord markdown. Every outgoing text has its mentions escaped
@@ -46,10 +49,13 @@ import logging
 import re
 import time
 import warnings
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
+
+from bot.sanitize import clean
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +83,7 @@ class SendOutcome:
 # ---------------------------------------------------------------------------------------------- helpers
 def utf16_len(text: str) -> int:
     """Length in UTF-16 code units (how Telegram counts; astral characters count 2)."""
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2  # a lone surrogate counts 1, never raises
 
 
 async def _call_back(callback: BlockedCallback | None, *args: str) -> None:
@@ -124,6 +130,34 @@ class TokenBucket:
                     self.tokens = max(0.0, self.tokens - 1.0)
                     return
                 await self._sleep((1.0 - self.tokens) / self.fill_rate)
+
+
+BeforeRequest = Callable[[], Awaitable[bool]]
+
+
+def request_not_sent(exc: BaseException) -> bool:
+    """True only when Telegram provably did not perform the request (so resending cannot duplicate).
+
+    python-telegram-bot raises ``NetworkError``/``TimedOut`` in two ways:
+
+    - from a transport error (``raise TimedOut from err`` with httpx's exception as the cause): only a
+      connection that could not be made (``ConnectError``, ``ConnectTimeout``) or a request that never got
+      a connection from the pool (``PoolTimeout``) was not sent. A read or write timeout or a connection
+      dropped after the request was written may have been accepted: *maybe sent*.
+    - from an HTTP answer whose JSON envelope says ``"ok": false`` (no cause): the Bot API refused the
+      method (e.g. a 429 without ``retry_after``, a 500 with an error description), so it did not send.
+      An answer whose body is not the Bot API's JSON (a proxy's 502 page: the cause is the parse error)
+      proves nothing: maybe sent.
+    """
+    import httpx
+    from telegram.error import TelegramError
+
+    cause = exc.__cause__
+    if cause is None:
+        return True  # the Bot API answered with an error envelope
+    if isinstance(cause, TelegramError):
+        return False  # an unparsable answer (a proxy's error page)
+    return isinstance(cause, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
 
 
 def retry_after_seconds(value: int | float | timedelta | None) -> float:
@@ -424,6 +458,13 @@ class TelegramSender:
         self._chat_locks: dict[str, asyncio.Lock] = {}
         self.retry_waits: list[float] = []  # every RetryAfter wait honoured (for tests and metrics)
         self.max_idle_chats = 10_000  # per-chat state kept before idle chats are pruned
+        self.dropped: Counter[str] = Counter()  # replies not delivered, by reason (logged at ERROR)
+
+    def _dropped(self, outcome: SendOutcome, detail: str) -> SendOutcome:
+        """Count and log (ERROR) a reply that did not reach the chat."""
+        self.dropped[outcome.error or "failed"] += 1
+        log.error("telegram: reply to chat %s dropped (%s): %s", outcome.chat_id, outcome.error, detail)
+        return outcome
 
     def _prune(self) -> None:
         """Forget the state of idle chats (unlocked, bucket refilled) so memory stays bounded."""
@@ -471,12 +512,25 @@ class TelegramSender:
         chat_kind: str = "private",
         reply_to_message_id: int | None = None,
         reply_markup: Any = None,
+        before_request: BeforeRequest | None = None,
     ) -> SendOutcome:
-        """Split ``text`` (Telegram HTML) and send each part in order; see the module docstring."""
-        from telegram.constants import ParseMode
-        from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
+        """Split ``text`` (Telegram HTML) and send each part in order; see the module docstring.
 
-        parts = split_telegram_html(text, self.limit)
+        ``before_request`` is awaited once, after pacing and immediately before the first request; when it
+        returns False nothing is sent (outcome ``not_attempted``).
+        """
+        from telegram.constants import ParseMode
+        from telegram.error import (
+            BadRequest,
+            ChatMigrated,
+            Forbidden,
+            InvalidToken,
+            NetworkError,
+            RetryAfter,
+            TelegramError,
+        )
+
+        parts = split_telegram_html(clean(text), self.limit)  # no lone surrogates/controls on the wire
         chat = str(chat_id)
         if len(self._chat_locks) > self.max_idle_chats:
             self._prune()
@@ -488,6 +542,9 @@ class TelegramSender:
                 while True:
                     attempt += 1
                     await self._pace(chat, chat_kind)
+                    if before_request is not None and index == 0 and attempt == 1:
+                        if not await before_request():
+                            return SendOutcome(False, 0, (), "not_attempted", chat)
                     try:
                         message = await self.bot.send_message(
                             chat_id=chat_id,
@@ -505,8 +562,10 @@ class TelegramSender:
                             warnings.simplefilter("ignore")
                             wait = retry_after_seconds(exc.retry_after)
                         if attempt >= self.max_attempts:
-                            log.warning("telegram: gave up on chat %s after %d attempts (429)", chat, attempt)
-                            return SendOutcome(False, len(sent_ids), tuple(sent_ids), "gave_up", chat)
+                            return self._dropped(
+                                SendOutcome(False, len(sent_ids), tuple(sent_ids), "gave_up", chat),
+                                f"still 429 after {attempt} attempts",
+                            )
                         log.info("telegram: 429 for chat %s, waiting %.1fs as told", chat, wait)
                         self.retry_waits.append(wait)
                         await self._sleep(wait)
@@ -525,20 +584,34 @@ class TelegramSender:
                         if "chat not found" in exc.message.lower():
                             await _call_back(self.on_blocked, self.platform, chat, exc.message)
                             return SendOutcome(False, len(sent_ids), tuple(sent_ids), "chat_not_found", chat)
-                        log.error(
-                            "telegram: bad request for chat %s part %d/%d (%d chars): %s",
-                            chat,
-                            index + 1,
-                            len(parts),
-                            len(part),
-                            exc.message,
+                        return self._dropped(
+                            SendOutcome(False, len(sent_ids), tuple(sent_ids), "bad_request", chat),
+                            f"bad request for part {index + 1}/{len(parts)} ({len(part)} chars): {exc.message}",
                         )
-                        return SendOutcome(False, len(sent_ids), tuple(sent_ids), "bad_request", chat)
                     except NetworkError as exc:  # includes TimedOut
+                        if not request_not_sent(exc):
+                            # the request may have reached Telegram (a read timeout, a lost response, a 5xx):
+                            # maybe delivered, so never sent again (at most once)
+                            return self._dropped(
+                                SendOutcome(False, len(sent_ids), tuple(sent_ids), "uncertain", chat),
+                                f"maybe delivered, not resent: {exc.message}",
+                            )
                         if attempt >= self.max_attempts:
-                            log.warning("telegram: gave up on chat %s: %s", chat, exc.message)
-                            return SendOutcome(False, len(sent_ids), tuple(sent_ids), "gave_up", chat)
+                            return self._dropped(
+                                SendOutcome(False, len(sent_ids), tuple(sent_ids), "gave_up", chat),
+                                f"not sent after {attempt} attempts: {exc.message}",
+                            )
                         await self._sleep(self.backoff * 2 ** (attempt - 1))
+                    except InvalidToken as exc:  # 401/404: the token was revoked (or the API URL is wrong)
+                        return self._dropped(
+                            SendOutcome(False, len(sent_ids), tuple(sent_ids), "invalid_token", chat),
+                            f"the token was refused: {exc.message}",
+                        )
+                    except TelegramError as exc:  # Conflict and other replies we have no rule for
+                        return self._dropped(
+                            SendOutcome(False, len(sent_ids), tuple(sent_ids), "failed", chat),
+                            f"{type(exc).__name__}: {exc.message}",
+                        )
         return SendOutcome(True, len(sent_ids), tuple(sent_ids), None, chat)
 
 
@@ -562,6 +635,12 @@ class DiscordSender:
         self.backoff = backoff
         self.limit = limit
         self._sleep = sleep
+        self.dropped: Counter[str] = Counter()  # replies not delivered, by reason (logged at ERROR)
+
+    def _dropped(self, outcome: SendOutcome, detail: str) -> SendOutcome:
+        self.dropped[outcome.error or "failed"] += 1
+        log.error("discord: reply to %s dropped (%s): %s", outcome.chat_id, outcome.error, detail)
+        return outcome
 
     @staticmethod
     def prepare(text: str) -> str:
@@ -581,9 +660,11 @@ class DiscordSender:
         ephemeral: bool = False,
         as_embeds: bool = False,
         target_id: str | None = None,
+        before_request: BeforeRequest | None = None,
     ) -> SendOutcome:
         """Send to ``target``: a ``discord.abc.Messageable`` (channel, user, member) or an interaction
         ``followup`` webhook (then ``ephemeral`` applies)."""
+        import aiohttp
         import discord
 
         is_webhook = isinstance(target, discord.Webhook)
@@ -597,6 +678,8 @@ class DiscordSender:
         else:
             payloads = [{"content": part} for part in self.split(text)]
         ids: list[int] = []
+        if before_request is not None and payloads and not await before_request():
+            return SendOutcome(False, 0, (), "not_attempted", ident)
         for payload in payloads:
             kwargs: dict[str, Any] = dict(payload, allowed_mentions=discord.AllowedMentions.none())
             if is_webhook:
@@ -616,16 +699,30 @@ class DiscordSender:
                     return SendOutcome(False, len(ids), tuple(ids), "forbidden", ident)
                 except discord.NotFound as exc:
                     if exc.code == 10062 or is_webhook:
-                        log.warning("discord: interaction expired for %s (code %s)", ident, exc.code)
-                        return SendOutcome(False, len(ids), tuple(ids), "expired", ident)
+                        return self._dropped(
+                            SendOutcome(False, len(ids), tuple(ids), "expired", ident),
+                            f"interaction expired (code {exc.code})",
+                        )
                     await _call_back(self.on_blocked, self.platform, ident, f"{exc.code} {exc.text}")
                     return SendOutcome(False, len(ids), tuple(ids), "chat_not_found", ident)
                 except discord.DiscordServerError as exc:
-                    if attempt >= self.max_attempts:
-                        log.warning("discord: gave up on %s: %s", ident, exc.status)
-                        return SendOutcome(False, len(ids), tuple(ids), "gave_up", ident)
-                    await self._sleep(self.backoff * 2 ** (attempt - 1))
+                    # a 5xx after discord.py's own retries: the message may exist; never sent again
+                    return self._dropped(
+                        SendOutcome(False, len(ids), tuple(ids), "uncertain", ident), f"HTTP {exc.status}"
+                    )
                 except discord.HTTPException as exc:
-                    log.error("discord: bad request for %s: %s %s", ident, exc.code, exc.text)
-                    return SendOutcome(False, len(ids), tuple(ids), "bad_request", ident)
+                    return self._dropped(
+                        SendOutcome(False, len(ids), tuple(ids), "bad_request", ident),
+                        f"{exc.code} {exc.text}",
+                    )
+                except aiohttp.ClientConnectorError as exc:  # no connection: provably not sent
+                    if attempt >= self.max_attempts:
+                        return self._dropped(
+                            SendOutcome(False, len(ids), tuple(ids), "gave_up", ident), str(exc)
+                        )
+                    await self._sleep(self.backoff * 2 ** (attempt - 1))
+                except (aiohttp.ClientError, TimeoutError) as exc:  # sent, answer lost: maybe delivered
+                    return self._dropped(
+                        SendOutcome(False, len(ids), tuple(ids), "uncertain", ident), repr(exc)
+                    )
         return SendOutcome(True, len(ids), tuple(ids), None, ident)

@@ -133,6 +133,7 @@ class Storage:
             await db.execute("PRAGMA synchronous=FULL")
             await db.execute("PRAGMA busy_timeout=10000")
             await db.execute("PRAGMA foreign_keys=ON")
+            await db.execute("PRAGMA secure_delete=ON")  # deleted rows are zeroed, not left in free pages
             if migrate:
                 await storage.migrate()
         except BaseException:
@@ -365,6 +366,17 @@ class Storage:
         )
         return [self._entry(r) for r in rows]
 
+    async def prune_history(self, user_key: str, keep: int) -> int:
+        """Keep the user's newest ``keep`` casts (``SIKPAN_HISTORY_LIMIT``); returns how many were deleted.
+
+        Numbers are never reused: the next cast still gets the highest number + 1.
+        """
+        return await self.execute(
+            "DELETE FROM history WHERE user_key = ? AND seq <= ("
+            " SELECT seq FROM history WHERE user_key = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)",
+            (user_key, user_key, max(0, keep)),
+        )
+
     async def count_history(self, user_key: str) -> int:
         row = await self.fetchone("SELECT COUNT(*) FROM history WHERE user_key = ?", (user_key,))
         return int(row[0]) if row else 0
@@ -410,6 +422,10 @@ class Storage:
                 await self.db.execute("ROLLBACK")
                 raise
             await self.db.execute("COMMIT")
+            # The deleted rows still sit in the -wal file until a checkpoint: copy the WAL into the
+            # database (where secure_delete zeroed them) and truncate it to zero bytes.
+            async with self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cur:
+                await cur.fetchall()
         return deleted
 
 

@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from bot.commands.base import Reply
 from bot.i18n import environment, one_reply, typeset
+from bot.sanitize import clean
 
 CHANNELS = ("telegram", "discord", "console")
 _EXT = {"telegram": "html.j2", "discord": "md.j2", "console": "txt.j2"}
@@ -199,5 +200,7 @@ def render(reply: Reply, channel: str) -> str:
     context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
     with one_reply():
         text = template.render(**context, view=reply.view, channel=channel)
-    text = "\n".join(line.rstrip() for line in typeset(reply.lang, text).split("\n"))
+    text = "\n".join(
+        line.rstrip() for line in clean(typeset(reply.lang, text)).split("\n")
+    )  # no controls/bidi
     return _BLANKS.sub("\n\n", text).strip("\n")

@@ -25,6 +25,8 @@ KEYWORDS = (
     "CommandError",
     "error_reply",
     "UsageError",
+    "ConfigError",
+    "StartupError",
 )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from bot.cli.common import SikpanArgumentParser, UsageError, argparse_language, lang_from_argv
 from bot.i18n import N_, gettext
+from bot.sanitize import bounded_params
 from engine.errors import EngineInputError
 
 SUBCOMMANDS = ("calendar", "cast", "liuren", "shensha", "liuyao", "qizheng", "run")
@@ -68,11 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sys.stderr.write(parser.format_help())
                 return 2
             return int(args.func(args) or 0)
-        except UsageError as err:
-            print(gettext(lang, err.code, **err.params), file=sys.stderr)
+        except UsageError as err:  # the echoed values are bounded: a 1 MB argument echoes 80 characters
+            print(gettext(lang, err.code, **bounded_params(err.params, 200)), file=sys.stderr)
             return 2
         except EngineInputError as err:
-            print(gettext(lang, err.code, **err.params), file=sys.stderr)
+            print(gettext(lang, err.code, **bounded_params(err.params)), file=sys.stderr)
             return 2
         except KeyboardInterrupt:
             return 130

@@ -15,7 +15,9 @@ import sys
 
 from bot.cli.common import UsageError
 from bot.config import ConfigError, Settings, install_redaction, load_settings, redact
-from bot.i18n import N_
+from bot.i18n import N_, gettext
+from bot.sanitize import bounded_params
+from bot.startup import StartupError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -73,8 +75,11 @@ def handler(args: argparse.Namespace) -> int:
         raise UsageError("bot.error.missing_extra", platform=err.platform, extra=err.extra) from None
     configure_logging(settings, args.log_level or ("INFO" if settings.has_tokens else "WARNING"))
     try:
-        sqlite3.connect(settings.db_path).close()  # fail early (and in one line) if the file cannot be opened
-        asyncio.run(main_async(settings))
+        asyncio.run(main_async(settings))  # bot.app.run checks the database first (bot.startup)
+    except StartupError as err:  # the database, or an adapter that could not start after its retries
+        params = {k: redact(str(v), settings.secrets) for k, v in err.params.items()}
+        print(gettext(settings.lang, err.code, **bounded_params(params, 200)), file=sys.stderr)
+        return err.status
     except (sqlite3.Error, OSError) as err:  # the database cannot be opened or migrated
         raise UsageError(
             N_("bot.error.db_open"), path=settings.db_path, detail=redact(str(err), settings.secrets)

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import replace
 
+from bot import privacy
 from bot.commands import cast, core, daily, history, liuyao, qizheng, shensha
 from bot.commands.base import (
     COMMANDS,
@@ -39,6 +40,7 @@ from bot.commands.base import (
     split_command,
 )
 from bot.context import AppContext
+from bot.sanitize import clean
 from engine.errors import EngineInputError
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,12 @@ async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
     This is the outermost boundary of a request in the command layer: an unexpected exception (a bug in a
     command, an engine or the database) is logged with the command line and answered ``bot.error.internal``.
     """
+    # no control/bidi characters or lone surrogates (which cannot even be stored as UTF-8) past this point
+    incoming = replace(
+        incoming,
+        text=clean(incoming.text),
+        display_name=clean(incoming.display_name) if incoming.display_name is not None else None,
+    )
     lang = ctx.settings.lang
     name = "?"
     try:
@@ -70,6 +78,9 @@ async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
             return error_reply("bot.error.unknown_command", lang, name=name[:32])
         if spec.admin_in_groups and incoming.chat_kind != "private" and not incoming.user_is_admin:
             return error_reply("bot.error.admin_only", lang, name=spec.name)
+        # the caller's own data is never shown to a group
+        if privacy.refuse_in_public(spec.name, incoming.chat_kind, incoming.private_reply):
+            return error_reply("bot.error.private_only", lang, name=spec.name)
         await ctx.storage.touch_user(
             incoming.user_key, incoming.platform, incoming.user_id, incoming.display_name
         )
@@ -90,7 +101,13 @@ async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
             incoming.user_id,
         )
         return error_reply("bot.error.internal", lang)
-    return replace(result, lang=result.lang or lang, ephemeral=result.ephemeral or spec.ephemeral)
+    private = privacy.answer_privately(spec.name, incoming.chat_kind, incoming.private_reply)
+    result = replace(
+        result, lang=result.lang or lang, ephemeral=result.ephemeral or spec.ephemeral or private
+    )
+    if incoming.chat_kind != "private" and not result.ephemeral:  # others read it: no saved coordinates
+        result = replace(result, context=privacy.public_context(result.context))
+    return result
 
 
 __all__ = [

@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from bot.commands.base import CommandError, Incoming, Reply, reply
 from bot.context import AppContext
 from bot.storage import UserSettings
+from bot.zones import zone_or_none
 from engine.calendar import resolve_local as calendar_resolve_local
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
 
@@ -48,20 +49,14 @@ def parse_branch(text: str) -> Branch:
 
 def zone_of(user: UserSettings | None, ctx: AppContext) -> ZoneInfo:
     name = (user.tz if user and user.tz else None) or ctx.settings.tz
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo(ctx.settings.tz)
+    return zone_or_none(name) or zone_or_none(ctx.settings.tz) or ZoneInfo("UTC")
 
 
 def check_zone(name: str) -> str:
-    """A valid IANA zone name (``Asia/Seoul``, case as typed is kept) or CommandError."""
-    if not re.fullmatch(r"[A-Za-z0-9_+\-/]{1,64}", name) or ".." in name:
+    """A valid IANA zone name (``Asia/Seoul``, case as typed is kept) or CommandError (never another error:
+    ``America`` is a directory of the zone database, see :mod:`bot.zones`)."""
+    if zone_or_none(name) is None:
         raise CommandError("bot.error.bad_tz", value=name[:64])
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise CommandError("bot.error.bad_tz", value=name[:64]) from None
     return name
 
 
@@ -153,6 +148,8 @@ async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> 
         context=context,
         created_at=created,
     )
+    if ctx.settings.history_limit:  # retention (SIKPAN_HISTORY_LIMIT); unset keeps every cast
+        await ctx.storage.prune_history(incoming.user_key, ctx.settings.history_limit)
     return reply(rec.view, **context, no=seq)
 
 

@@ -29,6 +29,7 @@ class Incoming:
     chat_kind: str = "private"  # "private" | "group" | "channel"
     user_is_admin: bool = True
     display_name: str | None = None
+    private_reply: bool = False  # the transport can answer the caller alone here (Discord: ephemeral)
 
     @property
     def user_key(self) -> str:

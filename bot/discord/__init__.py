@@ -26,17 +26,22 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+import aiohttp
 import discord
 import yarl
 from discord import app_commands
 
-from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands
+from bot import privacy
+from bot.admission import Verdict, gate
+from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands, resolve_lang
 from bot.config import install_redaction
 from bot.i18n import gettext
 from bot.sending import DiscordSender, SendOutcome
+from bot.startup import start_with_retries
 from bot.views import render
 
 if TYPE_CHECKING:  # discord.types is for type checkers (it cannot be imported on its own at run time)
@@ -50,6 +55,7 @@ DEFAULT_API_BASE_URL = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
 _TYPES: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool}
 _LOCALES = {discord.Locale.korean: "ko", discord.Locale.taiwan_chinese: "lzh"}
+HANDLED_KEPT = 1000  # outcomes kept in ``SikpanClient.handled`` (for tests and metrics); older ones drop
 
 
 def configure_endpoints(api_base_url: str, gateway_url: str) -> None:
@@ -123,7 +129,7 @@ class SikpanClient(discord.Client):
         self.tree = app_commands.CommandTree(self)
         self.tree.error(self.on_app_command_error)
         self.synced: list[app_commands.AppCommand] = []
-        self.handled: list[SendOutcome] = []
+        self.handled: deque[SendOutcome] = deque(maxlen=HANDLED_KEPT)  # the latest outcomes only
         for spec in load_commands().values():
             if not spec.hidden:
                 self.tree.add_command(self._slash(spec))
@@ -174,15 +180,29 @@ class SikpanClient(discord.Client):
     async def invoke(
         self, spec: CommandSpec, interaction: discord.Interaction, values: dict[str, Any]
     ) -> None:
-        # Acknowledge first: the 3-second rule (404 10062 "Unknown interaction" otherwise).
-        await interaction.response.defer(thinking=True, ephemeral=spec.ephemeral)
+        # Acknowledge first: the 3-second rule (404 10062 "Unknown interaction" otherwise). Commands that
+        # show the caller's own data are answered ephemerally in a guild (the first follow-up of a deferred
+        # response inherits the defer's visibility, so it is decided here).
         incoming = self.incoming(interaction, command_line(spec, values))
+        verdict = gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key)
+        if verdict is Verdict.DROP:  # a flood: no work, no answer
+            return
+        if verdict is Verdict.WARN:  # one polite "slow down", to the caller alone
+            body = render(
+                error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx)), "discord"
+            )
+            await interaction.response.send_message(
+                self.sender.prepare(body), ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+            )
+            return
+        private = privacy.answer_privately(spec.name, incoming.chat_kind, incoming.private_reply)
+        await interaction.response.defer(thinking=True, ephemeral=spec.ephemeral or private)
         reply = await dispatch(incoming, self.ctx)
         body = render(reply, "discord")  # a failure here reaches on_app_command_error (the request boundary)
         outcome = await self.sender.send(
             interaction.followup,
             body,
-            ephemeral=reply.ephemeral or spec.ephemeral,
+            ephemeral=reply.ephemeral or spec.ephemeral or private,
             target_id=incoming.chat_id,
         )
         self.handled.append(outcome)
@@ -201,6 +221,7 @@ class SikpanClient(discord.Client):
             chat_kind="group" if in_guild else "private",
             user_is_admin=(not in_guild) or bool(perms.administrator or perms.manage_guild),
             display_name=user.display_name,
+            private_reply=True,  # an interaction can always be answered ephemerally
         )
 
     async def on_app_command_error(
@@ -266,7 +287,13 @@ class SikpanClient(discord.Client):
             user_is_admin=(not in_guild) or bool(perms and (perms.administrator or perms.manage_guild)),
             display_name=message.author.display_name,
         )
-        reply = await dispatch(incoming, self.ctx)
+        verdict = gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key)
+        if verdict is Verdict.DROP:
+            return
+        if verdict is Verdict.WARN:
+            reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
+        else:
+            reply = await dispatch(incoming, self.ctx)
         self.handled.append(await self.sender.send(message.channel, render(reply, "discord")))
 
 
@@ -347,7 +374,17 @@ async def run_discord(ctx: AppContext, stop: asyncio.Event, **options: Any) -> N
         **options,
     )
     async with client:
-        runner = asyncio.create_task(client.start(token), name="discord-client")
+        # login (GET /users/@me …), retried with back-off; a refused token fails at once; StartupError
+        # ends ``sikpan run`` with exit 1 (then the gateway connection reconnects by itself)
+        await start_with_retries(
+            lambda: client.login(token),
+            platform="discord",
+            retry_on=(discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError),
+            fatal=(discord.LoginFailure,),
+            attempts=settings.start_attempts,
+            stop=stop,
+        )
+        runner = asyncio.create_task(client.connect(), name="discord-client")
         waiter = asyncio.create_task(stop.wait(), name="discord-stop")
         try:
             done, _ = await asyncio.wait({runner, waiter}, return_when=asyncio.FIRST_COMPLETED)

@@ -34,13 +34,24 @@ from typing import TYPE_CHECKING, Any
 
 from telegram import BotCommand, Update
 from telegram.constants import ChatMemberStatus, ChatType
-from telegram.error import TelegramError
+from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, MessageHandler, filters
 
-from bot.commands import Incoming, dispatch, error_reply, load_commands, lookup, split_command
+from bot.admission import Verdict, gate
+from bot.commands import (
+    Incoming,
+    dispatch,
+    error_reply,
+    load_commands,
+    lookup,
+    resolve_lang,
+    split_command,
+)
 from bot.config import install_redaction
 from bot.i18n import gettext
+from bot.identity import telegram_user_id
 from bot.sending import SendOutcome, TelegramSender
+from bot.startup import start_with_retries
 from bot.views import render
 
 if TYPE_CHECKING:
@@ -148,6 +159,19 @@ class TelegramAdapter:
             return False
         return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
+    @staticmethod
+    def admission_keys(update: Update) -> tuple[str, str]:
+        """(user key, chat key) of an update, as :meth:`incoming` builds them."""
+        chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+        assert chat is not None
+        sender_chat = message.sender_chat if message is not None else None
+        user_id = telegram_user_id(
+            user.id if user is not None else None,
+            chat.id,
+            sender_chat.id if sender_chat is not None else None,
+        )
+        return f"telegram:{user_id}", f"telegram:{chat.id}"
+
     async def incoming(self, update: Update, text: str) -> Incoming:
         chat = update.effective_chat
         user = update.effective_user
@@ -158,10 +182,17 @@ class TelegramAdapter:
         spec = lookup(parsed[0]) if parsed else None
         if kind != "private" and spec is not None and spec.admin_in_groups:
             admin = await self.is_admin(update)
+        message = update.effective_message
+        sender_chat = message.sender_chat if message is not None else None
         return Incoming(
             platform="telegram",
             chat_id=str(chat.id),
-            user_id=str(user.id if user is not None else chat.id),
+            # shared accounts (anonymous admin, channel senders) are keyed per sending chat
+            user_id=telegram_user_id(
+                user.id if user is not None else None,
+                chat.id,
+                sender_chat.id if sender_chat is not None else None,
+            ),
             text=text,
             lang_hint=user.language_code if user is not None else None,
             chat_kind=kind,
@@ -182,8 +213,15 @@ class TelegramAdapter:
             return None
         message = update.effective_message
         assert message is not None
+        # admission first, before any work for the update (no member lookup, no database, no chart)
+        verdict = gate(self.ctx.extras).check(*self.admission_keys(update))
+        if verdict is Verdict.DROP:
+            return None
         incoming = await self.incoming(update, text)
-        reply = await dispatch(incoming, self.ctx)
+        if verdict is Verdict.WARN:  # one polite "slow down" per flood
+            reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
+        else:
+            reply = await dispatch(incoming, self.ctx)
         body = render(reply, "telegram")
         return await self.send(
             incoming, body, reply_to=message.message_id if incoming.chat_kind != "private" else None
@@ -302,7 +340,17 @@ async def run_telegram(
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
     app = build_application(ctx, token, settings.telegram_api_base_url or DEFAULT_BASE_URL)
     webhook = webhook if webhook is not None else webhook_options()
-    async with app:  # initialize (getMe) … shutdown
+    # getMe, retried with back-off (502, unreachable API); a refused token fails at once. Either way a
+    # StartupError ends ``sikpan run`` with exit 1 instead of a process that never answers.
+    await start_with_retries(
+        app.initialize,
+        platform="telegram",
+        retry_on=(NetworkError,),
+        fatal=(InvalidToken,),
+        attempts=settings.start_attempts,
+        stop=stop,
+    )
+    async with app:  # initialize (done above: a no-op) … shutdown
         await prepare(app)
         await app.start()
         assert app.updater is not None

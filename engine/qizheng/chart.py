@@ -8,11 +8,12 @@ reads the chart, and ``engine.qizheng.natal`` attaches the results (and the 限 
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -144,7 +145,7 @@ def shoushi_mansions() -> tuple[Mansion, ...]:
     )
 
 
-@cache
+@lru_cache(maxsize=256)
 def equatorial_mansions(t_cent: float) -> tuple[Mansion, ...]:
     """赤道宿度 of date: each mansion starts at the right ascension of its 距星 of date.
 
@@ -171,22 +172,29 @@ def mansion_of(longitude: float, t_cent: float, mansion_set: MansionSet = Mansio
         t_key = round(t_cent, 6)  # cache per ~1 hour: the 距星 move 0.00004° in that time
         table = equatorial_mansions(t_key)
         x = right_ascension(longitude, 0.0, mean_obliquity(t_key))
-        ordered = sorted(table, key=lambda m: m.lon_j2000)
-        best = ordered[-1]
-        for m in ordered:
-            if m.lon_j2000 <= x:
-                best = m
-        return MansionPlace(best, (x - best.lon_j2000) % 360.0)
+        return _place_in(table, x)
     if mansion_set == MansionSet.SHOUSHI:
         table = shoushi_mansions()
     else:
         table = tables.mansions(mansion_set == MansionSet.DELTA_ORI, mansion_set == MansionSet.ETA_AND)
     x = (longitude - general_precession_arcsec(t_cent) / 3600.0) % 360.0
-    ordered = sorted(table, key=lambda m: m.lon_j2000)
-    best = ordered[-1]
-    for m in ordered:
-        if m.lon_j2000 <= x:
-            best = m
+    return _place_in(table, x)
+
+
+_ORDERED: dict[int, tuple[tuple[Mansion, ...], tuple[Mansion, ...], tuple[float, ...]]] = {}
+
+
+def _place_in(table: tuple[Mansion, ...], x: float) -> MansionPlace:
+    """The mansion of ``table`` whose start is the last one ≤ x (the last mansion before the first start)."""
+    memo = _ORDERED.get(id(table))
+    if memo is None or memo[0] is not table:  # the memo keeps ``table`` alive, so its id is not reused
+        ordered = tuple(sorted(table, key=lambda m: m.lon_j2000))
+        memo = (table, ordered, tuple(m.lon_j2000 for m in ordered))
+        if len(_ORDERED) >= 64:  # 赤道宿度 tables change with the date: keep the memo small
+            _ORDERED.clear()
+        _ORDERED[id(table)] = memo
+    _, ordered, starts = memo
+    best = ordered[bisect.bisect_right(starts, x) - 1]  # index −1: before the first start, the last mansion
     return MansionPlace(best, (x - best.lon_j2000) % 360.0)
 
 
@@ -602,8 +610,7 @@ def chart_at(
         offset = zheng_offset(t_cent) if options.palaces == PalaceSystem.ZHENG else 0.0
         ming = palace_of(ming_point, offset)
     year, month = _pillars(at)
-    stations = motion.stations(raw.jd_tt, raw.jd_ut, raw.speeds) if with_motion else {}
-    eclipse = motion.eclipse_near(raw.jd_tt, raw.jd_ut, raw) if with_motion else None
+    stations, eclipse = motion.of_birth(raw) if with_motion else ({}, None)
     return build_chart(
         lons,
         year=year,

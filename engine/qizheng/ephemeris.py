@@ -19,6 +19,7 @@ uniform 28-year point of 《七政算內篇》 (period 10227.1792 d) with a sele
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -98,6 +99,8 @@ class RawPositions:
     gast_hours: float
     true_obliquity_deg: float
     latitudes: dict[str, float] = field(default_factory=dict)  # apparent ecliptic latitude of the seven 政
+    # second difference of the longitude of the seven 政 (degrees/day²), for the station screen
+    accelerations: dict[str, float] = field(default_factory=dict)
 
 
 @cache
@@ -179,7 +182,12 @@ def _ecliptic_longitude(vectors: Vec) -> Vec:
 
 def _central_speed(values: Vec) -> float:
     """d/dt of an angle sampled at t − h, t, t + h (degrees/day)."""
-    diff = (float(values[2]) - float(values[0]) + 180.0) % 360.0 - 180.0
+    return _speed_between(float(values[0]), float(values[2]))
+
+
+def _speed_between(before: float, after: float) -> float:
+    """d/dt of an angle from its values at t − h and t + h (degrees/day)."""
+    diff = (after - before + 180.0) % 360.0 - 180.0
     return diff / (2.0 * STEP_DAYS)
 
 
@@ -227,18 +235,38 @@ def _cross(a: Vec, b: Vec) -> Vec:
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
-def compute_tt(jd_tt: float, jd_ut: float, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZHENGSUAN) -> RawPositions:
-    """Every point of the chart at TT ``jd_tt`` (UT ``jd_ut`` for 紫氣), from the shipped DE440 excerpt.
+@dataclass(frozen=True, slots=True)
+class _Chain:
+    """The apparent-place chain at t − h, t, t + h for every instant of a batch (last axis: 3 · instants)."""
 
-    Three vectorised evaluations: every segment at t − h, t, t + h (with velocities), then the seven bodies
-    at their retarded instants, twice (light-time iteration).
+    lam: Vec  # (bodies, 3k) apparent ecliptic longitude of date, degrees
+    ecl: Vec  # (xyz, bodies, 3k) apparent place in the ecliptic of date, au
+    pos: Vec  # (xyz, bodies, 3k) apparent place, ICRF, au
+    p_km: Vec  # (xyz, rows, 3k) segment positions (t − h, t, t + h)
+    v_km: Vec  # (xyz, rows, 3k)
+    earth_p: Vec  # (xyz, 3k) barycentric Earth, au
+    earth_v: Vec
+    rot: Vec  # (3, 3, 3k) ICRF → ecliptic of date
+    times: Any  # the skyfield Time of the 3k instants
+
+
+def _chain(jd_tt: Vec) -> _Chain:
+    """The chain of :func:`compute_tt` at each TT of ``jd_tt`` (1-D) and at ± ``STEP_DAYS`` around it."""
+    return _chain_at((jd_tt[:, None] + np.array([-STEP_DAYS, 0.0, STEP_DAYS])).ravel())
+
+
+def _chain_at(grid: Vec) -> _Chain:
+    """The apparent-place chain at each TT of ``grid`` (1-D).
+
+    Three vectorised evaluations: every segment at the instants (with velocities), then the seven bodies at
+    their retarded instants, twice (light-time iteration).
     """
     table = default_table()
     ts = _timescale()
-    t3 = ts.tt_jd(np.array([jd_tt - STEP_DAYS, jd_tt, jd_tt + STEP_DAYS]))
+    t3 = ts.tt_jd(grid)
     whole = np.asarray(t3.whole, dtype=np.float64)[None, :]  # TDB = whole + fraction (JD, two parts)
     fraction = np.asarray(t3.tdb_fraction, dtype=np.float64)[None, :]
-    rot = np.asarray(_ecliptic_frame().rotation_at(t3), dtype=np.float64)  # (3, 3, 3 times)
+    rot = np.asarray(_ecliptic_frame().rotation_at(t3), dtype=np.float64)  # (3, 3, times)
     p_km, v_km = table.evaluate(_ROWS[:, None], whole, fraction, velocity=True)  # (xyz, rows, times)
     assert v_km is not None
     n = len(SEVEN)
@@ -257,27 +285,121 @@ def compute_tt(jd_tt: float, jd_ut: float, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZ
     pos = _aberration(pos, earth_v[:, None, :])
     ecl = np.einsum("ijt,jbt->ibt", rot, pos)
     lam = _ecliptic_longitude(ecl)  # (bodies, times)
-    beta = np.degrees(np.arctan2(ecl[2, :, 1], np.hypot(ecl[0, :, 1], ecl[1, :, 1])))
+    return _Chain(lam, ecl, pos, p_km, v_km, earth_p, earth_v, rot, t3)
 
-    longitudes: dict[str, float] = {}
-    speeds: dict[str, float] = {}
-    latitudes: dict[str, float] = {}
-    for i, name in enumerate(SEVEN):
-        longitudes[name] = float(lam[i, 1])
-        speeds[name] = _central_speed(lam[i])
-        latitudes[name] = float(beta[i])
-    eq = np.asarray(t3.M, dtype=np.float64)[:, :, 1] @ pos[:, _SUN, 1]
-    sun_ra = (math.degrees(math.atan2(eq[1], eq[0])) / 15.0) % 24.0
 
-    # Osculating node / apogee from the geometric geocentric Moon state in the ecliptic of date.
-    moon_p = (p_km[:, _MOON] + p_km[:, n]) / AU_KM
-    moon_v = (v_km[:, _MOON] + v_km[:, n]) / AU_KM
-    r = np.einsum("ijt,jt->it", rot, moon_p - earth_p)
-    v = np.einsum("ijt,jt->it", rot, moon_v - earth_v)
+def _osculating(chain: _Chain) -> tuple[Vec, Vec]:
+    """Osculating ascending node and apogee (degrees, (3k,)) from the geometric geocentric Moon state in the
+    ecliptic of date."""
+    n = len(SEVEN)
+    moon_p = (chain.p_km[:, _MOON] + chain.p_km[:, n]) / AU_KM
+    moon_v = (chain.v_km[:, _MOON] + chain.v_km[:, n]) / AU_KM
+    r = np.einsum("ijt,jt->it", chain.rot, moon_p - chain.earth_p)
+    v = np.einsum("ijt,jt->it", chain.rot, moon_v - chain.earth_v)
     h = _cross(r, v)
     node = np.degrees(np.arctan2(h[0], -h[1])) % 360.0
     ecc = _cross(v, h) / MU_AU3_D2 - r / _norm(r)
     apogee = np.degrees(np.arctan2(-ecc[1], -ecc[0])) % 360.0
+    return node, apogee
+
+
+def _second_difference(values: Vec) -> float:
+    """d²/dt² of an angle sampled at t − h, t, t + h (degrees/day²)."""
+    up = (float(values[2]) - float(values[1]) + 180.0) % 360.0 - 180.0
+    down = (float(values[1]) - float(values[0]) + 180.0) % 360.0 - 180.0
+    return (up - down) / (STEP_DAYS * STEP_DAYS)
+
+
+@dataclass(frozen=True, slots=True)
+class MotionSample:
+    """What the station and eclipse searches read at one instant: the seven 政 (apparent longitude and
+    central-difference speed, exactly as :func:`compute_tt`) and the osculating node (the probes of
+    :func:`probe_samples` carry only the speeds, or only the places)."""
+
+    jd_tt: float
+    longitudes: dict[str, float]
+    speeds: dict[str, float]
+    true_node: float
+
+
+def motion_samples(jd_tts: Sequence[float]) -> list[MotionSample]:
+    """The seven 政 and the osculating node at each TT of ``jd_tts``, in one vectorised evaluation: the chain
+    of :func:`compute_tt` without the sidereal time, the Sun's right ascension, latitudes, apogees and mean
+    points (a single instant gives exactly the values of :func:`compute_tt`)."""
+    chain = _chain(np.asarray(jd_tts, dtype=np.float64))
+    node, _ = _osculating(chain)
+    lam = chain.lam
+    out = []
+    for k, jd in enumerate(jd_tts):
+        three = lam[:, 3 * k : 3 * k + 3]
+        out.append(
+            MotionSample(
+                float(jd),
+                {name: float(three[i, 1]) for i, name in enumerate(SEVEN)},
+                {name: _central_speed(three[i]) for i, name in enumerate(SEVEN)},
+                float(node[3 * k + 1]),
+            )
+        )
+    return out
+
+
+def probe_samples(
+    speed_at: Sequence[float], place_at: Sequence[float]
+) -> tuple[list[MotionSample], list[MotionSample]]:
+    """Partial motion samples, all in one vectorised evaluation: the speeds of the seven 政 at each TT of
+    ``speed_at`` (from t ± h only; ``longitudes`` left empty, ``true_node`` NaN) and their longitudes and the
+    osculating node at each TT of ``place_at`` (t only; ``speeds`` left empty). The numbers are those of
+    :func:`motion_samples` (the same chain; sub-instants dropped only where not read)."""
+    grid = [t + d for t in speed_at for d in (-STEP_DAYS, STEP_DAYS)] + list(place_at)
+    chain = _chain_at(np.asarray(grid, dtype=np.float64))
+    node, _ = _osculating(chain)
+    lam = chain.lam
+    n = 2 * len(speed_at)
+    speeds = [
+        MotionSample(
+            float(jd),
+            {},
+            {
+                name: _speed_between(float(lam[i, 2 * k]), float(lam[i, 2 * k + 1]))
+                for i, name in enumerate(SEVEN)
+            },
+            math.nan,
+        )
+        for k, jd in enumerate(speed_at)
+    ]
+    places = [
+        MotionSample(
+            float(jd), {name: float(lam[i, n + k]) for i, name in enumerate(SEVEN)}, {}, float(node[n + k])
+        )
+        for k, jd in enumerate(place_at)
+    ]
+    return speeds, places
+
+
+def motion_sample(jd_tt: float) -> MotionSample:
+    """:func:`motion_samples` at one instant."""
+    return motion_samples((jd_tt,))[0]
+
+
+def compute_tt(jd_tt: float, jd_ut: float, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZHENGSUAN) -> RawPositions:
+    """Every point of the chart at TT ``jd_tt`` (UT ``jd_ut`` for 紫氣), from the shipped DE440 excerpt."""
+    chain = _chain(np.array([jd_tt]))
+    t3, lam, ecl, pos = chain.times, chain.lam, chain.ecl, chain.pos
+    beta = np.degrees(np.arctan2(ecl[2, :, 1], np.hypot(ecl[0, :, 1], ecl[1, :, 1])))
+
+    longitudes: dict[str, float] = {}
+    speeds: dict[str, float] = {}
+    accelerations: dict[str, float] = {}
+    latitudes: dict[str, float] = {}
+    for i, name in enumerate(SEVEN):
+        longitudes[name] = float(lam[i, 1])
+        speeds[name] = _central_speed(lam[i])
+        accelerations[name] = _second_difference(lam[i])
+        latitudes[name] = float(beta[i])
+    eq = np.asarray(t3.M, dtype=np.float64)[:, :, 1] @ pos[:, _SUN, 1]
+    sun_ra = (math.degrees(math.atan2(eq[1], eq[0])) / 15.0) % 24.0
+
+    node, apogee = _osculating(chain)
     longitudes["true_node"] = float(node[1])
     speeds["true_node"] = _central_speed(node)
     longitudes["true_apogee"] = float(apogee[1])
@@ -295,4 +417,4 @@ def compute_tt(jd_tt: float, jd_ut: float, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZ
     mean_obl = float(np.asarray(t3._mean_obliquity_radians)[1])
     true_obl = math.degrees(mean_obl + float(deps_all[1]))
     gast = float(np.asarray(t3.gast)[1])
-    return RawPositions(longitudes, speeds, jd_tt, jd_ut, sun_ra, gast, true_obl, latitudes)
+    return RawPositions(longitudes, speeds, jd_tt, jd_ut, sun_ra, gast, true_obl, latitudes, accelerations)

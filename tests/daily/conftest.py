@@ -35,7 +35,9 @@ class FakeTransport:
     def ready(self) -> bool:
         return self.is_ready
 
-    async def send(self, sub, text: str) -> SendOutcome:
+    async def send(self, sub, text: str, *, before_request=None) -> SendOutcome:
+        if before_request is not None and not await before_request():  # the scheduler is stopping
+            return SendOutcome(False, 0, (), "not_attempted", sub.chat_id)
         self.calls += 1
         step = self.script.pop(0) if self.script else "ok"
         if step == "hang":  # a request that never returns (the process dies meanwhile)

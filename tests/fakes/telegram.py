@@ -41,6 +41,9 @@ Fault injection (each rule matches a method and optionally a chat id; ``times=No
     ``parameters.retry_after``; ``block(chat_id)`` — every send to it returns 403
     "Forbidden: bot was blocked by the user"; ``migrate(chat_id, new_chat_id)`` — 400 with
     ``migrate_to_chat_id``; ``overrides[method] = async fn(params) -> (status, payload)`` to replace a method.
+    ``lose_response(method, chat_id=None, times=1, delay=None)`` — the method is *performed* (a sent message
+    is recorded in :attr:`sent`) but its answer is lost: the connection is dropped without a response, or,
+    with ``delay``, the answer comes only after ``delay`` seconds (past the client's read timeout).
 
 Recording
     :attr:`calls` — every request as :class:`Call` (method, params, files, at = ``time.monotonic()``, status,
@@ -240,6 +243,7 @@ class FakeTelegram(LoopbackServer):
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.confirmed_offset = 0
+        self._losses: list[_Loss] = []
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> FakeTelegram:
@@ -450,7 +454,26 @@ class FakeTelegram(LoopbackServer):
         response = await self._dispatch(request.match_info["token"], method, params, files, call)
         self.calls.append(call)
         await self._notify()
+        loss = next((r for r in self._losses if r.matches(method, params)), None)
+        if loss is not None and call.status == 200:
+            if loss.times is not None:
+                loss.times -= 1
+            if loss.delay is None:  # performed, but the answer never leaves: drop the connection
+                if request.transport is not None:
+                    request.transport.abort()
+                raise ConnectionResetError("the fake dropped the answer")
+            await asyncio.sleep(loss.delay)
         return response
+
+    def lose_response(
+        self,
+        method: str = "sendMessage",
+        *,
+        chat_id: Any = None,
+        times: int | None = 1,
+        delay: float | None = None,
+    ) -> None:
+        self._losses.append(_Loss(method, chat_id, times, delay))
 
     async def _dispatch(
         self, token: str, method: str, params: dict[str, Any], files: dict[str, bytes], call: Call
@@ -658,6 +681,19 @@ class FakeTelegram(LoopbackServer):
                     "can_invite_users": True, "can_post_stories": False, "can_edit_stories": False,
                     "can_delete_stories": False}  # fmt: skip
         return {"status": "member", "user": user}
+
+
+@dataclass
+class _Loss:
+    method: str
+    chat_id: Any
+    times: int | None
+    delay: float | None
+
+    def matches(self, method: str, params: dict[str, Any]) -> bool:
+        if self.method != method or (self.times is not None and self.times <= 0):
+            return False
+        return self.chat_id is None or str(params.get("chat_id")) == str(self.chat_id)
 
 
 class _ApiError(Exception):

@@ -149,6 +149,21 @@ def test_year_sha_from_seed_000():
     }
 
 
+def test_year_sha_is_the_full_shensha_evaluation_for_all_60_pillars():
+    """year_sha reads engine.shensha.marks; the stars' values from engine.shensha.evaluate must be the same."""
+    from engine.core.cycle import all_ganzhi
+    from engine.qizheng.patterns import SHA_NAMES, SHA_OPTIONS
+    from engine.shensha import evaluate as shensha_evaluate
+
+    for year in all_ganzhi():
+        result = shensha_evaluate(year, options=SHA_OPTIONS)
+        for name in SHA_NAMES:
+            hit = result.get(name)
+            assert hit is not None
+            value = hit.value if isinstance(hit.value, tuple) else (hit.value,)
+            assert year_sha(year)[name] == tuple(b for b in value if isinstance(b, Branch)), (year, name)
+
+
 def test_p24_2_is_evaluated():
     assert BY_ID["p24.2"].status == "yes"
     assert evaluate(BY_ID["p24.2"], make({"year": "庚午", "太陰": "酉"})).holds is True  # 羊刃

@@ -1,0 +1,108 @@
+"""Discord fault scenarios: the sender's retry policy (#12.3, #12.8) and a slash-command flood through the
+fake gateway (#12.1)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import aiohttp
+import discord
+import pytest
+
+from bot.i18n import gettext
+from bot.sending import DiscordSender
+
+
+class _Response:
+    def __init__(self, status: int) -> None:
+        self.status = status
+        self.reason = "fake"
+
+
+class Target:
+    """A messageable whose ``send`` fails with the scripted errors, then succeeds."""
+
+    def __init__(self, *errors: BaseException) -> None:
+        self.errors = list(errors)
+        self.calls = 0
+        self.id = 55
+
+    async def send(self, **kwargs):
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return type("Message", (), {"id": 1000 + self.calls})()
+
+
+def _connector_error() -> aiohttp.ClientConnectorError:
+    key = type("Key", (), {"host": "127.0.0.1", "port": 1, "ssl": None})()
+    return aiohttp.ClientConnectorError(key, OSError(111, "Connection refused"))
+
+
+async def test_a_discord_5xx_is_uncertain_and_not_resent(caplog):
+    target = Target(discord.DiscordServerError(_Response(503), {"message": "upstream", "code": 0}))
+    sender = DiscordSender(backoff=0.0)
+    with caplog.at_level(logging.ERROR, logger="bot.sending"):
+        outcome = await sender.send(target, "하루")
+    assert outcome.error == "uncertain" and target.calls == 1  # the old sender sent it up to 3 times
+    assert sender.dropped["uncertain"] == 1 and any(r.levelno == logging.ERROR for r in caplog.records)
+
+
+async def test_a_lost_discord_answer_is_uncertain_and_not_resent():
+    target = Target(aiohttp.ServerDisconnectedError())
+    outcome = await DiscordSender(backoff=0.0).send(target, "하루")
+    assert outcome.error == "uncertain" and target.calls == 1
+
+
+async def test_a_refused_discord_connection_is_retried():
+    target = Target(_connector_error(), _connector_error())
+    outcome = await DiscordSender(backoff=0.0, max_attempts=3).send(target, "하루")
+    assert outcome.ok and target.calls == 3
+
+
+async def test_before_request_false_sends_nothing():
+    target = Target()
+
+    async def stopping() -> bool:
+        return False
+
+    outcome = await DiscordSender().send(target, "하루", before_request=stopping)
+    assert outcome.error == "not_attempted" and target.calls == 0
+
+
+@pytest.mark.usefixtures("restore_discord_endpoints")
+async def test_a_slash_command_flood_gets_one_ephemeral_slow_down(tmp_path):
+    import bot.discord as dmod
+    from bot.app import create_context
+    from bot.config import Settings
+    from tests.fakes.discord import FakeDiscord
+
+    # Discord does not hold interaction responses to the 5-per-second REST bucket the fake applies
+    async with FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200, bucket_limit=1000) as dc:
+        await _flood(dc, tmp_path, dmod, create_context, Settings)
+
+
+async def _flood(dc, tmp_path, dmod, create_context, Settings):
+    settings = Settings(discord_token=dc.token, discord_api_base_url=dc.api_base_url,
+                        discord_gateway_url=dc.gateway_url, db_path=str(tmp_path / "d.db"))  # fmt: skip
+    ctx = await create_context(settings)
+    stop = asyncio.Event()
+    task = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1))
+    try:
+        await dc.wait_ready()
+        flood = [await dc.slash("start", None, user_id=7001) for _ in range(40)]
+        other = await dc.slash("start", None, user_id=7002)
+        await dc.wait_followups(other, 1, timeout=10)
+        await asyncio.sleep(0.5)
+        slow_down = "⚠ " + gettext("ko", "bot.error.slow_down")
+        warned = [i for i in flood if i.ack_type == 4]
+        assert len(warned) == 1 and warned[0].original["flags"] & 64
+        assert slow_down in warned[0].original.get("content", "")
+        answered = [i for i in flood if i.ack_type == 5]
+        assert 1 <= len(answered) <= 12  # the burst; the rest was dropped without any work
+        assert ctx.extras["admission"].dropped >= 25
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 15)
+        await ctx.close()
