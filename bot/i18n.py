@@ -37,7 +37,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from bot import korean, numerals
-from bot.msgids import N_, msgid
+from bot.msgids import DISCORD_WORDS, N_, msgid
 
 __all__ = ["N_", "msgid"]
 
@@ -369,6 +369,7 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["num"] = lambda value: numeral(lang, value)
     env.filters["line"] = lambda value: line_name(lang, value)
     env.globals["msgid"] = msgid
+    env.globals["discord_words"] = DISCORD_WORDS
     return env
 
 

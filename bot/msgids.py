@@ -19,6 +19,12 @@ def N_(msgid: str) -> str:
     return msgid
 
 
+# a message whose words are Telegram's (a "group", its "admins") → Discord's own (a server, its managers)
+DISCORD_WORDS: dict[str, str] = {
+    "bot.error.admin_only": N_("bot.error.admin_only.discord"),
+    "bot.error.private_only": N_("bot.error.private_only.discord"),
+}
+
 FAMILIES: dict[str, dict[str, str]] = {
     "argparse": {
         "ambiguous option: %(option)s could match %(matches)s": N_(

@@ -182,3 +182,15 @@ def test_a_chat_reply_gives_each_term_in_full_once():
 
     cast = dict(gen_samples.chat_samples("ko"))["/cast now"]["console"]
     assert cast.count("주작(朱雀)") == 1 and "주작" in cast.replace("주작(朱雀)", "", 1)
+
+
+def test_discord_gets_its_own_words_for_every_telegram_worded_error():
+    """docs/style.md, platform words: no 그룹/관리자 on Discord (a server and its managers)."""
+    from bot.commands.base import Reply
+    from bot.msgids import DISCORD_WORDS
+    from bot.views import render as render_reply
+
+    for code in DISCORD_WORDS:
+        reply = Reply(view="error", lang="ko", context={"code": code, "params": {"name": "daily"}})
+        assert "그룹" in render_reply(reply, "telegram")
+        assert "그룹" not in render_reply(reply, "discord") and "서버" in render_reply(reply, "discord")
