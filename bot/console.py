@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 
 from bot.commands import Incoming, Reply, dispatch, pages, resolve_lang
 from bot.i18n import gettext
+from bot.msgids import msgid
 from bot.views import first_page, pages_of, render
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def console_incoming(text: str) -> Incoming:
 
 def _page_hint(reply: Reply, current: str) -> str:
     labels = [
-        f"{i}. {gettext(reply.lang, f'chat.page.{reply.view}.{p}')}"
+        f"{i}. {gettext(reply.lang, msgid('chat.page', f'{reply.view}.{p}'))}"
         for i, p in enumerate(pages_of(reply.view), 1)
         if p != current
     ]
@@ -146,10 +147,10 @@ class ConsoleSession:
         if word.isdigit() and 1 <= int(word) <= len(choices):
             return choices[int(word) - 1]
         for page in choices:
-            label = gettext(self.ctx.settings.lang, f"chat.page.{self.last[1]}.{page}")
+            label = gettext(self.ctx.settings.lang, msgid("chat.page", f"{self.last[1]}.{page}"))
             names = {page, *label.lower().split()}
             for lang in ("ko", "lzh"):
-                names.update(gettext(lang, f"chat.page.{self.last[1]}.{page}").lower().split())
+                names.update(gettext(lang, msgid("chat.page", f"{self.last[1]}.{page}")).lower().split())
             if word in names:
                 return page
         return None

@@ -40,6 +40,7 @@ from bot.commands.base import (
     split_command,
 )
 from bot.context import AppContext
+from bot.msgids import N_
 from bot.sanitize import clean
 from engine.errors import EngineInputError
 
@@ -49,9 +50,9 @@ MODULES = (cast, core, daily, history, liuyao, qizheng, shensha)
 
 # Engine messages that speak of CLI flags, said in chat words instead (no chat message names a flag).
 CHAT_WORDING = {
-    "error.liuren.sun_needs_place": "chat.error.sun_needs_place",
-    "error.liuren.sun_needs_instant": "chat.error.sun_needs_instant",
-    "error.liuren.at_or_day": "bot.error.cast_usage",
+    "error.liuren.sun_needs_place": N_("chat.error.sun_needs_place"),
+    "error.liuren.sun_needs_instant": N_("chat.error.sun_needs_instant"),
+    "error.liuren.at_or_day": N_("bot.error.cast_usage"),
 }
 
 

@@ -16,6 +16,7 @@ from bot.commands._common import (
 from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command
 from bot.commands.cast import time_options
 from bot.context import AppContext
+from bot.i18n import N_
 from bot.viewmodels import LineView, LiuyaoView
 from engine.calendar import DayStart, four_pillars
 from engine.liuyao import Reading, build, cast_coins, cast_manual, cast_time
@@ -106,13 +107,13 @@ def liuyao_view(chart: Reading) -> LiuyaoView:
 @command(
     "liuyao",
     aliases=("육효", "六爻", "괘", "卦"),
-    help_msgid="bot.help.liuyao",
+    help_msgid=N_("bot.help.liuyao"),
     args=(
         # how to cast (coins: 擲錢, time: 時起); a typed line (6 digits) in ``lines`` is a manual cast instead
-        ArgSpec("method", description_msgid="chat.arg.liuyao.method", choices=("coins", "time")),
-        ArgSpec("lines", "string", required=False, description_msgid="bot.arg.liuyao.lines"),
+        ArgSpec("method", description_msgid=N_("chat.arg.liuyao.method"), choices=("coins", "time")),
+        ArgSpec("lines", "string", required=False, description_msgid=N_("bot.arg.liuyao.lines")),
         # the 用神 as a 六親 of seed 000 (or 世); a free 用神/category word still goes in ``lines``
-        ArgSpec("use", description_msgid="chat.arg.liuyao.use", choices=USE_CHOICES),
+        ArgSpec("use", description_msgid=N_("chat.arg.liuyao.use"), choices=USE_CHOICES),
     ),
 )
 async def liuyao(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:

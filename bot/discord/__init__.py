@@ -42,6 +42,7 @@ from bot.commands.base import Reply
 from bot.commands.complete import suggest
 from bot.config import install_redaction
 from bot.i18n import gettext
+from bot.msgids import FAMILIES
 from bot.sending import DiscordSender, SendOutcome
 from bot.startup import start_with_retries
 from bot.views import first_page, page_title, render
@@ -172,7 +173,7 @@ class SikpanClient(discord.Client):
         callback.__dict__["__signature__"] = inspect.Signature(params)
         callback.__dict__["__discord_app_commands_param_description__"] = descriptions
         command: app_commands.Command[Any, ..., Any] = app_commands.Command(
-            name=app_commands.locale_str(spec.name, msgid=f"chat.name.{spec.name}"),
+            name=app_commands.locale_str(spec.name, msgid=FAMILIES["chat.name"].get(spec.name, "")),
             description=app_commands.locale_str(
                 _describe(lang, spec.help_msgid, spec.name), msgid=spec.help_msgid
             ),
@@ -381,7 +382,7 @@ def page_message(reply: Reply, owner: str, page: str) -> tuple[discord.Embed, di
             continue
         view.add_item(
             discord.ui.Button(
-                label=gettext(reply.lang, f"chat.page.{reply.view}.{ref.page}")[:80],
+                label=gettext(reply.lang, FAMILIES["chat.page"][f"{reply.view}.{ref.page}"])[:80],
                 custom_id=data,
                 style=discord.ButtonStyle.primary if ref.page == page else discord.ButtonStyle.secondary,
             )

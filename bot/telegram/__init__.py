@@ -60,6 +60,7 @@ from bot.commands.base import Reply
 from bot.config import install_redaction
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
+from bot.msgids import msgid
 from bot.sending import SendOutcome, TelegramSender, split_telegram_html
 from bot.startup import start_with_retries
 from bot.views import first_page, render
@@ -361,7 +362,7 @@ def keyboard(reply: Reply, owner: str, current: str | None) -> InlineKeyboardMar
         data = ref.encode()
         if data is None:
             return None
-        label = gettext(reply.lang, f"chat.page.{reply.view}.{ref.page}")
+        label = gettext(reply.lang, msgid("chat.page", f"{reply.view}.{ref.page}"))
         buttons.append(
             InlineKeyboardButton(("• " if ref.page == current else "") + label, callback_data=data)
         )
