@@ -33,7 +33,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from telegram import BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
@@ -322,7 +322,7 @@ class TelegramAdapter:
         body = fit_page(render(reply, "telegram", page=ref.page), lang)
         markup = keyboard(reply, ref.owner, ref.page)
         try:
-            if getattr(message, "photo", None):
+            if isinstance(message, Message) and message.photo:
                 await query.edit_message_caption(
                     caption=fit_page(body, lang, limit=1024), parse_mode=ParseMode.HTML, reply_markup=markup
                 )
