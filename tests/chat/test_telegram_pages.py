@@ -123,3 +123,16 @@ async def test_plain_text_and_a_mention_get_a_one_line_hint(tg, tmp_path):
         quiet = tg.user_says("오늘 날씨 좋네", chat_id=group, user_id=602, chat_type="supergroup")
         await run.telegram.wait_handled(quiet["update_id"], 20)
         assert len(tg.sent_to(group)) == 1
+
+
+async def test_a_page_of_a_photo_message_edits_its_caption_within_1024(tg, tmp_path):
+    async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
+        [first] = await _ask(tg, run, "/cast 庚辰 8", 81)
+        photo = {k: v for k, v in first.result.items() if k != "text"}
+        photo["photo"] = [{"file_id": "p1", "file_unique_id": "u1", "width": 1, "height": 1}]
+        photo["caption"] = first.result["text"]
+        read = next(b for b in _buttons(first) if pages.decode(b["callback_data"]).page == "read")
+        answer, edit = await _press(tg, run, read, photo, 81)
+        assert edit is not None and edit.method == "editMessageCaption"
+        shown = visible_text(edit.params["caption"], "HTML")
+        assert len(shown) <= 1024 and shown.endswith(gettext("ko", "chat.page.more"))
