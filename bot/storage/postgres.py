@@ -1,0 +1,146 @@
+"""The PostgreSQL dialect, chosen when ``SIKPAN_DB`` is a ``postgresql://`` URL: asyncpg with a pool.
+
+- SQL arrives with ``?`` placeholders (the storage's one spelling) and is rewritten once per statement to
+  asyncpg's ``$1, $2 …``.
+- ``?schema=NAME`` in the URL (an addition of ours, removed before connecting) puts every table in that
+  schema (created when missing) through ``search_path``: the tests give each test a fresh one.
+- Migrations are serialized across processes with a transaction-scoped advisory lock.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from functools import lru_cache
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import asyncpg
+
+from bot.storage.backend import Params, Row, Tx
+
+SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+POOL_MAX = 10
+
+
+def is_postgres_url(target: str) -> bool:
+    return target.startswith(("postgresql://", "postgres://"))
+
+
+def split_url(url: str) -> tuple[str, str | None, int]:
+    """(the DSN for asyncpg, the schema or None, the pool size) from a ``SIKPAN_DB`` URL."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    schema = query.pop("schema", None)
+    pool = int(query.pop("pool", POOL_MAX))
+    if schema is not None and not SCHEMA_RE.match(schema):
+        raise ValueError(f"schema name must match {SCHEMA_RE.pattern}: {schema!r}")
+    return urlunsplit(parts._replace(query=urlencode(query))), schema, pool
+
+
+def redact_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+@lru_cache(maxsize=512)
+def to_dollar(sql: str) -> str:
+    """``?`` placeholders outside quoted text → ``$1, $2 …``."""
+    out: list[str] = []
+    n = 0
+    quote: str | None = None
+    for ch in sql:
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "?":
+            n += 1
+            out.append(f"${n}")
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _count(status: str) -> int:
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+class PgTx:
+    def __init__(self, con: Any) -> None:
+        self.con = con
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        return _count(await self.con.execute(to_dollar(sql), *params))
+
+    async def executemany(self, sql: str, rows: Sequence[Params]) -> None:
+        await self.con.executemany(to_dollar(sql), rows)
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        return list(await self.con.fetch(to_dollar(sql), *params))
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        return await self.con.fetchrow(to_dollar(sql), *params)
+
+
+class PgBackend:
+    dialect = "postgresql"
+
+    def __init__(self, pool: Any, url: str) -> None:
+        self.pool = pool
+        self.target = redact_url(url)
+
+    @classmethod
+    async def open(cls, url: str) -> PgBackend:
+        dsn, schema, size = split_url(url)
+        settings: dict[str, str] = {}
+        if schema is not None:
+            con = await asyncpg.connect(dsn)
+            try:
+                await con.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+            except asyncpg.UniqueViolationError:
+                pass  # created by a concurrent process a moment ago
+            finally:
+                await con.close()
+            settings["search_path"] = schema
+        pool = await asyncpg.create_pool(dsn, min_size=1, max_size=size, server_settings=settings)
+        return cls(pool, url)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[PgTx]:
+        async with self.pool.acquire() as con, con.transaction():
+            yield PgTx(con)
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        return list(await self.pool.fetch(to_dollar(sql), *params))
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        return await self.pool.fetchrow(to_dollar(sql), *params)
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        return _count(await self.pool.execute(to_dollar(sql), *params))
+
+    async def lock_migrations(self, tx: Tx) -> None:
+        await tx.fetchall("SELECT pg_advisory_xact_lock(hashtext(current_schema()))")
+
+    async def user_tables(self, tx: Tx) -> list[str]:
+        rows = await tx.fetchall(
+            "SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema()"
+            " AND column_name = 'user_key' ORDER BY table_name"
+        )
+        return [str(r[0]) for r in rows]
+
+    async def before_forget(self, tx: Tx) -> None:
+        return None  # the only foreign key cascades
+
+    async def after_forget(self) -> None:
+        return None  # dead tuples go with autovacuum; the server's files are the operator's (docs/deploy.md)
+
+    async def close(self) -> None:
+        await self.pool.close()
