@@ -551,10 +551,17 @@ class DailyStore:
 
     async def migrate_chat(self, platform: str, old: str, new: str) -> None:
         await self.storage.execute(
-            "UPDATE subscriptions SET chat_id = ? WHERE platform = ? AND chat_id = ? AND NOT EXISTS"
-            " (SELECT 1 FROM subscriptions AS taken WHERE taken.platform = ? AND taken.chat_id = ?)",
-            (new, platform, old, platform, new),
+            "UPDATE subscriptions SET chat_id = ?, updated_at = ? WHERE platform = ? AND chat_id = ? AND NOT"
+            " EXISTS (SELECT 1 FROM subscriptions AS taken WHERE taken.platform = ? AND taken.chat_id = ?)",
+            (new, _now(), platform, old, platform, new),
         )
+
+    async def changed_since(self, stamp: str) -> tuple[list[int], str]:
+        """Ids of the subscriptions updated at or after ``stamp`` (any process), and the new watermark."""
+        rows = await self.storage.fetchall(
+            "SELECT id, updated_at FROM subscriptions WHERE updated_at >= ? ORDER BY updated_at", (stamp,)
+        )
+        return [int(r[0]) for r in rows], (max(str(r[1]) for r in rows) if rows else stamp)
 
     async def active(self) -> list[Subscription]:
         rows = await self.storage.fetchall("SELECT * FROM subscriptions WHERE active = 1 ORDER BY id")
@@ -608,23 +615,29 @@ class DailyStore:
         )
 
     async def claim(
-        self, items: list[tuple[Subscription, date, datetime]], now: datetime, status: str = "claimed"
+        self,
+        items: list[tuple[Subscription, date, datetime]],
+        now: datetime,
+        status: str = "claimed",
+        owner: str | None = None,
     ) -> dict[tuple[int, str], int]:
         """Insert one row per (subscription, local date) unless it exists; returns the new rows' ids.
 
-        One write transaction: what this returns is ours alone (the UNIQUE key decides between racers).
+        One write transaction: what this returns is ours alone (the UNIQUE key decides between racers,
+        whichever process they run in); ``owner`` is the claiming scheduler's token.
         """
         if not items:
             return {}
         token = uuid.uuid4().hex
         stamp = utc_iso(now)
         params = [
-            (s.id, s.user_key, d.isoformat(), utc_iso(due), status, stamp, token) for s, d, due in items
+            (s.id, s.user_key, d.isoformat(), utc_iso(due), status, stamp, token, owner)
+            for s, d, due in items
         ]
         async with self.storage.transaction() as tx:
             await tx.executemany(
                 "INSERT INTO deliveries (subscription_id, user_key, local_date, due_at, status,"
-                " claimed_at, claim_token) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                " claimed_at, claim_token, claimed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 params,
             )
             if status != "claimed":
@@ -648,17 +661,70 @@ class DailyStore:
             (status, error[:300] if error else None, finished, 1 if attempt else 0, delivery_id),
         )
 
-    async def recover(self, now: datetime) -> tuple[int, list[tuple[int, int, date, datetime]]]:
-        """After a restart: in-flight rows → ``uncertain``; returns (their number, the claimed rows)."""
+    async def start_sending(self, delivery_id: int, owner: str, now: datetime) -> bool:
+        """``claimed`` → ``sending`` for the row's own scheduler only; False: not ours (any more), don't send.
+
+        One conditional UPDATE: of two schedulers that both believe the row theirs, one alone gets True.
+        """
+        changed = await self.storage.execute(
+            "UPDATE deliveries SET status = 'sending', attempts = attempts + 1, error = NULL"
+            " WHERE id = ? AND status = 'claimed' AND claimed_by = ?",
+            (delivery_id, owner),
+        )
+        return changed == 1
+
+    # schedulers (one row per running scheduler, see migrations/0005_daily_owners.sql)
+    async def register(self, token: str, now: datetime) -> None:
+        await self.storage.execute(
+            "INSERT INTO schedulers (token, started_at, heartbeat_at) VALUES (?, ?, ?)"
+            " ON CONFLICT(token) DO UPDATE SET heartbeat_at = excluded.heartbeat_at",
+            (token, utc_iso(now), utc_iso(now)),
+        )
+
+    async def heartbeat(self, token: str, now: datetime) -> None:
+        await self.register(token, now)
+
+    async def unregister(self, token: str) -> None:
+        """A scheduler leaves: its rows never attempted become free for the next one at once."""
+        async with self.storage.transaction() as tx:
+            await tx.execute(
+                "UPDATE deliveries SET claimed_by = NULL WHERE claimed_by = ? AND status = 'claimed'", (token,)
+            )
+            await tx.execute("DELETE FROM schedulers WHERE token = ?", (token,))
+
+    async def recover(
+        self, now: datetime, owner: str, stale_before: datetime | None = None
+    ) -> tuple[int, list[tuple[int, int, date, datetime]]]:
+        """Take over the rows of schedulers that are gone: their in-flight rows → ``uncertain`` (maybe
+        delivered: never resent), their claimed rows become ``owner``'s; returns (the number made uncertain,
+        the rows taken over).
+
+        Gone: the row names no scheduler, or one whose heartbeat is older than ``stale_before`` (or that has
+        no row). ``stale_before=None``: every other scheduler is gone (the caller holds the one-scheduler
+        election of SQLite). The takeover is one UPDATE per status, so two recoverers never take one row.
+        """
+        if stale_before is None:
+            alive, params = "claimed_by = ?", [owner]
+        else:
+            alive = "claimed_by IN (SELECT token FROM schedulers WHERE heartbeat_at >= ?)"
+            params = [utc_iso(stale_before)]
+        gone = f"(claimed_by IS NULL OR NOT ({alive}))"
+        lock = self.storage.backend.skip_locked
         async with self.storage.transaction() as tx:
             uncertain = len(
                 await tx.fetchall(
                     "UPDATE deliveries SET status = 'uncertain', finished_at = ?,"
-                    " error = 'the process stopped while sending' WHERE status = 'sending' RETURNING id",
-                    (utc_iso(now),),
+                    " error = 'the process stopped while sending' WHERE id IN (SELECT id FROM deliveries"
+                    f" WHERE status = 'sending' AND {gone}{lock}) RETURNING id",  # noqa: S608
+                    (utc_iso(now), *params),
                 )
             )
             rows = await tx.fetchall(
-                "SELECT id, subscription_id, local_date, due_at FROM deliveries WHERE status = 'claimed'"
+                "UPDATE deliveries SET claimed_by = ? WHERE id IN (SELECT id FROM deliveries"
+                f" WHERE status = 'claimed' AND {gone}{lock}) RETURNING id, subscription_id, local_date, due_at",  # noqa: S608
+                (owner, *params),
             )
+            if stale_before is not None:
+                await tx.execute("DELETE FROM schedulers WHERE heartbeat_at < ?", (utc_iso(stale_before),))
+        rows.sort(key=lambda r: int(r[0]))
         return uncertain, [(int(r[0]), int(r[1]), date.fromisoformat(r[2]), parse_utc(r[3])) for r in rows]

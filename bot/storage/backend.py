@@ -26,7 +26,15 @@ class Tx(Protocol):
 
 class Backend(Protocol):
     dialect: str  # "sqlite" | "postgresql"
+    skip_locked: str  # appended to a SELECT whose rows one transaction takes: "" or " FOR UPDATE SKIP LOCKED"
     target: str  # the file path, or the URL without its password
+
+    multi_scheduler: bool  # True: schedulers of many processes run at once; False: one elected (try_lead)
+
+    def try_lead(self) -> bool:
+        """Become this database's one scheduler if the engine elects one; True when elected (or not needed)."""
+
+    def resign(self) -> None: ...
 
     def transaction(self) -> AbstractAsyncContextManager[Tx]: ...
 

@@ -91,6 +91,15 @@ class PgTx:
 
 class PgBackend:
     dialect = "postgresql"
+    skip_locked = " FOR UPDATE SKIP LOCKED"  # concurrent takers pass over rows another one holds
+
+    multi_scheduler = True  # schedulers of many processes claim side by side (SKIP LOCKED, heartbeats)
+
+    def try_lead(self) -> bool:
+        return True
+
+    def resign(self) -> None:
+        return None
 
     def __init__(self, pool: Any, url: str) -> None:
         self.pool = pool

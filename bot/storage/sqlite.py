@@ -12,6 +12,8 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -41,12 +43,36 @@ class SqliteTx:
 
 class SqliteBackend:
     dialect = "sqlite"
+    skip_locked = ""  # one writer at a time: BEGIN IMMEDIATE holds the database
+
+    multi_scheduler = False  # one scheduler per database file, elected by a lock file (try_lead)
 
     def __init__(self, con: sqlite3.Connection, path: str) -> None:
         self.con = con
         self.target = path
         self.lock = asyncio.Lock()
         self.tx = SqliteTx(con)
+        self._lead_fd: int | None = None
+
+    def try_lead(self) -> bool:
+        """Hold ``<db>.scheduler.lock`` (``flock``): one scheduler per database across processes. The kernel
+        releases the lock when its holder exits, even by ``kill -9``, so the next one takes over at once —
+        and, being the only one, may take over every claimed row."""
+        if self._lead_fd is not None:
+            return True
+        fd = os.open(self.target + ".scheduler.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        self._lead_fd = fd
+        return True
+
+    def resign(self) -> None:
+        if self._lead_fd is not None:
+            os.close(self._lead_fd)  # closing the descriptor releases the flock
+            self._lead_fd = None
 
     @classmethod
     def open(cls, path: str | Path) -> SqliteBackend:
@@ -123,5 +149,6 @@ class SqliteBackend:
             out.close()
 
     async def close(self) -> None:
+        self.resign()
         async with self.lock:
             self.con.close()
