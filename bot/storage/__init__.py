@@ -688,7 +688,8 @@ class DailyStore:
         """A scheduler leaves: its rows never attempted become free for the next one at once."""
         async with self.storage.transaction() as tx:
             await tx.execute(
-                "UPDATE deliveries SET claimed_by = NULL WHERE claimed_by = ? AND status = 'claimed'", (token,)
+                "UPDATE deliveries SET claimed_by = NULL WHERE claimed_by = ? AND status = 'claimed'",
+                (token,),
             )
             await tx.execute("DELETE FROM schedulers WHERE token = ?", (token,))
 
