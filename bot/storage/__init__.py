@@ -34,6 +34,7 @@ from zoneinfo import ZoneInfo
 
 from bot.storage.backend import Backend, Params, Row, Tx
 from bot.storage.sqlite import SqliteBackend
+from bot.storage.urls import is_postgres_url
 
 MIGRATION_RE = re.compile(r"^(\d{4})_[A-Za-z0-9_]+?(?:\.(sqlite|postgresql))?\.sql$")
 DIALECTS = ("sqlite", "postgresql")
@@ -151,7 +152,7 @@ class Storage:
         """``target``: a SQLite file path, or a ``postgresql://`` URL."""
         text = str(target)
         backend: Backend
-        if text.startswith(("postgresql://", "postgres://")):
+        if is_postgres_url(text):
             from bot.storage.postgres import PgBackend  # asyncpg only when PostgreSQL is asked for
 
             backend = await PgBackend.open(text)

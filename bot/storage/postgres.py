@@ -9,42 +9,17 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from functools import lru_cache
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
 from bot.storage.backend import Params, Row, Tx
+from bot.storage.urls import redact_url, split_url
 
-SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 POOL_MAX = 10
-
-
-def is_postgres_url(target: str) -> bool:
-    return target.startswith(("postgresql://", "postgres://"))
-
-
-def split_url(url: str) -> tuple[str, str | None, int]:
-    """(the DSN for asyncpg, the schema or None, the pool size) from a ``SIKPAN_DB`` URL."""
-    parts = urlsplit(url)
-    query = dict(parse_qsl(parts.query))
-    schema = query.pop("schema", None)
-    pool = int(query.pop("pool", POOL_MAX))
-    if schema is not None and not SCHEMA_RE.match(schema):
-        raise ValueError(f"schema name must match {SCHEMA_RE.pattern}: {schema!r}")
-    return urlunsplit(parts._replace(query=urlencode(query))), schema, pool
-
-
-def redact_url(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 @lru_cache(maxsize=512)
@@ -107,7 +82,7 @@ class PgBackend:
 
     @classmethod
     async def open(cls, url: str) -> PgBackend:
-        dsn, schema, size = split_url(url)
+        dsn, schema, size = split_url(url, POOL_MAX)
         settings: dict[str, str] = {}
         if schema is not None:
             con = await asyncpg.connect(dsn)

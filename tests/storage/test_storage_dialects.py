@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.storage import Storage, load_migrations
-from bot.storage.postgres import split_url, to_dollar
+from bot.storage.postgres import to_dollar
+from bot.storage.urls import split_url
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
