@@ -5,9 +5,11 @@ claims decided by the database, recovery by age (never "everything claimed is mi
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
+from pathlib import Path
 
 from bot.app import create_context
 from bot.config import Settings
@@ -17,6 +19,8 @@ from bot.storage import DailyStore, Storage
 from tests.fakes.clock import ManualClock
 from tests.servers import require_pg
 
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
 DUE = datetime(2026, 11, 29, 21, 0, tzinfo=UTC)  # 06:00 in Seoul
 BEFORE = DUE - timedelta(days=1)
 
@@ -174,3 +178,83 @@ async def test_a_subscription_written_by_another_process_is_planned(target: str)
     finally:
         await writer.close()
         await sched_ctx.close()
+
+
+async def _due_a_minute_ago(target: str, n: int) -> None:
+    """``n`` subscriptions (zone UTC) due one minute ago on the real clock, subscribed a day before."""
+    now = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=1)
+    storage = await Storage.open(target)
+    try:
+        daily = DailyStore(storage)
+        for i in range(n):
+            await daily.subscribe(
+                platform="telegram",
+                chat_id=str(5000 + i),
+                chat_kind="private",
+                user_key=f"telegram:{5000 + i}",
+                at_time=time(now.hour, now.minute),
+                tz="UTC",
+                lang="ko",
+                kind=None,
+                options={},
+                now=now - timedelta(days=1),
+            )
+    finally:
+        await storage.close()
+
+
+async def _spawn(target: str, out: Path, seconds: float) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(HERE / "scheduler_proc.py"),
+        target,
+        str(out),
+        str(seconds),
+        "2",  # stale after 2 s (PostgreSQL's takeover by age; SQLite's election needs none)
+        cwd=ROOT,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+def _lines(out: Path) -> list[tuple[str, str]]:
+    if not out.exists():
+        return []
+    return [tuple(line.split()) for line in out.read_text().splitlines()]  # type: ignore[misc]
+
+
+async def test_two_processes_send_each_reading_once_even_when_one_is_killed(target: str, tmp_path):
+    """Two scheduler processes on one database; the first is ``kill -9``-ed mid-run: the other takes over
+    (SQLite: the election passes at once; PostgreSQL: by heartbeat age); no chat gets its reading twice, and
+    every chat has it unless it was in flight at the kill."""
+    db, out, n = target, tmp_path / "sent.txt", 400
+    await _due_a_minute_ago(db, n)
+    first = await _spawn(db, out, 60)
+    for _ in range(300):  # until the first one sends
+        if _lines(out):
+            break
+        await asyncio.sleep(0.05)
+    second = await _spawn(db, out, 60)
+    await asyncio.sleep(
+        1.0
+    )  # the second has started and waits for the election (the first has ≈ 2 s of work)
+    first.kill()  # kill -9, mid-run
+    await first.wait()
+    for _ in range(600):
+        storage = await Storage.open(db)
+        try:
+            rows = await storage.fetchall("SELECT status, COUNT(*) FROM deliveries GROUP BY status")
+        finally:
+            await storage.close()
+        done = {r[0]: int(r[1]) for r in rows}
+        if done.get("sent", 0) + done.get("uncertain", 0) == n:
+            break
+        await asyncio.sleep(0.1)
+    second.terminate()
+    _, err = await second.communicate()
+    assert second.returncode == 0, err.decode()
+    chats = Counter(chat for _, chat in _lines(out))
+    assert max(chats.values()) == 1  # never twice
+    assert done.get("uncertain", 0) <= 4  # at most the in-flight ones (4 workers)
+    assert len(chats) >= n - done.get("uncertain", 0)
+    pids = {pid for pid, _ in _lines(out)}
+    assert len(pids) == 2  # both processes sent: the second took over the rest
