@@ -633,8 +633,8 @@ class DailyStore:
         stamp = utc_iso(now)
         params = [
             (s.id, s.user_key, d.isoformat(), utc_iso(due), status, stamp, token, owner)
-            for s, d, due in items
-        ]
+            for s, d, due in sorted(items, key=lambda item: (item[0].id, item[1]))
+        ]  # one key order for every scheduler: concurrent claims of the same rows wait, never deadlock
         async with self.storage.transaction() as tx:
             await tx.executemany(
                 "INSERT INTO deliveries (subscription_id, user_key, local_date, due_at, status,"

@@ -258,3 +258,22 @@ async def test_two_processes_send_each_reading_once_even_when_one_is_killed(targ
     assert len(chats) >= n - done.get("uncertain", 0)
     pids = {pid for pid, _ in _lines(out)}
     assert len(pids) == 2  # both processes sent: the second took over the rest
+
+
+async def test_concurrent_claims_in_opposite_orders_split_the_rows_without_deadlock(target: str):
+    """Two schedulers whose heaps list the same due rows in different orders claim them at once: each row
+    goes to exactly one, and no transaction fails (the storage inserts in one key order)."""
+    first, second = await Storage.open(target), await Storage.open(target)
+    try:
+        a, b = DailyStore(first), DailyStore(second)
+        await _subscribe(a, 400)
+        subs = await a.active()
+        items = [(s, DUE.date(), DUE) for s in subs]
+        won_a, won_b = await asyncio.gather(
+            a.claim(items, DUE, owner="a"), b.claim(list(reversed(items)), DUE, owner="b")
+        )
+        assert not won_a.keys() & won_b.keys()
+        assert len(won_a) + len(won_b) == 400
+    finally:
+        await first.close()
+        await second.close()
