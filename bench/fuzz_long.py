@@ -30,33 +30,9 @@ import signal  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 
-from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
-
-from bot.app import create_context  # noqa: E402
-from bot.commands import Incoming  # noqa: E402
-from bot.config import Settings  # noqa: E402
 from tests.fakes.telegram import FakeTelegram  # noqa: E402
 from tests.reliability.crash_harness import TOKEN, audit, cycle, settle_run, subscribe  # noqa: E402
-from tests.reliability.fuzz_core import Tally, incomings, run_one  # noqa: E402
-
-
-def fuzz(examples: int, random_seed: int) -> Tally:
-    loop = asyncio.new_event_loop()
-    ctx = loop.run_until_complete(create_context(Settings(db_path=":memory:", lang="ko", tz="Asia/Seoul")))
-    tally = Tally()
-
-    @seed(random_seed)
-    @settings(max_examples=examples, database=None, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(incomings())
-    def one(incoming: Incoming) -> None:
-        loop.run_until_complete(run_one(incoming, ctx, tally))
-
-    try:
-        one()
-    finally:
-        loop.run_until_complete(ctx.close())
-        loop.close()
-    return tally
+from tests.reliability.fuzz_core import fuzz  # noqa: E402
 
 
 async def crashes(kills: int, readings: int, seed: int) -> dict[str, object]:

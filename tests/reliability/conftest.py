@@ -64,23 +64,3 @@ async def tg():
 
     async with FakeTelegram(token="7012345678:AAHfake-TelegramToken_for-reliability-01") as fake:
         yield fake
-
-
-@pytest.fixture
-async def dc():
-    """A fake Discord gateway + REST server on 127.0.0.1 (tests/fakes/discord.py)."""
-    from tests.fakes.discord import FakeDiscord
-
-    async with FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200) as fake:
-        yield fake
-
-
-@pytest.fixture
-def restore_discord_endpoints(monkeypatch):
-    """``build_client`` sets discord.py's endpoints process-wide: restore them after the test."""
-    import discord
-
-    monkeypatch.setattr(discord.http.Route, "BASE", discord.http.Route.BASE)
-    monkeypatch.setattr(
-        discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY", discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    )

@@ -15,13 +15,17 @@ the promises of docs/reliability.md for that example (an empty list when all hol
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from bot.app import create_context
 from bot.commands import COMMANDS, Incoming, Reply, dispatch, lookup, split_command
+from bot.config import Settings
 from bot.privacy import PRIVATE_ONLY
 from bot.sanitize import clean
 from bot.sending import split_discord, split_telegram_html, utf16_len
@@ -129,3 +133,26 @@ async def run_one(incoming: Incoming, ctx: Any, tally: Tally) -> None:
     tally.views[answer.view if answer.view != "error" else str(answer.context.get("code"))] += 1
     for problem in check(incoming, answer):
         tally.violations.append(f"{problem}: {incoming.text[:60]!r}")
+
+
+def fuzz(examples: int, random_seed: int | None = None) -> Tally:
+    """``examples`` generated command lines through :func:`run_one` on one in-memory database.
+
+    Derandomized (the same examples every run, as CI wants) unless ``random_seed`` is given.
+    """
+    loop = asyncio.new_event_loop()
+    ctx = loop.run_until_complete(create_context(Settings(db_path=":memory:", lang="ko", tz="Asia/Seoul")))
+    tally = Tally()
+
+    @settings(max_examples=examples, derandomize=random_seed is None, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(incomings())
+    def one(incoming: Incoming) -> None:
+        loop.run_until_complete(run_one(incoming, ctx, tally))
+
+    try:
+        (one if random_seed is None else seed(random_seed)(one))()
+    finally:
+        loop.run_until_complete(ctx.close())
+        loop.close()
+    return tally
