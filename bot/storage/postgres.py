@@ -22,6 +22,11 @@ from bot.storage.urls import redact_url, split_url
 POOL_MAX = 10
 
 
+class DatabaseUnavailable(OSError):
+    """The PostgreSQL server refused us or the URL is wrong (an OSError, like a refused connection, so the
+    callers' one ``except (sqlite3.Error, OSError)`` reports it as a database that cannot be opened)."""
+
+
 @lru_cache(maxsize=512)
 def to_dollar(sql: str) -> str:
     """``?`` placeholders outside quoted text → ``$1, $2 …``."""
@@ -82,18 +87,22 @@ class PgBackend:
 
     @classmethod
     async def open(cls, url: str) -> PgBackend:
-        dsn, schema, size = split_url(url, POOL_MAX)
-        settings: dict[str, str] = {}
-        if schema is not None:
-            con = await asyncpg.connect(dsn)
-            try:
-                await con.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
-            except asyncpg.UniqueViolationError:
-                pass  # created by a concurrent process a moment ago
-            finally:
-                await con.close()
-            settings["search_path"] = schema
-        pool = await asyncpg.create_pool(dsn, min_size=1, max_size=size, server_settings=settings)
+        """Connect (and create ``?schema=``); a server that refuses, or a bad URL, is :class:`DatabaseUnavailable`."""
+        try:
+            dsn, schema, size = split_url(url, POOL_MAX)
+            settings: dict[str, str] = {}
+            if schema is not None:
+                con = await asyncpg.connect(dsn)
+                try:
+                    await con.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+                except asyncpg.UniqueViolationError:
+                    pass  # created by a concurrent process a moment ago
+                finally:
+                    await con.close()
+                settings["search_path"] = schema
+            pool = await asyncpg.create_pool(dsn, min_size=1, max_size=size, server_settings=settings)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as err:
+            raise DatabaseUnavailable(f"{type(err).__name__}: {err}") from err
         return cls(pool, url)
 
     @asynccontextmanager

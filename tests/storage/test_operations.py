@@ -79,3 +79,13 @@ def test_migrate_applies_once_then_reports_the_version(env, target, capsys):
     )
     assert main(["migrate"]) == 0
     assert capsys.readouterr().out.strip() == gettext("ko", "cli.migrate.current", version=latest)
+
+
+def test_migrate_on_a_postgresql_database_that_does_not_exist_is_a_clear_error(env, capsys):
+    from tests.servers import PG_URL, require_pg
+
+    require_pg()
+    env(PG_URL.rsplit("/", 1)[0] + "/sikpan_no_such_database")
+    assert main(["migrate"]) == 2
+    err = capsys.readouterr().err
+    assert "sikpan_no_such_database" in err and "Traceback" not in err
