@@ -34,8 +34,8 @@ Across processes (issue #17; ``bot/migrations/0005_daily_owners.sql``)
     ``sending`` (one conditional UPDATE, right before the request): at most once, whatever the others
     believe. Recovery takes over rows by age — of schedulers whose heartbeat is older than ``stale_after``,
     or that left (a clean stop frees its never-attempted rows) — never "everything claimed is mine".
-    SQLite: one scheduler per database, elected by a lock file the kernel frees when its holder dies; the
-    others wait. PostgreSQL: any number side by side; takeovers use ``FOR UPDATE SKIP LOCKED`` and run at
+    SQLite: one scheduler per database and platform, elected by lock files the kernel frees when their holder
+    dies; the others wait. Recovery takes only rows of the platforms this scheduler can send to. PostgreSQL: any number side by side; takeovers use ``FOR UPDATE SKIP LOCKED`` and run at
     every heartbeat. Subscriptions written by another process are found by polling ``updated_at``.
 """
 
@@ -428,7 +428,7 @@ class DailyScheduler:
         """Rows of schedulers that are gone: in-flight ones become ``uncertain``; claimed ones are ours now and
         sent (within grace) or skipped. At start, and at every heartbeat where many schedulers run."""
         stale_before = now - self.stale_after if self.ctx.storage.backend.multi_scheduler else None
-        uncertain, claimed = await self.store.recover(now, self.token, stale_before)
+        uncertain, claimed = await self.store.recover(now, self.token, stale_before, self.platforms())
         if uncertain:
             log.warning("daily: %d deliveries were in flight when the process stopped; not resent", uncertain)
             self.stats.uncertain += uncertain
@@ -583,11 +583,15 @@ class DailyScheduler:
             if isinstance(callbacks, list) and cb not in callbacks:
                 callbacks.append(cb)
 
+    def platforms(self) -> list[str]:
+        """The platforms this scheduler can send to (their readings are its to claim and recover)."""
+        return sorted(name for name, t in self.transports.items() if t.configured())
+
     async def _lead(self, stop: asyncio.Event) -> bool:
         """Wait until this process may schedule (SQLite elects one per database); False when stopped."""
         backend = self.ctx.storage.backend
         told = False
-        while not backend.try_lead():
+        while not backend.try_lead(self.platforms()):
             if not told:
                 log.info("daily: another process schedules the daily readings of this database; waiting")
                 told = True

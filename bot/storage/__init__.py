@@ -23,7 +23,7 @@ import json
 import re
 import sqlite3
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
@@ -695,7 +695,11 @@ class DailyStore:
             await tx.execute("DELETE FROM schedulers WHERE token = ?", (token,))
 
     async def recover(
-        self, now: datetime, owner: str, stale_before: datetime | None = None
+        self,
+        now: datetime,
+        owner: str,
+        stale_before: datetime | None = None,
+        platforms: Sequence[str] | None = None,
     ) -> tuple[int, list[tuple[int, int, date, datetime]]]:
         """Take over the rows of schedulers that are gone: their in-flight rows → ``uncertain`` (maybe
         delivered: never resent), their claimed rows become ``owner``'s; returns (the number made uncertain,
@@ -703,7 +707,8 @@ class DailyStore:
 
         Gone: the row names no scheduler, or one whose heartbeat is older than ``stale_before`` (or that has
         no row). ``stale_before=None``: every other scheduler is gone (the caller holds the one-scheduler
-        election of SQLite). The takeover is one UPDATE per status, so two recoverers never take one row.
+        election of SQLite). ``platforms``: only rows of subscriptions on these platforms (the ones the caller
+        can send to). The takeover is one UPDATE per status, so two recoverers never take one row.
         """
         if stale_before is None:
             alive, params = "claimed_by = ?", [owner]
@@ -711,6 +716,10 @@ class DailyStore:
             alive = "claimed_by IN (SELECT token FROM schedulers WHERE heartbeat_at >= ?)"
             params = [utc_iso(stale_before)]
         gone = f"(claimed_by IS NULL OR NOT ({alive}))"
+        if platforms is not None:
+            marks = ", ".join("?" * len(platforms)) or "NULL"
+            gone += f" AND subscription_id IN (SELECT id FROM subscriptions WHERE platform IN ({marks}))"
+            params = [*params, *platforms]
         lock = self.storage.backend.skip_locked
         async with self.storage.transaction() as tx:
             uncertain = len(

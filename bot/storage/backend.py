@@ -31,8 +31,9 @@ class Backend(Protocol):
 
     multi_scheduler: bool  # True: schedulers of many processes run at once; False: one elected (try_lead)
 
-    def try_lead(self) -> bool:
-        """Become this database's one scheduler if the engine elects one; True when elected (or not needed)."""
+    def try_lead(self, platforms: Sequence[str]) -> bool:
+        """Become the one scheduler of these platforms' readings if the engine elects one (all or none);
+        True when elected (or when the engine needs no election)."""
 
     def resign(self) -> None: ...
 

@@ -75,7 +75,7 @@ class PgBackend:
 
     multi_scheduler = True  # schedulers of many processes claim side by side (SKIP LOCKED, heartbeats)
 
-    def try_lead(self) -> bool:
+    def try_lead(self, platforms: Sequence[str]) -> bool:
         return True
 
     def resign(self) -> None:

@@ -45,34 +45,40 @@ class SqliteBackend:
     dialect = "sqlite"
     skip_locked = ""  # one writer at a time: BEGIN IMMEDIATE holds the database
 
-    multi_scheduler = False  # one scheduler per database file, elected by a lock file (try_lead)
+    multi_scheduler = False  # one scheduler per database file and platform, elected by lock files (try_lead)
 
     def __init__(self, con: sqlite3.Connection, path: str) -> None:
         self.con = con
         self.target = path
         self.lock = asyncio.Lock()
         self.tx = SqliteTx(con)
-        self._lead_fd: int | None = None
+        self._lead_fds: list[int] = []
 
-    def try_lead(self) -> bool:
-        """Hold ``<db>.scheduler.lock`` (``flock``): one scheduler per database across processes. The kernel
-        releases the lock when its holder exits, even by ``kill -9``, so the next one takes over at once —
-        and, being the only one, may take over every claimed row."""
-        if self._lead_fd is not None:
+    def try_lead(self, platforms: Sequence[str]) -> bool:
+        """Hold ``<db>.scheduler-<platform>.lock`` (``flock``) of every platform given, or none: one scheduler
+        per database and platform across processes (a Telegram process and a Discord process both schedule).
+        The kernel releases the locks when their holder exits, even by ``kill -9``, so the next one takes over
+        at once — and, being the only one for its platforms, may take over every row of theirs left claimed."""
+        if self._lead_fds:
             return True
-        fd = os.open(self.target + ".scheduler.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        self._lead_fd = fd
+        fds: list[int] = []
+        for platform in sorted(set(platforms)):
+            fd = os.open(f"{self.target}.scheduler-{platform}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                for held in fds:
+                    os.close(held)
+                return False
+            fds.append(fd)
+        self._lead_fds = fds
         return True
 
     def resign(self) -> None:
-        if self._lead_fd is not None:
-            os.close(self._lead_fd)  # closing the descriptor releases the flock
-            self._lead_fd = None
+        fds, self._lead_fds = self._lead_fds, []
+        for fd in fds:
+            os.close(fd)  # closing the descriptor releases the flock
 
     @classmethod
     def open(cls, path: str | Path) -> SqliteBackend:

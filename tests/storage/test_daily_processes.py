@@ -112,12 +112,27 @@ async def test_sqlite_the_waiting_scheduler_takes_over_when_the_elected_one_stop
     db = str(tmp_path / "takeover.db")
     first, second = await Storage.open(db), await Storage.open(db)
     try:
-        assert first.backend.try_lead() and not second.backend.try_lead()
+        assert first.backend.try_lead(["telegram"]) and not second.backend.try_lead(["telegram"])
         first.backend.resign()
-        assert second.backend.try_lead()
+        assert second.backend.try_lead(["telegram"])
     finally:
         await first.close()
         await second.close()
+
+
+async def test_sqlite_elects_one_scheduler_per_platform(tmp_path):
+    """A Telegram process and a Discord process on one file both schedule; a third serving both waits."""
+    db = str(tmp_path / "platforms.db")
+    tg, dc, both = await Storage.open(db), await Storage.open(db), await Storage.open(db)
+    try:
+        assert tg.backend.try_lead(["telegram"]) and dc.backend.try_lead(["discord"])
+        assert not both.backend.try_lead(["discord", "telegram"])
+        dc.backend.resign()
+        assert not both.backend.try_lead(["discord", "telegram"])  # all or none: telegram is still held
+        assert dc.backend.try_lead(["discord"])  # and the failed attempt released what it had taken
+    finally:
+        for storage in (tg, dc, both):
+            await storage.close()
 
 
 async def _claimed_rows(store: DailyStore, owner: str, n: int) -> list[int]:
@@ -144,6 +159,14 @@ async def test_recovery_takes_over_only_rows_of_schedulers_that_are_gone(store: 
     assert not await daily.start_sending(mine[1], "alive", later)  # the old owner may not send any more
     assert await daily.start_sending(mine[1], "newcomer", later)
     assert not await daily.start_sending(mine[1], "newcomer", later)  # and only once
+
+
+async def test_recovery_takes_only_rows_of_the_platforms_it_can_send_to(store: Storage):
+    daily = DailyStore(store)
+    rows = await _claimed_rows(daily, "gone", 2)  # telegram subscriptions of a scheduler that left
+    assert await daily.recover(DUE, "discord-only", None, ["discord"]) == (0, [])
+    _, taken = await daily.recover(DUE, "telegram-too", None, ["discord", "telegram"])
+    assert [t[0] for t in taken] == rows
 
 
 async def test_a_clean_stop_frees_its_unsent_rows_at_once(store: Storage):
