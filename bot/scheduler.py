@@ -35,8 +35,8 @@ Across processes (issue #17; ``bot/migrations/0005_daily_owners.sql``)
     believe. Recovery takes over rows by age — of schedulers whose heartbeat is older than ``stale_after``,
     or that left (a clean stop frees its never-attempted rows) — never "everything claimed is mine".
     SQLite: one scheduler per database and platform, elected by lock files the kernel frees when their holder
-    dies; the others wait. Recovery takes only rows of the platforms this scheduler can send to. PostgreSQL: any number side by side; takeovers use ``FOR UPDATE SKIP LOCKED`` and run at
-    every heartbeat. Subscriptions written by another process are found by polling ``updated_at``.
+    dies; the others wait. Recovery takes only rows of the platforms this scheduler can send to.
+    PostgreSQL: any number side by side; takeovers use ``FOR UPDATE SKIP LOCKED`` and run at every heartbeat. Subscriptions written by another process are found by polling ``updated_at``.
 """
 
 from __future__ import annotations
