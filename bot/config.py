@@ -40,7 +40,7 @@ from typing import Any
 
 from dotenv import dotenv_values
 
-from bot.i18n import DEFAULT_LANG, normalize_lang
+from bot.i18n import DEFAULT_LANG, N_, normalize_lang
 from bot.sanitize import bounded
 from bot.startup import START_ATTEMPTS
 from bot.zones import zone_or_none
@@ -109,7 +109,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
     lang = normalize_lang(lang_raw) if lang_raw else DEFAULT_LANG
     if lang is None:
         raise ConfigError(
-            "bot.error.config_lang",
+            N_("bot.error.config_lang"),
             f"SIKPAN_LANG must be ko or lzh, not {bounded(lang_raw, 64)!r}",
             value=bounded(lang_raw, 64),
         )

@@ -10,20 +10,36 @@ Layout (every file is package data, loaded once per language on first use):
   ``error.not_a_ganzhi``; ``tests/test_catalogs.py`` checks it and that every ``.mo`` is up to date).
 - ``locales/<lang>/terms/<domain>.json``: term dictionaries, ``{"甲子": "갑자", …}`` — how a technical
   term is read in that language. ``lzh`` needs none (the term is its own reading).
+- ``locales/ko/hanja.json``: readings of single 漢字 the term dictionaries do not spell out (the particle
+  helper needs the reading of every character our data may put before a particle).
 - ``templates/<channel>/<name>.<ext>.j2``: Jinja2 templates; channel is ``cli``, ``console``,
   ``telegram`` (HTML, autoescaped) or ``discord`` (markdown). Templates call ``_("msgid")`` and the
-  filters ``term`` (reading in the language) and ``both`` (reading with the characters, e.g. 갑자(甲子)).
+  filters ``term`` (reading in the language), ``both`` (reading with the characters, e.g. 갑자(甲子)) and
+  ``particle`` (``{{ x|particle("을") }}`` → x을 or x를, by the final sound of x in ko; nothing in lzh).
+
+Korean particles in catalog messages are written as a format spec on the placeholder they follow:
+``"{day:이} 관귀를 생함"`` gives 戌이 or 子가 (:mod:`bot.korean`); never ``이(가)``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
+import string
 import struct
-from collections.abc import Mapping
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
+
+from bot import korean, numerals
+from bot.msgids import DISCORD_WORDS, N_, msgid
+
+__all__ = ["N_", "msgid"]
 
 if TYPE_CHECKING:
     import jinja2
@@ -97,15 +113,149 @@ def catalog(lang: str) -> Mapping[str, str]:
     return messages
 
 
+class MessageFormatter(string.Formatter):
+    """``str.format`` plus three specs of our own (docs/style.md):
+
+    - a Korean particle after the value: ``{day:이}`` → 戌이 / 子가 (in lzh the value alone);
+    - ``{n:num}``: a number in Chinese numerals in lzh (第{ju:num}局 → 第七局), in digits in ko;
+    - ``{n:line}``: a hexagram line by its name in lzh (``{n:line}爻`` → 初爻 … 上爻), the number in ko.
+    """
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if format_spec in korean.ALIASES:
+            return attach(self.lang, value, format_spec)
+        if format_spec == "num":
+            return numeral(self.lang, value)
+        if format_spec == "line":
+            return line_name(self.lang, value)
+        return super().format_field(value, format_spec)
+
+
+def own_script(lang: str, values: Any) -> list[str]:
+    """The items a reader of ``lang`` writes: in lzh none with Hangul (a command's Korean aliases)."""
+    items = [str(v) for v in values]
+    if lang == "lzh":
+        return [v for v in items if not any(korean.is_syllable(ch) for ch in v)]
+    return items
+
+
+_SEED = re.compile(r"seed[ -](\d{3})(?: entry (\d+))?")
+_SEED_LINE = re.compile(r"\b(00[0-4]):(\d+)\b")  # seed 000, line 15 (the seed file's line)
+_SPEC = re.compile(r"\s*\(spec §[\d.]+\)|\s*spec §[\d.]+")  # our spec, not a source a reader can open
+
+
+def cite(lang: str, source: object) -> str:
+    """A source reference as a reader of ``lang`` names it: ``seed 003 entry 1`` → 八課之例第一例 (lzh).
+
+    The data's ``source`` fields name the four seed texts by number (seed 000 … 004); the catalogs give
+    each its name (``source.seed_000`` …), so that no reply says "seed".
+    """
+
+    def named(m: re.Match[str]) -> str:
+        text = gettext(lang, msgid("source", f"seed_{m.group(1)}"))
+        return text + (gettext(lang, "source.entry", n=int(m.group(2))) if m.group(2) else "")
+
+    def line(m: re.Match[str]) -> str:
+        text = gettext(lang, msgid("source", f"seed_{m.group(1)}"))
+        return text + gettext(lang, "source.line", n=int(m.group(2)))
+
+    return _SPEC.sub("", _SEED_LINE.sub(line, _SEED.sub(named, str(source))))
+
+
+_PASSAGE = re.compile(r"\bp(\d{2})\.(\d+)\b")
+
+
+def passage(lang: str, ident: object) -> str:
+    """A 《八格賦》 passage id as the language writes it: p08.1 in ko, 第八段其一 in lzh (``qizheng.passage``)."""
+    return _PASSAGE.sub(
+        lambda m: gettext(lang, "qizheng.passage", para=int(m.group(1)), clause=int(m.group(2))), str(ident)
+    )
+
+
+SERIES_SEPARATOR = {"ko": ", ", "lzh": "、"}
+
+
+def series(lang: str, values: Any) -> str:
+    """Items joined as the language enumerates them: ``점, 과`` in ko, ``六壬、占`` in lzh (頓號)."""
+    return SERIES_SEPARATOR[_check(lang)].join(str(v) for v in values)
+
+
+def numeral(lang: str, value: object) -> str:
+    """A count or ordinal as the language writes it: 七 in lzh, 7 in ko (a non-number is left as it is)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if lang == "lzh" and isinstance(value, int | str) and str(value).isdigit():
+        return numerals.chinese(int(value))
+    return str(value)
+
+
+def line_name(lang: str, value: object) -> str:
+    """A hexagram line 1…6 as the language names it: 初 二 … 上 in lzh (before 爻), the number in ko."""
+    if lang == "lzh" and isinstance(value, int | str) and str(value).isdigit() and 1 <= int(value) <= 6:
+        return numerals.line_ordinal(int(value))
+    return str(value)
+
+
+def format_message(lang: str, text: str, **params: Any) -> str:
+    """Fill ``{name}`` placeholders of a catalog text (with particle specs, see :class:`MessageFormatter`)."""
+    try:
+        return MessageFormatter(lang).format(text, **params)
+    except (KeyError, IndexError, ValueError):
+        return text
+
+
 def gettext(lang: str, msgid: str, **params: Any) -> str:
     """Translate ``msgid`` (falling back to the id itself) and fill ``{name}`` placeholders."""
     text = catalog(lang).get(msgid, msgid)
-    if params:
-        try:
-            return text.format(**params)
-        except (KeyError, IndexError, ValueError):
-            return text
-    return text
+    return format_message(lang, text, **params) if params else text
+
+
+def ngettext(lang: str, singular: str, plural: str, n: int, **params: Any) -> str:
+    """The plural form of a message for count ``n`` (both languages have one form: ``nplurals=1``).
+
+    The catalog entry is ``msgid singular / msgid_plural plural``; the compiled catalog keeps its first form
+    under ``singular`` (:func:`read_mo`). ``n`` is passed to the placeholders as ``{n}``.
+    """
+    text = catalog(lang).get(singular) or (singular if n == 1 else plural)
+    return format_message(lang, text, n=n, **params)
+
+
+@cache
+def hanja_readings() -> Mapping[str, str]:
+    """The Korean reading of each 漢字 our data uses: ``{"戌": "술", …}``.
+
+    Derived from the ko term dictionaries (a term and its reading of equal length give one reading per
+    character; the most frequent reading wins, e.g. 六 육 over 륙), then ``locales/ko/hanja.json``
+    (characters no term spells out) on top.
+    """
+    votes: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    for key, value in terms("ko").items():
+        spoken = value.replace(" ", "")
+        if len(key) == len(spoken) and all(
+            korean.is_syllable(r) and not korean.is_syllable(c) for c, r in zip(key, spoken)
+        ):
+            for c, r in zip(key, spoken):
+                votes[c][r] += 1
+    out = {c: counts.most_common(1)[0][0] for c, counts in votes.items()}
+    extra = resources.files("locales").joinpath("ko", "hanja.json")
+    if extra.is_file():
+        out.update((k, v) for k, v in json.loads(extra.read_text(encoding="utf-8")).items() if len(k) == 1)
+    return out
+
+
+def particle(lang: str, text: object, name: str) -> str:
+    """The form of Korean particle ``name`` after ``text`` (:func:`bot.korean.particle`); "" in lzh."""
+    if lang != "ko":
+        return ""
+    return korean.particle(text, name, hanja_readings())
+
+
+def attach(lang: str, text: object, name: str) -> str:
+    """``text`` with the right form of particle ``name`` after it in ko; ``text`` alone in lzh."""
+    return f"{text}{particle(lang, text, name)}"
 
 
 @cache
@@ -136,17 +286,52 @@ def term(lang: str, text: object) -> str:
     return s
 
 
+_QUALIFIED = re.compile(r"([^()]+)\(([^()]+)\)")
+
+
+# the terms a reply has already given as 한글(漢字): later uses give the 한글 alone (docs/style.md)
+_GIVEN: ContextVar[set[str] | None] = ContextVar("given_terms", default=None)
+
+
+@contextlib.contextmanager
+def one_reply() -> Iterator[None]:
+    """While the block renders one reply, ``both`` gives each term as 한글(漢字) the first time, then 한글."""
+    token = _GIVEN.set(set())
+    try:
+        yield
+    finally:
+        _GIVEN.reset(token)
+
+
 def both(lang: str, text: object) -> str:
-    """The reading with the characters after it, e.g. 갑자(甲子); just the characters in lzh."""
+    """The reading with the characters after it, e.g. 갑자(甲子); just the characters in lzh.
+
+    A name with a qualifier in parentheses, 月煞(將星) or 官符(歲), reads as one label: 월살·장성(月煞·將星),
+    not 월살(장성)(月煞(將星)) (docs/style.md).
+    """
     s = str(text)
+    qualified = _QUALIFIED.fullmatch(s)
+    if qualified and lang != "lzh":
+        head, qualifier = qualified.groups()
+        readings = term(lang, head), term(lang, qualifier)
+        if readings != (head, qualifier):
+            return f"{readings[0]}·{readings[1]}({head}·{qualifier})"
     reading = term(lang, s)
-    return s if reading == s else f"{reading}({s})"
+    if reading == s:
+        return s
+    given = _GIVEN.get()
+    if given is not None:
+        if s in given:
+            return reading
+        given.add(s)
+    return f"{reading}({s})"
 
 
 @cache
 def environment(lang: str) -> jinja2.Environment:
     """A Jinja2 environment for one language (``_`` is bound to that language's catalog)."""
     import jinja2  # here: the CLI's JSON output never renders a template
+    import markupsafe
 
     _check(lang)
     root = resources.files("templates")
@@ -164,16 +349,43 @@ def environment(lang: str) -> jinja2.Environment:
         return gettext(lang, msgid, **params)
 
     def _ngettext(singular: str, plural: str, n: int, **params: Any) -> str:
-        return gettext(lang, singular if n == 1 else plural, n=n, **params)
+        return ngettext(lang, singular, plural, n, **params)
+
+    def _particle(value: Any, name: str) -> Any:
+        if isinstance(value, markupsafe.Markup):
+            return value + particle(lang, value.striptags(), name)
+        return attach(lang, value, name)
 
     # jinja2.ext.i18n adds this method to the environment at run time; Jinja2's type hints do not declare it
     env.install_gettext_callables(_gettext, _ngettext, newstyle=False)  # type: ignore[attr-defined]
     env.globals["lang"] = lang
     env.filters["term"] = lambda value: term(lang, value)
     env.filters["both"] = lambda value: both(lang, value)
+    env.filters["particle"] = _particle
+    env.filters["cite"] = lambda value: cite(lang, value)
+    env.filters["passage"] = lambda value: passage(lang, value)
+    env.filters["own_script"] = lambda values: own_script(lang, values)
+    env.filters["series"] = lambda values: series(lang, values)
+    env.filters["num"] = lambda value: numeral(lang, value)
+    env.filters["line"] = lambda value: line_name(lang, value)
+    env.globals["msgid"] = msgid
+    env.globals["discord_words"] = DISCORD_WORDS
     return env
+
+
+_CJK = "\u3400-\u9fff\uf900-\ufaff"
+_HALF_COLON = re.compile(rf"(?<=[{_CJK}）」』》])((?:\*\*|\*|</b>|</i>)?):[ \t]?")
+_HALF_PAREN = re.compile(rf"(?<=[{_CJK}])[ \t]?\(([^()\n]*)\)")
+
+
+def typeset(lang: str, text: str) -> str:
+    """Full-width punctuation after Chinese characters in lzh (docs/style.md): 朱雀: 信息 → 朱雀：信息,
+    亥 (遁 己) → 亥（遁 己）. Clock times, /commands and Latin text keep their ASCII punctuation."""
+    if lang != "lzh":
+        return text
+    return _HALF_COLON.sub(r"\1：", _HALF_PAREN.sub(r"（\1）", text))
 
 
 def render(template: str, lang: str, **context: Any) -> str:
     """Render ``templates/<template>`` in ``lang``."""
-    return environment(lang).get_template(template).render(**context).strip("\n")
+    return typeset(lang, environment(lang).get_template(template).render(**context).strip("\n"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
@@ -19,7 +20,7 @@ import jinja2
 from markupsafe import Markup
 
 from bot.commands.base import Reply
-from bot.i18n import environment
+from bot.i18n import environment, one_reply, typeset
 from bot.sanitize import clean
 
 CHANNELS = ("telegram", "discord", "console")
@@ -142,10 +143,38 @@ def template_name(view: str, channel: str) -> str:
     return f"{channel}/{view}.{_EXT[channel]}"
 
 
+@cache
 def _reading_glossary(lang: str) -> Mapping[str, Any]:
+    """The reading glossary, with the closing sentence the 課格 entries share said once.
+
+    Seed 002 ends every 雜格 entry with the same sentence (「視所乘何神、視所屬何煞、所臨何煞定其吉凶」);
+    a reply listing several 課格 would repeat it after each. The sentence is found in the data (the last
+    sentence most entries end with) and given as ``pattern_formula``; each entry that had it keeps its
+    meaning without it and ``shared: True``.
+    """
     from engine.liuren.reading import glossary
 
-    return glossary(lang)
+    entries: dict[str, Any] = dict(glossary(lang))
+    closing = Counter(
+        _last_sentence(v["meaning"])
+        for k, v in entries.items()
+        if k.startswith("pattern.") and v.get("meaning")
+    )
+    formula, count = closing.most_common(1)[0] if closing else ("", 0)
+    if not formula or count < 2:
+        return entries
+    for key, entry in list(entries.items()):
+        meaning = entry.get("meaning") if key.startswith("pattern.") else None
+        if meaning and meaning.endswith(formula) and meaning != formula:
+            entries[key] = {**entry, "meaning": meaning.removesuffix(formula), "shared": True}
+    entries["pattern_formula"] = formula
+    return entries
+
+
+def _last_sentence(text: str) -> str:
+    """The last sentence of a Classical Chinese text (ended by 。), with its 。."""
+    sentences = [s for s in text.split("。") if s]
+    return sentences[-1] + "。" if sentences and text.endswith("。") else ""
 
 
 def _liuren_gloss(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
@@ -169,6 +198,9 @@ def render(reply: Reply, channel: str) -> str:
         template = env.get_template(template_name(reply.view, "console"))
     extra = VIEW_EXTRAS.get(reply.view)
     context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
-    text = template.render(**context, view=reply.view, channel=channel)
-    text = "\n".join(line.rstrip() for line in clean(text).split("\n"))  # no controls/bidi on any channel
+    with one_reply():
+        text = template.render(**context, view=reply.view, channel=channel)
+    text = "\n".join(
+        line.rstrip() for line in clean(typeset(reply.lang, text)).split("\n")
+    )  # no controls/bidi
     return _BLANKS.sub("\n\n", text).strip("\n")

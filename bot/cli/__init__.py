@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.cli.common import SikpanArgumentParser, UsageError, argparse_language, lang_from_argv
-from bot.i18n import gettext
+from bot.i18n import N_, gettext
 from bot.sanitize import bounded_params
 from engine.errors import EngineInputError
 
@@ -31,7 +31,7 @@ class VersionAction(argparse.Action):
     """``--version``: reads the installed distribution's version only when asked."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, help="show program's version number and exit")
+        super().__init__(option_strings, dest, nargs=0, help=N_("show program's version number and exit"))
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
         from importlib.metadata import version

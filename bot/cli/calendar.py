@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
-from bot.i18n import LANGS, render
+from bot.i18n import LANGS, N_, render
 from engine.calendar import (
     DEFAULT_ZONE,
     DayStart,
@@ -49,18 +49,22 @@ def _year(text: str) -> int:
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("calendar", help="四柱, 月將, 旬空 and 節氣 of an instant")
+    parser = subparsers.add_parser("calendar", help=N_("四柱, 月將, 旬空 and 節氣 of an instant"))
     add_common(parser)
-    parser.add_argument("--at", action="append", metavar="ISO", help="instant with UTC offset (repeatable)")
-    parser.add_argument("--zone", metavar="IANA", help="zone for --at without offset, and for 'now'")
+    parser.add_argument(
+        "--at", action="append", metavar="ISO", help=N_("instant with UTC offset (repeatable)")
+    )
+    parser.add_argument("--zone", metavar="IANA", help=N_("zone for --at without offset, and for 'now'"))
     parser.add_argument("--day-starts", choices=("23:00", "00:00"), default="23:00")
     parser.add_argument(
-        "--solar-time", metavar="LON", type=_longitude, help="true solar time at east longitude"
+        "--solar-time", metavar="LON", type=_longitude, help=N_("true solar time at east longitude")
     )
-    parser.add_argument("--mean-solar-time", action="store_true", help="with --solar-time: local mean time")
+    parser.add_argument(
+        "--mean-solar-time", action="store_true", help=N_("with --solar-time: local mean time")
+    )
     parser.set_defaults(func=run_pillars)
     sub = parser.add_subparsers(dest="calendar_command", parser_class=type(parser))
-    terms = sub.add_parser("terms", help="the 24 solar terms of a range of years")
+    terms = sub.add_parser("terms", help=N_("the 24 solar terms of a range of years"))
     # --lang / --json may come before or after "terms"; SUPPRESS keeps the value given to "calendar"
     terms.add_argument("--lang", choices=LANGS, default=argparse.SUPPRESS)
     terms.add_argument("--json", action="store_true", default=argparse.SUPPRESS)

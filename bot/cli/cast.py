@@ -8,7 +8,7 @@ from typing import Any
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
 from bot.cli.liuren import add_school_options, options_from_args
 from bot.cli.png import add_png_option, write_png
-from bot.i18n import render
+from bot.i18n import N_, render
 from engine.calendar import DayStart
 from engine.core.cycle import Branch, GanZhi
 from engine.liuren import Chart, chart_at, with_shensha
@@ -117,19 +117,25 @@ def _ju(text: str) -> int:
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("cast", help="大六壬 chart of an instant or of a day and 局")
+    parser = subparsers.add_parser("cast", help=N_("大六壬 chart of an instant or of a day and 局"))
     add_common(parser)
-    parser.add_argument("--at", help="ISO instant with UTC offset, e.g. 2024-05-01T10:00:00+09:00")
-    parser.add_argument("--solar-time", type=float, metavar="LON", help="local apparent solar time at LON")
-    parser.add_argument("--lat", type=float, metavar="LAT", help="latitude (for --daynight sun)")
-    parser.add_argument("--day-starts", default="23:00", metavar="23:00|00:00")
-    parser.add_argument("--day", metavar="干支", help="day 干支, e.g. 庚辰 (with --ju)")
-    parser.add_argument("--ju", type=_ju, metavar="1-12", help="局 (天盤子 over 地盤 局−1)")
-    parser.add_argument("--hour", metavar="地支", help="占時 (巳 or 巳時) with --day: with --ju or --general")
-    parser.add_argument("--general", metavar="地支", help="月將 (辰 or 辰將) with --day: with --ju or --hour")
-    parser.add_argument("--night", action="store_true", help="night 貴人 when --day/--ju give no 占時")
+    parser.add_argument("--at", help=N_("ISO instant with UTC offset, e.g. 2024-05-01T10:00:00+09:00"))
     parser.add_argument(
-        "--category", metavar="類", help="question category for the 類神 (天文, 地理, 人物 …)"
+        "--solar-time", type=float, metavar="LON", help=N_("local apparent solar time at LON")
+    )
+    parser.add_argument("--lat", type=float, metavar="LAT", help=N_("latitude (for --daynight sun)"))
+    parser.add_argument("--day-starts", default="23:00", metavar="23:00|00:00")
+    parser.add_argument("--day", metavar="干支", help=N_("day 干支, e.g. 庚辰 (with --ju)"))
+    parser.add_argument("--ju", type=_ju, metavar="1-12", help=N_("局 (天盤子 over 地盤 局−1)"))
+    parser.add_argument(
+        "--hour", metavar="地支", help=N_("占時 (巳 or 巳時) with --day: with --ju or --general")
+    )
+    parser.add_argument(
+        "--general", metavar="地支", help=N_("月將 (辰 or 辰將) with --day: with --ju or --hour")
+    )
+    parser.add_argument("--night", action="store_true", help=N_("night 貴人 when --day/--ju give no 占時"))
+    parser.add_argument(
+        "--category", metavar="類", help=N_("question category for the 類神 (天文, 地理, 人物 …)")
     )
     add_school_options(parser)
     add_png_option(parser)

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, NoReturn
 
-from bot.i18n import LANGS, default_lang, gettext, normalize_lang
+from bot.i18n import LANGS, N_, default_lang, gettext, normalize_lang, typeset
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
 from engine.errors import EngineInputError
 
@@ -42,6 +42,9 @@ class LocalizedHelpFormatter(argparse.HelpFormatter):
 
     def start_section(self, heading: str | None) -> None:
         super().start_section(gettext(self.lang, heading) if heading else heading)
+
+    def format_help(self) -> str:
+        return typeset(self.lang, super().format_help())
 
 
 class SikpanArgumentParser(argparse.ArgumentParser):
@@ -100,7 +103,7 @@ def add_common(parser: argparse.ArgumentParser, json_flag: bool = True) -> None:
     parser.add_argument("--lang", choices=LANGS, default=default_lang())
     if json_flag:
         parser.add_argument(
-            "--json", action="store_true", help="machine-readable output, one JSON object per line"
+            "--json", action="store_true", help=N_("machine-readable output, one JSON object per line")
         )
 
 

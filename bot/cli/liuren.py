@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from bot.cli.common import add_common, emit_json, emit_text
-from bot.i18n import render
+from bot.i18n import N_, render
 from engine.core.cycle import all_ganzhi
 from engine.liuren import Chart, Options, chart_for_ju
 
@@ -15,7 +15,7 @@ from engine.liuren import Chart, Options, chart_for_ju
 def add_school_options(parser: argparse.ArgumentParser) -> None:
     """The school options of spec/liuren.md §3–4 (defaults per spec): ``--gui-rule``, ``--shehai`` … one flag per
     ``Options`` field. Values are validated by ``Options.from_mapping`` (localized error, exit 2)."""
-    group = parser.add_argument_group("school options")
+    group = parser.add_argument_group(N_("school options"))
     for name, values in Options.choices().items():
         group.add_argument("--" + name.replace("_", "-"), dest=name, metavar="|".join(values))
 
@@ -47,9 +47,9 @@ def table_handler(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("liuren", help="大六壬 reference tables")
+    parser = subparsers.add_parser("liuren", help=N_("大六壬 reference tables"))
     sub = parser.add_subparsers(dest="liuren_command", required=True, parser_class=type(parser))
-    table = sub.add_parser("table", help="the 720 課 (day × 局): 四課, 三傳, method, 課體")
+    table = sub.add_parser("table", help=N_("the 720 課 (day × 局): 四課, 三傳, method, 課體"))
     add_common(table)
     add_school_options(table)
     table.set_defaults(func=table_handler)

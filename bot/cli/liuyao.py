@@ -18,7 +18,8 @@ from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_branch, parse_instant
 from bot.cli.png import add_png_option, write_png
-from bot.i18n import both, gettext, render
+from bot.i18n import N_, both, cite, gettext, render, series, typeset
+from bot.msgids import msgid
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
 from engine.liuyao import (
@@ -34,6 +35,39 @@ from engine.liuyao import (
     cast_tosses,
     hexagram_table,
 )
+
+# message ids used inside the f-strings below: pybabel extract does not look into an f-string before
+# Python 3.12, so they are marked here
+_IN_FSTRINGS = (
+    N_("liuyao.changed"),
+    N_("liuyao.day"),
+    N_("liuyao.flags"),
+    N_("liuyao.hidden"),
+    N_("liuyao.main"),
+    N_("liuyao.month"),
+    N_("liuyao.options"),
+    N_("liuyao.stars"),
+    N_("liuyao.strong"),
+    N_("liuyao.title"),
+    N_("liuyao.tosses"),
+    N_("liuyao.use"),
+    N_("liuyao.use.none"),
+    N_("liuyao.verdict.basis"),
+    N_("liuyao.verdict.helpers"),
+    N_("liuyao.verdict.moving"),
+    N_("liuyao.verdict.reasons"),
+    N_("liuyao.verdict.relations"),
+    N_("liuyao.verdict.strength"),
+    N_("liuyao.verdict.transforms"),
+    N_("liuyao.verdict.weighed"),
+    N_("liuyao.verdict.ying_qi"),
+    N_("liuyao.xunkong"),
+)
+
+
+def _line(lang: str, n: int) -> str:
+    """A line of the hexagram as the language names it: 3 in ko, 三爻 in lzh (初爻 … 上爻)."""
+    return gettext(lang, "liuyao.line_name", n=n)
 
 
 def parse_month(text: str) -> Branch:
@@ -120,7 +154,7 @@ def chart_handler(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(data)
         return 0
-    emit_text(chart_text(data, args.lang))
+    emit_text(typeset(args.lang, chart_text(data, args.lang)))
     return 0
 
 
@@ -141,33 +175,39 @@ def handler(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("liuyao", help="六爻 納甲 chart and the judgments of 《易冒》")
-    parser.add_argument("what", nargs="?", choices=("table",), help="table: the 64 卦 with 納甲, 世應, 伏神")
-    add_common(parser)
-    parser.add_argument("--coins", metavar="797979", help="six digits 6/7/8/9, bottom line first")
-    parser.add_argument("--tosses", metavar="322,233,…", help="replay recorded coin tosses (2/3 per coin)")
-    parser.add_argument("--random", action="store_true", help="toss three coins with the secrets RNG")
-    parser.add_argument("--at", metavar="ISO", help="instant with UTC offset: 梅花 time cast / month and day")
-    parser.add_argument("--month", metavar="寅", help="月建 branch")
-    parser.add_argument("--day", metavar="戊戌", help="day 干支")
+    parser = subparsers.add_parser("liuyao", help=N_("六爻 納甲 chart and the judgments of 《易冒》"))
     parser.add_argument(
-        "--use", metavar="官鬼", help="用神: a 六親, 世, or a question category (illness → the 世)"
+        "what", nargs="?", choices=("table",), help=N_("table: the 64 卦 with 納甲, 世應, 伏神")
+    )
+    add_common(parser)
+    parser.add_argument("--coins", metavar="797979", help=N_("six digits 6/7/8/9, bottom line first"))
+    parser.add_argument(
+        "--tosses", metavar="322,233,…", help=N_("replay recorded coin tosses (2/3 per coin)")
+    )
+    parser.add_argument("--random", action="store_true", help=N_("toss three coins with the secrets RNG"))
+    parser.add_argument(
+        "--at", metavar="ISO", help=N_("instant with UTC offset: 梅花 time cast / month and day")
+    )
+    parser.add_argument("--month", metavar="寅", help=N_("月建 branch"))
+    parser.add_argument("--day", metavar="戊戌", help=N_("day 干支"))
+    parser.add_argument(
+        "--use", metavar="官鬼", help=N_("用神: a 六親, 世, or a question category (illness → the 世)")
     )
     parser.add_argument("--day-starts", metavar="23:00|00:00", default=None)
     parser.add_argument("--changed-relatives", default="palace", metavar="palace|own_palace")
     parser.add_argument("--earth-changsheng", default="申", metavar="申|寅")
-    parser.add_argument("--allow-static", action="store_true", help="局會: count static lines")
+    parser.add_argument("--allow-static", action="store_true", help=N_("局會: count static lines"))
     parser.add_argument(
         "--middle-source",
         default="hexagram",
         metavar="hexagram|day_month",
-        help="局會 中神 from the hexagram only (default, 000:19) or also from the day/month",
+        help=N_("局會 中神 from the hexagram only (default, 000:19) or also from the day/month"),
     )
     parser.add_argument(
         "--scatter",
         default="day_clash",
         metavar="day_clash|none",
-        help="散 (000:15 「惟空破散」) = 日沖 (default) or not counted",
+        help=N_("散 (000:15 「惟空破散」) = 日沖 (default) or not counted"),
     )
     add_png_option(parser)
     parser.set_defaults(func=handler)
@@ -212,10 +252,14 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
     if j.get("triple"):
         extra.append(_("liuyao.triple", value=j["triple"]))
     if j.get("middle_source"):
-        extra.append(_("liuyao.option.middle_source." + j["middle_source"]))
-    out = [f"- {' '.join(head)}: {status}" + "".join(f" · {x}" for x in extra) + f" ({j['source']})"]
+        extra.append(_(msgid("liuyao.option", "middle_source." + j["middle_source"])))
+    out = [
+        f"- {' '.join(head)}: {status}" + "".join(f" · {x}" for x in extra) + f" ({cite(lang, j['source'])})"
+    ]
     for ch in j["checks"]:
-        out.append(f"    {'✓' if ch['ok'] else '✗'} {gettext(lang, 'liuyao.check.' + ch['check'], **ch)}")
+        out.append(
+            f"    {'✓' if ch['ok'] else '✗'} {gettext(lang, msgid('liuyao.check', ch['check']), **ch)}"
+        )
     return out
 
 
@@ -228,7 +272,7 @@ def chart_text(c: dict[str, Any], lang: str) -> str:
     def b(x: object) -> str:
         return both(lang, x)
 
-    out = [f"{_('liuyao.title')} · {_('liuyao.method.' + c['cast']['method'])} {c['cast']['digits']}"]
+    out = [f"{_('liuyao.title')} · {_(msgid('liuyao.method', c['cast']['method']))} {c['cast']['digits']}"]
     if c["cast"].get("tosses"):
         out.append(f"{_('liuyao.tosses')}: {' '.join(''.join(map(str, t)) for t in c['cast']['tosses'])}")
     if c["cast"].get("numbers"):
@@ -253,14 +297,14 @@ def chart_text(c: dict[str, Any], lang: str) -> str:
         if use["shi"]:
             where = [_("liuyao.use.lines", n=n) for n in use["lines"]] + [b(use["relative"])]
         if use["category"]:
-            where.append(f"({_('liuyao.category.' + use['category'])})")
+            where.append(f"({_(msgid('liuyao.category', use['category']))})")
         if use["avoid"]:
             where.append(_("liuyao.use.avoid", relative=b(use["avoid"])))
         out.append(f"{_('liuyao.use')}: {text} {' '.join(where)}".rstrip())
     opts = c["options"]
     out.append(
-        f"{_('liuyao.options')}: {_('liuyao.option.middle_source.' + opts['middle_source'])}"
-        f" · {_('liuyao.option.scatter.' + opts['scatter'])}"
+        f"{_('liuyao.options')}: {_(msgid('liuyao.option', 'middle_source.' + opts['middle_source']))}"
+        f" · {_(msgid('liuyao.option', 'scatter.' + opts['scatter']))}"
     )
     if c["flags"]:
         out.append(f"{_('liuyao.flags')}: {' '.join(b(f) for f in c['flags'])}")
@@ -269,7 +313,7 @@ def chart_text(c: dict[str, Any], lang: str) -> str:
         mark = ("○" if ln["yang"] else "×") if ln["moving"] else " "
         role = b("世") if ln["shi"] else b("應") if ln["ying"] else ""
         row = (
-            f"{ln['line']} {b(ln['spirit'])} {b(ln['relative'])} {b(ln['ganzhi'])}{ln['element']}"
+            f"{_line(lang, ln['line'])} {b(ln['spirit'])} {b(ln['relative'])} {b(ln['ganzhi'])}{ln['element']}"
             f" {'━━━━━' if ln['yang'] else '━━ ━━'} {mark} {role}"
         ).rstrip()
         if ln["changed"]:
@@ -329,9 +373,11 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
         out.append(f"  {_('liuyao.verdict.transforms')}: {' '.join(b(t) for t in v['transforms'])}")
     helpers = []
     for h in v["helpers"]:
-        lines = ",".join(str(n) for n in h["lines"]) or "-"
+        lines = series(lang, [_line(lang, n) for n in h["lines"]]) or "-"
         moving = (
-            f" {_('liuyao.verdict.moving', lines=','.join(map(str, h['moving'])))}" if h["moving"] else ""
+            f" {_('liuyao.verdict.moving', lines=series(lang, [_line(lang, n) for n in h['moving']]))}"
+            if h["moving"]
+            else ""
         )
         helpers.append(f"{b(h['name'])} {b(h['relative'])}({h['element']}) {lines}{moving}")
     out.append(f"  {_('liuyao.verdict.helpers')}: {' · '.join(helpers)}")
@@ -339,12 +385,14 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
     out.append(f"  {_('liuyao.verdict.relations')}: {rel}")
     yq = v["ying_qi"]
     out.append(
-        f"  {_('liuyao.verdict.ying_qi')}: {_('liuyao.speed.' + yq['speed'])} · {_('liuyao.size.' + yq['size'])}"
-        f" ({yq['source']})"
+        f"  {_('liuyao.verdict.ying_qi')}: {_(msgid('liuyao.speed', yq['speed']))} · {_(msgid('liuyao.size', yq['size']))}"
+        f" ({cite(lang, yq['source'])})"
     )
     out.append(f"  {_('liuyao.verdict.reasons')}:")
     for r in v["reasons"]:
-        out.append(f"    {r['weight']:+d} {_('liuyao.reason.' + r['code'])} {r['text']} ({r['source']})")
+        out.append(
+            f"    {r['weight']:+d} {_(msgid('liuyao.reason', r['code']))} {r['text']} ({cite(lang, r['source'])})"
+        )
     out.append(f"  {_('liuyao.verdict.weighed')}: {' '.join(b(w) for w in v['weighed'])}")
     out.append(f"  {_('liuyao.verdict.basis')}")
     return out

@@ -6,10 +6,11 @@ import argparse
 from pathlib import Path
 
 from bot.cli.common import UsageError
+from bot.i18n import N_
 
 
 def add_png_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--png", metavar="PATH", help="also write the chart picture (PNG) to PATH")
+    parser.add_argument("--png", metavar="PATH", help=N_("also write the chart picture (PNG) to PATH"))
 
 
 def write_png(path: str, data: bytes) -> None:

@@ -18,7 +18,8 @@ from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
 from bot.cli.png import add_png_option, write_png
-from bot.i18n import LANGS, both, gettext, render
+from bot.i18n import LANGS, N_, both, gettext, passage, render, series, typeset
+from bot.msgids import msgid
 from engine.qizheng import QizhengOptions, find_place, natal_chart
 
 PLANETS = ("水星", "金星", "火星", "木星", "土星")
@@ -38,22 +39,24 @@ def _coordinate(limit: float, code: str) -> Any:
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("qizheng", help="七政四餘 natal chart and 《八格賦》 patterns")
+    parser = subparsers.add_parser("qizheng", help=N_("七政四餘 natal chart and 《八格賦》 patterns"))
     add_common(parser)
-    parser.add_argument("--at", metavar="ISO", help="birth instant with UTC offset")
-    parser.add_argument("--lon", type=_coordinate(180.0, "error.qizheng.bad_lon"), help="east longitude")
-    parser.add_argument("--lat", type=_coordinate(90.0, "error.qizheng.bad_lat"), help="north latitude")
-    parser.add_argument("--place", metavar="NAME", help="city name (Korean, Chinese or English) for lon/lat")
-    parser.add_argument("--all", action="store_true", help="list every clause, not only those that hold")
+    parser.add_argument("--at", metavar="ISO", help=N_("birth instant with UTC offset"))
+    parser.add_argument("--lon", type=_coordinate(180.0, "error.qizheng.bad_lon"), help=N_("east longitude"))
+    parser.add_argument("--lat", type=_coordinate(90.0, "error.qizheng.bad_lat"), help=N_("north latitude"))
     parser.add_argument(
-        "--on", metavar="DATE", help="the 限 (大限 小限 流年) at this date (YYYY-MM-DD or ISO instant)"
+        "--place", metavar="NAME", help=N_("city name (Korean, Chinese or English) for lon/lat")
+    )
+    parser.add_argument("--all", action="store_true", help=N_("list every clause, not only those that hold"))
+    parser.add_argument(
+        "--on", metavar="DATE", help=N_("the 限 (大限 小限 流年) at this date (YYYY-MM-DD or ISO instant)")
     )
     for name, values in QizhengOptions.choices().items():  # --palaces, --naming, … one flag per school option
         parser.add_argument(f"--{name}", dest=name, choices=values, default=None)
     add_png_option(parser)
     parser.set_defaults(func=run_chart)
     sub = parser.add_subparsers(dest="qizheng_command", parser_class=type(parser))
-    place = sub.add_parser("place", help="look a city up in the shipped table")
+    place = sub.add_parser("place", help=N_("look a city up in the shipped table"))
     place.add_argument("--lang", choices=LANGS, default=argparse.SUPPRESS)
     place.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     place.add_argument("name")
@@ -81,7 +84,7 @@ def parse_on(text: str, birth: datetime) -> datetime:
 
 
 def _opt(lang: str, name: str, value: str) -> str:
-    return gettext(lang, f"qizheng.opt.{name}.{value}")
+    return gettext(lang, msgid("qizheng.opt", f"{name}.{value}"))
 
 
 def extra_text(data: dict[str, Any], lang: str) -> str:
@@ -95,7 +98,7 @@ def extra_text(data: dict[str, Any], lang: str) -> str:
             palaces=_opt(lang, "palaces", pz["palaces"]),
             offset=f"{pz['palace_offset']:.2f}",
             mansions=_opt(lang, "mansions", pz["mansions"]),
-            frame=gettext(lang, "qizheng.frame." + pz["mansion_frame"]),
+            frame=gettext(lang, msgid("qizheng.frame", pz["mansion_frame"])),
             window=f"{pz['station_window_days']:g}",
         ),
     ]
@@ -109,10 +112,10 @@ def extra_text(data: dict[str, Any], lang: str) -> str:
     lines.append(gettext(lang, "qizheng.motion") + ": " + " · ".join(motions))
     broad = [p["id"] for p in data["patterns"] if p["holds"] and p["broad"]]
     if broad:
-        lines.append(gettext(lang, "qizheng.broad", ids=" ".join(broad)))
+        lines.append(gettext(lang, "qizheng.broad", ids=series(lang, [passage(lang, b) for b in broad])))
     if data["eclipse"] is not None:
         e = data["eclipse"]
-        lines.append(gettext(lang, "qizheng.eclipse." + e["kind"], hours=f"{e['days'] * 24:+.1f}"))
+        lines.append(gettext(lang, msgid("qizheng.eclipse", e["kind"]), hours=f"{e['days'] * 24:+.1f}"))
     xian = data.get("xian")
     if xian:
         lines.append("")
@@ -132,7 +135,7 @@ def extra_text(data: dict[str, Any], lang: str) -> str:
                 )
             )
         else:
-            key = "qizheng.xian.tongxian" if xian["tongxian"] else "qizheng.xian.daxian_none"
+            key = N_("qizheng.xian.tongxian") if xian["tongxian"] else N_("qizheng.xian.daxian_none")
             lines.append(gettext(lang, key))
         xx = xian["xiaoxian"]
         lines.append(
@@ -187,7 +190,11 @@ def run_chart(args: argparse.Namespace) -> int:
         emit_json(data)
         return 0
     emit_text(
-        render("cli/qizheng.txt.j2", args.lang, chart=data, show_all=args.all) + extra_text(data, args.lang)
+        typeset(
+            args.lang,
+            render("cli/qizheng.txt.j2", args.lang, chart=data, show_all=args.all)
+            + extra_text(data, args.lang),
+        )
     )
     return 0
 

@@ -15,19 +15,21 @@ import sys
 
 from bot.cli.common import UsageError
 from bot.config import ConfigError, Settings, install_redaction, load_settings, redact
-from bot.i18n import gettext
+from bot.i18n import N_, gettext
 from bot.sanitize import bounded_params
 from bot.startup import StartupError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("run", help="run the bot (Telegram, Discord, or a console chat)")
-    parser.add_argument("--env-file", default=None, help="read settings from this .env file (default ./.env)")
+    parser = subparsers.add_parser("run", help=N_("run the bot (Telegram, Discord, or a console chat)"))
+    parser.add_argument(
+        "--env-file", default=None, help=N_("read settings from this .env file (default ./.env)")
+    )
     parser.add_argument(
         "--log-level",
         default=None,
         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="default INFO with a token, WARNING for the console chat",
+        help=N_("default INFO with a token, WARNING for the console chat"),
     )
     parser.set_defaults(func=handler)
 
@@ -80,6 +82,6 @@ def handler(args: argparse.Namespace) -> int:
         return err.status
     except (sqlite3.Error, OSError) as err:  # the database cannot be opened or migrated
         raise UsageError(
-            "bot.error.db_open", path=settings.db_path, detail=redact(str(err), settings.secrets)
+            N_("bot.error.db_open"), path=settings.db_path, detail=redact(str(err), settings.secrets)
         ) from None
     return 0

@@ -14,7 +14,7 @@ import argparse
 from typing import Any
 
 from bot.cli.common import add_common, emit_json, emit_text, parse_branch
-from bot.i18n import render
+from bot.i18n import N_, render
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
 from engine.shensha import Options, ShenshaResult, evaluate, per_month, star, star_defs, value_json
@@ -76,20 +76,20 @@ def parse_options(items: list[str] | None) -> Options:
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("shensha", help="神煞 of a day (seed 000, seed 002 tables)")
+    parser = subparsers.add_parser("shensha", help=N_("神煞 of a day (seed 000, seed 002 tables)"))
     add_common(parser)
-    parser.add_argument("day", metavar="DAY", help="day 干支, e.g. 甲子")
-    parser.add_argument("--month", metavar="BRANCH", help="月建 branch (寅 … 丑) or month 干支")
-    parser.add_argument("--year", metavar="GANZHI", help="year 干支 (太歲 stars, 天官符)")
-    parser.add_argument("--hour", metavar="BRANCH", help="hour branch (破軍 左輔 右弼)")
+    parser.add_argument("day", metavar="DAY", help=N_("day 干支, e.g. 甲子"))
+    parser.add_argument("--month", metavar="BRANCH", help=N_("月建 branch (寅 … 丑) or month 干支"))
+    parser.add_argument("--year", metavar="GANZHI", help=N_("year 干支 (太歲 stars, 天官符)"))
+    parser.add_argument("--hour", metavar="BRANCH", help=N_("hour branch (破軍 左輔 右弼)"))
     parser.add_argument(
-        "--option", action="append", metavar="NAME=VALUE", help="school option, e.g. jiangxing_key=day"
+        "--option", action="append", metavar="NAME=VALUE", help=N_("school option, e.g. jiangxing_key=day")
     )
-    parser.add_argument("--tables", action="store_true", help="also list the seed-002 tables in full")
+    parser.add_argument("--tables", action="store_true", help=N_("also list the seed-002 tables in full"))
     parser.add_argument(
-        "--all-months", action="store_true", help="list the month stars for all twelve months"
+        "--all-months", action="store_true", help=N_("list the month stars for all twelve months")
     )
-    parser.add_argument("--sources", action="store_true", help="show the seed passage of each star")
+    parser.add_argument("--sources", action="store_true", help=N_("show the seed passage of each star"))
     parser.set_defaults(func=run)
 
 

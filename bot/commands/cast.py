@@ -21,7 +21,7 @@ from bot.commands._common import (
 )
 from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command
 from bot.context import AppContext
-from bot.i18n import term
+from bot.i18n import N_, term
 from bot.viewmodels import BoardCell, CastView, ChartView, LessonView, PillarsView, TransmissionView, WhenView
 from engine.calendar import DayStart, four_pillars
 from engine.core.cycle import Branch, GanZhi
@@ -158,8 +158,8 @@ def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, A
 @command(
     "cast",
     aliases=("점", "과", "六壬", "육임", "占"),
-    help_msgid="bot.help.cast",
-    args=(ArgSpec("when", "string", required=False, description_msgid="bot.arg.cast.when"),),
+    help_msgid=N_("bot.help.cast"),
+    args=(ArgSpec("when", "string", required=False, description_msgid=N_("bot.arg.cast.when")),),
 )
 async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     user = await ctx.storage.get_user(incoming.user_key)

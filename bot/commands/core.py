@@ -9,7 +9,8 @@ from bot.commands import _options as engine_options
 from bot.commands._common import check_zone, parse_bool, zone_of
 from bot.commands.base import COMMANDS, ArgSpec, CommandError, Incoming, Reply, command, lookup, reply
 from bot.context import AppContext
-from bot.i18n import DEFAULT_LANG, LANGS, catalog
+from bot.i18n import DEFAULT_LANG, LANGS, N_, catalog
+from bot.msgids import msgid
 from engine.qizheng.places import find_place
 
 LANG_WORDS = {
@@ -37,7 +38,7 @@ def _help_rows() -> list[dict[str, Any]]:
             {
                 "name": spec.name,
                 "help": spec.help_msgid,
-                "usage": f"bot.usage.{spec.name}",
+                "usage": msgid("bot.usage", spec.name),
                 "aliases": [a for a in spec.aliases if a != spec.name],
             }
         )
@@ -68,7 +69,7 @@ _ORDER = {
 }
 
 
-@command("start", aliases=("시작", "始"), help_msgid="bot.help.start")
+@command("start", aliases=("시작", "始"), help_msgid=N_("bot.help.start"))
 async def start(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     return reply("start", name=incoming.display_name or "", commands=_help_rows())
 
@@ -76,8 +77,8 @@ async def start(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
 @command(
     "help",
     aliases=("도움", "도움말", "助", "幫助"),
-    help_msgid="bot.help.help",
-    args=(ArgSpec("command", description_msgid="bot.arg.help.command"),),
+    help_msgid=N_("bot.help.help"),
+    args=(ArgSpec("command", description_msgid=N_("bot.arg.help.command")),),
 )
 async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     if args:
@@ -88,7 +89,7 @@ async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
             "help_command",
             name=spec.name,
             help=spec.help_msgid,
-            usage=f"bot.usage.{spec.name}",
+            usage=msgid("bot.usage", spec.name),
             aliases=list(spec.aliases),
         )
     return reply("help", commands=_help_rows())
@@ -97,8 +98,8 @@ async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
 @command(
     "lang",
     aliases=("언어", "語"),
-    help_msgid="bot.help.lang",
-    args=(ArgSpec("lang", required=False, description_msgid="bot.arg.lang.lang", choices=LANGS),),
+    help_msgid=N_("bot.help.lang"),
+    args=(ArgSpec("lang", required=False, description_msgid=N_("bot.arg.lang.lang"), choices=LANGS),),
     ephemeral=True,
 )
 async def lang(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
@@ -119,8 +120,8 @@ async def lang(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
 @command(
     "tz",
     aliases=("시간대", "時區"),
-    help_msgid="bot.help.tz",
-    args=(ArgSpec("zone", description_msgid="bot.arg.tz.zone"),),
+    help_msgid=N_("bot.help.tz"),
+    args=(ArgSpec("zone", description_msgid=N_("bot.arg.tz.zone")),),
     ephemeral=True,
 )
 async def tz(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
@@ -161,10 +162,10 @@ def parse_coordinate(text: str, limit: float) -> float:
 @command(
     "place",
     aliases=("장소", "지역", "地"),
-    help_msgid="bot.help.place",
+    help_msgid=N_("bot.help.place"),
     args=(
-        ArgSpec("longitude", "string", description_msgid="bot.arg.place.longitude"),
-        ArgSpec("latitude", "string", description_msgid="bot.arg.place.latitude"),
+        ArgSpec("longitude", "string", description_msgid=N_("bot.arg.place.longitude")),
+        ArgSpec("latitude", "string", description_msgid=N_("bot.arg.place.latitude")),
     ),
     ephemeral=True,
 )
@@ -287,10 +288,10 @@ def _option_view(options: dict[str, Any]) -> list[dict[str, Any]]:
 @command(
     "settings",
     aliases=("설정", "設"),
-    help_msgid="bot.help.settings",
+    help_msgid=N_("bot.help.settings"),
     args=(
-        ArgSpec("option", description_msgid="bot.arg.settings.option"),
-        ArgSpec("value", description_msgid="bot.arg.settings.value"),
+        ArgSpec("option", description_msgid=N_("bot.arg.settings.option")),
+        ArgSpec("value", description_msgid=N_("bot.arg.settings.value")),
     ),
     ephemeral=True,
 )

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from bot.commands._common import OFF_WORDS, Record, record_and_reply, zone_of
 from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command, reply, resolve_lang
 from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context
+from bot.i18n import N_
 from bot.schedule_time import due_instant, next_due, parse_hhmm
 from bot.scheduler import scheduler_of, subscription_moment
 from bot.storage import DailyStore, Subscription
@@ -83,8 +84,8 @@ def _can_change(incoming: Incoming) -> None:
 @command(
     "daily",
     aliases=("매일", "每日", "일일"),
-    help_msgid="bot.help.daily",
-    args=(ArgSpec("setting", "string", required=False, description_msgid="bot.arg.daily.setting"),),
+    help_msgid=N_("bot.help.daily"),
+    args=(ArgSpec("setting", "string", required=False, description_msgid=N_("bot.arg.daily.setting")),),
     admin_in_groups=True,
 )
 async def daily(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
@@ -186,7 +187,7 @@ async def today_moment(incoming: Incoming, ctx: AppContext) -> Moment:
     return Moment.of(due_instant(local_today, DEFAULT_TIME, zone), zone.key, "liuren", day_starts, options)
 
 
-@command("today", aliases=("오늘", "今日"), help_msgid="bot.help.today")
+@command("today", aliases=("오늘", "今日"), help_msgid=N_("bot.help.today"))
 async def today(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     moment = await today_moment(incoming, ctx)
     context = daily_context(moment)

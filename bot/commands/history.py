@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 from bot.commands._common import zone_of
 from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command, reply
+from bot.i18n import N_
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -59,8 +60,8 @@ def _first_branch(context: Mapping[str, Any]) -> str | None:
 @command(
     "history",
     aliases=("기록", "記錄", "录"),
-    help_msgid="bot.help.history",
-    args=(ArgSpec("before", "integer", description_msgid="bot.arg.history.before"),),
+    help_msgid=N_("bot.help.history"),
+    args=(ArgSpec("before", "integer", description_msgid=N_("bot.arg.history.before")),),
     ephemeral=True,
 )
 async def history(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
@@ -87,8 +88,8 @@ async def history(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
 @command(
     "show",
     aliases=("보기", "示"),
-    help_msgid="bot.help.show",
-    args=(ArgSpec("number", "integer", required=True, description_msgid="bot.arg.show.number"),),
+    help_msgid=N_("bot.help.show"),
+    args=(ArgSpec("number", "integer", required=True, description_msgid=N_("bot.arg.show.number")),),
 )
 async def show(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     if len(args) != 1:
@@ -107,8 +108,8 @@ CONFIRM_WORDS = frozenset({"yes", "confirm", "예", "네", "확인", "是", "諾
 @command(
     "forget",
     aliases=("삭제", "忘"),
-    help_msgid="bot.help.forget",
-    args=(ArgSpec("confirm", description_msgid="bot.arg.forget.confirm", choices=("yes",)),),
+    help_msgid=N_("bot.help.forget"),
+    args=(ArgSpec("confirm", description_msgid=N_("bot.arg.forget.confirm"), choices=("yes",)),),
     ephemeral=True,
 )
 async def forget(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:

@@ -16,6 +16,7 @@ from bot.commands._common import (
 from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command
 from bot.commands.cast import time_options
 from bot.context import AppContext
+from bot.i18n import N_
 from bot.viewmodels import LineView, LiuyaoView
 from engine.calendar import DayStart, four_pillars
 from engine.liuyao import Reading, build, cast_coins, cast_manual, cast_time
@@ -103,8 +104,8 @@ def liuyao_view(chart: Reading) -> LiuyaoView:
 @command(
     "liuyao",
     aliases=("육효", "六爻", "괘", "卦"),
-    help_msgid="bot.help.liuyao",
-    args=(ArgSpec("lines", "string", required=False, description_msgid="bot.arg.liuyao.lines"),),
+    help_msgid=N_("bot.help.liuyao"),
+    args=(ArgSpec("lines", "string", required=False, description_msgid=N_("bot.arg.liuyao.lines")),),
 )
 async def liuyao(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     method, digits, use = parse_liuyao_args(args)

@@ -27,6 +27,7 @@ from bot.commands._common import (
 from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command, reply
 from bot.commands.core import _looks_numeric, find_city, parse_coordinate
 from bot.context import AppContext
+from bot.i18n import N_
 from bot.viewmodels import BodyView, QizhengView
 from engine.qizheng import natal_chart
 
@@ -117,8 +118,8 @@ def qizheng_view(data: dict[str, Any]) -> QizhengView:
 @command(
     "qizheng",
     aliases=("칠정", "七政", "칠정사여"),
-    help_msgid="bot.help.qizheng",
-    args=(ArgSpec("when", "string", required=False, description_msgid="bot.arg.qizheng.when"),),
+    help_msgid=N_("bot.help.qizheng"),
+    args=(ArgSpec("when", "string", required=False, description_msgid=N_("bot.arg.qizheng.when")),),
 )
 async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     user = await ctx.storage.get_user(incoming.user_key)

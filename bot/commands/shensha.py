@@ -15,6 +15,7 @@ from bot.commands._common import (
 )
 from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command
 from bot.context import AppContext
+from bot.i18n import N_
 from bot.viewmodels import GroupedStarsView, GroupView, ShenshaInputs, ShenshaView, StarView
 from engine.calendar import four_pillars
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi, Stem
@@ -92,10 +93,10 @@ def grouped_view(stars: list[StarView]) -> GroupedStarsView:
 @command(
     "shensha",
     aliases=("신살", "神煞", "神殺"),
-    help_msgid="bot.help.shensha",
+    help_msgid=N_("bot.help.shensha"),
     args=(
-        ArgSpec("day", "string", required=False, description_msgid="bot.arg.shensha.day"),
-        ArgSpec("month", "string", required=False, description_msgid="bot.arg.shensha.month"),
+        ArgSpec("day", "string", required=False, description_msgid=N_("bot.arg.shensha.day")),
+        ArgSpec("month", "string", required=False, description_msgid=N_("bot.arg.shensha.month")),
     ),
 )
 async def shensha(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:

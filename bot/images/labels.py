@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot import msgids
 from bot.i18n import gettext
 from bot.images.glyphs import drawable
 
 
 def label(lang: str, key: str, **params: Any) -> str:
-    return drawable(gettext(lang, f"image.{key}", **params))
+    return drawable(gettext(lang, msgids.msgid("image", key), **params))
 
 
 def message(lang: str, msgid: str) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from bot.images.glyphs import body_short
 from bot.images.labels import label, message
 from bot.images.scene import Anchor, Box, Circle, Primitive, Scene, Segment, Text, Wedge
+from bot.msgids import msgid
 from engine.core.cycle import Branch
 from engine.qizheng import MansionSet, Place, QizhengChart
 from engine.qizheng.chart import (
@@ -213,7 +214,8 @@ def _options_text(options: QizhengOptions, lang: str) -> str:
     default = QizhengOptions().to_json()
     keys = [k for k in data if k in KEY_OPTIONS or data[k] != default[k]]
     items = " · ".join(
-        f"{message(lang, f'qizheng.opt.{k}')} {message(lang, f'qizheng.opt.{k}.{data[k]}')}" for k in keys
+        f"{message(lang, msgid('qizheng.opt', k))} {message(lang, msgid('qizheng.opt', f'{k}.{data[k]}'))}"
+        for k in keys
     )
     return label(lang, "qizheng.options", items=items)
 

@@ -61,6 +61,14 @@ W_JU = {"力大": 3, "力存": 2, "力小": 1}
 W_XING = {"刑": -3, "真刑": -4, "墓開": 1}
 W_GRAVE = -6
 
+# the lines by their names in the texts of a reason (《周易》 爻題: 初九、九二 … 上九 → 初爻 … 上爻)
+LINE_NAMES = ("初爻", "二爻", "三爻", "四爻", "五爻", "上爻")
+
+
+def line_name(position: int) -> str:
+    """Line ``position`` (1 = bottom … 6 = top) by its name: 初爻 … 上爻."""
+    return LINE_NAMES[position - 1]
+
 
 @dataclass(frozen=True, slots=True)
 class Reason:
@@ -236,7 +244,7 @@ def verdict(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...], judgments: tupl
     for h in hs:
         if h.active:
             r = rule(h.role)
-            where = ",".join(f"{p}爻" for p in h.active)
+            where = "、".join(line_name(p) for p in h.active)
             reasons.append(Reason("helper", f"{r.lzh}{h.relative.char}{where}動", r.source, W_HELPER[h.role]))
     reasons += _ghost_reasons(chart, lines)
     for j in judgments:
@@ -291,7 +299,7 @@ def _ghost_reasons(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...]) -> list[
             out.append(Reason("ghost_damaged", "忌鬼空破散", "000:15 「惟空破散則吉也」", W_GHOST_DAMAGED))
         active = [la for la in ghosts if la.moving and not la.strength.damaged]
         if active:
-            where = ",".join(f"{la.position}爻" for la in active)
+            where = "、".join(line_name(la.position) for la in active)
             out.append(Reason("ghost_active", f"忌鬼{where}動", "000:15 「靜遲動速」", W_GHOST_ACTIVE))
     shi = chart.shi
     hit = [
@@ -302,7 +310,7 @@ def _ghost_reasons(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...]) -> list[
         and chart.lines[la.position - 1].element.controls(shi.element)
     ]
     if hit:
-        where = ",".join(f"{la.branch.char}{la.position}爻" for la in hit)
+        where = "、".join(f"{la.branch.char}{line_name(la.position)}" for la in hit)
         out.append(
             Reason(
                 "ghost_controls_shi",

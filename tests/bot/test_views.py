@@ -214,7 +214,16 @@ async def test_shensha_lists_every_star_once_grouped_by_branch(say):
     assert sorted(grouped) == sorted(s["name"] for s in r.context["stars"])
     text = render(r, "console")
     for star in r.context["stars"]:
-        assert text.count(f"({star['name']})") + text.count(f" {star['name']}") >= 1
+        assert (
+            text.count(f"({star['name']})")
+            + text.count(f" {star['name']}")
+            + text.count(
+                "("
+                + star["name"].replace("(", "·").rstrip(")")
+                + ")"  # 月煞(將星) → (月煞·將星), docs/style.md
+            )
+            >= 1
+        )
 
 
 def test_discord_code_blocks_carry_no_markdown_escapes():

@@ -81,7 +81,9 @@ def test_human_readable_ko_and_lzh(capsys: pytest.CaptureFixture[str]) -> None:
     assert "입춘(立春) 2024-02-04 08:27:08 UTC" in ko and "신후(神后)" in ko and "진사(辰巳)" in ko
     assert main(["calendar", "--lang", "lzh", "--at", "2024-02-04T16:27:08+08:00"]) == 0
     lzh = capsys.readouterr().out
-    assert "甲辰年 丙寅月 戊戌日 庚申時" in lzh and "月將: 子 神后" in lzh and "旬空: 辰巳" in lzh
+    assert (
+        "甲辰年 丙寅月 戊戌日 庚申時" in lzh and "月將：子 神后" in lzh and "旬空：辰巳" in lzh
+    )  # full-width in lzh (docs/style.md)
     assert main(["calendar", "terms", "--from", "2024", "--to", "2024"]) == 0
     assert "2024-02-04 08:27:08 UTC  315°  입춘(立春)" in capsys.readouterr().out
 

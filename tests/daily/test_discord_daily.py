@@ -65,7 +65,9 @@ async def test_guild_channel_daily_delivered_once_and_non_admin_refused(dc, tmp_
     clock = ManualClock(utc(2026, 11, 29, 21, 59))  # 06:59 in Seoul
     async with discord_with_scheduler(dc, str(tmp_path / "db.sqlite"), clock) as ctx:
         refused = await slash(dc, "daily", {"setting": "07:00"}, user_id=5, permissions="0")
-        assert gettext("ko", "bot.error.admin_only", name="daily").split()[0] in refused
+        # a Discord server's words (issue 15), not Telegram's "그룹에서는 관리자만"
+        assert gettext("ko", "bot.error.admin_only.discord", name="daily") in refused
+        assert "그룹" not in refused
         store = DailyStore(ctx.storage)
         assert await store.for_chat("discord", str(dc.channel_id)) is None
         await slash(dc, "daily", {"setting": "07:00"}, user_id=6, permissions=str(1 << 3))  # ADMINISTRATOR

@@ -92,7 +92,7 @@ def test_header_has_pillars_general_hour_ju_daynight_and_gui_direction():
     lay = liuren.layout(chart, "lzh")
     text = " ".join(lay.header)
     assert "庚辰日" in text and "壬午時" in text  # 五鼠遁: 乙庚日 丙子起, 午時 壬午
-    assert f"月將{chart.month_general.char}" in text and "占時午" in text and "第8局" in text
+    assert f"月將{chart.month_general.char}" in text and "占時午" in text and "第八局" in text
     assert "晝占" in text
     assert ("順行" if chart.forward else "逆行") in text
     assert "旬空申酉" in text

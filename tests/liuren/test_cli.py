@@ -71,7 +71,9 @@ def test_table_text(capsys):
     assert code == 0
     assert "庚辰  8 | 丑/庚 午/丑 酉/辰 寅/酉 | 寅未子 | 賊剋 | 重審" in out
     # a 貴人-dependent 課體 carries the 貴人 it holds under (seed 003 entry 3 「夜貴閉口」)
-    assert "庚辰 10 | 亥/庚 寅/亥 未/辰 戌/未 | 寅巳申 | 遙剋 | 彈射 刖足 元胎 閉口(夜)" in out.splitlines()
+    assert (
+        "庚辰 10 | 亥/庚 寅/亥 未/辰 戌/未 | 寅巳申 | 遙剋 | 彈射 刖足 元胎 閉口（夜）" in out.splitlines()
+    )  # full-width in lzh
 
 
 def test_cast_day_ju_json(capsys):
@@ -221,7 +223,7 @@ def test_cast_general_and_hour(capsys):
     code, _, err = run(
         capsys, "cast", "--day", "辛巳", "--ju", "3", "--general", "辰", "--hour", "巳", "--lang", "lzh"
     )
-    assert code == 2 and "辰將巳時為第2局，非第3局" in err
+    assert code == 2 and "辰將巳時為第二局，非第三局" in err
 
 
 def test_cast_night_decides_with_the_night_guiren(capsys):

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.i18n import both, gettext, render
+from bot.i18n import both, gettext, render, typeset
 from engine.core.cycle import Branch, GanZhi
 from engine.liuren import chart_for_ju
 from engine.liuren.reading import Reading, glossary, read, render_context
@@ -76,14 +76,16 @@ def test_each_explanation_once(case: str, lang: str, ext: str) -> None:
     readings = _readings(case)
     out = _plain(_render(readings, lang, ext))
     gloss = glossary(lang)
-    # explanation slots are "label: text" ending the line (the old layout chained them with " · ")
+    # explanation slots are "label: text" ending the line (the old layout chained them with " · "); lzh
+    # punctuation is full-width (docs/style.md): "label：text"
+    sep = "：" if lang == "lzh" else ": "
     used: Counter[str] = Counter()
     for r in readings:
         for i in dict.fromkeys(_ids(r.to_json())):
             used[gloss[i]["text"]] += 1  # two ids may share a text (lzh 囚 and 死: 失時)
     assert used
     for text, n_ids in used.items():
-        slots = re.findall(r": " + re.escape(text) + r"(?= · |\n|$)", out)
+        slots = re.findall(re.escape(sep + text) + r"(?= · |\n|$)", out)
         assert 1 <= len(slots) <= n_ids, (text, len(slots))
         if len(text) >= 6:  # long enough not to coincide with a name or a 類神 entry
             assert out.count(text) == 1, text
@@ -125,7 +127,7 @@ def test_every_fact_is_kept(case: str, lang: str, ext: str) -> None:
                         name += f"({side} {both(lang, a['params']['target'])})"
                     elif "month" in a["params"]:  # 旺相休囚死 by the 月建
                         name += f"({gloss['yuejian']['name']} {both(lang, a['params']['month'])})"
-                    assert name in facts, (head, a)
+                    assert typeset(lang, name) in facts, (head, a)
             # the seat's facts follow the seat label, the branch's precede it
             seat_part = facts.split(gettext(lang, "liuren_reading.sits_on", seat=both(lang, p["seat"])))[1]
             for a in p["seat_attributes"]:
@@ -133,7 +135,8 @@ def test_every_fact_is_kept(case: str, lang: str, ext: str) -> None:
             for h in p["leishen"]:
                 assert gloss[f"leishen.{h['entry']}"]["text"] in facts
             for a in p["general_attributes"] + p["attributes"] + p["seat_attributes"]:
-                assert f": {gloss[a['id']]['text']}" in out  # its explanation is in the glossary
+                sep = "：" if lang == "lzh" else ": "
+                assert f"{sep}{gloss[a['id']]['text']}" in out  # its explanation is in the glossary
         for k in data["links"]:
             assert both(lang, k["kind"]) in out and gettext(lang, "liuren_reading.role." + k["b"]) in out
         if data["category"]:
