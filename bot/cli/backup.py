@@ -11,14 +11,18 @@ from pathlib import Path
 
 from bot.cli.common import UsageError
 from bot.config import ConfigError, load_settings, redact
-from bot.i18n import gettext
+from bot.i18n import N_, gettext
 from bot.storage.urls import is_postgres_url, redact_url
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("backup", help="copy the database consistently, even while the bot runs")
-    parser.add_argument("path", metavar="PATH", help="the backup file to write (must not exist)")
-    parser.add_argument("--env-file", default=None, help="read settings from this .env file (default ./.env)")
+    parser = subparsers.add_parser(
+        "backup", help=N_("copy the database consistently, even while the bot runs")
+    )
+    parser.add_argument("path", metavar="PATH", help=N_("the backup file to write (must not exist)"))
+    parser.add_argument(
+        "--env-file", default=None, help=N_("read settings from this .env file (default ./.env)")
+    )
     parser.set_defaults(func=handler)
 
 
@@ -42,18 +46,18 @@ def handler(args: argparse.Namespace) -> int:
         raise UsageError(err.code, **err.params) from None
     lang = settings.lang
     if is_postgres_url(settings.db_path):
-        print(gettext(lang, "cli.backup.postgres", url=redact_url(settings.db_path)))
+        print(gettext(lang, N_("cli.backup.postgres"), url=redact_url(settings.db_path)))
         return 0
     if not Path(settings.db_path).exists():
-        raise UsageError("cli.backup.no_database", path=settings.db_path)
+        raise UsageError(N_("cli.backup.no_database"), path=settings.db_path)
     if Path(args.path).exists():
-        raise UsageError("cli.backup.exists", path=args.path)
+        raise UsageError(N_("cli.backup.exists"), path=args.path)
     try:
         backup_sqlite(settings.db_path, args.path)
     except (sqlite3.Error, OSError) as err:
         Path(args.path).unlink(missing_ok=True)
         raise UsageError(
-            "cli.backup.failed", path=args.path, detail=redact(str(err), settings.secrets)
+            N_("cli.backup.failed"), path=args.path, detail=redact(str(err), settings.secrets)
         ) from None
-    print(gettext(lang, "cli.backup.done", source=settings.db_path, path=args.path), file=sys.stdout)
+    print(gettext(lang, N_("cli.backup.done"), source=settings.db_path, path=args.path), file=sys.stdout)
     return 0

@@ -10,13 +10,15 @@ import sqlite3
 
 from bot.cli.common import UsageError
 from bot.config import ConfigError, load_settings, redact
-from bot.i18n import gettext
+from bot.i18n import N_, gettext
 from bot.storage.urls import is_postgres_url
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("migrate", help="apply the database migrations that are pending")
-    parser.add_argument("--env-file", default=None, help="read settings from this .env file (default ./.env)")
+    parser = subparsers.add_parser("migrate", help=N_("apply the database migrations that are pending"))
+    parser.add_argument(
+        "--env-file", default=None, help=N_("read settings from this .env file (default ./.env)")
+    )
     parser.set_defaults(func=handler)
 
 
@@ -45,12 +47,14 @@ def handler(args: argparse.Namespace) -> int:
         applied, version = asyncio.run(migrate(settings.db_path))
     except errors as err:
         raise UsageError(
-            "bot.error.db_open", path=settings.db_path, detail=redact(str(err), settings.secrets)
+            N_("bot.error.db_open"), path=settings.db_path, detail=redact(str(err), settings.secrets)
         ) from None
     if applied:
         print(
-            gettext(settings.lang, "cli.migrate.done", versions=", ".join(map(str, applied)), version=version)
+            gettext(
+                settings.lang, N_("cli.migrate.done"), versions=", ".join(map(str, applied)), version=version
+            )
         )
     else:
-        print(gettext(settings.lang, "cli.migrate.current", version=version))
+        print(gettext(settings.lang, N_("cli.migrate.current"), version=version))
     return 0
