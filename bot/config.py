@@ -10,7 +10,10 @@ variable                     default                                     meaning
 ``DISCORD_BOT_TOKEN``        unset                                       starts the Discord adapter when set
 ``DISCORD_API_BASE_URL``     ``https://discord.com/api/v10``             REST base (``discord.http.Route.BASE``)
 ``DISCORD_GATEWAY_URL``      ``wss://gateway.discord.gg/``               gateway (``DiscordWebSocket.DEFAULT_GATEWAY``)
-``SIKPAN_DB``                ``sikpan.db``                               SQLite file (WAL mode)
+``SIKPAN_DB``                ``sikpan.db``                               SQLite file (WAL mode), or a
+                                                                         ``postgresql://user@host/db`` URL
+                                                                         (``?schema=`` ``&pool=`` optional)
+``SIKPAN_REDIS_URL``         unset                                       Redis for shared limits (#17, later)
 ``SIKPAN_LANG``              ``ko``                                      default language (``ko`` | ``lzh``)
 ``SIKPAN_TZ``                ``Asia/Seoul``                              default IANA zone of new users
 ``SIKPAN_ENV_FILE``          ``.env``                                    where to read the optional ``.env``
@@ -66,7 +69,8 @@ class Settings:
     discord_token: str | None = field(default=None, repr=False)
     discord_api_base_url: str = DEFAULT_DISCORD_API_BASE_URL
     discord_gateway_url: str = DEFAULT_DISCORD_GATEWAY_URL
-    db_path: str = DEFAULT_DB
+    db_path: str = DEFAULT_DB  # a SQLite path or a postgresql:// URL (bot.storage.urls)
+    redis_url: str | None = field(default=None, repr=False)  # may carry a password
     lang: str = DEFAULT_LANG
     tz: str = DEFAULT_TZ
     history_limit: int | None = None  # casts kept per user (newest first); None keeps all
@@ -141,6 +145,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
         discord_gateway_url=get("DISCORD_GATEWAY_URL", DEFAULT_DISCORD_GATEWAY_URL)
         or DEFAULT_DISCORD_GATEWAY_URL,
         db_path=get("SIKPAN_DB", DEFAULT_DB) or DEFAULT_DB,
+        redis_url=get("SIKPAN_REDIS_URL") or None,
         lang=lang,
         tz=tz,
     )

@@ -27,7 +27,16 @@ Loop (:meth:`DailyScheduler.run`)
        ``blocked`` and the subscription disabled with its reason; anything else retried with exponential
        backoff up to ``max_attempts`` times, then ``failed``.
 
-Only one scheduler should run per database (a second process could resend rows the first still has queued).
+Across processes (issue #17; ``bot/migrations/0005_daily_owners.sql``)
+    Every scheduler run has a random token, a row in ``schedulers`` with a heartbeat, and its name in
+    ``deliveries.claimed_by`` of the rows it claims. Two schedulers that plan the same due both try the
+    insert: the UNIQUE key gives the row to one. Only the row's own scheduler moves it from ``claimed`` to
+    ``sending`` (one conditional UPDATE, right before the request): at most once, whatever the others
+    believe. Recovery takes over rows by age — of schedulers whose heartbeat is older than ``stale_after``,
+    or that left (a clean stop frees its never-attempted rows) — never "everything claimed is mine".
+    SQLite: one scheduler per database and platform, elected by lock files the kernel frees when their holder
+    dies; the others wait. Recovery takes only rows of the platforms this scheduler can send to.
+    PostgreSQL: any number side by side; takeovers use ``FOR UPDATE SKIP LOCKED`` and run at every heartbeat. Subscriptions written by another process are found by polling ``updated_at``.
 """
 
 from __future__ import annotations
@@ -36,6 +45,8 @@ import asyncio
 import heapq
 import json
 import logging
+import time as monotonic_time
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -50,6 +61,9 @@ from bot.storage import DailyStore, Subscription, utc_iso
 log = logging.getLogger(__name__)
 
 GRACE = timedelta(hours=2)
+STALE_AFTER = timedelta(seconds=90)  # a scheduler silent this long is gone: its rows are taken over
+HEARTBEAT_EVERY = 15.0  # seconds (real time)
+POLL_EVERY = 5.0  # seconds (real time) between looks for subscriptions changed by other processes
 STATUSES = ("claimed", "sending", "sent", "skipped", "blocked", "failed", "uncertain")
 
 
@@ -203,8 +217,18 @@ class DailyScheduler:
         renderer: DailyRenderer | None = None,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         shutdown_timeout: float = 5.0,
+        stale_after: timedelta = STALE_AFTER,
+        heartbeat_every: float = HEARTBEAT_EVERY,
+        poll_every: float = POLL_EVERY,
     ) -> None:
         self.ctx = ctx
+        self.token = uuid.uuid4().hex
+        self.stale_after = stale_after
+        self.heartbeat_every = heartbeat_every
+        self.poll_every = poll_every
+        self._watermark = ""
+        self._polled_at = monotonic_time.monotonic()
+        self._registered = False
         self.shutdown_timeout = shutdown_timeout
         self.store = DailyStore(ctx.storage)
         self.grace = grace
@@ -301,12 +325,19 @@ class DailyScheduler:
             self._dirty.clear()
             self._heap.clear()
             self._subs.clear()
+            _, self._watermark = await self.store.changed_since(self._watermark)
+            self._polled_at = monotonic_time.monotonic()
             subs = await self.store.active()
             self._last = await self.store.last_dates()
             for sub in subs:
                 self._plan(sub, now)
             log.info("daily: %d active subscriptions planned", len(subs))
             return
+        if monotonic_time.monotonic() - self._polled_at >= self.poll_every:
+            # subscriptions written by other processes (their notify() does not reach this one)
+            self._polled_at = monotonic_time.monotonic()
+            changed, self._watermark = await self.store.changed_since(self._watermark)
+            self._dirty.update(changed)
         if self._dirty:
             ids, self._dirty = list(self._dirty), set()
             self._last.update(await self.store.last_dates(ids))
@@ -369,7 +400,7 @@ class DailyScheduler:
                 self._plan_after(sub, d, due)
             self.stats.skipped += len(to_skip)
         if to_claim:
-            ids = await self.store.claim(to_claim, now)
+            ids = await self.store.claim(to_claim, now, owner=self.token)
             for sub, d, due in to_claim:
                 self._plan_after(sub, d, due)
                 delivery_id = ids.get((sub.id, d.isoformat()))
@@ -394,8 +425,10 @@ class DailyScheduler:
         await self._queue(sub.platform).put(_Job(delivery_id, sub, d, due, text))
 
     async def recover(self, now: datetime) -> None:
-        """At start: in-flight rows become ``uncertain``; claimed rows are sent (within grace) or skipped."""
-        uncertain, claimed = await self.store.recover(now)
+        """Rows of schedulers that are gone: in-flight ones become ``uncertain``; claimed ones are ours now and
+        sent (within grace) or skipped. At start, and at every heartbeat where many schedulers run."""
+        stale_before = now - self.stale_after if self.ctx.storage.backend.multi_scheduler else None
+        uncertain, claimed = await self.store.recover(now, self.token, stale_before, self.platforms())
         if uncertain:
             log.warning("daily: %d deliveries were in flight when the process stopped; not resent", uncertain)
             self.stats.uncertain += uncertain
@@ -472,8 +505,8 @@ class DailyScheduler:
             # never tried stays ``claimed`` (sent after a restart); a stop during the wait sends nothing
             if self._stopping:
                 return False
-            await self.store.mark(job.delivery_id, "sending", await clock.now(), attempt=True)
-            return True
+            # only the row's own scheduler gets True: a row taken over meanwhile is not sent from here
+            return await self.store.start_sending(job.delivery_id, self.token, await clock.now())
 
         transport = self.transports[platform]
         try:
@@ -550,11 +583,43 @@ class DailyScheduler:
             if isinstance(callbacks, list) and cb not in callbacks:
                 callbacks.append(cb)
 
+    def platforms(self) -> list[str]:
+        """The platforms this scheduler can send to (their readings are its to claim and recover)."""
+        return sorted(name for name, t in self.transports.items() if t.configured())
+
+    async def _lead(self, stop: asyncio.Event) -> bool:
+        """Wait until this process may schedule (SQLite elects one per database); False when stopped."""
+        backend = self.ctx.storage.backend
+        told = False
+        while not backend.try_lead(self.platforms()):
+            if not told:
+                log.info("daily: another process schedules the daily readings of this database; waiting")
+                told = True
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=1.0)
+            except TimeoutError:
+                continue
+            return False
+        return True
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat_every)
+            now = await self.ctx.clock.now()
+            await self.store.heartbeat(self.token, now)
+            if self.ctx.storage.backend.multi_scheduler:
+                await self.recover(now)  # rows of a scheduler that died meanwhile
+
     async def run(self, stop: asyncio.Event) -> None:
         self.install()
         clock = self.ctx.clock
+        if not await self._lead(stop):
+            return
         stop_task = asyncio.create_task(stop.wait())
+        beat = asyncio.create_task(self._heartbeat(), name="daily-heartbeat")
         try:
+            await self.store.register(self.token, await clock.now())
+            self._registered = True
             await self.recover(await clock.now())
             while not stop.is_set():
                 now = await clock.now()
@@ -570,6 +635,7 @@ class DailyScheduler:
                     waits.add(asyncio.create_task(sleep_until(clock, nxt)))
                 if self.waiting:  # an adapter is still starting: look again soon (real time)
                     waits.add(asyncio.create_task(asyncio.sleep(0.5)))
+                waits.add(asyncio.create_task(asyncio.sleep(self.poll_every)))  # other processes' changes
                 self.cycles += 1
                 self.idle.set()
                 done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
@@ -581,6 +647,8 @@ class DailyScheduler:
                 await asyncio.gather(*(t for t in pending if t is not stop_task), return_exceptions=True)
         finally:
             stop_task.cancel()
+            beat.cancel()
+            await asyncio.gather(beat, return_exceptions=True)
             await self.close()
 
     async def close(self) -> None:
@@ -598,6 +666,10 @@ class DailyScheduler:
         await asyncio.gather(*self._retry_tasks, *self._worker_tasks, return_exceptions=True)
         self._worker_tasks.clear()
         self._queues.clear()
+        if self._registered:  # rows never attempted are free for the next scheduler at once
+            self._registered = False
+            await self.store.unregister(self.token)
+        self.ctx.storage.backend.resign()
 
 
 async def run_scheduler(ctx: AppContext, stop: asyncio.Event) -> None:
@@ -615,6 +687,7 @@ def scheduler_of(ctx: AppContext) -> DailyScheduler | None:
 
 __all__ = [
     "GRACE",
+    "STALE_AFTER",
     "DailyScheduler",
     "DiscordTransport",
     "SchedulerStats",

@@ -45,7 +45,12 @@ class StartupError(Exception):
 
 
 def check_database(path: str) -> None:
-    """Raise :class:`StartupError` (``bot.error.db_check``) unless ``path`` is a sound, writable database."""
+    """Raise :class:`StartupError` (``bot.error.db_check``) unless ``path`` is a sound, writable database.
+
+    A ``postgresql://`` URL is checked by opening the storage (the server answers, the migrations apply).
+    """
+    if path.startswith(("postgresql://", "postgres://")):
+        return
     try:
         con = sqlite3.connect(path, timeout=10.0, isolation_level=None)
     except (sqlite3.Error, OSError) as err:

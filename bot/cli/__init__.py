@@ -24,7 +24,7 @@ from bot.i18n import N_, gettext
 from bot.sanitize import bounded_params
 from engine.errors import EngineInputError
 
-SUBCOMMANDS = ("calendar", "cast", "liuren", "shensha", "liuyao", "qizheng", "run")
+SUBCOMMANDS = ("calendar", "cast", "liuren", "shensha", "liuyao", "qizheng", "run", "backup", "migrate")
 
 
 class VersionAction(argparse.Action):

@@ -59,7 +59,7 @@ def test_calendar_json_loads_only_what_it_uses():
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "    assert main(['calendar', '--at', '2024-02-04T16:27:08+08:00', '--json']) == 0\n"
         "assert '戊戌' in out.getvalue()\n"
-        "heavy = ('jinja2', 'babel', 'numpy', 'skyfield', 'telegram', 'discord', 'aiosqlite', 'bot.commands',"
+        "heavy = ('jinja2', 'babel', 'numpy', 'skyfield', 'telegram', 'discord', 'asyncpg', 'bot.commands',"
         " 'bot.app', 'engine.qizheng', 'engine.liuren', 'engine.shensha')\n"
         "loaded = sorted(m for m in sys.modules if m.startswith(heavy))\n"
         "assert not loaded, loaded\n"

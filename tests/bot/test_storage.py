@@ -211,21 +211,26 @@ async def test_history_times_are_shown_in_the_users_zone(say):
 
 
 async def test_open_closes_the_connection_when_a_migration_fails(db_path, monkeypatch):
-    import threading
-
     import bot.storage as storage_module
+    from bot.storage.sqlite import SqliteBackend
 
-    before = set(threading.enumerate())
+    closed: list[SqliteBackend] = []
+    real_close = SqliteBackend.close
+
+    async def spy(self: SqliteBackend) -> None:
+        closed.append(self)
+        await real_close(self)
+
     bad = [Migration(1, "0001_bad.sql", "CREATE TABLE x (;\n")]
-    monkeypatch.setattr(storage_module, "load_migrations", lambda package="bot.migrations": bad)
+    monkeypatch.setattr(
+        storage_module, "load_migrations", lambda package="bot.migrations", dialect="sqlite": bad
+    )
+    monkeypatch.setattr(SqliteBackend, "close", spy)
     with pytest.raises(sqlite3.OperationalError):
         await Storage.open(db_path)
-    for _ in range(100):
-        new = [t for t in set(threading.enumerate()) - before if "connection_worker" in t.name]
-        if not new:
-            break
-        await asyncio.sleep(0.01)
-    assert not new
+    assert len(closed) == 1
+    with pytest.raises(sqlite3.ProgrammingError):  # closed, not merely forgotten
+        closed[0].con.execute("SELECT 1")
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -15,6 +15,7 @@ from bot.commands import Incoming, Reply, dispatch
 from bot.config import Settings
 from bot.sending import SendOutcome
 from tests.fakes.clock import ManualClock
+from tests.servers import DIALECTS, database
 
 
 @dataclass
@@ -61,9 +62,11 @@ def clock() -> ManualClock:
     return ManualClock(utc(2026, 11, 29, 21, 0))  # 06:00 in Seoul on Monday 30 November 2026
 
 
-@pytest.fixture
-def db_path(tmp_path) -> str:
-    return str(tmp_path / "daily.db")
+@pytest.fixture(params=DIALECTS)
+def db_path(request, tmp_path) -> Iterator[str]:
+    """The daily suite runs on SQLite and on PostgreSQL (a fresh schema per test, tests/servers.py)."""
+    with database(request.param, str(tmp_path / "daily.db")) as target:
+        yield target
 
 
 @pytest.fixture

@@ -1,13 +1,17 @@
-"""Durable state in SQLite through aiosqlite: users and settings, cast history, daily subscriptions and
-deliveries (:class:`DailyStore`), migrations. Every SQL statement of the bot is in this module.
+"""Durable state: users and settings, cast history, daily subscriptions and deliveries (:class:`DailyStore`),
+migrations. Every SQL statement of the bot is in this package.
 
-- One connection per process in WAL mode with ``synchronous=FULL``: a transaction that returned from
-  COMMIT survives a crash (and a power loss). Every statement runs under one ``asyncio.Lock``, so concurrent
-  coroutines never interleave inside a transaction; rows are always selected by ``user_key``, so users never
-  see each other's data.
-- Migrations: every ``bot/migrations/NNNN_name.sql`` is applied once, in order of NNNN, each inside one
-  transaction together with its row in ``schema_version`` (so a failed migration leaves no trace). Running
-  them again is a no-op. Other areas add their own files (``0002_daily.sql`` …).
+- Two engines behind one interface (:mod:`bot.storage.backend`): SQLite, the embedded default
+  (:mod:`bot.storage.sqlite`), and PostgreSQL when ``SIKPAN_DB`` is a ``postgresql://`` URL
+  (:mod:`bot.storage.postgres`, asyncpg with a pool). SQL here is the SQL both engines share, with ``?``
+  placeholders; what differs lives in the dialect modules.
+- Migrations: one history for both engines. Every ``bot/migrations/NNNN_name.sql`` is applied once, in order
+  of NNNN, each inside one transaction together with its row in ``schema_version`` (so a failed migration
+  leaves no trace); ``NNNN_name.postgresql.sql`` (or ``.sqlite.sql``) replaces it on that engine where the
+  SQL differs. Running them again is a no-op.
+- History numbers come from a per-user counter (``history_counters``) updated atomically
+  (``INSERT … ON CONFLICT DO UPDATE … RETURNING``), never ``MAX(seq) + 1``: concurrent writers of one user
+  get distinct, consecutive numbers.
 - **Convention for other migrations:** every table that stores data of a user has a ``user_key`` column
   (``"platform:user_id"``, see :attr:`bot.commands.Incoming.user_key`). :meth:`Storage.forget` deletes the
   user's rows from every table that has such a column, whatever migration created it.
@@ -15,13 +19,12 @@ deliveries (:class:`DailyStore`), migrations. Every SQL statement of the bot is 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import sqlite3
 import uuid
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from importlib import resources
@@ -29,9 +32,12 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import aiosqlite
+from bot.storage.backend import Backend, Params, Row, Tx
+from bot.storage.sqlite import SqliteBackend
+from bot.storage.urls import is_postgres_url
 
-MIGRATION_RE = re.compile(r"^(\d{4})_[A-Za-z0-9_]+\.sql$")
+MIGRATION_RE = re.compile(r"^(\d{4})_[A-Za-z0-9_]+?(?:\.(sqlite|postgresql))?\.sql$")
+DIALECTS = ("sqlite", "postgresql")
 _UNSET: Any = object()
 
 
@@ -69,18 +75,29 @@ class HistoryEntry:
     created_at: str
 
 
-def load_migrations(package: str = "bot.migrations") -> list[Migration]:
-    """Every ``NNNN_*.sql`` of the package, ordered by version (duplicate versions are an error)."""
-    found: dict[int, Migration] = {}
+def load_migrations(package: str = "bot.migrations", dialect: str = "sqlite") -> list[Migration]:
+    """Every ``NNNN_*.sql`` of the package for ``dialect``, ordered by version.
+
+    ``NNNN_name.<dialect>.sql`` replaces ``NNNN_name.sql`` on that engine; two files of one version for the
+    same engine are an error.
+    """
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}")
+    generic: dict[int, Migration] = {}
+    special: dict[int, Migration] = {}
     for entry in resources.files(package).iterdir():
         m = MIGRATION_RE.match(entry.name)
         if not m:
             continue
+        if m.group(2) not in (None, dialect):
+            continue
+        found = generic if m.group(2) is None else special
         version = int(m.group(1))
         if version in found:
             raise RuntimeError(f"two migrations with version {version}: {found[version].name}, {entry.name}")
         found[version] = Migration(version, entry.name, entry.read_text(encoding="utf-8"))
-    return [found[v] for v in sorted(found)]
+    merged = {**generic, **special}
+    return [merged[v] for v in sorted(merged)]
 
 
 def split_sql(script: str) -> list[str]:
@@ -99,7 +116,7 @@ def split_sql(script: str) -> list[str]:
     return statements
 
 
-def _loads_or_none(row: sqlite3.Row, column: str) -> Mapping[str, Any] | None:
+def _loads_or_none(row: Row, column: str) -> Mapping[str, Any] | None:
     """A JSON column that may be NULL (or absent before its migration)."""
     if column not in row.keys():
         return None
@@ -116,112 +133,97 @@ def _dumps(obj: Any) -> str:
 
 
 class Storage:
-    """The bot's database. Create with ``await Storage.open(path)``; ``await close()`` at the end."""
+    """The bot's database. Create with ``await Storage.open(path_or_url)``; ``await close()`` at the end."""
 
-    def __init__(self, db: aiosqlite.Connection, path: str) -> None:
-        self.db = db
-        self.path = path
-        self.lock = asyncio.Lock()
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    @property
+    def dialect(self) -> str:
+        return self.backend.dialect
+
+    @property
+    def path(self) -> str:
+        """The SQLite file, or the PostgreSQL URL without its password."""
+        return self.backend.target
 
     @classmethod
-    async def open(cls, path: str | Path, migrate: bool = True) -> Storage:
-        db = await aiosqlite.connect(str(path), isolation_level=None)  # autocommit; explicit BEGIN/COMMIT
-        storage = cls(db, str(path))
+    async def open(cls, target: str | Path, migrate: bool = True) -> Storage:
+        """``target``: a SQLite file path, or a ``postgresql://`` URL."""
+        text = str(target)
+        backend: Backend
+        if is_postgres_url(text):
+            from bot.storage.postgres import PgBackend  # asyncpg only when PostgreSQL is asked for
+
+            backend = await PgBackend.open(text)
+        else:
+            backend = SqliteBackend.open(text)
+        storage = cls(backend)
         try:
-            db.row_factory = aiosqlite.Row
-            await db.execute("PRAGMA journal_mode=WAL")
-            await db.execute("PRAGMA synchronous=FULL")
-            await db.execute("PRAGMA busy_timeout=10000")
-            await db.execute("PRAGMA foreign_keys=ON")
-            await db.execute("PRAGMA secure_delete=ON")  # deleted rows are zeroed, not left in free pages
             if migrate:
                 await storage.migrate()
         except BaseException:
-            await db.close()  # never leave the connection thread behind (it would keep the process alive)
+            await backend.close()  # never leave a connection behind
             raise
         return storage
 
     async def close(self) -> None:
-        async with self.lock:
-            await self.db.close()
+        await self.backend.close()
 
     # ---- generic helpers (for other areas too) -------------------------------------------------------
 
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """``async with storage.transaction() as db:`` — one write transaction (BEGIN IMMEDIATE … COMMIT)."""
-        async with self.lock:
-            await self.db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.db
-            except BaseException:
-                await self.db.execute("ROLLBACK")
-                raise
-            else:
-                await self.db.execute("COMMIT")
+    def transaction(self) -> AbstractAsyncContextManager[Tx]:
+        """``async with storage.transaction() as tx:`` — one write transaction; ``tx.execute``,
+        ``tx.executemany``, ``tx.fetchall``, ``tx.fetchone`` run inside it."""
+        return self.backend.transaction()
 
-    async def fetchall(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[sqlite3.Row]:
-        async with self.lock:
-            async with self.db.execute(sql, params) as cur:
-                return list(await cur.fetchall())
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        return await self.backend.fetchall(sql, params)
 
-    async def fetchone(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> sqlite3.Row | None:
-        async with self.lock:
-            async with self.db.execute(sql, params) as cur:
-                return await cur.fetchone()
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        return await self.backend.fetchone(sql, params)
 
-    async def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> int:
+    async def execute(self, sql: str, params: Params = ()) -> int:
         """One statement in its own transaction; returns the number of changed rows."""
-        async with self.lock:
-            async with self.db.execute(sql, params) as cur:
-                return cur.rowcount
+        return await self.backend.execute(sql, params)
 
     # ---- migrations -----------------------------------------------------------------------------------
 
-    async def schema_version(self) -> int:
-        async with self.lock:
-            return await self._schema_version()
+    _VERSION_TABLE = (
+        "CREATE TABLE IF NOT EXISTS schema_version ("
+        " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
 
-    async def _schema_version(self) -> int:
-        await self.db.execute(
-            "CREATE TABLE IF NOT EXISTS schema_version ("
-            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-        )
-        async with self.db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version") as cur:
-            row = await cur.fetchone()
+    async def schema_version(self) -> int:
+        async with self.transaction() as tx:
+            await self.backend.lock_migrations(tx)
+            await tx.execute(self._VERSION_TABLE)
+            row = await tx.fetchone("SELECT COALESCE(MAX(version), 0) FROM schema_version")
         return int(row[0]) if row else 0
 
     async def migrate(self, migrations: Iterable[Migration] | None = None) -> list[int]:
         """Apply the pending migrations in order; returns the versions applied (empty when up to date)."""
         applied: list[int] = []
-        todo = list(load_migrations() if migrations is None else migrations)
-        async with self.lock:
-            await self._schema_version()
-            for mig in todo:
-                await self.db.execute("BEGIN IMMEDIATE")  # also serializes concurrent processes
-                try:
-                    async with self.db.execute(
-                        "SELECT 1 FROM schema_version WHERE version = ?", (mig.version,)
-                    ) as cur:
-                        done = await cur.fetchone()
-                    if not done:
-                        for stmt in split_sql(mig.sql):
-                            await self.db.execute(stmt)
-                        await self.db.execute(
-                            "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
-                            (mig.version, mig.name, _now()),
-                        )
-                        applied.append(mig.version)
-                except BaseException:
-                    await self.db.execute("ROLLBACK")
-                    raise
-                await self.db.execute("COMMIT")
+        todo = list(load_migrations(dialect=self.dialect) if migrations is None else migrations)
+        for mig in todo:
+            async with self.transaction() as tx:  # one per migration; also serializes concurrent processes
+                await self.backend.lock_migrations(tx)
+                await tx.execute(self._VERSION_TABLE)
+                if await tx.fetchone("SELECT 1 FROM schema_version WHERE version = ?", (mig.version,)):
+                    continue
+                for stmt in split_sql(mig.sql):
+                    await tx.execute(stmt)
+                await tx.execute(
+                    "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
+                    (mig.version, mig.name, _now()),
+                )
+                applied.append(mig.version)
         return applied
 
     # ---- users ----------------------------------------------------------------------------------------
 
     @staticmethod
-    def _user(row: sqlite3.Row) -> UserSettings:
+    def _user(row: Row) -> UserSettings:
         return UserSettings(
             user_key=row["user_key"],
             platform=row["platform"],
@@ -245,16 +247,13 @@ class Storage:
     ) -> UserSettings:
         """The user's row, created with defaults on first contact (display name refreshed)."""
         now = _now()
-        async with self.lock:
-            await self.db.execute(
-                "INSERT INTO users (user_key, platform, user_id, display_name, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT(user_key) DO UPDATE SET display_name = COALESCE(excluded.display_name,"
-                " users.display_name)",
-                (user_key, platform, user_id, display_name, now, now),
-            )
-            async with self.db.execute("SELECT * FROM users WHERE user_key = ?", (user_key,)) as cur:
-                row = await cur.fetchone()
+        row = await self.fetchone(
+            "INSERT INTO users (user_key, platform, user_id, display_name, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(user_key) DO UPDATE SET display_name = COALESCE(excluded.display_name,"
+            " users.display_name) RETURNING *",
+            (user_key, platform, user_id, display_name, now, now),
+        )
         assert row is not None
         return self._user(row)
 
@@ -287,13 +286,10 @@ class Storage:
                 fields[name] = None if obj is None else _dumps(dict(obj))
         fields["updated_at"] = _now()
         sets = ", ".join(f"{name} = ?" for name in fields)
-        async with self.lock:
-            await self.db.execute(
-                f"UPDATE users SET {sets} WHERE user_key = ?",  # noqa: S608 - names are fixed above
-                (*fields.values(), user_key),
-            )
-            async with self.db.execute("SELECT * FROM users WHERE user_key = ?", (user_key,)) as cur:
-                row = await cur.fetchone()
+        row = await self.fetchone(
+            f"UPDATE users SET {sets} WHERE user_key = ? RETURNING *",  # noqa: S608 - names are fixed above
+            (*fields.values(), user_key),
+        )
         if row is None:
             raise KeyError(user_key)
         return self._user(row)
@@ -313,13 +309,20 @@ class Storage:
         created_at: str | None = None,
     ) -> int:
         """Record one cast; returns its number N for ``/show N``. Committed when this returns."""
-        async with self.lock:
-            async with self.db.execute(
+        async with self.transaction() as tx:
+            row = await tx.fetchone(
+                "INSERT INTO history_counters (user_key, last_seq) VALUES (?, 1)"
+                " ON CONFLICT(user_key) DO UPDATE SET last_seq = history_counters.last_seq + 1"
+                " RETURNING last_seq",
+                (user_key,),
+            )
+            assert row is not None
+            await tx.execute(
                 "INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at)"
-                " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM history WHERE user_key = ?"
-                " RETURNING seq",
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     user_key,
+                    int(row[0]),
                     kind,
                     command,
                     _dumps(inputs),
@@ -327,10 +330,8 @@ class Storage:
                     view,
                     _dumps(context),
                     created_at or _now(),
-                    user_key,
                 ),
-            ) as cur:
-                row = await cur.fetchone()
+            )
         assert row is not None
         return int(row[0])
 
@@ -340,7 +341,7 @@ class Storage:
         )
 
     @staticmethod
-    def _entry(row: sqlite3.Row) -> HistoryEntry:
+    def _entry(row: Row) -> HistoryEntry:
         return HistoryEntry(
             seq=row["seq"],
             kind=row["kind"],
@@ -385,21 +386,8 @@ class Storage:
 
     async def user_tables(self) -> list[str]:
         """Every table with a ``user_key`` column (the /forget convention)."""
-        async with self.lock:
-            return await self._user_tables()
-
-    async def _user_tables(self) -> list[str]:
-        async with self.db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-        ) as cur:
-            names = [r[0] for r in await cur.fetchall()]
-        tables = []
-        for name in names:
-            async with self.db.execute(f'PRAGMA table_info("{name}")') as cur:
-                cols = {r[1] for r in await cur.fetchall()}
-            if "user_key" in cols:
-                tables.append(name)
-        return tables
+        async with self.transaction() as tx:
+            return await self.backend.user_tables(tx)
 
     async def forget(self, user_key: str) -> dict[str, int]:
         """Delete every row of the user from every table with a ``user_key`` column, in one transaction.
@@ -407,25 +395,13 @@ class Storage:
         Returns the number of rows deleted per table.
         """
         deleted: dict[str, int] = {}
-        async with self.lock:
-            await self.db.execute("BEGIN IMMEDIATE")
-            try:
-                await self.db.execute("PRAGMA defer_foreign_keys = ON")
-                tables = await self._user_tables()
-                # Child tables first, the users table last (foreign keys are deferred anyway).
-                for name in sorted(tables, key=lambda t: t == "users"):
-                    async with self.db.execute(
-                        f'DELETE FROM "{name}" WHERE user_key = ?', (user_key,)
-                    ) as cur:
-                        deleted[name] = cur.rowcount
-            except BaseException:
-                await self.db.execute("ROLLBACK")
-                raise
-            await self.db.execute("COMMIT")
-            # The deleted rows still sit in the -wal file until a checkpoint: copy the WAL into the
-            # database (where secure_delete zeroed them) and truncate it to zero bytes.
-            async with self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cur:
-                await cur.fetchall()
+        async with self.transaction() as tx:
+            await self.backend.before_forget(tx)
+            tables = await self.backend.user_tables(tx)
+            # Child tables first, the users table last.
+            for name in sorted(tables, key=lambda t: t == "users"):
+                deleted[name] = await tx.execute(f'DELETE FROM "{name}" WHERE user_key = ?', (user_key,))
+        await self.backend.after_forget()
         return deleted
 
 
@@ -462,7 +438,7 @@ class Subscription:
         return ZoneInfo(self.tz)
 
     @staticmethod
-    def from_row(row: sqlite3.Row) -> Subscription:
+    def from_row(row: Row) -> Subscription:
         hh, mm = row["at_time"].split(":")
         return Subscription(
             id=int(row["id"]),
@@ -516,8 +492,8 @@ class DailyStore:
     ) -> Subscription:
         """Create or update the chat's subscription (active from ``now``); keeps its kind unless given."""
         stamp = utc_iso(now)
-        async with self.storage.transaction() as db:
-            await db.execute(
+        async with self.storage.transaction() as tx:
+            row = await tx.fetchone(
                 "INSERT INTO subscriptions (platform, chat_id, chat_kind, user_key, at_time, tz, lang, kind,"
                 " options, active, since, created_at, updated_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"
@@ -525,7 +501,7 @@ class DailyStore:
                 " user_key = excluded.user_key, at_time = excluded.at_time, tz = excluded.tz,"
                 " lang = excluded.lang, kind = COALESCE(?, subscriptions.kind), options = excluded.options,"
                 " active = 1, since = excluded.since, disabled_reason = NULL, disabled_at = NULL,"
-                " updated_at = excluded.updated_at",
+                " updated_at = excluded.updated_at RETURNING *",
                 (
                     platform,
                     chat_id,
@@ -542,13 +518,9 @@ class DailyStore:
                     kind,
                 ),
             )
-            async with db.execute(
-                "SELECT * FROM subscriptions WHERE platform = ? AND chat_id = ?", (platform, chat_id)
-            ) as cur:
-                row = await cur.fetchone()
             assert row is not None
             # the chat's delivery rows follow the subscription's owner (/forget of the owner removes both)
-            await db.execute(
+            await tx.execute(
                 "UPDATE deliveries SET user_key = ? WHERE subscription_id = ? AND user_key != ?",
                 (user_key, row["id"], user_key),
             )
@@ -571,19 +543,26 @@ class DailyStore:
 
     async def disable(self, platform: str, chat_id: str, reason: str, now: datetime) -> list[int]:
         """Deactivate the chat's subscription (``/daily off`` or a refusing chat); returns the ids."""
-        async with self.storage.transaction() as db:
-            async with db.execute(
-                "UPDATE subscriptions SET active = 0, disabled_reason = ?, disabled_at = ?, updated_at = ?"
-                " WHERE platform = ? AND chat_id = ? AND active = 1 RETURNING id",
-                (reason[:200], utc_iso(now), utc_iso(now), platform, chat_id),
-            ) as cur:
-                return [int(r[0]) for r in await cur.fetchall()]
+        rows = await self.storage.fetchall(
+            "UPDATE subscriptions SET active = 0, disabled_reason = ?, disabled_at = ?, updated_at = ?"
+            " WHERE platform = ? AND chat_id = ? AND active = 1 RETURNING id",
+            (reason[:200], utc_iso(now), utc_iso(now), platform, chat_id),
+        )
+        return [int(r[0]) for r in rows]
 
     async def migrate_chat(self, platform: str, old: str, new: str) -> None:
         await self.storage.execute(
-            "UPDATE OR IGNORE subscriptions SET chat_id = ? WHERE platform = ? AND chat_id = ?",
-            (new, platform, old),
+            "UPDATE subscriptions SET chat_id = ?, updated_at = ? WHERE platform = ? AND chat_id = ? AND NOT"
+            " EXISTS (SELECT 1 FROM subscriptions AS taken WHERE taken.platform = ? AND taken.chat_id = ?)",
+            (new, _now(), platform, old, platform, new),
         )
+
+    async def changed_since(self, stamp: str) -> tuple[list[int], str]:
+        """Ids of the subscriptions updated at or after ``stamp`` (any process), and the new watermark."""
+        rows = await self.storage.fetchall(
+            "SELECT id, updated_at FROM subscriptions WHERE updated_at >= ? ORDER BY updated_at", (stamp,)
+        )
+        return [int(r[0]) for r in rows], (max(str(r[1]) for r in rows) if rows else stamp)
 
     async def active(self) -> list[Subscription]:
         rows = await self.storage.fetchall("SELECT * FROM subscriptions WHERE active = 1 ORDER BY id")
@@ -625,7 +604,7 @@ class DailyStore:
         return [self._delivery(r) for r in rows]
 
     @staticmethod
-    def _delivery(row: sqlite3.Row) -> Delivery:
+    def _delivery(row: Row) -> Delivery:
         return Delivery(
             id=int(row["id"]),
             subscription_id=int(row["subscription_id"]),
@@ -637,31 +616,36 @@ class DailyStore:
         )
 
     async def claim(
-        self, items: list[tuple[Subscription, date, datetime]], now: datetime, status: str = "claimed"
+        self,
+        items: list[tuple[Subscription, date, datetime]],
+        now: datetime,
+        status: str = "claimed",
+        owner: str | None = None,
     ) -> dict[tuple[int, str], int]:
         """Insert one row per (subscription, local date) unless it exists; returns the new rows' ids.
 
-        One write transaction: what this returns is ours alone (the UNIQUE key decides between racers).
+        One write transaction: what this returns is ours alone (the UNIQUE key decides between racers,
+        whichever process they run in); ``owner`` is the claiming scheduler's token.
         """
         if not items:
             return {}
         token = uuid.uuid4().hex
         stamp = utc_iso(now)
         params = [
-            (s.id, s.user_key, d.isoformat(), utc_iso(due), status, stamp, token) for s, d, due in items
-        ]
-        async with self.storage.transaction() as db:
-            await db.executemany(
-                "INSERT OR IGNORE INTO deliveries (subscription_id, user_key, local_date, due_at, status,"
-                " claimed_at, claim_token) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (s.id, s.user_key, d.isoformat(), utc_iso(due), status, stamp, token, owner)
+            for s, d, due in sorted(items, key=lambda item: (item[0].id, item[1]))
+        ]  # one key order for every scheduler: concurrent claims of the same rows wait, never deadlock
+        async with self.storage.transaction() as tx:
+            await tx.executemany(
+                "INSERT INTO deliveries (subscription_id, user_key, local_date, due_at, status,"
+                " claimed_at, claim_token, claimed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 params,
             )
             if status != "claimed":
                 return {}
-            async with db.execute(
+            rows = await tx.fetchall(
                 "SELECT id, subscription_id, local_date FROM deliveries WHERE claim_token = ?", (token,)
-            ) as cur:
-                rows = await cur.fetchall()
+            )
         return {(int(r[1]), r[2]): int(r[0]) for r in rows}
 
     async def mark(
@@ -678,17 +662,80 @@ class DailyStore:
             (status, error[:300] if error else None, finished, 1 if attempt else 0, delivery_id),
         )
 
-    async def recover(self, now: datetime) -> tuple[int, list[tuple[int, int, date, datetime]]]:
-        """After a restart: in-flight rows → ``uncertain``; returns (their number, the claimed rows)."""
-        async with self.storage.transaction() as db:
-            async with db.execute(
-                "UPDATE deliveries SET status = 'uncertain', finished_at = ?,"
-                " error = 'the process stopped while sending' WHERE status = 'sending' RETURNING id",
-                (utc_iso(now),),
-            ) as cur:
-                uncertain = len(list(await cur.fetchall()))
-            async with db.execute(
-                "SELECT id, subscription_id, local_date, due_at FROM deliveries WHERE status = 'claimed'"
-            ) as cur:
-                rows = await cur.fetchall()
+    async def start_sending(self, delivery_id: int, owner: str, now: datetime) -> bool:
+        """``claimed`` → ``sending`` for the row's own scheduler only; False: not ours (any more), don't send.
+
+        One conditional UPDATE: of two schedulers that both believe the row theirs, one alone gets True.
+        """
+        changed = await self.storage.execute(
+            "UPDATE deliveries SET status = 'sending', attempts = attempts + 1, error = NULL"
+            " WHERE id = ? AND status = 'claimed' AND claimed_by = ?",
+            (delivery_id, owner),
+        )
+        return changed == 1
+
+    # schedulers (one row per running scheduler, see migrations/0005_daily_owners.sql)
+    async def register(self, token: str, now: datetime) -> None:
+        await self.storage.execute(
+            "INSERT INTO schedulers (token, started_at, heartbeat_at) VALUES (?, ?, ?)"
+            " ON CONFLICT(token) DO UPDATE SET heartbeat_at = excluded.heartbeat_at",
+            (token, utc_iso(now), utc_iso(now)),
+        )
+
+    async def heartbeat(self, token: str, now: datetime) -> None:
+        await self.register(token, now)
+
+    async def unregister(self, token: str) -> None:
+        """A scheduler leaves: its rows never attempted become free for the next one at once."""
+        async with self.storage.transaction() as tx:
+            await tx.execute(
+                "UPDATE deliveries SET claimed_by = NULL WHERE claimed_by = ? AND status = 'claimed'",
+                (token,),
+            )
+            await tx.execute("DELETE FROM schedulers WHERE token = ?", (token,))
+
+    async def recover(
+        self,
+        now: datetime,
+        owner: str,
+        stale_before: datetime | None = None,
+        platforms: Sequence[str] | None = None,
+    ) -> tuple[int, list[tuple[int, int, date, datetime]]]:
+        """Take over the rows of schedulers that are gone: their in-flight rows → ``uncertain`` (maybe
+        delivered: never resent), their claimed rows become ``owner``'s; returns (the number made uncertain,
+        the rows taken over).
+
+        Gone: the row names no scheduler, or one whose heartbeat is older than ``stale_before`` (or that has
+        no row). ``stale_before=None``: every other scheduler is gone (the caller holds the one-scheduler
+        election of SQLite). ``platforms``: only rows of subscriptions on these platforms (the ones the caller
+        can send to). The takeover is one UPDATE per status, so two recoverers never take one row.
+        """
+        if stale_before is None:
+            alive, params = "claimed_by = ?", [owner]
+        else:
+            alive = "claimed_by IN (SELECT token FROM schedulers WHERE heartbeat_at >= ?)"
+            params = [utc_iso(stale_before)]
+        gone = f"(claimed_by IS NULL OR NOT ({alive}))"
+        if platforms is not None:
+            marks = ", ".join("?" * len(platforms)) or "NULL"
+            gone += f" AND subscription_id IN (SELECT id FROM subscriptions WHERE platform IN ({marks}))"
+            params = [*params, *platforms]
+        lock = self.storage.backend.skip_locked
+        async with self.storage.transaction() as tx:
+            uncertain = len(
+                await tx.fetchall(
+                    "UPDATE deliveries SET status = 'uncertain', finished_at = ?,"
+                    " error = 'the process stopped while sending' WHERE id IN (SELECT id FROM deliveries"
+                    f" WHERE status = 'sending' AND {gone}{lock}) RETURNING id",  # noqa: S608
+                    (utc_iso(now), *params),
+                )
+            )
+            rows = await tx.fetchall(
+                "UPDATE deliveries SET claimed_by = ? WHERE id IN (SELECT id FROM deliveries"
+                f" WHERE status = 'claimed' AND {gone}{lock}) RETURNING id, subscription_id, local_date, due_at",  # noqa: S608
+                (owner, *params),
+            )
+            if stale_before is not None:
+                await tx.execute("DELETE FROM schedulers WHERE heartbeat_at < ?", (utc_iso(stale_before),))
+        rows.sort(key=lambda r: int(r[0]))
         return uncertain, [(int(r[0]), int(r[1]), date.fromisoformat(r[2]), parse_utc(r[3])) for r in rows]

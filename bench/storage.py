@@ -1,0 +1,134 @@
+"""Cost of one storage statement, before and after #18 (sqlite3 on the event loop instead of aiosqlite's
+thread hop per statement), and on PostgreSQL when one answers.
+
+    .venv/bin/python bench/storage.py [--n 5000] [--pg postgresql://postgres@127.0.0.1:5432/test] [--json]
+
+"before" replays the same statements through aiosqlite (the storage of main before #17) when aiosqlite is
+installed (``pip install aiosqlite``; no longer a dependency). Figures: CPU µs (process time) and wall µs
+per call, for a user look-up (``get_user``) and a history write (``add_history``, one transaction).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+sys.path[0] = str(Path(__file__).resolve().parent.parent)  # the project, not bench/ (bench/bot.py)
+
+from bot.storage import Storage  # noqa: E402
+
+USER = "telegram:1"
+
+
+async def _measure(n: int, call: Any) -> tuple[float, float]:
+    cpu, wall = time.process_time(), time.perf_counter()
+    for i in range(n):
+        await call(i)
+    return (time.process_time() - cpu) / n * 1e6, (time.perf_counter() - wall) / n * 1e6
+
+
+async def after(target: str, n: int) -> dict[str, tuple[float, float]]:
+    storage = await Storage.open(target)
+    try:
+        await storage.touch_user(USER, "telegram", "1")
+
+        async def write(i: int) -> None:
+            await storage.add_history(
+                USER, kind="cast", command="/cast", inputs={}, options={}, view="cast", context={"i": i}
+            )
+
+        return {
+            "get_user": await _measure(n, lambda i: storage.get_user(USER)),
+            "add_history": await _measure(n, write),
+        }
+    finally:
+        await storage.close()
+
+
+async def before(path: str, n: int) -> dict[str, tuple[float, float]] | None:
+    try:
+        import aiosqlite
+    except ImportError:
+        return None
+    (await Storage.open(path)).backend.con.close()  # the schema
+    db = await aiosqlite.connect(path, isolation_level=None)
+    try:
+        db.row_factory = aiosqlite.Row
+        for pragma in ("journal_mode=WAL", "synchronous=FULL", "busy_timeout=10000", "foreign_keys=ON"):
+            await db.execute(f"PRAGMA {pragma}")
+        lock = asyncio.Lock()
+        await db.execute(
+            "INSERT INTO users (user_key, platform, user_id, created_at, updated_at) VALUES (?, 'telegram', '1', '', '')"
+            " ON CONFLICT DO NOTHING",
+            (USER,),
+        )
+
+        async def get_user(i: int) -> None:
+            async with lock, db.execute("SELECT * FROM users WHERE user_key = ?", (USER,)) as cur:
+                await cur.fetchone()
+
+        async def write(i: int) -> None:  # main's add_history: one INSERT … SELECT MAX(seq) + 1
+            async with (
+                lock,
+                db.execute(
+                    "INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context,"
+                    " created_at) SELECT ?, COALESCE(MAX(seq), 0) + 1, 'cast', '/cast', '{}', '{}', 'cast', ?, ''"
+                    " FROM history WHERE user_key = ? RETURNING seq",
+                    (USER, json.dumps({"i": i}), USER),
+                ) as cur,
+            ):
+                await cur.fetchone()
+
+        return {"get_user": await _measure(n, get_user), "add_history": await _measure(n, write)}
+    finally:
+        await db.close()
+
+
+async def amain(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"n": args.n}
+    with tempfile.TemporaryDirectory() as tmp:
+        out["sqlite_before_aiosqlite"] = await before(str(Path(tmp) / "before.db"), args.n)
+        out["sqlite_after"] = await after(str(Path(tmp) / "after.db"), args.n)
+    if args.pg:
+        schema = "bench_" + uuid.uuid4().hex[:12]
+        sep = "&" if "?" in args.pg else "?"
+        url = f"{args.pg}{sep}schema={schema}"
+        out["postgresql"] = await after(url, args.n)
+        storage = await Storage.open(url, migrate=False)
+        try:
+            await storage.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        finally:
+            await storage.close()
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=5000)
+    parser.add_argument("--pg", default=None, help="a postgresql:// URL to measure too")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = asyncio.run(amain(args))
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    for name, figures in result.items():
+        if name == "n":
+            continue
+        if figures is None:
+            print(f"{name}: not measured (aiosqlite is not installed)")
+            continue
+        for op, (cpu, wall) in figures.items():
+            print(f"{name:26} {op:12} {cpu:8.1f} µs CPU {wall:8.1f} µs wall per call")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""What the storage needs of a database engine: one interface, one module per dialect (``sqlite``,
+``postgresql``). SQL given to it uses ``?`` placeholders and the SQL both engines share (``ON CONFLICT``,
+``RETURNING``); whatever differs between the engines lives in the dialect modules only."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol, TypeAlias
+
+Row: TypeAlias = Any  # sqlite3.Row or asyncpg.Record: both index by column name and by position
+Params: TypeAlias = Sequence[Any]
+
+
+class Tx(Protocol):
+    """Statements inside one transaction."""
+
+    async def execute(self, sql: str, params: Params = ()) -> int: ...
+
+    async def executemany(self, sql: str, rows: Sequence[Params]) -> None: ...
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]: ...
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None: ...
+
+
+class Backend(Protocol):
+    dialect: str  # "sqlite" | "postgresql"
+    skip_locked: str  # appended to a SELECT whose rows one transaction takes: "" or " FOR UPDATE SKIP LOCKED"
+    target: str  # the file path, or the URL without its password
+
+    multi_scheduler: bool  # True: schedulers of many processes run at once; False: one elected (try_lead)
+
+    def try_lead(self, platforms: Sequence[str]) -> bool:
+        """Become the one scheduler of these platforms' readings if the engine elects one (all or none);
+        True when elected (or when the engine needs no election)."""
+
+    def resign(self) -> None: ...
+
+    def transaction(self) -> AbstractAsyncContextManager[Tx]: ...
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]: ...
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None: ...
+
+    async def execute(self, sql: str, params: Params = ()) -> int: ...
+
+    async def lock_migrations(self, tx: Tx) -> None:
+        """Serialize concurrent migrators (called first inside each migration's transaction)."""
+
+    async def user_tables(self, tx: Tx) -> list[str]:
+        """Every table of the schema with a ``user_key`` column."""
+
+    async def before_forget(self, tx: Tx) -> None: ...
+
+    async def after_forget(self) -> None:
+        """Make deleted rows unrecoverable from the engine's files where the engine allows it."""
+
+    async def close(self) -> None: ...

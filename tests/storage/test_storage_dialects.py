@@ -1,0 +1,154 @@
+"""The storage contract on SQLite and on PostgreSQL (issue #17): migrations, users, history numbers from a
+per-user counter, pruning, /forget — and 8 concurrent writer processes × 500 casts of one user."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.storage import Storage, load_migrations
+from bot.storage.postgres import to_dollar
+from bot.storage.urls import split_url
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+USER = "telegram:42"
+
+
+async def _cast(store: Storage, user: str = USER, n: int = 1) -> list[int]:
+    return [
+        await store.add_history(
+            user, kind="cast", command="/cast", inputs={}, options={}, view="cast", context={}
+        )
+        for _ in range(n)
+    ]
+
+
+def test_each_dialect_takes_its_variant_where_the_sql_differs():
+    lite = {m.version: m.name for m in load_migrations(dialect="sqlite")}
+    pg = {m.version: m.name for m in load_migrations(dialect="postgresql")}
+    assert lite.keys() == pg.keys()  # one history for both engines
+    assert lite[1] == "0001_core.sql" and pg[1] == "0001_core.postgresql.sql"
+    assert lite[2] == "0002_daily.sql" and pg[2] == "0002_daily.postgresql.sql"
+    assert lite[4] == pg[4] == "0004_history_counters.sql"  # shared SQL: one file
+    with pytest.raises(ValueError):
+        load_migrations(dialect="mysql")
+
+
+def test_placeholders_become_numbered_outside_quotes():
+    assert to_dollar("SELECT ? , '?' , \"a?\" WHERE x = ?") == "SELECT $1 , '?' , \"a?\" WHERE x = $2"
+
+
+def test_the_schema_parameter_is_ours_and_checked():
+    dsn, schema, pool = split_url("postgresql://u@h:5432/db?schema=t_1&pool=3&sslmode=disable")
+    assert (dsn, schema, pool) == ("postgresql://u@h:5432/db?sslmode=disable", "t_1", 3)
+    with pytest.raises(ValueError):
+        split_url("postgresql://u@h/db?schema=x;drop")
+
+
+async def test_migrations_are_applied_once(store: Storage):
+    latest = max(m.version for m in load_migrations(dialect=store.dialect))
+    assert await store.schema_version() == latest
+    assert await store.migrate() == []
+    rows = await store.fetchall("SELECT version FROM schema_version ORDER BY version")
+    assert [int(r[0]) for r in rows] == [m.version for m in load_migrations(dialect=store.dialect)]
+
+
+async def test_users_round_trip(store: Storage):
+    first = await store.touch_user(USER, "telegram", "42", "Ann")
+    assert (first.display_name, first.options, first.birth) == ("Ann", {}, None)
+    again = await store.touch_user(USER, "telegram", "42", None)  # None keeps the name
+    assert again.display_name == "Ann"
+    changed = await store.update_user(
+        USER, lang="ko", tz="Asia/Seoul", longitude=126.98, latitude=37.57, options={"b": 1, "a": [2]}
+    )
+    assert (changed.lang, changed.longitude, changed.latitude) == ("ko", 126.98, 37.57)
+    assert list(changed.options) == ["b", "a"]  # key order is display order
+    cleared = await store.update_user(USER, longitude=None, place_name={"name": "Seoul"})
+    assert cleared.longitude is None and cleared.place_name == {"name": "Seoul"}
+    assert await store.get_user(USER) == cleared
+    with pytest.raises(KeyError):
+        await store.update_user("telegram:nobody", lang="ko")
+
+
+async def test_history_numbers_are_per_user_and_never_reused(store: Storage):
+    assert await _cast(store, n=3) == [1, 2, 3]
+    assert await _cast(store, "telegram:7") == [1]
+    await store.set_history_context(USER, 2, {"no": 2})
+    entry = await store.get_history(USER, 2)
+    assert entry is not None and entry.context == {"no": 2}
+    assert await store.prune_history(USER, keep=1) == 2
+    assert [e.seq for e in await store.list_history(USER)] == [3]
+    assert await _cast(store) == [4]  # pruning keeps the counter
+    assert [e.seq for e in await store.list_history(USER, before=4)] == [3]
+
+
+async def test_forget_removes_the_counter_too(store: Storage):
+    await store.touch_user(USER, "telegram", "42")
+    await _cast(store, n=2)
+    await _cast(store, "telegram:7")
+    assert "history_counters" in await store.user_tables()
+    deleted = await store.forget(USER)
+    assert deleted["history"] == 2 and deleted["history_counters"] == 1 and deleted["users"] == 1
+    assert await store.count_history(USER) == 0 and await store.get_user(USER) is None
+    assert await _cast(store) == [1]  # a forgotten user starts again from 1
+    assert await _cast(store, "telegram:7") == [2]  # the other user is untouched
+
+
+async def test_the_counter_migration_continues_existing_history(target: str):
+    """A database from before 0004: its users' next numbers follow their highest one."""
+    store = await Storage.open(target, migrate=False)
+    try:
+        migrations = load_migrations(dialect=store.dialect)
+        await store.migrate([m for m in migrations if m.version < 4])
+        for seq in (1, 2, 5):
+            await store.execute(
+                "INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at)"
+                " VALUES (?, ?, 'cast', '/cast', '{}', '{}', 'cast', '{}', '2026-01-01T00:00:00+00:00')",
+                (USER, seq),
+            )
+        assert await store.migrate() == [m.version for m in migrations if m.version >= 4]
+        assert await _cast(store) == [6]
+    finally:
+        await store.close()
+
+
+async def test_concurrent_migrators_apply_each_migration_once(target: str):
+    stores = await asyncio.gather(*(Storage.open(target, migrate=False) for _ in range(4)))
+    try:
+        applied = await asyncio.gather(*(s.migrate() for s in stores))
+        versions = [m.version for m in load_migrations(dialect=stores[0].dialect)]
+        assert sorted(v for a in applied for v in a) == versions
+    finally:
+        for s in stores:
+            await s.close()
+
+
+async def test_eight_processes_write_500_casts_each_for_one_user(store: Storage, target: str):
+    """8 connections (one per process) × 500 history writes for one user → numbers 1 … 4000, no error."""
+    procs = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(HERE / "history_writer.py"),
+            target,
+            USER,
+            "500",
+            cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        for _ in range(8)
+    ]
+    outputs = await asyncio.wait_for(asyncio.gather(*(p.communicate() for p in procs)), timeout=300)
+    for proc, (_, err) in zip(procs, outputs):
+        assert proc.returncode == 0, err.decode()
+    got = [int(line) for out, _ in outputs for line in out.split()]
+    assert sorted(got) == list(range(1, 4001))
+    for out, _ in outputs:  # each process saw its own numbers increase
+        mine = [int(line) for line in out.split()]
+        assert mine == sorted(mine) and len(mine) == 500
+    rows = await store.fetchall("SELECT seq FROM history WHERE user_key = ? ORDER BY seq", (USER,))
+    assert [int(r[0]) for r in rows] == list(range(1, 4001))
