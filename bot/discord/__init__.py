@@ -37,7 +37,16 @@ from discord import app_commands
 
 from bot import privacy
 from bot.admission import Verdict, gate
-from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands, pages, resolve_lang
+from bot.commands import (
+    CommandSpec,
+    Incoming,
+    dispatch,
+    error_reply,
+    load_commands,
+    pages,
+    resolve_lang,
+    setting_buttons,
+)
 from bot.commands.base import Reply
 from bot.commands.complete import suggest
 from bot.config import install_redaction
@@ -239,7 +248,11 @@ class SikpanClient(discord.Client):
             return
         body = render(reply, "discord")  # a failure here reaches on_app_command_error (the request boundary)
         outcome = await self.sender.send(
-            interaction.followup, body, ephemeral=ephemeral, target_id=incoming.chat_id
+            interaction.followup,
+            body,
+            ephemeral=ephemeral,
+            target_id=incoming.chat_id,
+            view=choice_view(reply, incoming.user_id),
         )
         self.handled.append(outcome)
 
@@ -250,7 +263,11 @@ class SikpanClient(discord.Client):
         if interaction.type is not discord.InteractionType.component:
             return
         data: Mapping[str, Any] = interaction.data or {}
-        ref = pages.decode(str(data.get("custom_id", "")))
+        custom_id = str(data.get("custom_id", ""))
+        if (setting := setting_buttons.decode(custom_id)) is not None:
+            await self.change_setting(interaction, setting)
+            return
+        ref = pages.decode(custom_id)
         if ref is None:
             return
         incoming = self.incoming(interaction, "")
@@ -266,6 +283,34 @@ class SikpanClient(discord.Client):
         embed, view = page_message(reply, ref.owner, ref.page)
         await interaction.response.edit_message(
             embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    async def change_setting(self, interaction: discord.Interaction, ref: setting_buttons.SettingRef) -> None:
+        """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place (UPDATE_MESSAGE);
+        anyone else, or a refused value, gets an ephemeral one-liner and nothing changes."""
+        incoming = self.incoming(interaction, ref.command_line())
+        lang = await resolve_lang(incoming, self.ctx)
+        notice: str | None = None
+        if gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key) is not Verdict.ADMIT:
+            notice = gettext(lang, "bot.error.slow_down")
+        elif incoming.user_id != ref.owner:  # settings are per user: another's button changes nothing
+            notice = gettext(lang, "chat.settings.not_yours")
+        if notice is not None:
+            await interaction.response.send_message(notice, ephemeral=True)
+            return
+        reply = await dispatch(incoming, self.ctx)
+        if reply.view == "error":  # refused as the typed line would be (晝夜 by sunrise without a place)
+            await interaction.response.send_message(
+                self.sender.prepare(render(reply, "discord")),
+                ephemeral=True,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            return
+        body = self.sender.split(render(reply, "discord"))[0]  # an edit is one message
+        await interaction.response.edit_message(
+            content=body,
+            view=choice_view(reply, incoming.user_id),
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     @staticmethod
@@ -388,6 +433,26 @@ def page_message(reply: Reply, owner: str, page: str) -> tuple[discord.Embed, di
             )
         )
     return embed, view
+
+
+def choice_view(reply: Reply, owner: str) -> discord.ui.View | None:
+    """The buttons of a ``/settings`` reply (:mod:`bot.commands.setting_buttons`; the current value
+    highlighted), within Discord's 5 rows of 5; None for any other reply."""
+    rows = setting_buttons.buttons(reply, owner)
+    if not rows:
+        return None
+    view = discord.ui.View(timeout=1.0)  # never dispatched to: on_interaction answers every button
+    for row_index, row in enumerate(rows[:5]):
+        for b in row[:5]:
+            view.add_item(
+                discord.ui.Button(
+                    label=b.label[:80],
+                    custom_id=b.data,
+                    style=discord.ButtonStyle.primary if b.current else discord.ButtonStyle.secondary,
+                    row=row_index,
+                )
+            )
+    return view
 
 
 def _covers(local: Any, remote: Any) -> bool:

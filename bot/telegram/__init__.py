@@ -54,6 +54,7 @@ from bot.commands import (
     lookup,
     pages,
     resolve_lang,
+    setting_buttons,
     split_command,
 )
 from bot.commands.base import Reply
@@ -260,7 +261,7 @@ class TelegramAdapter:
             reply = await dispatch(incoming, self.ctx)
         page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
         body = render(reply, "telegram", page=page)
-        markup = keyboard(reply, incoming.user_id, page) if page is not None else None
+        markup = keyboard(reply, incoming.user_id, page)
         return await self.send(
             incoming,
             body,
@@ -286,7 +287,10 @@ class TelegramAdapter:
         assert query is not None
         notice: str | None = None
         try:
-            notice = await self.show_page(update)
+            if setting_buttons.decode(query.data) is not None:
+                notice = await self.change_setting(update)
+            else:
+                notice = await self.show_page(update)
         finally:
             try:
                 await query.answer(text=notice, show_alert=notice is not None)
@@ -335,6 +339,45 @@ class TelegramAdapter:
                 log.warning("telegram: page edit in chat %s failed: %s", chat.id, exc.message)
         return None
 
+    async def change_setting(self, update: Update) -> str | None:
+        """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place of the message;
+        anyone else is told it is not theirs (nothing changes). Returns a notice for the presser, if any."""
+        query = update.callback_query
+        chat = update.effective_chat
+        user = update.effective_user
+        assert query is not None
+        ref = setting_buttons.decode(query.data)
+        if ref is None or chat is None or user is None or query.message is None:
+            return None
+        presser = Incoming(
+            platform="telegram",
+            chat_id=str(chat.id),
+            user_id=str(user.id),
+            text=ref.command_line(),
+            lang_hint=user.language_code,
+            chat_kind=_chat_kind(chat.type),
+            display_name=user.full_name,
+        )
+        lang = await resolve_lang(presser, self.ctx)
+        if gate(self.ctx.extras).check(*self.admission_keys(update)) is not Verdict.ADMIT:
+            return gettext(lang, "bot.error.slow_down")
+        if presser.user_id != ref.owner:  # settings are per user: another's button changes nothing
+            return gettext(lang, "chat.settings.not_yours")
+        reply = await dispatch(presser, self.ctx)
+        if reply.view == "error":  # refused as the typed line would be (e.g. 晝夜 by sunrise without a place)
+            return render(reply, "console")[:200]  # answerCallbackQuery takes 0–200 characters
+        try:
+            await query.edit_message_text(
+                fit_page(render(reply, "telegram"), reply.lang),
+                parse_mode=ParseMode.HTML,
+                reply_markup=keyboard(reply, presser.user_id, None),
+                disable_web_page_preview=True,
+            )
+        except BadRequest as exc:
+            if "not modified" not in exc.message.lower():
+                log.warning("telegram: settings edit in chat %s failed: %s", chat.id, exc.message)
+        return None
+
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         """PTB's error handler: the outermost boundary of a request (``dispatch`` answers every command
         error itself; what arrives here is a bug in rendering or sending). Logged with the update, and the
@@ -353,7 +396,17 @@ class TelegramAdapter:
 
 
 def keyboard(reply: Reply, owner: str, current: str | None) -> InlineKeyboardMarkup | None:
-    """One button per page of the stored cast ``reply`` shows (the current one marked)."""
+    """One button per page of the stored cast ``reply`` shows (the current one marked); the choices of a
+    ``/settings`` reply (:mod:`bot.commands.setting_buttons`)."""
+    if reply.view == "settings":
+        rows = setting_buttons.buttons(reply, owner)
+        return (
+            InlineKeyboardMarkup(
+                [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
+            )
+            if rows
+            else None
+        )
     number = reply.context.get("no")
     if not isinstance(number, int):
         return None
