@@ -17,8 +17,8 @@
   Developer Portal first, or the gateway closes with 4014): then ``!cast now`` works like ``/cast now``.
 - Language: the user's setting, else the interaction's locale (``ko`` → ko, ``zh-*`` → lzh), else
   ``SIKPAN_LANG``. Group admin = the member's ``administrator`` or ``manage_guild`` permission.
-- ``ctx.extras["discord_client"]`` and ``ctx.extras["discord_sender"]`` are set for the scheduler;
-  blocked recipients are reported to the callbacks in ``ctx.extras["on_blocked"]`` (shared with Telegram).
+- ``ctx.discord_client`` and ``ctx.discord_sender`` are set for the scheduler; blocked recipients are
+  reported to the callbacks in ``ctx.on_blocked`` (shared with Telegram).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import yarl
 from discord import app_commands
 
 from bot import privacy
-from bot.admission import Verdict, gate
+from bot.admission import Verdict
 from bot.commands import (
     CommandSpec,
     Incoming,
@@ -59,7 +59,7 @@ from bot.views import first_page, page_title, render
 if TYPE_CHECKING:  # discord.types is for type checkers (it cannot be imported on its own at run time)
     from discord.types.command import ApplicationCommand as ApplicationCommandPayload
 
-    from bot.context import AppContext
+    from bot.context import AppContext, Callback
 
 log = logging.getLogger(__name__)
 
@@ -218,7 +218,7 @@ class SikpanClient(discord.Client):
         # show the caller's own data are answered ephemerally in a guild (the first follow-up of a deferred
         # response inherits the defer's visibility, so it is decided here).
         incoming = self.incoming(interaction, command_line(spec, values))
-        verdict = gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key)
+        verdict = self.ctx.admission.check(incoming.user_key, incoming.chat_key)
         if verdict is Verdict.DROP:  # a flood: no work, no answer
             return
         if verdict is Verdict.WARN:  # one polite "slow down", to the caller alone
@@ -272,7 +272,7 @@ class SikpanClient(discord.Client):
             return
         incoming = self.incoming(interaction, "")
         lang = await resolve_lang(incoming, self.ctx)
-        verdict = gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key)
+        verdict = self.ctx.admission.check(incoming.user_key, incoming.chat_key)
         if verdict is not Verdict.ADMIT:
             await interaction.response.send_message(gettext(lang, "bot.error.slow_down"), ephemeral=True)
             return
@@ -291,7 +291,7 @@ class SikpanClient(discord.Client):
         incoming = self.incoming(interaction, ref.command_line())
         lang = await resolve_lang(incoming, self.ctx)
         notice: str | None = None
-        if gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key) is not Verdict.ADMIT:
+        if self.ctx.admission.check(incoming.user_key, incoming.chat_key) is not Verdict.ADMIT:
             notice = gettext(lang, "bot.error.slow_down")
         elif incoming.user_id != ref.owner:  # settings are per user: another's button changes nothing
             notice = gettext(lang, "chat.settings.not_yours")
@@ -393,7 +393,7 @@ class SikpanClient(discord.Client):
             user_is_admin=(not in_guild) or bool(perms and (perms.administrator or perms.manage_guild)),
             display_name=message.author.display_name,
         )
-        verdict = gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key)
+        verdict = self.ctx.admission.check(incoming.user_key, incoming.chat_key)
         if verdict is Verdict.DROP:
             return
         if verdict is Verdict.WARN:
@@ -484,10 +484,9 @@ def same_schema(local: Sequence[Mapping[str, Any]], remote: Sequence[Mapping[str
     return theirs.keys() == ours.keys() and all(_covers(c, theirs[k]) for k, c in ours.items())
 
 
-def _fan_out(ctx: AppContext, key: str) -> Callable[..., Awaitable[None]]:
+def _fan_out(callbacks: list[Callback]) -> Callable[..., Awaitable[None]]:
     async def call(*args: Any) -> None:
-        callbacks = ctx.extras.setdefault(key, [])
-        for cb in list(callbacks if isinstance(callbacks, list) else [callbacks]):
+        for cb in list(callbacks):
             result = cb(*args)
             if asyncio.iscoroutine(result):
                 await result
@@ -509,12 +508,12 @@ def build_client(
     """Build the client and its command tree (nothing connects until it is started with ``token``)."""
     install_redaction([token])
     configure_endpoints(api_base_url, gateway_url)
-    sender = sender or DiscordSender(on_blocked=_fan_out(ctx, "on_blocked"))
+    sender = sender or DiscordSender(on_blocked=_fan_out(ctx.on_blocked))
     client = SikpanClient(
         ctx, sender=sender, sync=sync, prefix=prefix, guild_ready_timeout=guild_ready_timeout
     )
-    ctx.extras["discord_client"] = client
-    ctx.extras["discord_sender"] = sender
+    ctx.discord_client = client
+    ctx.discord_sender = sender
     return client
 
 

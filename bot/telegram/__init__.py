@@ -15,10 +15,10 @@
   ``/`` (or full-width ``／``) is enough, so Korean/Chinese aliases such as ``/점`` work too.
 - Language: the user's setting, else ``from_user.language_code``, else ``SIKPAN_LANG`` (by ``dispatch``).
 - Group admin status is asked (``getChatMember``) only for commands that need it (``admin_in_groups``).
-- Replies go through :class:`bot.sending.TelegramSender` (stored as ``ctx.extras["telegram_sender"]`` so
-  the scheduler sends through the same paced queue). Chats that block the bot are reported to every
-  callback in ``ctx.extras["on_blocked"]`` (a list of ``fn(platform, chat_id, reason)``, sync or async);
-  group migrations to ``ctx.extras["on_migrated"]`` (``fn(platform, old_id, new_id)``).
+- Replies go through :class:`bot.sending.TelegramSender` (stored as ``ctx.telegram_sender`` so the
+  scheduler sends through the same paced queue). Chats that block the bot are reported to every callback
+  in ``ctx.on_blocked`` (``fn(platform, chat_id, reason)``, sync or async); group migrations to
+  ``ctx.on_migrated`` (``fn(platform, old_id, new_id)``).
 - Updates are handled concurrently (``concurrent_updates``), so one slow chart does not hold up others.
 - The command menu is registered on start (``setMyCommands``, default and ``language_code="ko"``).
 - Tokens never reach the logs (:func:`bot.config.install_redaction`).
@@ -45,7 +45,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.admission import Verdict, gate
+from bot.admission import Verdict
 from bot.commands import (
     Incoming,
     dispatch,
@@ -67,7 +67,7 @@ from bot.startup import start_with_retries
 from bot.views import first_page, render
 
 if TYPE_CHECKING:
-    from bot.context import AppContext
+    from bot.context import AppContext, Callback
 
 log = logging.getLogger(__name__)
 
@@ -86,14 +86,9 @@ def file_url_for(base_url: str) -> str:
     return base_url.rstrip("/") + "/file/bot"
 
 
-def _callbacks(ctx: AppContext, key: str) -> list[Any]:
-    value = ctx.extras.setdefault(key, [])
-    return value if isinstance(value, list) else [value]
-
-
-def _fan_out(ctx: AppContext, key: str) -> Any:
+def _fan_out(callbacks: list[Callback]) -> Any:
     async def call(*args: Any) -> None:
-        for cb in list(_callbacks(ctx, key)):
+        for cb in list(callbacks):
             result = cb(*args)
             if asyncio.iscoroutine(result):
                 await result
@@ -237,7 +232,7 @@ class TelegramAdapter:
         text = self.command_text(update)
         message = update.effective_message
         if text is None and message is not None and self.wants_hint(update):
-            if gate(self.ctx.extras).check(*self.admission_keys(update)) is not Verdict.ADMIT:
+            if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
                 return None
             incoming = await self.incoming(update, "/start")
             lang = await resolve_lang(incoming, self.ctx)
@@ -251,7 +246,7 @@ class TelegramAdapter:
             return None
         assert message is not None
         # admission first, before any work for the update (no member lookup, no database, no chart)
-        verdict = gate(self.ctx.extras).check(*self.admission_keys(update))
+        verdict = self.ctx.admission.check(*self.admission_keys(update))
         if verdict is Verdict.DROP:
             return None
         incoming = await self.incoming(update, text)
@@ -307,7 +302,7 @@ class TelegramAdapter:
         message = query.message
         if ref is None or chat is None or message is None:
             return None
-        verdict = gate(self.ctx.extras).check(*self.admission_keys(update))
+        verdict = self.ctx.admission.check(*self.admission_keys(update))
         user = update.effective_user
         presser = Incoming(
             platform="telegram",
@@ -359,7 +354,7 @@ class TelegramAdapter:
             display_name=user.full_name,
         )
         lang = await resolve_lang(presser, self.ctx)
-        if gate(self.ctx.extras).check(*self.admission_keys(update)) is not Verdict.ADMIT:
+        if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
             return gettext(lang, "bot.error.slow_down")
         if presser.user_id != ref.owner:  # settings are per user: another's button changes nothing
             return gettext(lang, "chat.settings.not_yours")
@@ -466,8 +461,8 @@ def build_application(
     if sender is None:
         sender = TelegramSender(
             app.bot,
-            on_blocked=_fan_out(ctx, "on_blocked"),
-            on_migrated=_fan_out(ctx, "on_migrated"),
+            on_blocked=_fan_out(ctx.on_blocked),
+            on_migrated=_fan_out(ctx.on_migrated),
             pace=pace,
         )
     adapter = TelegramAdapter(ctx, sender)
@@ -475,8 +470,8 @@ def build_application(
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT, adapter.on_message))
     app.add_handler(CallbackQueryHandler(adapter.on_callback))
     app.add_error_handler(adapter.on_error)
-    ctx.extras["telegram_sender"] = sender
-    ctx.extras["telegram_application"] = app
+    ctx.telegram_sender = sender
+    ctx.telegram_application = app
     return app
 
 

@@ -57,11 +57,11 @@ async def test_gateway_handshake_heartbeats_and_command_sync(dc, tmp_path):
         assert options["number"]["type"] == 4 and options["number"]["required"] is True  # integer
         lang = {o["name"]: o for o in commands["lang"]["options"]}["lang"]
         assert [ch["value"] for ch in lang["choices"]] == ["ko", "lzh"]
-        assert ctx.extras["discord_client"].user.id == int(dc.bot_user_id)
+        assert ctx.discord_client.user.id == int(dc.bot_user_id)
     # a restart with the same schema reads the registered commands and writes nothing
     async with discord_bot(dc, str(tmp_path / "db.sqlite")) as ctx:
         assert len(dc.sync_calls) == 1
-        assert {c.name for c in ctx.extras["discord_client"].synced} == set(commands)
+        assert {c.name for c in ctx.discord_client.synced} == set(commands)
     # a changed schema (here: a description) is written again
     dc.synced["global"][0]["description"] = "stale"
     async with discord_bot(dc, str(tmp_path / "db.sqlite")):
@@ -110,7 +110,7 @@ async def test_mentions_are_never_pinged(dc, tmp_path):
 
 async def test_forbidden_recipient_is_reported_once_and_rate_limits_are_honoured(dc, tmp_path):
     async with discord_bot(dc, str(tmp_path / "db.sqlite")) as ctx:
-        client = ctx.extras["discord_client"]
+        client = ctx.discord_client
         channel = client.get_channel(int(dc.channel_id))
         assert channel is not None
         reports = []

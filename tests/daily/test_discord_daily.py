@@ -61,7 +61,7 @@ async def test_guild_channel_daily_delivered_once_and_non_admin_refused(dc, tmp_
         await slash(dc, "daily", {"setting": "07:00"}, user_id=6, permissions=str(1 << 3))  # ADMINISTRATOR
         sub = await store.for_chat("discord", str(dc.channel_id))
         assert sub is not None and sub.chat_kind == "group"
-        s = ctx.extras["daily_scheduler"]
+        s = ctx.daily_scheduler
         await settle(s)
         assert s.sleeping_until == utc(2026, 11, 29, 22, 0)
         await move(clock, s, utc(2026, 11, 29, 22, 0), timeout=15)
@@ -86,7 +86,7 @@ async def test_closed_dm_disables_the_subscription(dc, tmp_path):
         await dc.wait_followups(inter, 1, timeout=10)
         dm_channel = inter.payload["channel_id"]
         dc.forbid_channel(dm_channel)
-        s = ctx.extras["daily_scheduler"]
+        s = ctx.daily_scheduler
         await move(clock, s, utc(2026, 11, 29, 22, 0), timeout=15)
         sub = await DailyStore(ctx.storage).for_chat("discord", str(dm_channel))
         assert sub is not None and not sub.active and sub.disabled_reason.startswith("forbidden")

@@ -90,4 +90,4 @@ async def test_a_slash_command_flood_gets_one_ephemeral_slow_down(tmp_path):
         assert slow_down in warned[0].original.get("content", "")
         answered = [i for i in flood if i.ack_type == 5]
         assert 1 <= len(answered) <= 12  # the burst; the rest was dropped without any work
-        assert ctx.extras["admission"].dropped >= 25
+        assert ctx.admission.dropped >= 25
