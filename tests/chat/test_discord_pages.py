@@ -9,23 +9,14 @@ the 解 page; 重審 (that entry's 課體) on the 法 page.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from bot.commands import pages
 from bot.i18n import gettext
 from tests.conftest import discord_bot
-from tests.fakes.discord import FakeDiscord
 
 pytestmark = pytest.mark.usefixtures("restore_discord_endpoints")
 SEED_003_KO = "앞에 인이 있고 뒤에 종이 있어"
-
-
-@pytest.fixture
-async def dc() -> AsyncIterator[FakeDiscord]:
-    async with FakeDiscord(ack_deadline=3.0) as fake:
-        yield fake
 
 
 def _buttons(message: dict) -> list[dict]:

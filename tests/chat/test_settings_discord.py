@@ -7,26 +7,14 @@ do. Expected texts: seed 003's entry for 庚辰 第八局 (「앞에 인이 있�
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from bot.commands import _options, pages, setting_buttons
 from bot.i18n import gettext
+from tests.chat.test_discord_pages import _buttons, _press
 from tests.conftest import discord_bot
-from tests.fakes.discord import FakeDiscord
 
 pytestmark = pytest.mark.usefixtures("restore_discord_endpoints")
-
-
-@pytest.fixture
-async def dc() -> AsyncIterator[FakeDiscord]:
-    async with FakeDiscord(ack_deadline=3.0) as fake:
-        yield fake
-
-
-def _buttons(message: dict) -> list[dict]:
-    return [c for row in message.get("components") or [] for c in row.get("components") or []]
 
 
 def _by_target(buttons, target, value=None):
@@ -35,13 +23,6 @@ def _by_target(buttons, target, value=None):
         for b in buttons
         if (ref := setting_buttons.decode(b["custom_id"])) and ref.target == target and ref.value == value
     )
-
-
-async def _press(dc, message, button, **kw):
-    inter = await dc.press(message, button["custom_id"], **kw)
-    await dc.wait_acked(inter, timeout=10)
-    assert inter.acked_at - inter.created_at < 3.0
-    return inter
 
 
 def _notice(dc, inter) -> dict:
