@@ -137,6 +137,9 @@ class JudgmentView(TypedDict, total=False):
     relation: str | None
     ju: str | None
     strength: str | None
+    by: list[
+        dict[str, Any]
+    ]  # 三刑: the agents {source 日 月 動 變, branch, line, chong} that 刑 / 沖 the subject
     weight: int | None  # its reason's weight in the verdict; None: not on the 用神 / 世, not weighed
 
 

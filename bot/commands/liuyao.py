@@ -103,6 +103,17 @@ def verdict_view(data: dict[str, Any]) -> tuple[dict[str, Any], list[JudgmentVie
                 "relation": j.get("relation"),
                 "ju": j.get("ju"),
                 "strength": j.get("strength"),
+                # 三刑: who 刑s (and who 沖s) the subject — the day, the month, a moving line or its own 變
+                "by": [
+                    {
+                        "source": a["source"],
+                        "branch": a["branch"],
+                        "line": a.get("line"),
+                        "chong": not a["xing"],
+                    }
+                    for a in j.get("agents", ())
+                    if a.get("xing") or a.get("chong")
+                ],
                 "weight": weight,
             }
         )
