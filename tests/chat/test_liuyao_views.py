@@ -222,3 +222,19 @@ async def test_a_row_stored_before_the_pages_still_renders(say, ctx):
         text = render(stored, "telegram", page=page)
         assert text and "None" not in text
     assert gettext("ko", "chat.liuyao.no_verdict") in render(stored, "console", page="verdict")
+
+
+def test_a_literal_term_is_given_once_in_every_render_not_only_the_first():
+    """``"變" | both`` in a template (the 斷 page names a 變 agent so) must not be folded when the template is
+    compiled: it would mark 變 as given inside whichever reply compiled it, and that reply alone would then
+    print the next 變 without its characters (a stored row shown again would differ from the first reply)."""
+    from bot.i18n import one_reply
+    from bot.views import channel_environment
+
+    env = channel_environment("ko", "console")
+    template = env.from_string('{{ "變" | both }} {{ x | both }}')
+    with one_reply():
+        first = template.render(x="變")
+    with one_reply():
+        second = template.render(x="變")
+    assert first == second == f"{term('ko', '變')}(變) {term('ko', '變')}"
