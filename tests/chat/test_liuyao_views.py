@@ -232,8 +232,8 @@ def test_a_literal_term_is_given_once_in_every_render_not_only_the_first():
     from bot.views import channel_environment
 
     env = channel_environment("ko", "console")
-    template = env.from_string('{{ "變" | both }} {{ x | both }}')
-    with one_reply():
+    with one_reply():  # compiled inside the first reply, as a template the first /liuyao after a start loads
+        template = env.from_string('{{ "變" | both }} {{ x | both }}')
         first = template.render(x="變")
     with one_reply():
         second = template.render(x="變")
