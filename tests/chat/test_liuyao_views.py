@@ -62,16 +62,28 @@ def _row(text: str, najia: str) -> str:
     return next(line for line in text.splitlines() if najia in line)
 
 
+def _line_of(text: str, n: int, lang: str) -> str:
+    """The strength line of line ``n`` (opened by its name: 6효 / 上爻)."""
+    name = gettext(lang, "liuyao.use.lines", n=n)
+    return next(line for line in text.splitlines() if line.startswith(name + " "))
+
+
 def _lines_with(text: str, *words: str) -> list[str]:
     return [line for line in text.splitlines() if all(w in line for w in words)]
 
 
 def _check_brief(text: str, lang: str) -> None:
     assert len(text) <= 1500, len(text)  # one phone screen
-    top = _row(text, "兄弟戊子")  # the 世 line: 囚 in a 午 month, 月破 (子午沖)
-    assert "囚" in top and "月破" in top and "世" in top
-    assert "旬空" in _row(text, "官鬼戊戌")  # 丁卯 → 甲子旬 → 戌亥 空
-    assert "旺" in _row(text, "妻財戊午")  # 火 in a 火 month
+    assert "世" in _row(text, "兄弟戊子") and "應" in _row(text, "妻財戊午")
+    # every line with its strength, top line first
+    strengths = [_line_of(text, n, lang) for n in range(6, 0, -1)]
+    assert all(term(lang, t) in strengths[0] for t in ("囚", "月破"))  # the 世 子: 囚 in 午, 子午沖
+    assert term(lang, "旬空") in strengths[1]  # 戌: 丁卯 → 甲子旬 → 戌亥 空
+    assert term(lang, "旺") in strengths[3]  # 午: 火 in a 火 month
+    assert (
+        gettext(lang, "chat.liuyao.weak") in strengths[0]
+        and gettext(lang, "chat.liuyao.strong") in strengths[3]
+    )
     # the one-line verdict: 凶, the 用神 官鬼 辰 on line 2
     [verdict] = _lines_with(text, term(lang, "凶"), term(lang, "官鬼"), term(lang, "辰"))
     assert gettext(lang, "liuyao.use.lines", n=2) in verdict
