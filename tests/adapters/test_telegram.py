@@ -7,11 +7,9 @@ import asyncio
 import logging
 import os
 import signal
-import socket
 import sys
 from pathlib import Path
 
-import aiohttp
 import pytest
 
 import bot.telegram as tgmod
@@ -187,12 +185,6 @@ async def test_tokens_never_reach_the_logs(tg, tmp_path, caplog):
     assert secret not in caplog.text
     for record in caplog.records:
         assert secret not in record.getMessage()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_factory_starts_nothing_and_derives_the_file_url():

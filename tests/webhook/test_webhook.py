@@ -31,9 +31,10 @@ async def test_a_missing_or_wrong_secret_is_refused_and_nothing_is_handled(tg, t
         assert tg.sent_to(81) == []
         ledger = UpdateLedger(hook.ctx.storage, f"telegram:{tg.bot_id}")
         assert await ledger.state(update["update_id"]) is None  # not even claimed
-        assert await hook.ctx.storage.fetchone("SELECT COUNT(*) FROM users") == (0,) or (
-            await hook.ctx.storage.fetchone("SELECT COUNT(*) FROM users")
-        )[0] == 0
+        assert (
+            await hook.ctx.storage.fetchone("SELECT COUNT(*) FROM users") == (0,)
+            or (await hook.ctx.storage.fetchone("SELECT COUNT(*) FROM users"))[0] == 0
+        )
 
 
 async def test_the_update_is_handled_before_the_200(tg, target):
