@@ -262,6 +262,7 @@ async def serve_webhook(
     finally:
         state.stopping = True  # /healthz says 503; new updates go to another replica
         started = time.monotonic()
+        log.info("telegram: webhook stopping, %d updates in flight", len(state.in_flight))
         server.should_exit = True  # uvicorn: close the listener, finish the requests in flight
         with contextlib.suppress(asyncio.CancelledError):
             await serving
