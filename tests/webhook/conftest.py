@@ -75,7 +75,8 @@ class Hook:
 
 
 @contextlib.asynccontextmanager
-async def webhook(settings: Settings) -> AsyncIterator[Hook]:
+async def webhook(settings: Settings, healthy: bool = True) -> AsyncIterator[Hook]:
+    """Run the webhook until the block ends; waits until it listens (and, if ``healthy``, /healthz is 200)."""
     import bot.telegram as tgmod
 
     ctx = await create_context(settings)
@@ -91,7 +92,7 @@ async def webhook(settings: Settings) -> AsyncIterator[Hook]:
                 if state is not None and not state.stopping:
                     with contextlib.suppress(aiohttp.ClientConnectionError):
                         async with http.get(base + "/healthz") as r:
-                            if r.status == 200:
+                            if r.status == 200 or not healthy:
                                 break
                 await asyncio.sleep(0.05)
             else:
