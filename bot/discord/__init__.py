@@ -317,6 +317,12 @@ class SikpanClient(discord.AutoShardedClient):
             log.warning("discord: could not report the error: %s", exc)
 
     # ------------------------------------------------------------------ lifecycle
+    identify_interval = 5.0  # seconds between two shards' IDENTIFYs (Discord: max_concurrency 1 per 5 s)
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        if not initial:
+            await asyncio.sleep(self.identify_interval)
+
     async def setup_hook(self) -> None:
         await self.tree.set_translator(CatalogTranslator())
         if self.sync_on_start:
