@@ -7,7 +7,7 @@ Routes
     The update is **handled before the answer**: PTB's ``process_update`` runs the handlers (the reply is
     sent), then 200. A replica that dies or is stopped mid-update never answered, so Telegram redelivers.
     Redeliveries are deduplicated by ``update_id`` across replicas (:class:`bot.storage.webhook.UpdateLedger`
-    on the database): handled already → 200 and nothing done; being handled elsewhere → 503 (Telegram
+    on the database, or :class:`~bot.storage.webhook.RedisUpdateLedger` when ``SIKPAN_REDIS_URL`` is set): handled already → 200 and nothing done; being handled elsewhere → 503 (Telegram
     tries again later). Malformed bodies → 400.
     ``GET /healthz`` — 200 when the database (and Redis, when ``SIKPAN_REDIS_URL`` is set) answer within
     2 s, 503 otherwise or while stopping (a load balancer takes the replica out first).
@@ -42,7 +42,7 @@ from starlette.routing import Route
 from telegram import Update
 
 from bot import metrics
-from bot.storage.webhook import LEASE, Claim, UpdateLedger
+from bot.storage.webhook import LEASE, Claim, Ledger, RedisUpdateLedger, UpdateLedger
 
 if TYPE_CHECKING:
     from telegram.ext import Application
@@ -66,7 +66,7 @@ class WebhookState:
 
     ctx: AppContext
     application: Application[Any, Any, Any, Any, Any, Any]
-    ledger: UpdateLedger
+    ledger: Ledger
     secret: str
     checks: dict[str, HealthCheck] = field(default_factory=dict)
     stopping: bool = False
@@ -219,7 +219,12 @@ async def serve_webhook(
     url = settings.telegram_webhook_url
     if not secret or not url:  # load_settings refuses a URL without a secret; this guards other callers
         raise ValueError("a webhook needs TELEGRAM_WEBHOOK_URL and TELEGRAM_WEBHOOK_SECRET")
-    ledger = UpdateLedger(ctx.storage, f"telegram:{application.bot.id}")
+    bot_key = f"telegram:{application.bot.id}"
+    ledger: Ledger = (
+        RedisUpdateLedger.connect(settings.redis_url, bot_key)
+        if settings.redis_url
+        else UpdateLedger(ctx.storage, bot_key)
+    )
     checks: dict[str, HealthCheck] = {"database": database_check(ctx)}
     if settings.redis_url:
         checks["redis"] = redis_check(settings.redis_url)
@@ -274,12 +279,13 @@ async def serve_webhook(
         for task in (renew, purge, stopper):
             task.cancel()
         await asyncio.gather(renew, purge, stopper, return_exceptions=True)
+        await ledger.close()
 
 
 def _renew(state: WebhookState) -> Callable[[], Awaitable[Any]]:
     async def job() -> None:
         if state.in_flight:
-            await state.ledger.renew(await state.ctx.clock.now())
+            await state.ledger.renew(await state.ctx.clock.now(), set(state.in_flight))
 
     return job
 

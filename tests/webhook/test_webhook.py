@@ -126,3 +126,20 @@ async def test_a_telegram_429_is_counted(tg, tmp_path):
         assert len(tg.sent_to(96)) == 1  # sent after the wait Telegram asked for
         after = registry.get_sample_value("sikpan_rate_limited_total", {"platform": "telegram"})
         assert after - before == 1
+
+
+async def test_with_redis_configured_update_ids_are_kept_in_redis(tg, tmp_path):
+    from tests.webhook.test_ledger import REDIS_URL, _require_redis
+
+    _require_redis()
+    settings = webhook_settings(tg, str(tmp_path / "hook.db"), free_port(), redis_url=REDIS_URL)
+    async with webhook(settings) as hook:
+        update = tg.make_update("/start", chat_id=97)
+        assert (await hook.post(update)).status == 200
+        assert (await hook.post(update)).status == 200
+        assert len(tg.sent_to(97)) == 1
+        ledger = hook.ctx.extras["webhook_state"].ledger
+        assert await ledger.state(update["update_id"]) == "done"
+        row = await hook.ctx.storage.fetchone("SELECT COUNT(*) FROM webhook_updates")
+        assert row[0] == 0  # the database saw none of it
+        await ledger.client.delete(ledger.key(update["update_id"]))
