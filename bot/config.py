@@ -13,7 +13,7 @@ variable                     default                                     meaning
 ``SIKPAN_DB``                ``sikpan.db``                               SQLite file (WAL mode), or a
                                                                          ``postgresql://user@host/db`` URL
                                                                          (``?schema=`` ``&pool=`` optional)
-``SIKPAN_REDIS_URL``         unset                                       Redis for shared limits (#17, later)
+``SIKPAN_REDIS_URL``         unset                                       Redis: webhook update ids, /healthz
 ``SIKPAN_LANG``              ``ko``                                      default language (``ko`` | ``lzh``)
 ``SIKPAN_TZ``                ``Asia/Seoul``                              default IANA zone of new users
 ``SIKPAN_ENV_FILE``          ``.env``                                    where to read the optional ``.env``
