@@ -70,6 +70,7 @@ class WebhookState:
     secret: str
     checks: dict[str, HealthCheck] = field(default_factory=dict)
     stopping: bool = False
+    webhook_set: bool = False  # setWebhook answered (the server was listening before it)
     in_flight: set[int] = field(default_factory=set)
     handled: int = 0
 
@@ -256,6 +257,7 @@ async def serve_webhook(
         await application.bot.set_webhook(
             url=url, secret_token=secret, allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False
         )
+        state.webhook_set = True
         log.info(
             "telegram: webhook for @%s on %s:%s/%s",
             application.bot.username,

@@ -89,7 +89,7 @@ async def webhook(settings: Settings, healthy: bool = True) -> AsyncIterator[Hoo
                 if task.done():
                     task.result()
                 state = ctx.extras.get("webhook_state")
-                if state is not None and not state.stopping:
+                if state is not None and state.webhook_set and not state.stopping:
                     with contextlib.suppress(aiohttp.ClientConnectionError):
                         async with http.get(base + "/healthz") as r:
                             if r.status == 200 or not healthy:
