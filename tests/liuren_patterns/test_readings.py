@@ -247,7 +247,7 @@ def test_glossary_never_defines_a_word_by_itself() -> None:
         for key, entry in glossary(lang).items():
             if "name" in entry and "text" in entry:
                 assert entry["text"] != entry["name"], (lang, key)
-    assert glossary("lzh")["linkong"]["text"] == "六旬逢空位上所乘之將"
+    assert glossary("lzh")["linkong"]["text"].startswith("六旬逢空位上所乘之將")
 
 
 def test_bad_category() -> None:
