@@ -293,7 +293,9 @@ def test_templates(ext: str, lang: str) -> None:
     if lang == "lzh":
         assert "己財先費，方獲厚利" in out and "初傳" in out and "東方木星" in out
     else:
-        assert "자기의 전재는 먼저 한 번 파비하고" in out and "초전" in out and "동방 세성" in out
+        assert (
+            "자기 재물을 먼저 쓰고서야 큰 이익(厚利)을 얻으며" in out and "초전" in out and "동방 세성" in out
+        )
     if ext == "html":
         assert "<b>" in out
 
