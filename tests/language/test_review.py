@@ -145,3 +145,24 @@ def test_ko_checks_pass_good_korean() -> None:
         "로 바꿀 수 있습니다",
     ):
         assert not KO_POLITE_INFORMAL.search(good) and not KO_INITIAL_LIQUID.search(good), good
+
+
+HALF_WIDTH_AFTER_CJK = re.compile(r"[\u3400-\u9fff](?:</b>|\*\*|</i>|\*)?[ \t]?[(:]")
+
+
+def test_lzh_punctuation_is_full_width_across_markup(samples: dict[str, list[tuple[str, str]]]) -> None:
+    # review: Telegram showed 「<b>初傳 亥</b> (遁 己): 朱雀」 — the bold tag hid the 亥 from typeset
+    bad = [(where, text) for where, text in samples["lzh"] if HALF_WIDTH_AFTER_CJK.search(text)]
+    bad += [(where, text) for where, text in samples["lzh"] if re.search(r"。[ \t]+[\u3400-\u9fff]", text)]
+    assert bad == []
+    assert HALF_WIDTH_AFTER_CJK.search("<b>初傳 亥</b> (遁 己): 朱雀")
+
+
+def test_typeset_reaches_through_markup() -> None:
+    from bot.i18n import typeset
+
+    assert typeset("lzh", "<b>初傳 亥</b> (遁 己): 朱雀") == "<b>初傳 亥</b>（遁 己）：朱雀"
+    assert typeset("lzh", "**初傳 亥** (遁 己): 朱雀") == "**初傳 亥**（遁 己）：朱雀"
+    assert typeset("lzh", "中傳空曰斷橋。 凡占人占事以無中論。") == "中傳空曰斷橋。凡占人占事以無中論。"
+    assert typeset("lzh", "07:30 (Asia/Seoul)") == "07:30 (Asia/Seoul)"
+    assert typeset("ko", "<b>초전 해</b> (둔간 기): 주작") == "<b>초전 해</b> (둔간 기): 주작"

@@ -92,7 +92,7 @@ def test_each_explanation_once(case: str, lang: str, ext: str) -> None:
     # 課格 definitions + meanings: once for all the readings of a chart (seed text and composed reading)
     for h in {h.id for r in readings for h in r.patterns}:
         p = gloss[f"pattern.{h}"]
-        assert out.count(f"{p['definition']} {p['meaning']}") == 1, h
+        assert out.count(typeset(lang, f"{p['definition']} {p['meaning']}")) == 1, h
         assert out.count(p["name"]) >= 1
 
 
