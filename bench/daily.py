@@ -96,13 +96,16 @@ async def seed(ctx: Any, n: int, same_time: bool, rng: random.Random) -> None:
     since = START.isoformat(timespec="seconds")  # subscribed at the start of the benchmarked day
     rows = []
     for i in range(n):
+        # written at distinct seconds before the day, as subscriptions made over time are (the scheduler polls
+        # ``updated_at`` for changes made by other processes)
+        stamp = (START - timedelta(seconds=n - i)).isoformat(timespec="seconds")
         zone = ZONES[i % len(ZONES)]
         at = "07:00" if same_time else f"{rng.randrange(24):02d}:{rng.randrange(60):02d}"
         lang = "ko" if rng.random() < 0.5 else "lzh"
         kind = "liuren" if rng.random() < 0.8 else "liuyao"
         rows.append(
             ("telegram", str(10_000_000 + i), "private", f"telegram:{10_000_000 + i}", at, zone, lang, kind,
-             json.dumps({"day_starts": "23:00"}), since, since, since)
+             json.dumps({"day_starts": "23:00"}), since, stamp, stamp)
         )  # fmt: skip
     async with ctx.storage.transaction() as db:
         await db.executemany(

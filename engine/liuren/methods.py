@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.core.cycle import Branch, GanZhi, Stem
+from engine.core.cycle import BRANCHES, Branch, GanZhi, Stem
 from engine.core.relations import chong, xing, yima
 from engine.liuren.options import FuyinMaozi, Options, Shehai
 from engine.liuren.types import (
@@ -44,7 +44,7 @@ def jigong(stem: Stem) -> Branch:
 
 
 def heaven_over(earth: Branch, offset: int) -> Branch:
-    return Branch((earth + offset) % 12)
+    return BRANCHES[(earth + offset) % 12]
 
 
 def make_lessons(day: GanZhi, offset: int) -> tuple[Lesson, Lesson, Lesson, Lesson]:
