@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import json
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -123,6 +124,7 @@ async def render_and_enqueue(n: int, same_time: bool) -> dict[str, Any]:
         try:
             await seed(ctx, n, same_time, rng)
             s = DailyScheduler(ctx, transports={"telegram": NullTransport()}, workers=0)
+            c0 = time.process_time()
             t0 = time.perf_counter()
             await s._refresh(START)
             t_plan = time.perf_counter() - t0
@@ -135,6 +137,7 @@ async def render_and_enqueue(n: int, same_time: bool) -> dict[str, Any]:
                 nxt = await s.tick(nxt)
                 ticks += 1
             t_run = time.perf_counter() - t1
+            cpu = time.process_time() - c0
             queued = sum(q.qsize() for q in s._queues.values())
             rows = await ctx.storage.fetchone("SELECT COUNT(*) FROM deliveries WHERE status = 'claimed'")
             st = s.renderer.stats
@@ -144,12 +147,15 @@ async def render_and_enqueue(n: int, same_time: bool) -> dict[str, Any]:
                 "plan_s": round(t_plan, 2),
                 "run_s": round(t_run, 2),
                 "total_s": round(t_plan + t_run, 2),
+                "cpu_s": round(cpu, 2),  # this process's CPU time; total − cpu ≈ waiting (fsync, other load)
                 "ticks": ticks,
                 "enqueued": queued,
                 "claimed_rows": int(rows[0]) if rows else 0,
                 "charts": st.bodies,
                 "bodies_rendered": st.body_renders,
                 "heads_rendered": st.heads,
+                "head_forms": s.renderer.forms.compiled,
+                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
             }
         finally:
             await ctx.close()
