@@ -253,7 +253,7 @@ def render_head(head: Mapping[str, Any], lang: str, channel: str) -> str:
 # escaping (HTML, Discord markdown), typesetting or cleaning rule of bot.views touches them.
 _SLOTS = {"date": "\ue000", "time": "\ue001", "offset": "\ue002"}
 _SLOT_SPLIT = re.compile("([\ue000-\ue002])")
-_SLOT_FIELD = {char: name for name, char in _SLOTS.items()}
+_SLOT_INDEX = {char: n for n, char in enumerate(_SLOTS.values())}  # date 0, time 1, offset 2
 # A head with other values in the free fields, rendered to check a form (see HeadForms._compile).
 _PROBE = {"date": "1999-12-31", "time": "23:59", "offset": "UTC-09:30"}
 
@@ -263,14 +263,16 @@ class HeadForms:
     (language, channel, kind, weekday, 時, zone) with placeholders in the fields that vary from minute to
     minute — date, wall time, UTC offset — and each head is that form with the values put in.
 
-    Those values are digits and ``-`` ``:`` ``+``, which no escaping or typesetting rule changes; each form is
-    checked when made against the template rendered with the real head and with a probe head of other
-    values, and a form that differs is not used (that key renders through the template, as before).
+    Those values are digits and ``-`` ``:`` ``+``, which no escaping or typesetting rule changes. Each form is
+    checked when made against the template rendered with the real head, and the first form of each
+    (language, channel, kind) also with a probe head of other values; a form that differs is not used (that
+    key renders through the template, as before).
     """
 
     def __init__(self) -> None:
-        self._forms: dict[tuple[Any, ...], tuple[tuple[str, ...], tuple[str, ...]] | None] = {}
-        self.compiled = 0  # forms made (each one costs three template renders)
+        self._forms: dict[tuple[Any, ...], str | None] = {}
+        self._probed: dict[tuple[str, str, Any], bool] = {}
+        self.compiled = 0  # forms made (two or three template renders each)
 
     def render(self, head: Mapping[str, Any], lang: str, channel: str) -> str:
         key = (lang, channel, head["kind"], head["weekday"], head["hour"], head["zone"])
@@ -281,30 +283,27 @@ class HeadForms:
         form = self._forms[key]
         if form is None:
             return render_head(head, lang, channel)
-        return _fill(form, head)
+        return form.format(head["date"], head["time"], head["offset"])
 
-    def _compile(
-        self, head: Mapping[str, Any], lang: str, channel: str
-    ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    def _compile(self, head: Mapping[str, Any], lang: str, channel: str) -> str | None:
         self.compiled += 1
         if any(_SLOT_SPLIT.search(str(v)) for v in head.values()):
             return None
         text = render_head({**head, **_SLOTS}, lang, channel)
-        pieces = _SLOT_SPLIT.split(text)
-        form = (tuple(pieces[0::2]), tuple(_SLOT_FIELD[c] for c in pieces[1::2]))
-        for sample in (head, {**head, **_PROBE}):
-            if _fill(form, sample) != render_head(sample, lang, channel):
+        form = _SLOT_SPLIT.sub(
+            lambda m: "{" + str(_SLOT_INDEX[m.group(1)]) + "}", text.replace("{", "{{").replace("}", "}}")
+        )
+        samples = [head]
+        family = (lang, channel, head["kind"])
+        if family not in self._probed:
+            samples.append({**head, **_PROBE})
+        for sample in samples:
+            if form.format(sample["date"], sample["time"], sample["offset"]) != render_head(
+                sample, lang, channel
+            ):
                 return None
+        self._probed[family] = True
         return form
-
-
-def _fill(form: tuple[tuple[str, ...], tuple[str, ...]], head: Mapping[str, Any]) -> str:
-    texts, fields = form
-    out = [texts[0]]
-    for name, text in zip(fields, texts[1:], strict=True):
-        out.append(str(head[name]))
-        out.append(text)
-    return "".join(out)
 
 
 def render_body(body: Mapping[str, Any], lang: str, channel: str) -> str:
