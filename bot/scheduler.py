@@ -48,7 +48,7 @@ import logging
 import time as monotonic_time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any, Protocol
 
@@ -173,12 +173,15 @@ async def sleep_until(clock: Clock, instant: datetime) -> None:
 # ---- the scheduler ---------------------------------------------------------------------------------------
 
 
-@dataclass(order=True)
+@dataclass
 class _Entry:
     due: datetime
-    sub_id: int = field(compare=False)
-    local_date: date = field(compare=False)
-    version: int = field(compare=False)
+    sub_id: int
+    local_date: date
+    version: int
+
+    def __lt__(self, other: _Entry) -> bool:  # the heap's order: by due alone (one comparison, issue 18)
+        return self.due < other.due
 
 
 @dataclass

@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -418,6 +419,19 @@ def parse_utc(text: str) -> datetime:
     return datetime.fromisoformat(text).astimezone(UTC)
 
 
+# Most subscriptions share a few options texts and ``since`` stamps: parsed once each (a planning pass
+# reads every active subscription, issue 18); each subscription still gets its own options dict.
+@lru_cache(maxsize=1024)
+def _options(text: str) -> Mapping[str, Any]:
+    options: Mapping[str, Any] = json.loads(text)
+    return options
+
+
+@lru_cache(maxsize=4096)
+def _since(text: str) -> datetime:
+    return parse_utc(text)
+
+
 @dataclass(frozen=True, slots=True)
 class Subscription:
     id: int
@@ -451,9 +465,9 @@ class Subscription:
             tz=row["tz"],
             lang=row["lang"],
             kind=row["kind"],
-            options=json.loads(row["options"] or "{}"),
+            options=dict(_options(row["options"] or "{}")),
             active=bool(row["active"]),
-            since=parse_utc(row["since"]),
+            since=_since(row["since"]),
             disabled_reason=row["disabled_reason"],
         )
 
