@@ -224,11 +224,14 @@ def _keti(chart: Chart) -> _KeTi:
 
 def clear_caches() -> None:
     """Forget every memoized chart and 課體 (benchmarks measure the cold cost with this)."""
-    from engine.liuren import generals, methods
+    from engine.liuren import generals, methods, patterns
 
     _build.cache_clear()
     _keti_cache.clear()
+    patterns.clear_caches()
+    patterns.clear_caches()
     methods.solve.cache_clear()
+    methods.make_lessons.cache_clear()
     generals.general_positions.cache_clear()
 
 

@@ -47,6 +47,7 @@ def heaven_over(earth: Branch, offset: int) -> Branch:
     return BRANCHES[(earth + offset) % 12]
 
 
+@lru_cache(maxsize=2 * 720)  # 720 (day, plate) pairs; the 三傳 and the chart both read them
 def make_lessons(day: GanZhi, offset: int) -> tuple[Lesson, Lesson, Lesson, Lesson]:
     """四課 in the order 干上 干陰 支上 支陰 (spec §2)."""
     seat1 = JIGONG[day.stem]

@@ -455,13 +455,40 @@ def _compiled() -> tuple[tuple[Pattern, Check], ...]:
     return tuple(out)
 
 
+#: Rule kinds that read the 三傳 alone: their hits are a function of the three branches (of which the 720 課
+#: have 145 distinct ones under the default options), kept per 三傳 in :func:`_transmission_hits`.
+TRANSMISSION_KINDS = frozenset(
+    {"transmissions_exact", "transmissions_subset", "consecutive", "sanhe", "all_element"}
+)
+
+
 @cache
-def _split() -> tuple[tuple[tuple[Pattern, Check], ...], tuple[tuple[Pattern, Check], ...]]:
-    """(the checks that ignore the 貴人, the 貴人-dependent ones), each in catalogue order."""
-    compiled = _compiled()
-    plain = tuple((p, c) for p, c in compiled if p.rule is not None and p.rule["kind"] not in GUIREN_KINDS)
-    noble = tuple((p, c) for p, c in compiled if p.rule is not None and p.rule["kind"] in GUIREN_KINDS)
-    return plain, noble
+def _split() -> tuple[
+    tuple[tuple[Pattern, Check], ...], tuple[tuple[Pattern, Check], ...], tuple[tuple[Pattern, Check], ...]
+]:
+    """(the checks of the 三傳 alone, the other checks that ignore the 貴人, the 貴人-dependent ones), each in
+    catalogue order."""
+    groups: tuple[list[tuple[Pattern, Check]], ...] = ([], [], [])
+    for p, c in _compiled():
+        kind = p.rule["kind"] if p.rule is not None else None
+        groups[0 if kind in TRANSMISSION_KINDS else 2 if kind in GUIREN_KINDS else 1].append((p, c))
+    return tuple(groups[0]), tuple(groups[1]), tuple(groups[2])
+
+
+_by_transmissions: dict[tuple[Branch, Branch, Branch], tuple[PatternHit, ...]] = {}
+
+
+def clear_caches() -> None:
+    """Forget the hits kept per 三傳 (benchmarks measure the cold cost)."""
+    _by_transmissions.clear()
+
+
+def _transmission_hits(seen: _Seen) -> tuple[PatternHit, ...]:
+    """The hits of the 三傳-only checks, computed once per distinct 三傳 (1,728 at most)."""
+    hits = _by_transmissions.get(seen.trans)
+    if hits is None:
+        hits = _by_transmissions[seen.trans] = _detect(seen, seen.trans[0], _split()[0])
+    return hits
 
 
 @cache
@@ -476,12 +503,15 @@ def detect(chart: ChartLike) -> tuple[PatternHit, ...]:
 
 def detect_plain(chart: ChartLike) -> tuple[PatternHit, ...]:
     """The hits of the patterns that do not read the 貴人: a function of the 課 alone (day, plate, options)."""
-    return _detect(_Seen(chart), chart.guiren, _split()[0])
+    seen = _Seen(chart)
+    by_trans = _transmission_hits(seen)
+    rest = _detect(seen, chart.guiren, _split()[1])
+    return merge(by_trans, rest) if by_trans and rest else by_trans or rest
 
 
 def detect_guiren(chart: ChartLike, gui: Branch) -> tuple[PatternHit, ...]:
     """The hits of the 貴人-dependent patterns (``GUIREN_KINDS``) with the 貴人 riding ``gui``."""
-    return _detect(_Seen(chart), gui, _split()[1])
+    return _detect(_Seen(chart), gui, _split()[2])
 
 
 def merge(*parts: tuple[PatternHit, ...]) -> tuple[PatternHit, ...]:
