@@ -236,6 +236,8 @@ def _looks_numeric(text: str) -> bool:
 BOT_OPTIONS: dict[str, tuple[str, ...]] = {
     "day_starts": ("23:00", "00:00"),
     "solar_time": ("off", "on"),
+    # does the daily reading carry the picture of the day's 課 (or 卦)? (issue 14; the scheduler's transports)
+    "daily_picture": ("on", "off"),
 }
 _OPTION_ALIASES = {
     "day": "day_starts",
@@ -246,6 +248,9 @@ _OPTION_ALIASES = {
     "진태양시": "solar_time",
     "眞太陽時": "solar_time",
     "真太陽時": "solar_time",
+    "picture": "daily_picture",
+    "그림": "daily_picture",
+    "圖": "daily_picture",
 }
 
 
@@ -315,7 +320,7 @@ async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -
                 raise CommandError("bot.error.settings_usage")
             value = args[1]
             if key in BOT_OPTIONS:
-                if key == "solar_time":
+                if key in ("solar_time", "daily_picture"):
                     value = "on" if parse_bool(value, key) else "off"
                 elif key == "day_starts":
                     value = {"23": "23:00", "0": "00:00", "00": "00:00", "24": "00:00"}.get(value, value)
