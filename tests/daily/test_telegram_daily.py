@@ -16,7 +16,7 @@ from bot.i18n import gettext
 from bot.storage import DailyStore
 from tests.daily.conftest import move, settle, utc
 from tests.fakes.clock import ManualClock
-from tests.fakes.telegram import FakeTelegram
+from tests.fakes.telegram import FakeTelegram, visible_text
 
 TOKEN = "7012345678:AAHfake-TelegramToken_for-daily-tests-01"
 pytestmark = pytest.mark.filterwarnings("ignore:Deprecated since version v22.2")
@@ -68,7 +68,9 @@ async def app_running(
 
 
 def daily_messages(tg: FakeTelegram, chat_id) -> list[str]:
-    return [c.params["text"] for c in tg.sent_to(chat_id) if c.params["text"].startswith(f"<b>{TITLE_KO}")]
+    """The daily readings sent to a chat (the first message of each: the photo's caption, or the text)."""
+    shown = [c.params.get("text") or c.params.get("caption") or "" for c in tg.sent_to(chat_id)]
+    return [text for text in shown if text.startswith(f"<b>{TITLE_KO}")]
 
 
 async def ask(tg: FakeTelegram, text: str, chat_id: int, **kw) -> str:
@@ -120,7 +122,13 @@ async def test_a_minute_ahead_delivered_once_and_restarts(tg, tmp_path, monkeypa
         # /today answers with the very text delivered today (cast for 07:15, although sent at 07:16)
         last = daily_messages(tg, 501)[-1]
         assert "2026-12-01 (화) 07:15" in last
-        assert await ask(tg, "/today", 501, language_code="ko") == last
+        # (the delivery is one photo: the picture, the reading as its caption — a Korean 大六壬 reading is
+        # longer than a caption, so it is cut at a line and points to /today)
+        today = visible_text(await ask(tg, "/today", 501, language_code="ko"), "HTML")
+        note = gettext("ko", "daily.picture.more")
+        caption = visible_text(last, "HTML")
+        assert caption.endswith("\n" + note) and len(caption) <= 1024
+        assert today.startswith(caption.removesuffix(note).rstrip())
     rows = await _deliveries(db)
     assert [(r.local_date.isoformat(), r.status) for r in rows] == [
         ("2026-11-30", "sent"),
@@ -144,7 +152,8 @@ async def test_429_storm_loses_nothing_and_sends_each_once(tg, tmp_path, monkeyp
         for chat in chats:
             await ask(tg, "/daily 07:00", chat, language_code="ko")
         s = ctx.extras["daily_scheduler"]
-        tg.rate_limit(1, times=12)  # the next twelve sendMessage calls get 429 retry_after=1
+        # the next twelve readings (each one sendPhoto: the picture of the day, default on) get 429 retry_after=1
+        tg.rate_limit(1, times=12, method="sendPhoto")
         await move(clock, s, utc(2026, 11, 29, 22, 0), timeout=30)
         for chat in chats:
             assert len(daily_messages(tg, chat)) == 1, chat

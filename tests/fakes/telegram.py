@@ -218,6 +218,12 @@ class Call:
     status: int = 200
     result: Any = None
 
+    @property
+    def shown(self) -> str:
+        """What the sent message shows: its text, or a photo's caption."""
+        result = self.result if isinstance(self.result, dict) else {}
+        return str(result.get("text") or result.get("caption") or "")
+
 
 @dataclass
 class _Rule:
@@ -421,16 +427,18 @@ class FakeTelegram(LoopbackServer):
 
     async def wait_for(
         self,
-        method: str,
+        method: str | tuple[str, ...],
         count: int = 1,
         timeout: float = 5.0,
         predicate: Callable[[Call], bool] | None = None,
     ) -> list[Call]:
+        methods = (method,) if isinstance(method, str) else method
+
         def found() -> list[Call]:
             return [
                 c
                 for c in self.calls
-                if c.method == method and c.status == 200 and (predicate is None or predicate(c))
+                if c.method in methods and c.status == 200 and (predicate is None or predicate(c))
             ]
 
         async def waiter() -> list[Call]:
@@ -444,8 +452,9 @@ class FakeTelegram(LoopbackServer):
             raise TimeoutError(f"{method}: wanted {count}, got {len(found())} within {timeout}s") from None
 
     async def wait_sent(self, chat_id: Any = None, count: int = 1, timeout: float = 5.0) -> list[Call]:
+        """The bot's messages (sendMessage and sendPhoto) to ``chat_id``."""
         return await self.wait_for(
-            "sendMessage",
+            ("sendMessage", "sendPhoto"),
             count,
             timeout,
             None if chat_id is None else (lambda c: str(c.params.get("chat_id")) == str(chat_id)),
