@@ -372,7 +372,9 @@ class TelegramAdapter:
                 # text): the picture is drawn again from the stored row and added to the message
                 await query.edit_message_media(
                     InputMediaPhoto(
-                        InputFile(png, filename=pictures.FILENAME),
+                        # attach=True: the upload is named by ``attach://<name>`` in the media, as the
+                        # Bot API requires for editMessageMedia
+                        InputFile(png, filename=pictures.FILENAME, attach=True),
                         caption=body,
                         parse_mode=ParseMode.HTML,
                     ),

@@ -215,3 +215,39 @@ async def test_group_non_admin_cannot_change_daily(tg, tmp_path, monkeypatch):
         assert (await store.for_chat("telegram", "-100500")).active
         await move(clock, ctx.extras["daily_scheduler"], utc(2026, 11, 29, 22, 0))
         assert len(daily_messages(tg, -100500)) == 1
+
+
+async def test_daily_picture_setting_on_sends_one_photo_off_sends_text(tg, tmp_path, monkeypatch):
+    """Issue 14: the daily reading carries the picture of the day's 課 unless its owner turned it off
+    (``/settings daily_picture off``); a photo delivery is one request (its caption is the reading)."""
+    import io
+
+    from PIL import Image
+
+    db = str(tmp_path / "db.sqlite")
+    clock = ManualClock(utc(2026, 11, 29, 21, 0))
+    async with app_running(tg, db, clock, monkeypatch) as ctx:
+        await ask(tg, "/daily 07:00", 601, language_code="ko")  # default: on
+        await ask(tg, "/lang lzh", 602, language_code="ko")
+        await ask(tg, "/daily 07:00", 602, language_code="ko")
+        await ask(tg, "/settings daily_picture off", 603, language_code="ko")
+        await ask(tg, "/daily 07:00", 603, language_code="ko")
+        before = len(tg.calls)
+        await move(clock, ctx.extras["daily_scheduler"], utc(2026, 11, 29, 22, 0))
+        sent = [c for c in tg.calls[before:] if c.method in ("sendPhoto", "sendMessage")]
+        by_chat = {chat: [c for c in sent if c.params["chat_id"] == chat] for chat in (601, 602, 603)}
+        [ko] = by_chat[601]
+        [lzh] = by_chat[602]
+        [off] = by_chat[603]
+        for photo in (ko, lzh):
+            assert photo.method == "sendPhoto" and photo.status == 200
+            image = Image.open(io.BytesIO(photo.files["photo"]))
+            assert image.format == "PNG" and min(image.size) >= 640
+            assert len(visible_text(photo.params["caption"], "HTML")) <= 1024
+        assert ko.params["caption"].startswith(f"<b>{TITLE_KO}")
+        # the Classical Chinese reading fits a caption whole: the caption is the reading /today shows
+        today_lzh = await ask(tg, "/today", 602, language_code="ko")
+        assert lzh.params["caption"] == today_lzh
+        assert off.method == "sendMessage" and off.params["text"].startswith(f"<b>{TITLE_KO}")
+    rows = await _deliveries(db)
+    assert len(rows) == 3 and {r.status for r in rows} == {"sent"}

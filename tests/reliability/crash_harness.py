@@ -70,7 +70,11 @@ def daily_requests(tg: FakeTelegram) -> list[str]:
     chats = []
     for c in tg.calls:
         chat = str(c.params.get("chat_id"))
-        if c.method in ("sendMessage", "sendPhoto") and chat.isdigit() and FIRST_CHAT <= int(chat) < CAST_CHAT:
+        if (
+            c.method in ("sendMessage", "sendPhoto")
+            and chat.isdigit()
+            and FIRST_CHAT <= int(chat) < CAST_CHAT
+        ):
             chats.append(chat)
     return chats
 
