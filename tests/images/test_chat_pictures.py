@@ -20,10 +20,10 @@ from bot.commands import pages
 from bot.images import render_liuren
 from engine.core.cycle import GanZhi
 from engine.liuren import chart_for_ju
-from tests.adapters.conftest import running, tg, tg_settings  # noqa: F401  (tg: the fixture)
+from tests.adapters.conftest import running, tg_settings
 from tests.chat.test_discord_pages import _buttons as discord_buttons
 from tests.chat.test_discord_pages import _press as discord_press
-from tests.chat.test_discord_pages import dc, discord_bot  # noqa: F401  (the fixture)
+from tests.chat.test_discord_pages import discord_bot
 from tests.fakes.telegram import visible_text
 
 
@@ -56,7 +56,7 @@ async def _press(tg, run, button, message, chat_id, **kw):
 
 
 @pytest.mark.parametrize("lang", ["ko", "lzh"])
-async def test_telegram_cast_is_one_photo_with_the_reply_and_its_keyboard(tg, tmp_path, lang):  # noqa: F811
+async def test_telegram_cast_is_one_photo_with_the_reply_and_its_keyboard(tg, tmp_path, lang):
     async with running(tg_settings(tg, str(tmp_path / "db.sqlite"), lang=lang), ready=tg) as run:
         _, [photo] = await _ask(tg, run, "/cast 庚辰 8", 51, language_code=lang)
         assert photo.method == "sendPhoto"
@@ -142,7 +142,8 @@ async def test_the_fake_refuses_what_telegram_refuses(tg):
         assert again.photo[-1].file_id == message.photo[-1].file_id
 
 
-async def test_discord_cast_embed_carries_the_picture_and_page_edits_keep_it(dc, tmp_path):  # noqa: F811
+@pytest.mark.usefixtures("restore_discord_endpoints")
+async def test_discord_cast_embed_carries_the_picture_and_page_edits_keep_it(dc, tmp_path):
     db = str(tmp_path / "db.sqlite")
     async with discord_bot(dc, db):
         inter = await dc.slash("cast", {"when": "庚辰 8"})
