@@ -21,7 +21,7 @@ Loop (:meth:`DailyScheduler.run`)
        that exists already — sent before a restart, or claimed by another process — is not ours), or record
        it ``skipped`` when it is older than the grace window (default 2 h; logged).
     5. Render (shared: :class:`bot.daily.DailyRenderer`) and enqueue on the platform's queue; workers send
-       through the adapter's sender (``ctx.extras["telegram_sender"]``, ``ctx.extras["discord_sender"]``),
+       through the adapter's sender (``ctx.telegram_sender``, ``ctx.discord_sender``),
        which paces (Telegram 28 msg/s overall, 1/s per chat, 20/min per group; Discord by its rate-limit
        headers) and honours RetryAfter with the server's value. Outcomes: sent; Forbidden / chat not found →
        ``blocked`` and the subscription disabled with its reason; anything else retried with exponential
@@ -135,12 +135,12 @@ class TelegramTransport:
         self.ctx = ctx
 
     def configured(self) -> bool:
-        return bool(self.ctx.settings.telegram_token) or "telegram_sender" in self.ctx.extras
+        return bool(self.ctx.settings.telegram_token) or self.ctx.telegram_sender is not None
 
     def ready(self) -> bool:
-        if "telegram_sender" not in self.ctx.extras:
+        if self.ctx.telegram_sender is None:
             return False
-        app = self.ctx.extras.get("telegram_application")
+        app = self.ctx.telegram_application
         return app is None or bool(app.running)
 
     async def send(
@@ -155,7 +155,8 @@ class TelegramTransport:
         photo delivery is one request (``sending`` is marked right before it, at most once). A reading longer
         than a caption (a Korean 大六壬 reading, ≈ 1,800 characters) is cut at a line and ends with a pointer
         to ``/today``, which shows it whole."""
-        sender = self.ctx.extras["telegram_sender"]
+        sender = self.ctx.telegram_sender
+        assert sender is not None  # ready() was checked
         chat: int | str = int(sub.chat_id) if sub.chat_id.lstrip("-").isdigit() else sub.chat_id
         png = await reading_picture(self.ctx, sub, moment)
         outcome: SendOutcome = await sender.send(
@@ -180,8 +181,8 @@ def reading_caption(text: str, lang: str) -> str:
 
 
 class DiscordTransport:
-    """Sends through ``ctx.extras["discord_sender"]`` (:class:`bot.sending.DiscordSender`) to the channel
-    ``ctx.extras["discord_client"].get_partial_messageable(chat_id)`` (DM channels included)."""
+    """Sends through ``ctx.discord_sender`` (:class:`bot.sending.DiscordSender`) to the channel
+    ``ctx.discord_client.get_partial_messageable(chat_id)`` (DM channels included)."""
 
     platform = "discord"
     channel = "discord"
@@ -190,11 +191,11 @@ class DiscordTransport:
         self.ctx = ctx
 
     def configured(self) -> bool:
-        return bool(self.ctx.settings.discord_token) or "discord_sender" in self.ctx.extras
+        return bool(self.ctx.settings.discord_token) or self.ctx.discord_sender is not None
 
     def ready(self) -> bool:
-        client = self.ctx.extras.get("discord_client")
-        if "discord_sender" not in self.ctx.extras or client is None:
+        client = self.ctx.discord_client
+        if self.ctx.discord_sender is None or client is None:
             return False
         return bool(client.is_ready())
 
@@ -207,8 +208,8 @@ class DiscordTransport:
         moment: Moment | None = None,
     ) -> SendOutcome:
         """The reading; with its picture uploaded in the same request (``files[0]``, ``chart.png``)."""
-        sender = self.ctx.extras["discord_sender"]
-        client = self.ctx.extras["discord_client"]
+        sender, client = self.ctx.discord_sender, self.ctx.discord_client
+        assert sender is not None and client is not None  # ready() was checked
         target = client.get_partial_messageable(int(sub.chat_id))
         png = await reading_picture(self.ctx, sub, moment)
         outcome: SendOutcome = await sender.send(
@@ -646,11 +647,13 @@ class DailyScheduler:
     # -- main loop --
 
     def install(self) -> None:
-        """Register as ``ctx.extras["daily_scheduler"]`` and as the senders' blocked/migrated callback."""
-        self.ctx.extras["daily_scheduler"] = self
-        for key, cb in (("on_blocked", self.on_blocked), ("on_migrated", self.on_migrated)):
-            callbacks = self.ctx.extras.setdefault(key, [])
-            if isinstance(callbacks, list) and cb not in callbacks:
+        """Register as ``ctx.daily_scheduler`` and as the senders' blocked/migrated callback."""
+        self.ctx.daily_scheduler = self
+        for callbacks, cb in (
+            (self.ctx.on_blocked, self.on_blocked),
+            (self.ctx.on_migrated, self.on_migrated),
+        ):
+            if cb not in callbacks:
                 callbacks.append(cb)
 
     def platforms(self) -> list[str]:
@@ -744,14 +747,13 @@ class DailyScheduler:
 
 async def run_scheduler(ctx: AppContext, stop: asyncio.Event) -> None:
     """Entry point used by ``bot.app.run``: the scheduler of this application until ``stop`` is set."""
-    scheduler = ctx.extras.get("daily_scheduler")
-    if not isinstance(scheduler, DailyScheduler):
-        scheduler = DailyScheduler(ctx)
+    scheduler = scheduler_of(ctx) or DailyScheduler(ctx)
     await scheduler.run(stop)
 
 
 def scheduler_of(ctx: AppContext) -> DailyScheduler | None:
-    s = ctx.extras.get("daily_scheduler")
+    """The scheduler installed on ``ctx`` (``ctx.daily_scheduler``), if any."""
+    s = ctx.daily_scheduler
     return s if isinstance(s, DailyScheduler) else None
 
 
