@@ -219,6 +219,11 @@ class Call:
     result: Any = None
 
     @property
+    def html(self) -> str:
+        """The HTML a send or an edit asked for: its ``text``, or a photo's ``caption``."""
+        return str(self.params.get("text") or self.params.get("caption") or "")
+
+    @property
     def shown(self) -> str:
         """What the sent message shows: its text, or a photo's caption."""
         result = self.result if isinstance(self.result, dict) else {}

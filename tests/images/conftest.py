@@ -1,4 +1,3 @@
-"""Fixtures of the chat-picture tests: the fake Telegram Bot API and the fake Discord (tests/fakes)."""
+"""Fixtures of the chat-picture tests: the fake Telegram Bot API (the fake Discord ``dc`` is the root one)."""
 
 from tests.adapters.conftest import tg  # noqa: F401  (the fixture)
-from tests.chat.test_discord_pages import dc  # noqa: F401  (the fixture)

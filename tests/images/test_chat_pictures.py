@@ -23,7 +23,7 @@ from engine.liuren import chart_for_ju
 from tests.adapters.conftest import running, tg_settings
 from tests.chat.test_discord_pages import _buttons as discord_buttons
 from tests.chat.test_discord_pages import _press as discord_press
-from tests.chat.test_discord_pages import discord_bot
+from tests.conftest import discord_bot
 from tests.fakes.telegram import visible_text
 
 
@@ -166,7 +166,6 @@ async def test_discord_cast_embed_carries_the_picture_and_page_edits_keep_it(dc,
         assert sum(bool(r.uploads) for r in dc.requests) == uploads
     # after a restart, a message without the picture (sent before pictures) gets it drawn from the row
     old = {**first, "attachments": [], "embeds": [{k: v for k, v in embed.items() if k != "image"}]}
-    dc._ready.clear()
     async with discord_bot(dc, db):
         brief = next(b for b in discord_buttons(first) if pages.decode(b["custom_id"]).page == "brief")
         pressed = await discord_press(dc, old, brief, user_id=dc.user_id)
