@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any, Protocol
 
-from bot import pictures
+from bot import metrics, pictures
 from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, Moment
 from bot.daily import picture as daily_picture
@@ -594,16 +594,19 @@ class DailyScheduler:
             # the platform may have accepted it (a lost answer, a read timeout): never sent again
             await self.store.mark(job.delivery_id, "uncertain", now, "maybe delivered; not resent")
             self.stats.uncertain += 1
+            metrics.delivery(platform, "uncertain")
             log.error("daily: delivery %s may or may not have arrived; not resent", job.delivery_id)
             return
         if ok:
             await self.store.mark(job.delivery_id, "sent", now)
             self.stats.sent += 1
+            metrics.delivery(platform, "sent")
         elif error in ("forbidden", "chat_not_found"):
             await self.store.mark(job.delivery_id, "blocked", now, error)
             await self.store.disable(job.sub.platform, job.sub.chat_id, f"{error}", now)
             self.notify(job.sub.id)
             self.stats.blocked += 1
+            metrics.delivery(platform, "blocked")
             log.info(
                 "daily: %s:%s refuses the bot; subscription %s disabled",
                 platform,
@@ -614,6 +617,7 @@ class DailyScheduler:
             # a bug, or a partly delivered reading (resending would repeat parts), or out of attempts
             await self.store.mark(job.delivery_id, "failed", now, error)
             self.stats.failed += 1
+            metrics.delivery(platform, "failed")
             log.error(
                 "daily: delivery %s failed for good: %s (attempt %d)", job.delivery_id, error, job.attempts
             )

@@ -4,11 +4,10 @@
   (no polling, no network) until :func:`run_telegram` (or a test) starts it.
 - Endpoint: ``base_url`` is the prefix the token is appended to (``TELEGRAM_API_BASE_URL``, default
   ``https://api.telegram.org/bot``); the file URL is derived from it (``…/bot`` → ``…/file/bot``).
-- Updates: long polling by default. Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (public HTTPS URL
-  Telegram will call), with ``TELEGRAM_WEBHOOK_SECRET`` sent as ``secret_token`` (requests whose
-  ``X-Telegram-Bot-Api-Secret-Token`` header differs are refused with 403 by PTB), listening on
-  ``TELEGRAM_WEBHOOK_LISTEN`` (default ``0.0.0.0``) : ``TELEGRAM_WEBHOOK_PORT`` (default 8443), path
-  ``TELEGRAM_WEBHOOK_PATH`` (default ``telegram``).
+- Updates: long polling by default. Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (``Settings``: the
+  environment or ``.env``): the ASGI app of :mod:`bot.web` (secret required, each update handled before its
+  200, redeliveries deduplicated across replicas, ``/healthz``, ``/metrics``) on
+  ``TELEGRAM_WEBHOOK_LISTEN`` : ``TELEGRAM_WEBHOOK_PORT``, path ``TELEGRAM_WEBHOOK_PATH``.
 - Commands: a message whose first entity is a ``bot_command`` at offset 0 (what real clients send). In
   groups ``/cmd@botname`` addressed to another bot is ignored, and unknown commands are answered only
   when addressed to this bot by name (other bots' commands are not ours). In private chats a leading
@@ -29,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
-import os
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +82,7 @@ from bot.startup import start_with_retries
 from bot.views import first_page, render
 
 if TYPE_CHECKING:
+    from bot.config import Settings
     from bot.context import AppContext, Callback
 
 log = logging.getLogger(__name__)
@@ -559,6 +558,7 @@ def build_application(
     sender: TelegramSender | None = None,
     concurrent_updates: int = 256,
     pace: bool = True,
+    rate: float = 28.0,
 ) -> AnyApplication:
     """Build the ``Application`` (handlers, sender, error handler) without starting anything."""
     install_redaction([token])
@@ -578,6 +578,7 @@ def build_application(
             on_blocked=_fan_out(ctx.on_blocked),
             on_migrated=_fan_out(ctx.on_migrated),
             pace=pace,
+            overall_rate=rate,
         )
     adapter = TelegramAdapter(ctx, sender)
     app.bot_data["adapter"] = adapter
@@ -601,38 +602,30 @@ async def prepare(app: AnyApplication) -> None:
         log.warning("telegram: could not register the command menu: %s", exc)
 
 
-def webhook_options(environ: Any = None) -> dict[str, Any] | None:
-    """Webhook settings from the environment, or None for polling."""
-    env = os.environ if environ is None else environ
-    url = (env.get("TELEGRAM_WEBHOOK_URL") or "").strip()
-    if not url:
+def webhook_options(settings: Settings) -> dict[str, Any] | None:
+    """The webhook settings (``TELEGRAM_WEBHOOK_*``, from the environment or ``.env``), or None for polling."""
+    if not settings.webhook:
         return None
-    path = (env.get("TELEGRAM_WEBHOOK_PATH") or "telegram").strip("/")
     return {
-        "listen": env.get("TELEGRAM_WEBHOOK_LISTEN") or "0.0.0.0",
-        "port": int(env.get("TELEGRAM_WEBHOOK_PORT") or 8443),
-        "url_path": path,
-        "webhook_url": url,
-        "secret_token": (env.get("TELEGRAM_WEBHOOK_SECRET") or None),
+        "listen": settings.telegram_webhook_listen,
+        "port": settings.telegram_webhook_port,
+        "url_path": settings.telegram_webhook_path,
+        "webhook_url": settings.telegram_webhook_url,
+        "secret_token": settings.telegram_webhook_secret,
     }
 
 
-async def run_telegram(
-    ctx: AppContext,
-    stop: asyncio.Event,
-    *,
-    webhook: dict[str, Any] | None = None,
-    poll_timeout: int = 10,
-) -> None:
-    """Run the Telegram adapter until ``stop`` is set (polling, or a webhook when configured)."""
+async def start_application(ctx: AppContext, stop: asyncio.Event) -> AnyApplication:
+    """Build the application and ``initialize`` it (``getMe``, retried with back-off: 502, unreachable API;
+    a refused token fails at once). Either way a :class:`~bot.startup.StartupError` ends ``sikpan run`` with
+    exit 1 instead of a process that never answers."""
     settings = ctx.settings
     token = settings.telegram_token
     if not token:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
-    app = build_application(ctx, token, settings.telegram_api_base_url or DEFAULT_BASE_URL)
-    webhook = webhook if webhook is not None else webhook_options()
-    # getMe, retried with back-off (502, unreachable API); a refused token fails at once. Either way a
-    # StartupError ends ``sikpan run`` with exit 1 instead of a process that never answers.
+    app = build_application(
+        ctx, token, settings.telegram_api_base_url or DEFAULT_BASE_URL, rate=settings.telegram_send_rate
+    )
     await start_with_retries(
         app.initialize,
         platform="telegram",
@@ -641,35 +634,48 @@ async def run_telegram(
         attempts=settings.start_attempts,
         stop=stop,
     )
+    return app
+
+
+async def run_telegram(ctx: AppContext, stop: asyncio.Event, *, poll_timeout: int = 10) -> None:
+    """Run the Telegram adapter until ``stop`` is set: long polling, or the webhook app (:mod:`bot.web`)
+    when ``TELEGRAM_WEBHOOK_URL`` is set."""
+    app = await start_application(ctx, stop)
     async with app:  # initialize (done above: a no-op) … shutdown
         await prepare(app)
         await app.start()
         assert app.updater is not None
-        if webhook:
-            await app.updater.start_webhook(
-                listen=webhook["listen"],
-                port=webhook["port"],
-                url_path=webhook["url_path"],
-                webhook_url=webhook["webhook_url"],
-                secret_token=webhook.get("secret_token"),
-                allowed_updates=["message", "callback_query"],
-            )
-            log.info("telegram: webhook listening on %s:%s", webhook["listen"], webhook["port"])
-        else:
-            await app.updater.start_polling(
-                poll_interval=0.0,
-                timeout=poll_timeout,
-                allowed_updates=["message", "callback_query"],
-            )
-            log.info("telegram: polling as @%s", app.bot.username)
         try:
-            await stop.wait()
+            if ctx.settings.webhook:
+                from bot.web import serve_webhook  # the [webhook] extra, only when a webhook is set
+
+                await serve_webhook(ctx, app, stop)  # returns once stopped and drained
+            else:
+                await app.updater.start_polling(
+                    poll_interval=0.0,
+                    timeout=poll_timeout,
+                    allowed_updates=["message", "callback_query"],
+                )
+                log.info("telegram: polling as @%s", app.bot.username)
+                await stop.wait()
         finally:
             if app.updater.running:
                 await app.updater.stop()
             if app.running:
                 await app.stop()
     log.info("telegram: stopped")
+
+
+async def run_telegram_sender(ctx: AppContext, stop: asyncio.Event) -> None:
+    """Telegram for sending only (the scheduler role): the bot and its sender, no updates taken in."""
+    app = await start_application(ctx, stop)
+    async with app:
+        await app.start()
+        try:
+            await stop.wait()
+        finally:
+            if app.running:
+                await app.stop()
 
 
 __all__ = [
@@ -679,5 +685,7 @@ __all__ = [
     "file_url_for",
     "prepare",
     "run_telegram",
+    "run_telegram_sender",
+    "start_application",
     "webhook_options",
 ]
