@@ -49,13 +49,13 @@ import logging
 import time as monotonic_time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any, Protocol
 
 from bot import metrics, pictures
 from bot.context import AppContext, Clock
-from bot.daily import DailyRenderer, Moment
+from bot.daily import DailyRenderer, Moment, join_parts
 from bot.daily import picture as daily_picture
 from bot.i18n import gettext
 from bot.schedule_time import latest_due, next_due
@@ -239,12 +239,15 @@ async def sleep_until(clock: Clock, instant: datetime) -> None:
 # ---- the scheduler ---------------------------------------------------------------------------------------
 
 
-@dataclass(order=True)
+@dataclass
 class _Entry:
     due: datetime
-    sub_id: int = field(compare=False)
-    local_date: date = field(compare=False)
-    version: int = field(compare=False)
+    sub_id: int
+    local_date: date
+    version: int
+
+    def __lt__(self, other: _Entry) -> bool:  # the heap's order: by due alone (one comparison, issue 18)
+        return self.due < other.due
 
 
 @dataclass
@@ -253,8 +256,12 @@ class _Job:
     sub: Subscription
     local_date: date
     due: datetime
-    text: str
+    parts: tuple[str, str]  # head and body (shared between readings), joined when sent
     attempts: int = 0
+
+    @property
+    def text(self) -> str:
+        return join_parts(*self.parts)
 
 
 @dataclass
@@ -393,11 +400,13 @@ class DailyScheduler:
             self._subs.clear()
             _, self._watermark = await self.store.changed_since(self._watermark)
             self._polled_at = monotonic_time.monotonic()
-            subs = await self.store.active()
             self._last = await self.store.last_dates()
-            for sub in subs:
-                self._plan(sub, now)
-            log.info("daily: %d active subscriptions planned", len(subs))
+            planned = 0
+            async for batch in self.store.active_batches():  # streamed: never every row at once
+                for sub in batch:
+                    self._plan(sub, now)
+                planned += len(batch)
+            log.info("daily: %d active subscriptions planned", planned)
             return
         if monotonic_time.monotonic() - self._polled_at >= self.poll_every:
             # subscriptions written by other processes (their notify() does not reach this one)
@@ -481,14 +490,14 @@ class DailyScheduler:
     ) -> None:
         transport = self.transports[sub.platform]
         try:
-            text = self.renderer.text(subscription_moment(sub, due), sub.lang, transport.channel)
+            parts = self.renderer.parts(subscription_moment(sub, due), sub.lang, transport.channel)
         except Exception as exc:  # an engine or template bug: record it, never loop on it
             log.exception("daily: could not render subscription %s for %s", sub.id, d)
             await self.store.mark(delivery_id, "failed", now, f"render: {exc!r}")
             self.stats.failed += 1
             return
         self.stats.claimed += 1
-        await self._queue(sub.platform).put(_Job(delivery_id, sub, d, due, text))
+        await self._queue(sub.platform).put(_Job(delivery_id, sub, d, due, parts))
 
     async def recover(self, now: datetime) -> None:
         """Rows of schedulers that are gone: in-flight ones become ``uncertain``; claimed ones are ours now and
