@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time
@@ -388,6 +389,42 @@ class DailyRenderer:
         self._body_texts.clear()
 
 
+# ---- the picture -----------------------------------------------------------------------------------------
+
+PICTURES_KEPT = 64  # pictures kept (≈ 40–60 KiB each): the readings of one 時辰 of one day share one
+_pictures: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+
+
+def picture(moment: Moment, lang: str) -> bytes:
+    """The picture of a reading (the 大六壬 課 or the 六爻 卦 of the moment, ``bot.images``), shared like the body:
+    every subscriber whose reading has the same :func:`body_key` gets the same bytes, rendered once."""
+    pillars = _pillars(moment)
+    key = (body_key(moment, pillars), lang)
+    cached = _pictures.get(key)
+    if cached is not None:
+        _pictures.move_to_end(key)
+        return cached
+    png = _draw(moment, pillars, lang)
+    _pictures[key] = png
+    while len(_pictures) > PICTURES_KEPT:
+        _pictures.popitem(last=False)
+    return png
+
+
+def _draw(moment: Moment, pillars: Any, lang: str) -> bytes:
+    from bot.images import render_liuren, render_liuyao
+    from engine.calendar import DayStart
+    from engine.liuren import Options, chart_at
+    from engine.liuyao import build, cast_time
+
+    day_starts = DayStart.parse(moment.day_starts)
+    if moment.kind == "liuyao":
+        cast = cast_time(moment.local, day_starts=day_starts)
+        return render_liuyao(build(cast, pillars.month.branch, pillars.day).chart, lang)
+    options = Options.from_mapping(json.loads(json.dumps(dict(moment.options))))
+    return render_liuren(chart_at(moment.local, options, day_starts=day_starts), lang)
+
+
 __all__ = [
     "DAY_STARTS",
     "DEFAULT_KIND",
@@ -399,5 +436,6 @@ __all__ = [
     "check_moment",
     "daily_context",
     "daily_reply",
+    "picture",
     "render_daily",
 ]

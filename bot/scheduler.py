@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import html
 import json
 import logging
 import time as monotonic_time
@@ -52,12 +53,15 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any, Protocol
 
-from bot import metrics
+from bot import metrics, pictures
 from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, Moment, join_parts
+from bot.daily import picture as daily_picture
+from bot.i18n import gettext
 from bot.schedule_time import latest_due, next_due
-from bot.sending import BeforeRequest, SendOutcome
+from bot.sending import TELEGRAM_CAPTION_LIMIT, BeforeRequest, SendOutcome, fit_caption, visible_len
 from bot.storage import DailyStore, Subscription, utc_iso
+from engine.errors import EngineInputError
 
 log = logging.getLogger(__name__)
 
@@ -94,8 +98,31 @@ class Transport(Protocol):
     def ready(self) -> bool: ...  # can it send now (the adapter has started)?
 
     async def send(
-        self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
-    ) -> SendOutcome: ...  # ``before_request``: awaited after pacing, right before the first request
+        self,
+        sub: Subscription,
+        text: str,
+        *,
+        before_request: BeforeRequest | None = None,
+        moment: Moment | None = None,
+    ) -> SendOutcome: ...  # ``before_request``: awaited after pacing, right before the first request;
+
+    # ``moment``: the reading's moment, for its picture (``daily_picture``)
+
+
+async def reading_picture(ctx: AppContext, sub: Subscription, moment: Moment | None) -> bytes | None:
+    """The picture of the day's 課 (or 卦) for a subscription, when its owner's ``daily_picture`` setting is
+    on (the default; ``/settings daily_picture off``). Drawn off the event loop, once per shared body
+    (:func:`bot.daily.picture`); a picture that cannot be drawn leaves the reading as text."""
+    if moment is None:
+        return None
+    user = await ctx.storage.get_user(sub.user_key)
+    if user is not None and str(user.options.get("daily_picture", "on")) == "off":
+        return None
+    try:
+        return await pictures.run_drawing(lambda: daily_picture(moment, sub.lang))
+    except (EngineInputError, ValueError, OSError) as exc:
+        log.warning("daily: no picture for subscription %s (%s); sent as text", sub.id, exc)
+        return None
 
 
 class TelegramTransport:
@@ -117,15 +144,40 @@ class TelegramTransport:
         return app is None or bool(app.running)
 
     async def send(
-        self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
+        self,
+        sub: Subscription,
+        text: str,
+        *,
+        before_request: BeforeRequest | None = None,
+        moment: Moment | None = None,
     ) -> SendOutcome:
+        """The reading as text, or — with its picture — one ``sendPhoto`` whose caption is the reading: a
+        photo delivery is one request (``sending`` is marked right before it, at most once). A reading longer
+        than a caption (a Korean 大六壬 reading, ≈ 1,800 characters) is cut at a line and ends with a pointer
+        to ``/today``, which shows it whole."""
         sender = self.ctx.telegram_sender
         assert sender is not None  # ready() was checked
         chat: int | str = int(sub.chat_id) if sub.chat_id.lstrip("-").isdigit() else sub.chat_id
+        png = await reading_picture(self.ctx, sub, moment)
         outcome: SendOutcome = await sender.send(
-            chat, text, chat_kind=sub.chat_kind, before_request=before_request
+            chat,
+            "" if png is not None else text,
+            chat_kind=sub.chat_kind,
+            before_request=before_request,
+            photo=png,
+            caption=reading_caption(text, sub.lang) if png is not None else None,
+            filename=pictures.FILENAME,
         )
         return outcome
+
+
+def reading_caption(text: str, lang: str) -> str:
+    """A daily reading (Telegram HTML) as one photo caption: whole when it fits, else its first lines and
+    the pointer ``daily.picture.more`` (``/today`` shows the reading whole)."""
+    if visible_len(text) <= TELEGRAM_CAPTION_LIMIT:
+        return text
+    note = html.escape(gettext(lang, "daily.picture.more"), quote=False)
+    return fit_caption(text, TELEGRAM_CAPTION_LIMIT - visible_len(note) - 1) + "\n" + note
 
 
 class DiscordTransport:
@@ -148,13 +200,25 @@ class DiscordTransport:
         return bool(client.is_ready())
 
     async def send(
-        self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
+        self,
+        sub: Subscription,
+        text: str,
+        *,
+        before_request: BeforeRequest | None = None,
+        moment: Moment | None = None,
     ) -> SendOutcome:
+        """The reading; with its picture uploaded in the same request (``files[0]``, ``chart.png``)."""
         sender, client = self.ctx.discord_sender, self.ctx.discord_client
         assert sender is not None and client is not None  # ready() was checked
         target = client.get_partial_messageable(int(sub.chat_id))
+        png = await reading_picture(self.ctx, sub, moment)
         outcome: SendOutcome = await sender.send(
-            target, text, target_id=sub.chat_id, before_request=before_request
+            target,
+            text,
+            target_id=sub.chat_id,
+            before_request=before_request,
+            file=png,
+            filename=pictures.FILENAME,
         )
         return outcome
 
@@ -521,7 +585,12 @@ class DailyScheduler:
 
         transport = self.transports[platform]
         try:
-            outcome = await transport.send(job.sub, job.text, before_request=before_request)
+            outcome = await transport.send(
+                job.sub,
+                job.text,
+                before_request=before_request,
+                moment=subscription_moment(job.sub, job.due),
+            )
             ok, error, parts = outcome.ok, outcome.error, outcome.parts
         except Exception as exc:  # the sender handles platform errors; this is the unexpected rest
             log.exception("daily: sending delivery %s failed", job.delivery_id)

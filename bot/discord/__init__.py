@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import io
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
@@ -35,7 +36,7 @@ import discord
 import yarl
 from discord import app_commands
 
-from bot import privacy
+from bot import pictures, privacy
 from bot.admission import Verdict
 from bot.commands import (
     CommandSpec,
@@ -68,6 +69,7 @@ DEFAULT_API_BASE_URL = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
 _TYPES: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool}
 _LOCALES = {discord.Locale.korean: "ko", discord.Locale.taiwan_chinese: "lzh"}
+ATTACHMENT_URL = f"attachment://{pictures.FILENAME}"  # an embed's image: the message's own attachment
 HANDLED_KEPT = 1000  # outcomes kept in ``SikpanClient.handled`` (for tests and metrics); older ones drop
 
 
@@ -250,8 +252,11 @@ class SikpanClient(discord.AutoShardedClient):
         reply = await dispatch(incoming, self.ctx)
         ephemeral = reply.ephemeral or spec.ephemeral or private
         page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
+        png = await pictures.render_async(reply.picture, reply.lang)  # the chart picture, if it has one
         if page is not None:  # a stored cast: one embed of its first page, its pages as buttons
             embed, view = page_message(reply, incoming.user_id, page)
+            if png is not None:  # the picture in the embed, uploaded with it (one request)
+                embed.set_image(url=ATTACHMENT_URL)
             outcome = await self.sender.send(
                 interaction.followup,
                 "",
@@ -259,6 +264,8 @@ class SikpanClient(discord.AutoShardedClient):
                 target_id=incoming.chat_id,
                 embed=embed,
                 view=view,
+                file=png,
+                filename=pictures.FILENAME,
             )
             self.handled.append(outcome)
             return
@@ -269,6 +276,8 @@ class SikpanClient(discord.AutoShardedClient):
             ephemeral=ephemeral,
             target_id=incoming.chat_id,
             view=choice_view(reply, incoming.user_id),
+            file=png,
+            filename=pictures.FILENAME,
         )
         self.handled.append(outcome)
 
@@ -297,9 +306,37 @@ class SikpanClient(discord.AutoShardedClient):
             await interaction.response.send_message(gettext(lang, "chat.page.gone"), ephemeral=True)
             return
         embed, view = page_message(reply, ref.owner, ref.page)
+        attachments = await self.page_attachments(interaction, reply, ref, lang)
+        if attachments:
+            embed.set_image(url=ATTACHMENT_URL)
+            await interaction.response.edit_message(
+                embed=embed,
+                view=view,
+                attachments=attachments,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            return
         await interaction.response.edit_message(
             embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
         )
+
+    async def page_attachments(
+        self, interaction: discord.Interaction, reply: Reply, ref: pages.PageRef, lang: str
+    ) -> list[discord.Attachment | discord.File]:
+        """The picture of a page edit: the message's own ``chart.png`` attachment kept as it is (nothing is
+        drawn or uploaded per page view), or — on a message without it (sent before pictures) — drawn again
+        from the stored row and uploaded; empty for a cast without a picture."""
+        if reply.view not in pictures.PICTURE_PAGES:
+            return []
+        message = interaction.message
+        kept = [a for a in (message.attachments if message else []) if a.filename == pictures.FILENAME]
+        if kept:
+            return list(kept[:1])
+        source = await pictures.stored_source(self.ctx, f"discord:{ref.owner}", ref.number)
+        png = await pictures.render_async(source, lang)
+        if png is None:
+            return []
+        return [discord.File(io.BytesIO(png), filename=pictures.FILENAME)]
 
     async def change_setting(self, interaction: discord.Interaction, ref: setting_buttons.SettingRef) -> None:
         """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place (UPDATE_MESSAGE);

@@ -31,7 +31,15 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any
 
-from telegram import BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import (
+    BotCommand,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    InputMediaPhoto,
+    Message,
+    Update,
+)
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
@@ -43,6 +51,7 @@ from telegram.ext import (
     filters,
 )
 
+from bot import pictures
 from bot.admission import Verdict
 from bot.commands import (
     Incoming,
@@ -60,7 +69,15 @@ from bot.config import install_redaction
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
 from bot.msgids import msgid
-from bot.sending import SendOutcome, TelegramSender, split_telegram_html
+from bot.sending import (
+    TELEGRAM_CAPTION_LIMIT as CAPTION_LIMIT,
+)
+from bot.sending import (
+    SendOutcome,
+    TelegramSender,
+    split_telegram_html,
+    visible_len,
+)
 from bot.startup import start_with_retries
 from bot.views import first_page, render
 
@@ -75,6 +92,7 @@ AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 GROUP_ANONYMOUS_BOT = 1087968824  # "GroupAnonymousBot": an anonymous group admin
+SHORT_CAPTION = 200  # visible characters of a photo's caption when the reply does not fit one
 _COMMAND_WORD = re.compile(r"^[/／]([^\s@]+)(?:@(\S+))?")
 
 
@@ -256,22 +274,39 @@ class TelegramAdapter:
         page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
         body = render(reply, "telegram", page=page)
         markup = keyboard(reply, incoming.user_id, page)
+        png = await pictures.render_async(reply.picture, reply.lang)
         return await self.send(
             incoming,
             body,
             reply_to=message.message_id if incoming.chat_kind != "private" else None,
             reply_markup=markup,
+            photo=png,
+            caption=None if png is None else photo_caption(body),
         )
 
     async def send(
-        self, incoming: Incoming, body: str, reply_to: int | None = None, reply_markup: Any = None
+        self,
+        incoming: Incoming,
+        body: str,
+        reply_to: int | None = None,
+        reply_markup: Any = None,
+        photo: bytes | None = None,
+        caption: str | None = None,
     ) -> SendOutcome:
+        """Send a reply; with ``photo`` one ``sendPhoto`` whose caption is ``caption`` (the whole reply when
+        it fits, see :func:`photo_caption`); a reply that does not fit follows as text with the keyboard."""
+        text, caption_arg = body, caption
+        if photo is not None and caption is not None and caption == body:
+            text = ""  # the reply is the caption: one message
         return await self.sender.send(
             int(incoming.chat_id),
-            body,
+            text,
             chat_kind=incoming.chat_kind,
             reply_to_message_id=reply_to,
             reply_markup=reply_markup,
+            photo=photo,
+            caption=caption_arg,
+            filename=pictures.FILENAME,
         )
 
     async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -297,7 +332,7 @@ class TelegramAdapter:
         query = update.callback_query
         chat = update.effective_chat
         assert query is not None
-        ref = pages.decode(query.data)
+        ref, part = decode_part(query.data)
         message = query.message
         if ref is None or chat is None or message is None:
             return None
@@ -321,8 +356,27 @@ class TelegramAdapter:
         markup = keyboard(reply, ref.owner, ref.page)
         try:
             if isinstance(message, Message) and message.photo:
+                # the picture stays: only the caption changes (nothing is drawn or uploaded again); a
+                # page longer than a caption is shown in caption-sized parts, one button each
+                parts = caption_parts(body)
+                part = min(part, len(parts) - 1)
                 await query.edit_message_caption(
-                    caption=fit_page(body, lang, limit=1024), parse_mode=ParseMode.HTML, reply_markup=markup
+                    caption=parts[part],
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=keyboard(reply, ref.owner, ref.page, parts=len(parts), part=part),
+                )
+            elif (png := await self.restore_picture(reply, ref, body, lang)) is not None:
+                # the picture's own page (盤) on a message without it (sent before pictures, or as
+                # text): the picture is drawn again from the stored row and added to the message
+                await query.edit_message_media(
+                    InputMediaPhoto(
+                        # attach=True: the upload is named by ``attach://<name>`` in the media, as the
+                        # Bot API requires for editMessageMedia
+                        InputFile(png, filename=pictures.FILENAME, attach=True),
+                        caption=body,
+                        parse_mode=ParseMode.HTML,
+                    ),
+                    reply_markup=markup,
                 )
             else:
                 await query.edit_message_text(
@@ -332,6 +386,14 @@ class TelegramAdapter:
             if "not modified" not in exc.message.lower():  # the same page pressed again is no error
                 log.warning("telegram: page edit in chat %s failed: %s", chat.id, exc.message)
         return None
+
+    async def restore_picture(self, reply: Reply, ref: pages.PageRef, body: str, lang: str) -> bytes | None:
+        """The picture of the stored cast ``ref`` names when ``ref`` is its picture page and ``body`` fits a
+        caption; else None (the page is shown as text)."""
+        if pictures.PICTURE_PAGES.get(reply.view) != ref.page or visible_len(body) > CAPTION_LIMIT:
+            return None
+        source = await pictures.stored_source(self.ctx, f"telegram:{ref.owner}", ref.number)
+        return await pictures.render_async(source, lang)
 
     async def change_setting(self, update: Update) -> str | None:
         """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place of the message;
@@ -389,16 +451,20 @@ class TelegramAdapter:
             await self.sender.send(chat.id, body, chat_kind=_chat_kind(chat.type))
 
 
-def keyboard(reply: Reply, owner: str, current: str | None) -> InlineKeyboardMarkup | None:
-    """One button per page of the stored cast ``reply`` shows (the current one marked); the choices of a
-    ``/settings`` reply (:mod:`bot.commands.setting_buttons`)."""
+def keyboard(
+    reply: Reply, owner: str, current: str | None, *, parts: int = 1, part: int = 0
+) -> InlineKeyboardMarkup | None:
+    """One button per page of the stored cast ``reply`` shows (the current one marked); when the current
+    page is shown in ``parts`` caption-sized parts (a photo message), a second row with one button per
+    part (the shown one, ``part``, marked); the choices of a ``/settings`` reply
+    (:mod:`bot.commands.setting_buttons`)."""
     if reply.view == "settings":
-        rows = setting_buttons.buttons(reply, owner)
+        choices = setting_buttons.buttons(reply, owner)
         return (
             InlineKeyboardMarkup(
-                [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
+                [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in choices]
             )
-            if rows
+            if choices
             else None
         )
     number = reply.context.get("no")
@@ -413,7 +479,55 @@ def keyboard(reply: Reply, owner: str, current: str | None) -> InlineKeyboardMar
         buttons.append(
             InlineKeyboardButton(("• " if ref.page == current else "") + label, callback_data=data)
         )
-    return InlineKeyboardMarkup([buttons]) if buttons else None
+    if not buttons:
+        return None
+    rows = [buttons]
+    if parts > 1 and current is not None:
+        row = []
+        for index in range(min(parts, MAX_PARTS)):
+            data = encode_part(pages.PageRef(owner, number, current), index)
+            if data is None:
+                break
+            label = gettext(reply.lang, "chat.page.part", n=index + 1, total=parts)
+            row.append(InlineKeyboardButton(("• " if index == part else "") + label, callback_data=data))
+        if len(row) > 1:
+            rows.append(row)
+    return InlineKeyboardMarkup(rows)
+
+
+MAX_PARTS = 8  # caption parts of one page that get a button (a 4,096-character page has at most 4–5)
+_PART = re.compile(r"^c:([^:\s]{1,40}):(\d{1,9}):([a-z]{1,8}):(\d)$")
+
+
+def encode_part(ref: pages.PageRef, part: int) -> str | None:
+    """The button data of part ``part`` of a page on a photo message: ``c:<owner>:<number>:<page>:<part>``
+    (the first part is the page's own button, :meth:`bot.commands.pages.PageRef.encode`)."""
+    if part == 0:
+        return ref.encode()
+    data = f"c:{ref.owner}:{ref.number}:{ref.page}:{part}"
+    return data if len(data.encode()) <= pages.DATA_LIMIT and _PART.match(data) else None
+
+
+def decode_part(data: str | None) -> tuple[pages.PageRef | None, int]:
+    """(the page a button names, the caption part): a page button is part 0."""
+    m = _PART.match(data or "")
+    if m is None:
+        return pages.decode(data), 0
+    return pages.PageRef(owner=m.group(1), number=int(m.group(2)), page=m.group(3)), int(m.group(4))
+
+
+def caption_parts(body: str) -> list[str]:
+    """A page as captions (each at most 1,024 visible characters, cut at lines, tags closed)."""
+    return split_telegram_html(body, CAPTION_LIMIT) or [body]
+
+
+def photo_caption(body: str) -> str:
+    """The caption of a reply's photo: the whole reply when it fits (1,024 visible characters after entity
+    parsing), else its title lines — the reply then follows the photo as a text message with the keyboard."""
+    if visible_len(body) <= CAPTION_LIMIT:
+        return body
+    parts = split_telegram_html(body, SHORT_CAPTION)
+    return parts[0] if parts else ""
 
 
 def fit_page(body: str, lang: str, limit: int = 4096) -> str:

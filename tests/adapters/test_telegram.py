@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _text(calls) -> str:
     """The visible text of a reply (all its parts)."""
-    return "\n".join(c.result["text"] for c in calls)
+    return "\n".join(c.shown for c in calls)
 
 
 async def _ask(tg, run, text, chat_id, timeout=10.0, **kw):

@@ -74,6 +74,12 @@ async def test_guild_channel_daily_delivered_once_and_non_admin_refused(dc, tmp_
         assert "\n- **" in content and "\\- **" not in content
         assert all(len(m["content"]) <= 2000 for m in posts)
         assert all(m["allowed_mentions"] == {"parse": []} for m in posts)
+        # the picture of the day's 課 (the subscriber's daily_picture setting, default on) is uploaded with
+        # the reading's first message, in the same request (multipart files[0])
+        [picture] = posts[0]["attachments"]
+        assert picture["filename"] == "chart.png" and min(picture["width"], picture["height"]) >= 640
+        assert dc.uploaded[picture["id"]].startswith(b"\x89PNG")
+        assert all(not m["attachments"] for m in posts[1:])
         rows = await store.deliveries(sub.id)
         assert [r.status for r in rows] == ["sent"]
         count = len(posts)

@@ -44,6 +44,15 @@ Discord's rules enforced
     :attr:`bucket_window` seconds, announced with ``X-RateLimit-Limit/Remaining/Reset/Reset-After/Bucket``;
     exceeding it → 429 with ``retry_after`` (and ``Via``, which discord.py needs to honour a 429).
 
+Uploads (multipart/form-data: ``payload_json`` and ``files[n]`` parts, as discord.py sends a ``discord.File``)
+    The ``attachments`` array of the payload names each upload by its index (``{"id": 0, "filename": …}``)
+    and, on an edit, keeps an attachment the message has by its id; an edit without ``attachments`` keeps
+    them all, ``[]`` removes them (UPDATE_MESSAGE callbacks, type 7). Each new attachment gets a snowflake,
+    ``filename``, ``size``, ``url``, and ``width``/``height``/``content_type`` for a picture; the bytes are in
+    :attr:`uploaded` by attachment id. An embed image ``attachment://name`` is answered with that
+    attachment's URL. More than 10 files → 400 50035; a file over :attr:`upload_limit` → 413 40005; an entry
+    naming neither an upload nor a kept attachment → 400 50035.
+
 Fault injection
     ``user_message(content, user_id=None, dm=False)`` dispatches MESSAGE_CREATE (for prefix commands);
     ``press(message, custom_id, user_id=…, dm=…)`` dispatches a button press (INTERACTION_CREATE type 3 with
@@ -97,6 +106,7 @@ class Request:
     json: Any
     at: float
     status: int = 200
+    uploads: dict[int, tuple[str, bytes]] = field(default_factory=dict)  # files[n] → (filename, bytes)
 
 
 @dataclass
@@ -137,6 +147,7 @@ class FakeDiscord(LoopbackServer):
     token: str = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfAkE1.fake-discord-token-for-tests-only_0123"
     host: str = "127.0.0.1"
     ack_deadline: float = 3.0
+    upload_limit: int = 10 * 1024 * 1024  # bytes per file (the default upload limit of a bot)
     heartbeat_interval_ms: int = 41250
     bucket_limit: int = 5
     bucket_window: float = 1.0
@@ -152,6 +163,7 @@ class FakeDiscord(LoopbackServer):
         self.user_id = snowflake()  # a default human user
         self.requests: list[Request] = []
         self.messages: list[dict[str, Any]] = []
+        self.uploaded: dict[str, bytes] = {}  # attachment id → the bytes uploaded (files[n] parts)
         self.interactions: list[Interaction] = []
         self.synced: dict[str, list[dict[str, Any]]] = {}  # "global" or guild id → commands
         self.sync_calls: list[tuple[str, float]] = []
@@ -296,7 +308,74 @@ class FakeDiscord(LoopbackServer):
             "soundboard_sounds": [],
         }
 
+    def _attachments(
+        self,
+        channel_id: str,
+        body: dict[str, Any],
+        uploads: dict[int, tuple[str, bytes]],
+        existing: list[dict[str, Any]] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The message's attachments after a create or an edit (Discord's ``attachments`` array semantics):
+        an entry ``{"id": n}`` with a small integer names the upload ``files[n]``; an entry with the id of an
+        attachment the message has keeps it; on an edit without ``attachments`` the old ones stay, with
+        ``[]`` they are all removed. A file over :attr:`upload_limit` → 413 40005; an entry naming neither an
+        upload nor a kept attachment → 400 50035."""
+        if "attachments" not in body:
+            if existing is not None:
+                return existing
+            wanted = [{"id": n, "filename": name} for n, (name, _) in sorted(uploads.items())]
+        else:
+            wanted = list(body.get("attachments") or [])
+        old = {str(a["id"]): a for a in existing or []}
+        out: list[dict[str, Any]] = []
+        for entry in wanted:
+            ident = str(entry.get("id"))
+            if ident in old:
+                out.append(old[ident])
+                continue
+            if not ident.isdigit() or int(ident) not in uploads:
+                raise _DiscordError(
+                    400, 50035, "Invalid Form Body", errors={"attachments": "UNKNOWN_ATTACHMENT"}
+                )
+            filename, data = uploads[int(ident)]
+            if len(data) > self.upload_limit:
+                raise _DiscordError(413, 40005, "Request entity too large")
+            filename = str(entry.get("filename") or filename)
+            attachment: dict[str, Any] = {
+                "id": snowflake(),
+                "filename": filename,
+                "size": len(data),
+                "url": f"http://{self.host}:{self.port}/attachments/{channel_id}/{filename}",
+                "proxy_url": f"http://{self.host}:{self.port}/attachments/{channel_id}/{filename}",
+            }
+            size = _image_size(data)
+            if size is not None:
+                attachment.update(width=size[0], height=size[1], content_type="image/png")
+            self.uploaded[attachment["id"]] = data
+            out.append(attachment)
+        return out
+
+    @staticmethod
+    def _resolve_images(
+        embeds: list[dict[str, Any]], attachments: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """``attachment://name`` in an embed's image becomes that attachment's URL (with its size), as
+        Discord answers it."""
+        by_name = {a["filename"]: a for a in attachments}
+        out = []
+        for embed in embeds:
+            image = embed.get("image") or {}
+            url = str(image.get("url") or "")
+            if url.startswith("attachment://") and url[len("attachment://") :] in by_name:
+                a = by_name[url[len("attachment://") :]]
+                embed = {**embed, "image": {"url": a["url"], "proxy_url": a["proxy_url"],
+                                            "width": a.get("width"), "height": a.get("height")}}  # fmt: skip
+            out.append(embed)
+        return out
+
     def _message(self, channel_id: str, body: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        uploads = extra.pop("uploads", {})
+        attachments = self._attachments(str(channel_id), body, uploads)
         return {
             "id": snowflake(),
             "channel_id": str(channel_id),
@@ -308,8 +387,8 @@ class FakeDiscord(LoopbackServer):
             "mention_everyone": False,
             "mentions": [],
             "mention_roles": [],
-            "attachments": [],
-            "embeds": body.get("embeds") or [],
+            "attachments": attachments,
+            "embeds": self._resolve_images(body.get("embeds") or [], attachments),
             "components": body.get("components") or [],
             "pinned": False,
             "type": 0,
@@ -641,14 +720,25 @@ class FakeDiscord(LoopbackServer):
     async def _rest(self, request: web.Request) -> web.Response:
         path = request.match_info["path"].strip("/")
         body: Any = None
+        uploads: dict[int, tuple[str, bytes]] = {}
         if request.can_read_body:
             if request.content_type == "multipart/form-data":
-                form = await request.post()
-                body = json.loads(str(form.get("payload_json") or "{}"))
+                # payload_json + files[n] parts, as discord.py (and Discord's docs) send an upload
+                reader = await request.multipart()
+                body = {}
+                async for part in reader:
+                    name = part.name or ""  # type: ignore[union-attr]
+                    data = await part.read()  # type: ignore[union-attr]
+                    if name == "payload_json":
+                        body = json.loads(data.decode() or "{}")
+                    elif (m := re.fullmatch(r"files\[(\d+)\]", name)) is not None:
+                        uploads[int(m.group(1))] = (part.filename or "", bytes(data))  # type: ignore[union-attr]
+                    else:
+                        raise _DiscordError(400, 50035, "Invalid Form Body", errors={name: "UNKNOWN_FIELD"})
             else:
                 raw = await request.read()
                 body = json.loads(raw) if raw else None
-        req = Request(request.method, path, dict(request.query), body, time.monotonic())
+        req = Request(request.method, path, dict(request.query), body, time.monotonic(), uploads=uploads)
         self.requests.append(req)
         try:
             response = await self._route(request, req)
@@ -743,10 +833,17 @@ class FakeDiscord(LoopbackServer):
             if channel_id in self._forbidden:
                 code = self._forbidden[channel_id]
                 raise _DiscordError(403, code, "Cannot send messages to this user")
-            self._validate_message(body or {})
-            message = self._message(channel_id, body or {})
+            self._validate_message(body or {}, req.uploads)
+            message = self._message(channel_id, body or {}, uploads=req.uploads)
             self.messages.append(
-                {**(body or {}), "channel_id": channel_id, "via": "channel", "id": message["id"]}
+                {
+                    **(body or {}),
+                    "channel_id": channel_id,
+                    "via": "channel",
+                    "id": message["id"],
+                    "attachments": message["attachments"],
+                    "embeds": message["embeds"],
+                }  # fmt: skip
             )
             return ok(message)
         if method == "GET" and re.fullmatch(r"channels/\d+", path):
@@ -758,7 +855,9 @@ class FakeDiscord(LoopbackServer):
                        "flags": 0})  # fmt: skip
         m = re.fullmatch(r"interactions/(\d+)/([^/]+)/callback", path)
         if m and method == "POST":
-            return ok(*self._callback(m.group(1), m.group(2), body or {}, "with_response" in req.query))
+            return ok(
+                *self._callback(m.group(1), m.group(2), body or {}, "with_response" in req.query, req.uploads)
+            )
         m = re.fullmatch(r"webhooks/(\d+)/([^/]+)(/messages/@original)?", path)
         if m:
             inter = self._by_token(m.group(2))
@@ -776,12 +875,16 @@ class FakeDiscord(LoopbackServer):
                     inter.followups.append(inter.original)
                 return ok(inter.original or self._message(inter.payload["channel_id"], {"content": "…"}))
             if method == "POST":
-                self._validate_message(body or {})
+                self._validate_message(body or {}, req.uploads)
                 message = self._message(
-                    inter.payload["channel_id"], body or {}, webhook_id=self.application_id
+                    inter.payload["channel_id"],
+                    body or {},
+                    webhook_id=self.application_id,
+                    uploads=req.uploads,
                 )
                 self.messages.append({**(body or {}), "channel_id": inter.payload["channel_id"], "via": "followup",
-                                      "interaction": inter.id, "id": message["id"]})  # fmt: skip
+                                      "interaction": inter.id, "id": message["id"],
+                                      "attachments": message["attachments"], "embeds": message["embeds"]})  # fmt: skip
                 inter.followups.append({**message, "allowed_mentions": (body or {}).get("allowed_mentions")})
                 return ok(message if req.query.get("wait") in ("true", "True", "1") else None,
                           200 if req.query.get("wait") in ("true", "True", "1") else 204)  # fmt: skip
@@ -791,8 +894,14 @@ class FakeDiscord(LoopbackServer):
         return next((i for i in self.interactions if i.token == token), None)
 
     def _callback(
-        self, inter_id: str, token: str, body: dict[str, Any], with_response: bool
+        self,
+        inter_id: str,
+        token: str,
+        body: dict[str, Any],
+        with_response: bool,
+        uploads: dict[int, tuple[str, bytes]] | None = None,
     ) -> tuple[Any, int]:
+        uploads = uploads or {}
         inter = self._by_token(token)
         if inter is None or inter.id != inter_id:
             raise _DiscordError(404, 10062, "Unknown interaction")
@@ -819,7 +928,7 @@ class FakeDiscord(LoopbackServer):
             inter.acked_at, inter.ack_type, inter.choices = now, kind, choices
             return (None, 204) if not with_response else ({"interaction": {"id": inter.id, "type": 4}}, 200)
         if kind in (4, 7):
-            self._validate_message(data)
+            self._validate_message(data, uploads, editing=kind == 7)
         inter.acked_at, inter.ack_type = now, kind
         flags = int(data.get("flags") or 0)
         message = self._message(inter.payload["channel_id"], data if kind == 4 else {"content": "", "flags": flags},
@@ -832,11 +941,17 @@ class FakeDiscord(LoopbackServer):
             self.messages.append({**data, "channel_id": inter.payload["channel_id"], "via": "callback",
                                   "interaction": inter.id})  # fmt: skip
         if kind == 7:  # UPDATE_MESSAGE: the component's message edited in place
-            edited = {**inter.payload["message"], **{k: v for k, v in data.items() if k in
-                      ("content", "embeds", "components", "attachments")}}  # fmt: skip
+            shown = inter.payload["message"]
+            attachments = self._attachments(
+                inter.payload["channel_id"], data, uploads, list(shown.get("attachments") or [])
+            )
+            edited = {**shown, **{k: v for k, v in data.items() if k in ("content", "embeds", "components")},
+                      "attachments": attachments}  # fmt: skip
+            edited["embeds"] = self._resolve_images(list(edited.get("embeds") or []), attachments)
             message = inter.original = edited
             self.messages.append({**data, "channel_id": inter.payload["channel_id"], "via": "update",
-                                  "interaction": inter.id, "id": edited.get("id")})  # fmt: skip
+                                  "interaction": inter.id, "id": edited.get("id"),
+                                  "attachments": attachments, "embeds": edited["embeds"]})  # fmt: skip
         if not with_response:
             return None, 204
         return (
@@ -875,11 +990,22 @@ class FakeDiscord(LoopbackServer):
                 )
 
     @staticmethod
-    def _validate_message(body: dict[str, Any]) -> None:
+    def _validate_message(
+        body: dict[str, Any], uploads: dict[int, tuple[str, bytes]] | None = None, editing: bool = False
+    ) -> None:
         content = body.get("content") or ""
         embeds = body.get("embeds") or []
-        if not content and not embeds and not body.get("attachments") and not body.get("components"):
+        if (
+            not editing
+            and not content
+            and not embeds
+            and not body.get("attachments")
+            and not uploads
+            and not body.get("components")
+        ):
             raise _DiscordError(400, 50006, "Cannot send an empty message")
+        if len(uploads or {}) > 10:
+            raise _DiscordError(400, 50035, "Invalid Form Body", errors={"files": "BASE_TYPE_MAX_LENGTH"})
         if len(content) > CONTENT_LIMIT:
             raise _DiscordError(400, 50035, "Invalid Form Body",
                                 errors={"content": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH",
@@ -916,6 +1042,19 @@ class FakeDiscord(LoopbackServer):
             total += sum(len(f.get("name", "")) + len(f.get("value", "")) for f in e.get("fields") or [])
         if total > 6000:
             raise _DiscordError(400, 50035, "Invalid Form Body", errors={"embeds": "MAX_EMBED_SIZE_EXCEEDED"})
+
+
+def _image_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height of an uploaded picture (Discord reports them for images), else None."""
+    import io
+
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return image.size
+    except (UnidentifiedImageError, OSError):
+        return None
 
 
 class _DiscordError(Exception):
