@@ -315,9 +315,9 @@ def both(lang: str, text: object) -> str:
         head, qualifier = qualified.groups()
         whole = term(lang, s)
         if whole != s and "(" not in whole:
-            # the qualifier only tells the name apart (死(旺相) from the 長生 stage 死): the reading says how,
-            # the characters are the name's own: 왕상휴수사의 사(死)
-            return _once(s, whole, head)
+            # the qualifier only tells the name apart (死(旺相) from the 長生 stage 死): the reading says it in
+            # Korean, the characters stay the name's own: 왕상휴수사의 사(死·旺相)
+            return _once(s, whole, f"{head}·{qualifier}")
         readings = term(lang, head), term(lang, qualifier)
         if readings != (head, qualifier):
             return f"{readings[0]}·{readings[1]}({head}·{qualifier})"

@@ -52,7 +52,7 @@ def test_a_qualifier_that_only_disambiguates_reads_as_one_korean_label() -> None
     from bot.i18n import both, one_reply
 
     with one_reply():
-        assert both("ko", "死(旺相)") == "왕상휴수사의 사(死)"  # not 사·왕상(死·旺相)
+        assert both("ko", "死(旺相)") == "왕상휴수사의 사(死·旺相)"  # not 사·왕상(死·旺相)
         assert both("ko", "死") == "사(死)"  # the 長生 stage is another name: its own first use
         assert both("ko", "死(旺相)") == "왕상휴수사의 사"
     assert both("ko", "月煞(將星)") == "월살·장성(月煞·將星)"  # a real second name keeps both
