@@ -63,6 +63,7 @@ from bot.identity import telegram_user_id
 from bot.msgids import msgid
 from bot.sending import SendOutcome, TelegramSender, split_telegram_html
 from bot.startup import start_with_retries
+from bot.telegram.request import AiohttpRequest
 from bot.views import first_page, render
 
 if TYPE_CHECKING:
@@ -406,8 +407,9 @@ def build_application(
         .base_url(base_url)
         .base_file_url(base_file_url or file_url_for(base_url))
         .concurrent_updates(concurrent_updates)
-        .connection_pool_size(max(8, min(concurrent_updates, 512)))
-        .pool_timeout(30.0)
+        # aiohttp, not PTB's default httpx (bot/telegram/request.py; figures in the README)
+        .request(AiohttpRequest(connection_pool_size=max(8, min(concurrent_updates, 512)), pool_timeout=30.0))
+        .get_updates_request(AiohttpRequest(connection_pool_size=1))
         .build()
     )
     if sender is None:

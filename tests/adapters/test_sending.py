@@ -303,3 +303,24 @@ def test_a_discord_heading_moves_on_with_its_text():
     assert len(parts) == 2 and all(len(p) <= 200 for p in parts)
     assert not parts[0].endswith("**") and parts[1].startswith("**삼전**\n")
     assert "".join(parts).replace("\n", "") == text.replace("\n", "")
+
+
+async def test_the_overall_pacer_allows_a_burst_of_one_second_then_holds_the_rate(tg, bot):
+    """Issue #18: replies to different chats arriving together are not held behind each other up to one
+    second's worth (AIORateLimiter's AsyncLimiter(30, 1) allows as much); past it, the rate holds."""
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        await asyncio.sleep(seconds)
+
+    sender = TelegramSender(bot, overall_rate=28, sleep=sleep)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    outcomes = await asyncio.gather(*(sender.send(1000 + chat, "x") for chat in range(28)))
+    assert all(o.ok for o in outcomes) and waits == []  # 28 chats at once: no wait at all
+    outcomes = await asyncio.gather(*(sender.send(2000 + chat, "x") for chat in range(14)))
+    assert all(o.ok for o in outcomes)
+    # 42 sends from a bucket of 28 refilled at 28/s take at least 14/28 s, one token at a time
+    assert loop.time() - began >= 14 / 28 - 0.01
+    assert waits and all(w <= 1 / 28 + 1e-6 for w in waits)
