@@ -126,12 +126,13 @@ _FORMAT: dict[str, dict[str, Any]] = {
 def channel_environment(lang: str, channel: str) -> jinja2.Environment:
     """``bot.i18n.environment(lang)`` overlaid with the channel's escaping."""
     base = environment(lang)
+    # auto_reload off: the templates are package data, so a ``get_template`` need not stat the file
     if channel == "telegram":
-        env = base.overlay(autoescape=True, cache_size=400)
+        env = base.overlay(autoescape=True, cache_size=400, auto_reload=False)
     elif channel == "discord":
-        env = base.overlay(autoescape=False, finalize=_finalize_discord, cache_size=400)
+        env = base.overlay(autoescape=False, finalize=_finalize_discord, cache_size=400, auto_reload=False)
     elif channel == "console":
-        env = base.overlay(autoescape=False, finalize=_finalize_console, cache_size=400)
+        env = base.overlay(autoescape=False, finalize=_finalize_console, cache_size=400, auto_reload=False)
     else:
         raise ValueError(f"unknown channel {channel!r}; expected one of {CHANNELS}")
     env.filters = dict(env.filters)
