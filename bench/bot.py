@@ -72,11 +72,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (all its threads), from /proc."""
+def cpu_times(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds of a process (all its threads), from /proc."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime, stime (fields 14 and 15 of stat)
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK  # utime, stime (fields 14 and 15 of stat)
 
 
 def machine() -> str:
@@ -272,13 +272,13 @@ async def drive(
                         send(chat, False)
                 await settle()
                 users.recording = True
-                cpu0, t0 = cpu_seconds(proc.pid), time.perf_counter()
+                cpu0, t0 = cpu_times(proc.pid), time.perf_counter()
                 if mode == "open":
                     await open_loop(commands, True)
                 else:
                     await asyncio.wait_for(closed_loop(commands, True), timeout)
                 await settle()
-                cpu1, t1 = cpu_seconds(proc.pid), time.perf_counter()
+                cpu1, t1 = cpu_times(proc.pid), time.perf_counter()
                 users.recording = False
             finally:
                 proc.send_signal(signal.SIGTERM)
@@ -295,9 +295,10 @@ async def drive(
     return {
         "bot": kind if kind == "sikpan" else f"echo ({echo_transport})",
         "commands": done,
-        "lost": commands - done,
+        "unanswered": commands - done,  # within --timeout (an overloaded bot, or a reply that never came)
         "messages": users.messages,
-        "cpu_ms_per_command": round((cpu1 - cpu0) * 1000 / done, 3) if done else None,
+        "cpu_ms_per_command": round((sum(cpu1) - sum(cpu0)) * 1000 / done, 3) if done else None,
+        "system_ms_per_command": round((cpu1[1] - cpu0[1]) * 1000 / done, 3) if done else None,
         "seconds": round(t1 - t0, 2),
         "commands_per_s": round(done / (t1 - t0), 1),
         "p50_ms": round(percentile(lat, 0.50) * 1000, 1),
@@ -446,7 +447,7 @@ def main() -> None:
     )
     for r in results:
         print(
-            f"  {r['bot']:15s} {r['commands']} commands ({r['lost']} lost, {r['messages']} messages) in {r['seconds']} s: "
+            f"  {r['bot']:15s} {r['commands']} commands ({r['unanswered']} unanswered, {r['messages']} messages) in {r['seconds']} s: "
             f"{r['cpu_ms_per_command']} ms CPU/command, {r['commands_per_s']} commands/s; latency p50 {r['p50_ms']} ms, "
             f"p99 {r['p99_ms']} ms, max {r['max_ms']} ms; {r['bot_errors_logged']} errors logged"
         )
