@@ -191,6 +191,9 @@ FAMILIES: dict[str, dict[str, str]] = {
         "qizheng.houses": N_("chat.page.qizheng.houses"),
         "qizheng.patterns": N_("chat.page.qizheng.patterns"),
         "qizheng.daxian": N_("chat.page.qizheng.daxian"),
+        "liuyao.brief": N_("chat.page.liuyao.brief"),
+        "liuyao.verdict": N_("chat.page.liuyao.verdict"),
+        "liuyao.stars": N_("chat.page.liuyao.stars"),
     },
     "chat.help.choices": {
         "category": N_("chat.help.choices.category"),
