@@ -15,7 +15,9 @@ Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
       (``overall_max_rate=30`` per 1 s, ``group_max_rate=20`` per 60 s, each an ``aiolimiter.AsyncLimiter``:
       that many at once after a quiet period, then the rate) and the Bot FAQ's "short bursts" per chat; a
       sustained flow (the daily fan-out) still leaves at ``overall_rate``. A burst of 1 held every reply
-      behind the one before it: at 20 commands/s (Poisson) the p99 wait was ~240 ms (issue #18).
+      behind the one before it: at 20 commands/s (Poisson) the p99 wait was ~240 ms (issue #18). A send
+      with ``before_request`` (a daily reading, marked ``sending`` just before its request) is also spaced
+      one at a time at ``overall_rate`` with no burst, so a crash strands at most about one marked reading.
       The parts of one reply to one chat are sent in order (a lock per chat).
       These token buckets are the bot's one rate limiter. python-telegram-bot's ``AIORateLimiter`` (its
       ``rate-limiter`` extra) is not installed: it throttles single requests without knowing that the parts
@@ -470,6 +472,10 @@ class TelegramSender:
         self._overall = TokenBucket(
             overall_rate, 1.0, overall_burst if overall_burst is not None else overall_rate, sleep=sleep
         )
+        # Sends that mark a delivery before their request (``before_request``: the daily readings) are also
+        # spaced one at a time at the overall rate, without the burst: a kill -9 then finds at most about one
+        # reading marked ``sending`` whose request had not yet left (docs/reliability.md, test_crash.py).
+        self._marked = TokenBucket(overall_rate, 1.0, 1.0, sleep=sleep)
         self._per_chat_rate = per_chat_rate
         self._per_chat_burst = per_chat_burst
         self._group_per_minute = group_per_minute
@@ -504,9 +510,11 @@ class TelegramSender:
                 self._chat_buckets.pop(chat, None)
                 self._group_buckets.pop(chat, None)
 
-    async def _pace(self, chat: str, chat_kind: str) -> None:
+    async def _pace(self, chat: str, chat_kind: str, marked: bool = False) -> None:
         if not self.pace:
             return
+        if marked:
+            await self._marked.acquire()
         bucket = self._chat_buckets.get(chat)
         if bucket is None:
             bucket = TokenBucket(self._per_chat_rate, 1.0, self._per_chat_burst, sleep=self._sleep)
@@ -561,7 +569,7 @@ class TelegramSender:
                 attempt = 0
                 while True:
                     attempt += 1
-                    await self._pace(chat, chat_kind)
+                    await self._pace(chat, chat_kind, marked=before_request is not None and index == 0)
                     if before_request is not None and index == 0 and attempt == 1:
                         if not await before_request():
                             return SendOutcome(False, 0, (), "not_attempted", chat)

@@ -401,6 +401,10 @@ def build_application(
 ) -> AnyApplication:
     """Build the ``Application`` (handlers, sender, error handler) without starting anything."""
     install_redaction([token])
+    requests = (
+        AiohttpRequest(connection_pool_size=max(8, min(concurrent_updates, 512)), pool_timeout=30.0),
+        AiohttpRequest(connection_pool_size=1),  # getUpdates, on its own connection
+    )
     app = (
         ApplicationBuilder()
         .token(token)
@@ -408,10 +412,11 @@ def build_application(
         .base_file_url(base_file_url or file_url_for(base_url))
         .concurrent_updates(concurrent_updates)
         # aiohttp, not PTB's default httpx (bot/telegram/request.py; figures in the README)
-        .request(AiohttpRequest(connection_pool_size=max(8, min(concurrent_updates, 512)), pool_timeout=30.0))
-        .get_updates_request(AiohttpRequest(connection_pool_size=1))
+        .request(requests[0])
+        .get_updates_request(requests[1])
         .build()
     )
+    app.bot_data["requests"] = requests
     if sender is None:
         sender = TelegramSender(
             app.bot,
@@ -427,6 +432,12 @@ def build_application(
     ctx.extras["telegram_sender"] = sender
     ctx.extras["telegram_application"] = app
     return app
+
+
+async def close_requests(app: AnyApplication) -> None:
+    """Close the HTTP sessions of ``build_application`` (``shutdown`` does it for an initialized app)."""
+    for request in app.bot_data.get("requests", ()):
+        await request.shutdown()
 
 
 async def prepare(app: AnyApplication) -> None:
@@ -473,14 +484,18 @@ async def run_telegram(
     webhook = webhook if webhook is not None else webhook_options()
     # getMe, retried with back-off (502, unreachable API); a refused token fails at once. Either way a
     # StartupError ends ``sikpan run`` with exit 1 instead of a process that never answers.
-    await start_with_retries(
-        app.initialize,
-        platform="telegram",
-        retry_on=(NetworkError,),
-        fatal=(InvalidToken,),
-        attempts=settings.start_attempts,
-        stop=stop,
-    )
+    try:
+        await start_with_retries(
+            app.initialize,
+            platform="telegram",
+            retry_on=(NetworkError,),
+            fatal=(InvalidToken,),
+            attempts=settings.start_attempts,
+            stop=stop,
+        )
+    except BaseException:
+        await close_requests(app)  # PTB leaves the HTTP sessions of a failed initialize open
+        raise
     async with app:  # initialize (done above: a no-op) … shutdown
         await prepare(app)
         await app.start()

@@ -324,3 +324,22 @@ async def test_the_overall_pacer_allows_a_burst_of_one_second_then_holds_the_rat
     # 42 sends from a bucket of 28 refilled at 28/s take at least 14/28 s, one token at a time
     assert loop.time() - began >= 14 / 28 - 0.01
     assert waits and all(w <= 1 / 28 + 1e-6 for w in waits)
+
+
+async def test_marked_deliveries_are_spaced_one_at_a_time_without_the_burst(tg, bot):
+    """A send with ``before_request`` (a daily reading marked ``sending`` right before its request) does not
+    take the burst: the marks are 1/rate apart, so a crash strands at most about one (docs/reliability.md)."""
+    loop = asyncio.get_running_loop()
+    marks: list[float] = []
+
+    async def mark() -> bool:
+        marks.append(loop.time())
+        return True
+
+    sender = TelegramSender(bot, overall_rate=20)
+    outcomes = await asyncio.gather(
+        *(sender.send(3000 + chat, "x", before_request=mark) for chat in range(6))
+    )
+    assert all(o.ok for o in outcomes) and len(marks) == 6
+    gaps = [b - a for a, b in zip(marks, marks[1:])]
+    assert all(g >= 1 / 20 - 0.005 for g in gaps), gaps
