@@ -1,19 +1,34 @@
-"""The application: ``run`` starts every transport and the daily scheduler in one event loop.
+"""The application: ``run`` starts the parts of one **role** in one event loop and supervises them.
 
-``run(settings, stop)`` checks the database (:func:`bot.startup.check_database`), opens it (migrating it),
-then starts: the Telegram adapter when
-``TELEGRAM_BOT_TOKEN`` is set (``bot.telegram.run_telegram(ctx, stop)``), the Discord adapter when
-``DISCORD_BOT_TOKEN`` is set (``bot.discord.run_discord(ctx, stop)``), the daily scheduler
-(``bot.scheduler.run_scheduler``) whenever an adapter runs, and the console chat on stdin/stdout when no token
-is set. It returns when ``stop`` is set (or the console reaches end of input) and every task ended.
+Roles (``sikpan run --role``, or ``SIKPAN_ROLE``; :data:`ROLES` maps each to its runners)
 
-The chat libraries are optional extras (``pip install 'sikpan[telegram]'``, ``[discord]``, ``[all]``): an
-adapter module is imported only when its token is set, and a missing library raises :class:`MissingExtra`
-(``sikpan run`` turns it into a one-line message naming the extra) before anything starts.
+==============  ===================================================================================
+``all``         (default, one process) every adapter whose token is set — Telegram by long polling, or
+                the webhook app when ``TELEGRAM_WEBHOOK_URL`` is set — and the daily scheduler; the
+                console chat on stdin/stdout when no token is set
+``telegram``    the Telegram adapter alone (polling or webhook, as configured); no scheduler
+``discord``     the Discord adapter alone (``AutoShardedClient``: ``DISCORD_SHARD_COUNT``/``_IDS``)
+``scheduler``   the daily scheduler, with send-only Telegram/Discord clients (no updates taken in)
+``worker``      sends the queued broadcast jobs (issue #17, Redis queue): refused until ``bot.queue``
+                lands — "needs SIKPAN_REDIS_URL" (exit 2)
+``webhook``     the Telegram webhook app (:mod:`bot.web`; needs the token, ``TELEGRAM_WEBHOOK_URL`` and
+                ``TELEGRAM_WEBHOOK_SECRET``): many replicas behind one URL, one database
+==============  ===================================================================================
+
+``run(settings, stop)`` resolves the role's runners first (a missing extra or setting fails before anything
+opens: :class:`MissingExtra`, :class:`RoleError`), checks the database (:func:`bot.startup.check_database`),
+opens it (migrating it), then starts the runners. It returns when ``stop`` is set (or the console reaches
+end of input) and every task ended.
+
+The chat libraries and the webhook server are optional extras (``pip install 'sikpan[telegram]'``,
+``[discord]``, ``[webhook]``, ``[all]``): a module is imported only when its part is configured, and a
+missing library raises :class:`MissingExtra` (``sikpan run`` turns it into a one-line message naming the
+extra) before anything starts.
 
 Supervision (:func:`_supervise`): a task that fails is logged and the others go on, except that an adapter
-that cannot start (``StartupError`` after its retries) or the last adapter gone stops everything, and ``run``
-raises :class:`bot.startup.StartupError` so the process exits non-zero.
+that cannot start (``StartupError`` after its retries), the last adapter gone, or a failed part the role
+exists for (the scheduler of the ``scheduler`` role) stops everything, and ``run`` raises
+:class:`bot.startup.StartupError` so the process exits non-zero.
 """
 
 from __future__ import annotations
@@ -21,11 +36,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
 from typing import Any
 
-from bot.config import Settings
+from bot.config import ROLES as ROLE_NAMES
+from bot.config import ConfigError, Settings
 from bot.console import LineSource, run_console
 from bot.context import AppContext, Clock, SystemClock, create_context
+from bot.i18n import N_
 from bot.scheduler import run_scheduler
 from bot.startup import StartupError, check_database
 
@@ -35,16 +53,22 @@ Runner = Callable[[AppContext, asyncio.Event], Coroutine[Any, Any, None]]
 
 # The extra that installs each adapter's chat library, and the top-level module of that library.
 EXTRAS: dict[str, tuple[str, str]] = {"telegram": ("telegram", "telegram"), "discord": ("discord", "discord")}
+# The webhook app's libraries (extra [webhook]).
+WEBHOOK_MODULES = ("starlette", "uvicorn", "prometheus_client")
 
 
 class MissingExtra(RuntimeError):
-    """A token is set but the chat library of its adapter is not installed."""
+    """A part is configured but the library it needs is not installed."""
 
     def __init__(self, platform: str, extra: str, module: str) -> None:
         super().__init__(f"{platform}: install sikpan[{extra}] (module {module!r} is missing)")
         self.platform = platform
         self.extra = extra
         self.module = module
+
+
+class RoleError(ConfigError):
+    """The role cannot run with these settings (a token or URL it needs is not set); exit status 2."""
 
 
 def transport_runner(platform: str) -> Runner:
@@ -64,10 +88,121 @@ def transport_runner(platform: str) -> Runner:
         raise
 
 
+def sender_runner(platform: str) -> Runner:
+    """A send-only client of the platform (for the scheduler role): the sender, no updates taken in."""
+    extra, library = EXTRAS[platform]
+    try:
+        if platform == "telegram":
+            from bot.telegram import run_telegram_sender
+
+            return run_telegram_sender
+        from bot.discord import run_discord_sender
+
+        return run_discord_sender
+    except ModuleNotFoundError as err:
+        if err.name is not None and err.name.split(".")[0] == library:
+            raise MissingExtra(platform, extra, err.name) from None
+        raise
+
+
+def require_webhook_extra() -> None:
+    """The webhook app's modules import (``bot.web``); :class:`MissingExtra` naming ``[webhook]`` if not."""
+    try:
+        import bot.web  # noqa: F401  (the webhook's libraries, loaded now so a gap fails before start)
+    except ModuleNotFoundError as err:
+        if err.name is not None and err.name.split(".")[0] in WEBHOOK_MODULES:
+            raise MissingExtra("telegram webhook", "webhook", err.name) from None
+        raise
+
+
 def configured_runners(settings: Settings) -> dict[str, Runner]:
     """``{platform: runner}`` for every token that is set; :class:`MissingExtra` when a library is absent."""
     tokens = {"telegram": settings.telegram_token, "discord": settings.discord_token}
-    return {platform: transport_runner(platform) for platform, token in tokens.items() if token}
+    runners = {platform: transport_runner(platform) for platform, token in tokens.items() if token}
+    if "telegram" in runners and settings.webhook:
+        require_webhook_extra()
+    return runners
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a role runs: ``runners`` by task name; ``adapters`` (a failed start, or the last one gone,
+    stops the process) and ``critical`` (any failure stops it) name some of them; ``console`` when the
+    console chat runs instead."""
+
+    runners: dict[str, Runner] = field(default_factory=dict)
+    adapters: frozenset[str] = frozenset()
+    critical: frozenset[str] = frozenset()
+    console: bool = False
+
+
+def _need(ok: object, role: str, what: str) -> None:
+    if not ok:
+        raise RoleError(N_("bot.error.role_needs"), f"--role {role} needs {what}", role=role, what=what)
+
+
+def _plan_all(settings: Settings) -> Plan:
+    runners = configured_runners(settings)
+    if not runners:
+        return Plan(console=True)
+    return Plan({**runners, "scheduler": run_scheduler}, adapters=frozenset(runners))
+
+
+def _plan_telegram(settings: Settings) -> Plan:
+    _need(settings.telegram_token, "telegram", "TELEGRAM_BOT_TOKEN")
+    runners = {"telegram": transport_runner("telegram")}
+    if settings.webhook:
+        require_webhook_extra()
+    return Plan(runners, adapters=frozenset(runners))
+
+
+def _plan_discord(settings: Settings) -> Plan:
+    _need(settings.discord_token, "discord", "DISCORD_BOT_TOKEN")
+    runners = {"discord": transport_runner("discord")}
+    return Plan(runners, adapters=frozenset(runners))
+
+
+def _plan_webhook(settings: Settings) -> Plan:
+    _need(settings.telegram_token, "webhook", "TELEGRAM_BOT_TOKEN")
+    _need(settings.webhook, "webhook", "TELEGRAM_WEBHOOK_URL")
+    _need(settings.telegram_webhook_secret, "webhook", "TELEGRAM_WEBHOOK_SECRET")
+    runners = {"telegram": transport_runner("telegram")}
+    require_webhook_extra()
+    return Plan(runners, adapters=frozenset(runners))
+
+
+def _plan_scheduler(settings: Settings) -> Plan:
+    _need(settings.has_tokens, "scheduler", "TELEGRAM_BOT_TOKEN / DISCORD_BOT_TOKEN")
+    tokens = {"telegram": settings.telegram_token, "discord": settings.discord_token}
+    senders = {f"{p}-sender": sender_runner(p) for p, token in tokens.items() if token}
+    return Plan(
+        {**senders, "scheduler": run_scheduler},
+        adapters=frozenset(senders),
+        critical=frozenset({"scheduler"}),
+    )
+
+
+def _plan_worker(settings: Settings) -> Plan:
+    # Wired at merge to bot.queue.run_worker(ctx, stop) (issue #17, the Redis queue); until then a refusal.
+    _need(False, "worker", "SIKPAN_REDIS_URL")
+    raise AssertionError("unreachable")
+
+
+# The roles of ``sikpan run --role``: each resolves its runners from the settings (or refuses).
+ROLES: dict[str, Callable[[Settings], Plan]] = {
+    "all": _plan_all,
+    "telegram": _plan_telegram,
+    "discord": _plan_discord,
+    "scheduler": _plan_scheduler,
+    "worker": _plan_worker,
+    "webhook": _plan_webhook,
+}
+assert tuple(ROLES) == ROLE_NAMES
+
+
+def plan(settings: Settings) -> Plan:
+    """The runners of ``settings.role``; :class:`RoleError` / :class:`MissingExtra` when it cannot run."""
+    return ROLES[settings.role](settings)
 
 
 async def run(
@@ -77,24 +212,22 @@ async def run(
     console_io: tuple[LineSource, Any] | None = None,
     clock: Clock | None = None,
 ) -> None:
-    """Start everything configured in ``settings`` and wait until ``stop`` is set.
+    """Start the parts of ``settings.role`` and wait until ``stop`` is set.
 
     Raises :class:`bot.startup.StartupError` when the database is unusable (checked before it is opened)
     or an adapter cannot start (after its retries): everything else is stopped first, so the process
     exits non-zero.
     """
-    runners = configured_runners(settings)  # before the database is opened: a missing extra fails first
+    parts = plan(settings)  # before the database is opened: a missing extra or setting fails first
     await asyncio.to_thread(check_database, settings.db_path)
     ctx = await create_context(settings, clock or SystemClock())
     tasks: dict[str, asyncio.Task[None]] = {}
     try:
-        for platform, runner in runners.items():
-            tasks[platform] = asyncio.create_task(runner(ctx, stop), name=platform)
-        if tasks:
-            tasks["scheduler"] = asyncio.create_task(run_scheduler(ctx, stop), name="scheduler")
-        else:
+        for name, runner in parts.runners.items():
+            tasks[name] = asyncio.create_task(runner(ctx, stop), name=name)
+        if parts.console:
             tasks["console"] = asyncio.create_task(run_console(ctx, stop, io=console_io), name="console")
-        failed = await _supervise(tasks, stop)
+        failed = await _supervise(tasks, stop, adapters=parts.adapters, critical=parts.critical)
         if failed:
             name, first = failed[0]
             if isinstance(first, StartupError):
@@ -108,11 +241,15 @@ async def run(
         await ctx.close()
 
 
-ADAPTERS = ("telegram", "discord")
+ADAPTERS = frozenset({"telegram", "discord"})
 
 
 async def _supervise(
-    tasks: dict[str, asyncio.Task[None]], stop: asyncio.Event
+    tasks: dict[str, asyncio.Task[None]],
+    stop: asyncio.Event,
+    *,
+    adapters: frozenset[str] = ADAPTERS,
+    critical: frozenset[str] = frozenset(),
 ) -> list[tuple[str, BaseException]]:
     """The process boundary: a task that fails is logged (with its name) and the others go on.
 
@@ -135,11 +272,14 @@ async def _supervise(
                 log.error("%s could not start: %s", task.get_name(), exc.params.get("detail"))
             elif exc is not None:
                 log.error("%s stopped with an error", task.get_name(), exc_info=exc)
-            adapters_left = [t for t in pending if t.get_name() in ADAPTERS]
-            if task.get_name() in ADAPTERS and exc is not None:
+            adapters_left = [t for t in pending if t.get_name() in adapters]
+            if task.get_name() in adapters and exc is not None:
                 if isinstance(exc, StartupError) or not adapters_left:
                     failed.append((task.get_name(), exc))
                     stop.set()
+            if task.get_name() in critical and exc is not None:
+                failed.append((task.get_name(), exc))
+                stop.set()
             if task.get_name() == "console":
                 stop.set()  # end of input on the console ends the program
         pending.discard(stop_task)
@@ -157,9 +297,13 @@ async def _supervise(
 
 
 __all__ = [
+    "ROLES",
     "AppContext",
     "Clock",
     "MissingExtra",
+    "Plan",
+    "RoleError",
+    "plan",
     "SystemClock",
     "configured_runners",
     "create_context",

@@ -21,7 +21,7 @@ Loop (:meth:`DailyScheduler.run`)
        that exists already — sent before a restart, or claimed by another process — is not ours), or record
        it ``skipped`` when it is older than the grace window (default 2 h; logged).
     5. Render (shared: :class:`bot.daily.DailyRenderer`) and enqueue on the platform's queue; workers send
-       through the adapter's sender (``ctx.extras["telegram_sender"]``, ``ctx.extras["discord_sender"]``),
+       through the adapter's sender (``ctx.telegram_sender``, ``ctx.discord_sender``),
        which paces (Telegram 28 msg/s overall, 1/s per chat, 20/min per group; Discord by its rate-limit
        headers) and honours RetryAfter with the server's value. Outcomes: sent; Forbidden / chat not found →
        ``blocked`` and the subscription disabled with its reason; anything else retried with exponential
@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any, Protocol
 
+from bot import metrics
 from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, Moment
 from bot.schedule_time import latest_due, next_due
@@ -107,18 +108,19 @@ class TelegramTransport:
         self.ctx = ctx
 
     def configured(self) -> bool:
-        return bool(self.ctx.settings.telegram_token) or "telegram_sender" in self.ctx.extras
+        return bool(self.ctx.settings.telegram_token) or self.ctx.telegram_sender is not None
 
     def ready(self) -> bool:
-        if "telegram_sender" not in self.ctx.extras:
+        if self.ctx.telegram_sender is None:
             return False
-        app = self.ctx.extras.get("telegram_application")
+        app = self.ctx.telegram_application
         return app is None or bool(app.running)
 
     async def send(
         self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
     ) -> SendOutcome:
-        sender = self.ctx.extras["telegram_sender"]
+        sender = self.ctx.telegram_sender
+        assert sender is not None  # ready() was checked
         chat: int | str = int(sub.chat_id) if sub.chat_id.lstrip("-").isdigit() else sub.chat_id
         outcome: SendOutcome = await sender.send(
             chat, text, chat_kind=sub.chat_kind, before_request=before_request
@@ -127,8 +129,8 @@ class TelegramTransport:
 
 
 class DiscordTransport:
-    """Sends through ``ctx.extras["discord_sender"]`` (:class:`bot.sending.DiscordSender`) to the channel
-    ``ctx.extras["discord_client"].get_partial_messageable(chat_id)`` (DM channels included)."""
+    """Sends through ``ctx.discord_sender`` (:class:`bot.sending.DiscordSender`) to the channel
+    ``ctx.discord_client.get_partial_messageable(chat_id)`` (DM channels included)."""
 
     platform = "discord"
     channel = "discord"
@@ -137,19 +139,19 @@ class DiscordTransport:
         self.ctx = ctx
 
     def configured(self) -> bool:
-        return bool(self.ctx.settings.discord_token) or "discord_sender" in self.ctx.extras
+        return bool(self.ctx.settings.discord_token) or self.ctx.discord_sender is not None
 
     def ready(self) -> bool:
-        client = self.ctx.extras.get("discord_client")
-        if "discord_sender" not in self.ctx.extras or client is None:
+        client = self.ctx.discord_client
+        if self.ctx.discord_sender is None or client is None:
             return False
         return bool(client.is_ready())
 
     async def send(
         self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
     ) -> SendOutcome:
-        sender = self.ctx.extras["discord_sender"]
-        client = self.ctx.extras["discord_client"]
+        sender, client = self.ctx.discord_sender, self.ctx.discord_client
+        assert sender is not None and client is not None  # ready() was checked
         target = client.get_partial_messageable(int(sub.chat_id))
         outcome: SendOutcome = await sender.send(
             target, text, target_id=sub.chat_id, before_request=before_request
@@ -523,16 +525,19 @@ class DailyScheduler:
             # the platform may have accepted it (a lost answer, a read timeout): never sent again
             await self.store.mark(job.delivery_id, "uncertain", now, "maybe delivered; not resent")
             self.stats.uncertain += 1
+            metrics.delivery(platform, "uncertain")
             log.error("daily: delivery %s may or may not have arrived; not resent", job.delivery_id)
             return
         if ok:
             await self.store.mark(job.delivery_id, "sent", now)
             self.stats.sent += 1
+            metrics.delivery(platform, "sent")
         elif error in ("forbidden", "chat_not_found"):
             await self.store.mark(job.delivery_id, "blocked", now, error)
             await self.store.disable(job.sub.platform, job.sub.chat_id, f"{error}", now)
             self.notify(job.sub.id)
             self.stats.blocked += 1
+            metrics.delivery(platform, "blocked")
             log.info(
                 "daily: %s:%s refuses the bot; subscription %s disabled",
                 platform,
@@ -543,6 +548,7 @@ class DailyScheduler:
             # a bug, or a partly delivered reading (resending would repeat parts), or out of attempts
             await self.store.mark(job.delivery_id, "failed", now, error)
             self.stats.failed += 1
+            metrics.delivery(platform, "failed")
             log.error(
                 "daily: delivery %s failed for good: %s (attempt %d)", job.delivery_id, error, job.attempts
             )
@@ -576,11 +582,13 @@ class DailyScheduler:
     # -- main loop --
 
     def install(self) -> None:
-        """Register as ``ctx.extras["daily_scheduler"]`` and as the senders' blocked/migrated callback."""
-        self.ctx.extras["daily_scheduler"] = self
-        for key, cb in (("on_blocked", self.on_blocked), ("on_migrated", self.on_migrated)):
-            callbacks = self.ctx.extras.setdefault(key, [])
-            if isinstance(callbacks, list) and cb not in callbacks:
+        """Register as ``ctx.daily_scheduler`` and as the senders' blocked/migrated callback."""
+        self.ctx.daily_scheduler = self
+        for callbacks, cb in (
+            (self.ctx.on_blocked, self.on_blocked),
+            (self.ctx.on_migrated, self.on_migrated),
+        ):
+            if cb not in callbacks:
                 callbacks.append(cb)
 
     def platforms(self) -> list[str]:
@@ -674,14 +682,13 @@ class DailyScheduler:
 
 async def run_scheduler(ctx: AppContext, stop: asyncio.Event) -> None:
     """Entry point used by ``bot.app.run``: the scheduler of this application until ``stop`` is set."""
-    scheduler = ctx.extras.get("daily_scheduler")
-    if not isinstance(scheduler, DailyScheduler):
-        scheduler = DailyScheduler(ctx)
+    scheduler = scheduler_of(ctx) or DailyScheduler(ctx)
     await scheduler.run(stop)
 
 
 def scheduler_of(ctx: AppContext) -> DailyScheduler | None:
-    s = ctx.extras.get("daily_scheduler")
+    """The scheduler installed on ``ctx`` (``ctx.daily_scheduler``), if any."""
+    s = ctx.daily_scheduler
     return s if isinstance(s, DailyScheduler) else None
 
 

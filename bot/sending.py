@@ -63,6 +63,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from bot import metrics
 from bot.sanitize import clean
 
 log = logging.getLogger(__name__)
@@ -532,6 +533,7 @@ class TelegramSender:
         """Send plain text (escaped for HTML first)."""
         return await self.send(chat_id, html.escape(text, quote=False), **kwargs)
 
+    @metrics.counts_sends
     async def send(
         self,
         chat_id: int | str,
@@ -595,6 +597,7 @@ class TelegramSender:
                                 f"still 429 after {attempt} attempts",
                             )
                         log.info("telegram: 429 for chat %s, waiting %.1fs as told", chat, wait)
+                        metrics.rate_limited(self.platform)
                         self.retry_waits.append(wait)
                         await self._sleep(wait)
                     except ChatMigrated as exc:
@@ -680,6 +683,7 @@ class DiscordSender:
     def split(self, text: str) -> list[str]:
         return split_discord(self.prepare(text), self.limit)
 
+    @metrics.counts_sends
     async def send(
         self,
         target: Any,

@@ -59,6 +59,8 @@ CHAT: tuple[tuple[str, str, bool], ...] = (
     ("/tz Asia/Seoul", "private", True),
     ("/settings", "private", True),
     ("/settings day_starts 00:00", "private", True),
+    ("/settings liuren", "private", True),
+    ("/settings qizheng.mansions", "private", True),
     ("/daily", "private", True),
     ("/daily 07:30", "private", True),
     ("/today", "private", True),

@@ -4,21 +4,20 @@
   (no polling, no network) until :func:`run_telegram` (or a test) starts it.
 - Endpoint: ``base_url`` is the prefix the token is appended to (``TELEGRAM_API_BASE_URL``, default
   ``https://api.telegram.org/bot``); the file URL is derived from it (``…/bot`` → ``…/file/bot``).
-- Updates: long polling by default. Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (public HTTPS URL
-  Telegram will call), with ``TELEGRAM_WEBHOOK_SECRET`` sent as ``secret_token`` (requests whose
-  ``X-Telegram-Bot-Api-Secret-Token`` header differs are refused with 403 by PTB), listening on
-  ``TELEGRAM_WEBHOOK_LISTEN`` (default ``0.0.0.0``) : ``TELEGRAM_WEBHOOK_PORT`` (default 8443), path
-  ``TELEGRAM_WEBHOOK_PATH`` (default ``telegram``).
+- Updates: long polling by default. Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (``Settings``: the
+  environment or ``.env``): the ASGI app of :mod:`bot.web` (secret required, each update handled before its
+  200, redeliveries deduplicated across replicas, ``/healthz``, ``/metrics``) on
+  ``TELEGRAM_WEBHOOK_LISTEN`` : ``TELEGRAM_WEBHOOK_PORT``, path ``TELEGRAM_WEBHOOK_PATH``.
 - Commands: a message whose first entity is a ``bot_command`` at offset 0 (what real clients send). In
   groups ``/cmd@botname`` addressed to another bot is ignored, and unknown commands are answered only
   when addressed to this bot by name (other bots' commands are not ours). In private chats a leading
   ``/`` (or full-width ``／``) is enough, so Korean/Chinese aliases such as ``/점`` work too.
 - Language: the user's setting, else ``from_user.language_code``, else ``SIKPAN_LANG`` (by ``dispatch``).
 - Group admin status is asked (``getChatMember``) only for commands that need it (``admin_in_groups``).
-- Replies go through :class:`bot.sending.TelegramSender` (stored as ``ctx.extras["telegram_sender"]`` so
-  the scheduler sends through the same paced queue). Chats that block the bot are reported to every
-  callback in ``ctx.extras["on_blocked"]`` (a list of ``fn(platform, chat_id, reason)``, sync or async);
-  group migrations to ``ctx.extras["on_migrated"]`` (``fn(platform, old_id, new_id)``).
+- Replies go through :class:`bot.sending.TelegramSender` (stored as ``ctx.telegram_sender`` so the
+  scheduler sends through the same paced queue). Chats that block the bot are reported to every callback
+  in ``ctx.on_blocked`` (``fn(platform, chat_id, reason)``, sync or async); group migrations to
+  ``ctx.on_migrated`` (``fn(platform, old_id, new_id)``).
 - Updates are handled concurrently (``concurrent_updates``), so one slow chart does not hold up others.
 - The command menu is registered on start (``setMyCommands``, default and ``language_code="ko"``).
 - Tokens never reach the logs (:func:`bot.config.install_redaction`).
@@ -29,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
-import os
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +43,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.admission import Verdict, gate
+from bot.admission import Verdict
 from bot.commands import (
     Incoming,
     dispatch,
@@ -54,6 +52,7 @@ from bot.commands import (
     lookup,
     pages,
     resolve_lang,
+    setting_buttons,
     split_command,
 )
 from bot.commands.base import Reply
@@ -67,7 +66,8 @@ from bot.telegram.request import AiohttpRequest
 from bot.views import first_page, render
 
 if TYPE_CHECKING:
-    from bot.context import AppContext
+    from bot.config import Settings
+    from bot.context import AppContext, Callback
 
 log = logging.getLogger(__name__)
 
@@ -86,14 +86,9 @@ def file_url_for(base_url: str) -> str:
     return base_url.rstrip("/") + "/file/bot"
 
 
-def _callbacks(ctx: AppContext, key: str) -> list[Any]:
-    value = ctx.extras.setdefault(key, [])
-    return value if isinstance(value, list) else [value]
-
-
-def _fan_out(ctx: AppContext, key: str) -> Any:
+def _fan_out(callbacks: list[Callback]) -> Any:
     async def call(*args: Any) -> None:
-        for cb in list(_callbacks(ctx, key)):
+        for cb in list(callbacks):
             result = cb(*args)
             if asyncio.iscoroutine(result):
                 await result
@@ -237,7 +232,7 @@ class TelegramAdapter:
         text = self.command_text(update)
         message = update.effective_message
         if text is None and message is not None and self.wants_hint(update):
-            if gate(self.ctx.extras).check(*self.admission_keys(update)) is not Verdict.ADMIT:
+            if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
                 return None
             incoming = await self.incoming(update, "/start")
             lang = await resolve_lang(incoming, self.ctx)
@@ -251,7 +246,7 @@ class TelegramAdapter:
             return None
         assert message is not None
         # admission first, before any work for the update (no member lookup, no database, no chart)
-        verdict = gate(self.ctx.extras).check(*self.admission_keys(update))
+        verdict = self.ctx.admission.check(*self.admission_keys(update))
         if verdict is Verdict.DROP:
             return None
         incoming = await self.incoming(update, text)
@@ -261,7 +256,7 @@ class TelegramAdapter:
             reply = await dispatch(incoming, self.ctx)
         page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
         body = render(reply, "telegram", page=page)
-        markup = keyboard(reply, incoming.user_id, page) if page is not None else None
+        markup = keyboard(reply, incoming.user_id, page)
         return await self.send(
             incoming,
             body,
@@ -287,7 +282,10 @@ class TelegramAdapter:
         assert query is not None
         notice: str | None = None
         try:
-            notice = await self.show_page(update)
+            if setting_buttons.decode(query.data) is not None:
+                notice = await self.change_setting(update)
+            else:
+                notice = await self.show_page(update)
         finally:
             try:
                 await query.answer(text=notice, show_alert=notice is not None)
@@ -304,7 +302,7 @@ class TelegramAdapter:
         message = query.message
         if ref is None or chat is None or message is None:
             return None
-        verdict = gate(self.ctx.extras).check(*self.admission_keys(update))
+        verdict = self.ctx.admission.check(*self.admission_keys(update))
         user = update.effective_user
         presser = Incoming(
             platform="telegram",
@@ -336,6 +334,45 @@ class TelegramAdapter:
                 log.warning("telegram: page edit in chat %s failed: %s", chat.id, exc.message)
         return None
 
+    async def change_setting(self, update: Update) -> str | None:
+        """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place of the message;
+        anyone else is told it is not theirs (nothing changes). Returns a notice for the presser, if any."""
+        query = update.callback_query
+        chat = update.effective_chat
+        user = update.effective_user
+        assert query is not None
+        ref = setting_buttons.decode(query.data)
+        if ref is None or chat is None or user is None or query.message is None:
+            return None
+        presser = Incoming(
+            platform="telegram",
+            chat_id=str(chat.id),
+            user_id=str(user.id),
+            text=ref.command_line(),
+            lang_hint=user.language_code,
+            chat_kind=_chat_kind(chat.type),
+            display_name=user.full_name,
+        )
+        lang = await resolve_lang(presser, self.ctx)
+        if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
+            return gettext(lang, "bot.error.slow_down")
+        if presser.user_id != ref.owner:  # settings are per user: another's button changes nothing
+            return gettext(lang, "chat.settings.not_yours")
+        reply = await dispatch(presser, self.ctx)
+        if reply.view == "error":  # refused as the typed line would be (e.g. 晝夜 by sunrise without a place)
+            return render(reply, "console")[:200]  # answerCallbackQuery takes 0–200 characters
+        try:
+            await query.edit_message_text(
+                fit_page(render(reply, "telegram"), reply.lang),
+                parse_mode=ParseMode.HTML,
+                reply_markup=keyboard(reply, presser.user_id, None),
+                disable_web_page_preview=True,
+            )
+        except BadRequest as exc:
+            if "not modified" not in exc.message.lower():
+                log.warning("telegram: settings edit in chat %s failed: %s", chat.id, exc.message)
+        return None
+
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         """PTB's error handler: the outermost boundary of a request (``dispatch`` answers every command
         error itself; what arrives here is a bug in rendering or sending). Logged with the update, and the
@@ -354,7 +391,17 @@ class TelegramAdapter:
 
 
 def keyboard(reply: Reply, owner: str, current: str | None) -> InlineKeyboardMarkup | None:
-    """One button per page of the stored cast ``reply`` shows (the current one marked)."""
+    """One button per page of the stored cast ``reply`` shows (the current one marked); the choices of a
+    ``/settings`` reply (:mod:`bot.commands.setting_buttons`)."""
+    if reply.view == "settings":
+        rows = setting_buttons.buttons(reply, owner)
+        return (
+            InlineKeyboardMarkup(
+                [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
+            )
+            if rows
+            else None
+        )
     number = reply.context.get("no")
     if not isinstance(number, int):
         return None
@@ -398,6 +445,7 @@ def build_application(
     sender: TelegramSender | None = None,
     concurrent_updates: int = 256,
     pace: bool = True,
+    rate: float = 28.0,
 ) -> AnyApplication:
     """Build the ``Application`` (handlers, sender, error handler) without starting anything."""
     install_redaction([token])
@@ -420,17 +468,18 @@ def build_application(
     if sender is None:
         sender = TelegramSender(
             app.bot,
-            on_blocked=_fan_out(ctx, "on_blocked"),
-            on_migrated=_fan_out(ctx, "on_migrated"),
+            on_blocked=_fan_out(ctx.on_blocked),
+            on_migrated=_fan_out(ctx.on_migrated),
             pace=pace,
+            overall_rate=rate,
         )
     adapter = TelegramAdapter(ctx, sender)
     app.bot_data["adapter"] = adapter
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT, adapter.on_message))
     app.add_handler(CallbackQueryHandler(adapter.on_callback))
     app.add_error_handler(adapter.on_error)
-    ctx.extras["telegram_sender"] = sender
-    ctx.extras["telegram_application"] = app
+    ctx.telegram_sender = sender
+    ctx.telegram_application = app
     return app
 
 
@@ -452,38 +501,30 @@ async def prepare(app: AnyApplication) -> None:
         log.warning("telegram: could not register the command menu: %s", exc)
 
 
-def webhook_options(environ: Any = None) -> dict[str, Any] | None:
-    """Webhook settings from the environment, or None for polling."""
-    env = os.environ if environ is None else environ
-    url = (env.get("TELEGRAM_WEBHOOK_URL") or "").strip()
-    if not url:
+def webhook_options(settings: Settings) -> dict[str, Any] | None:
+    """The webhook settings (``TELEGRAM_WEBHOOK_*``, from the environment or ``.env``), or None for polling."""
+    if not settings.webhook:
         return None
-    path = (env.get("TELEGRAM_WEBHOOK_PATH") or "telegram").strip("/")
     return {
-        "listen": env.get("TELEGRAM_WEBHOOK_LISTEN") or "0.0.0.0",
-        "port": int(env.get("TELEGRAM_WEBHOOK_PORT") or 8443),
-        "url_path": path,
-        "webhook_url": url,
-        "secret_token": (env.get("TELEGRAM_WEBHOOK_SECRET") or None),
+        "listen": settings.telegram_webhook_listen,
+        "port": settings.telegram_webhook_port,
+        "url_path": settings.telegram_webhook_path,
+        "webhook_url": settings.telegram_webhook_url,
+        "secret_token": settings.telegram_webhook_secret,
     }
 
 
-async def run_telegram(
-    ctx: AppContext,
-    stop: asyncio.Event,
-    *,
-    webhook: dict[str, Any] | None = None,
-    poll_timeout: int = 10,
-) -> None:
-    """Run the Telegram adapter until ``stop`` is set (polling, or a webhook when configured)."""
+async def start_application(ctx: AppContext, stop: asyncio.Event) -> AnyApplication:
+    """Build the application and ``initialize`` it (``getMe``, retried with back-off: 502, unreachable API;
+    a refused token fails at once). Either way a :class:`~bot.startup.StartupError` ends ``sikpan run`` with
+    exit 1 instead of a process that never answers."""
     settings = ctx.settings
     token = settings.telegram_token
     if not token:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
-    app = build_application(ctx, token, settings.telegram_api_base_url or DEFAULT_BASE_URL)
-    webhook = webhook if webhook is not None else webhook_options()
-    # getMe, retried with back-off (502, unreachable API); a refused token fails at once. Either way a
-    # StartupError ends ``sikpan run`` with exit 1 instead of a process that never answers.
+    app = build_application(
+        ctx, token, settings.telegram_api_base_url or DEFAULT_BASE_URL, rate=settings.telegram_send_rate
+    )
     try:
         await start_with_retries(
             app.initialize,
@@ -496,35 +537,48 @@ async def run_telegram(
     except BaseException:
         await close_requests(app)  # PTB leaves the HTTP sessions of a failed initialize open
         raise
+    return app
+
+
+async def run_telegram(ctx: AppContext, stop: asyncio.Event, *, poll_timeout: int = 10) -> None:
+    """Run the Telegram adapter until ``stop`` is set: long polling, or the webhook app (:mod:`bot.web`)
+    when ``TELEGRAM_WEBHOOK_URL`` is set."""
+    app = await start_application(ctx, stop)
     async with app:  # initialize (done above: a no-op) … shutdown
         await prepare(app)
         await app.start()
         assert app.updater is not None
-        if webhook:
-            await app.updater.start_webhook(
-                listen=webhook["listen"],
-                port=webhook["port"],
-                url_path=webhook["url_path"],
-                webhook_url=webhook["webhook_url"],
-                secret_token=webhook.get("secret_token"),
-                allowed_updates=["message", "callback_query"],
-            )
-            log.info("telegram: webhook listening on %s:%s", webhook["listen"], webhook["port"])
-        else:
-            await app.updater.start_polling(
-                poll_interval=0.0,
-                timeout=poll_timeout,
-                allowed_updates=["message", "callback_query"],
-            )
-            log.info("telegram: polling as @%s", app.bot.username)
         try:
-            await stop.wait()
+            if ctx.settings.webhook:
+                from bot.web import serve_webhook  # the [webhook] extra, only when a webhook is set
+
+                await serve_webhook(ctx, app, stop)  # returns once stopped and drained
+            else:
+                await app.updater.start_polling(
+                    poll_interval=0.0,
+                    timeout=poll_timeout,
+                    allowed_updates=["message", "callback_query"],
+                )
+                log.info("telegram: polling as @%s", app.bot.username)
+                await stop.wait()
         finally:
             if app.updater.running:
                 await app.updater.stop()
             if app.running:
                 await app.stop()
     log.info("telegram: stopped")
+
+
+async def run_telegram_sender(ctx: AppContext, stop: asyncio.Event) -> None:
+    """Telegram for sending only (the scheduler role): the bot and its sender, no updates taken in."""
+    app = await start_application(ctx, stop)
+    async with app:
+        await app.start()
+        try:
+            await stop.wait()
+        finally:
+            if app.running:
+                await app.stop()
 
 
 __all__ = [
@@ -534,5 +588,7 @@ __all__ = [
     "file_url_for",
     "prepare",
     "run_telegram",
+    "run_telegram_sender",
+    "start_application",
     "webhook_options",
 ]

@@ -18,10 +18,17 @@ binary frames are decompressed by the client)
     server, ``application{id,flags}``, ``shard``) → a full GUILD_CREATE per guild (roles incl. @everyone = the
     guild id, a text channel, the bot member). HEARTBEAT (op 1) → HEARTBEAT_ACK (op 11), counted in
     :attr:`heartbeats`; RESUME (op 6) → RESUMED. ``dispatch(event, data)`` sends any DISPATCH (increasing ``s``).
+    Sharding as the real gateway does it: IDENTIFY's ``shard: [shard_id, num_shards]`` (absent = ``[0, 1]``)
+    is echoed in READY; a guild belongs to shard ``(guild_id >> 22) % num_shards`` and only that shard's
+    session gets its GUILD_CREATE and its events (``dispatch`` routes by ``guild_id``; events without one,
+    such as DMs, go to shard 0); a shard id ≥ ``num_shards`` is closed with 4010 "Invalid shard".
+    :attr:`shards_identified` lists every ``[shard_id, num_shards]`` identified; ``GET /gateway/bot``
+    recommends :attr:`recommended_shards`.
 
 REST (prefix ``/api/v10``; JSON bodies; responses are ``Content-Type: application/json`` exactly, which
 discord.py requires; every response carries rate-limit headers, see below)
-    GET /users/@me, GET /oauth2/applications/@me, GET /gateway, GET /gateway/bot,
+    GET /users/@me, GET /oauth2/applications/@me, GET /gateway (``url`` only), GET /gateway/bot (``url``,
+    ``shards`` = :attr:`recommended_shards`, ``session_start_limit``),
     GET|PUT /applications/{app}/commands and /applications/{app}/guilds/{guild}/commands (PUT = bulk
     overwrite, recorded in :attr:`synced` with the time in :attr:`sync_calls`),
     POST /channels/{id}/messages, POST /users/@me/channels (DM channel), GET /channels/{id},
@@ -134,6 +141,7 @@ class FakeDiscord(LoopbackServer):
     bucket_limit: int = 5
     bucket_window: float = 1.0
     guild_locale: str = "ko"
+    recommended_shards: int = 1
 
     def __post_init__(self) -> None:
         self.application_id = snowflake()
@@ -150,6 +158,9 @@ class FakeDiscord(LoopbackServer):
         self.identify: dict[str, Any] | None = None
         self.heartbeats = 0
         self.sessions: list[web.WebSocketResponse] = []
+        self.session_shards: dict[web.WebSocketResponse, tuple[int, int]] = {}  # session → [id, count]
+        self.shards_identified: list[tuple[int, int]] = []
+        self._session_ids: dict[str, tuple[int, int]] = {}  # session_id → its shard, for RESUME
         self._seq = 0
         self._fails: list[_Fail] = []
         self._forbidden: dict[str, int] = {}
@@ -328,8 +339,17 @@ class FakeDiscord(LoopbackServer):
             headers["X-RateLimit-Global"] = "true"
         self.fail("POST", r"^/(channels/\d+/messages|webhooks/.*)$", 429, payload, times, headers)
 
+    @staticmethod
+    def shard_of(guild_id: str | int | None, num_shards: int) -> int:
+        """The shard a guild's events go to (Discord: ``(guild_id >> 22) % num_shards``; no guild: 0)."""
+        return (int(guild_id) >> 22) % num_shards if guild_id is not None else 0
+
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        guild_id = data.get("guild_id") if isinstance(data, dict) else None
         for ws in list(self.sessions):
+            shard_id, count = self.session_shards.get(ws, (0, 1))
+            if self.shard_of(guild_id, count) != shard_id:
+                continue  # another shard's guild
             self._seq += 1
             await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
 
@@ -535,31 +555,45 @@ class FakeDiscord(LoopbackServer):
                     if frame["d"].get("token") not in (self.token, f"Bot {self.token}"):
                         await ws.close(code=4004, message=b"Authentication failed.")
                         break
+                    shard = frame["d"].get("shard") or [0, 1]
+                    shard_id, count = int(shard[0]), int(shard[1])
+                    if not 0 <= shard_id < count:
+                        await ws.close(code=4010, message=b"Invalid shard.")
+                        break
+                    self.shards_identified.append((shard_id, count))
+                    self.session_shards[ws] = (shard_id, count)
                     self.sessions.append(ws)
-                    await self._send_ready(ws)
+                    await self._send_ready(ws, shard_id, count)
                 elif op == 6:
+                    resumed = self._session_ids.get(str(frame.get("d", {}).get("session_id")))
+                    self.session_shards[ws] = resumed or (0, 1)
                     self.sessions.append(ws)
                     self._seq += 1
                     await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": self._seq, "d": {}}))
         finally:
             if ws in self.sessions:
                 self.sessions.remove(ws)
+            self.session_shards.pop(ws, None)
         return ws
 
-    async def _send_ready(self, ws: web.WebSocketResponse) -> None:
+    async def _send_ready(self, ws: web.WebSocketResponse, shard_id: int = 0, count: int = 1) -> None:
+        mine = self.shard_of(self.guild_id, count) == shard_id
+        session_id = "session-" + snowflake()
+        self._session_ids[session_id] = (shard_id, count)
         ready = {
             "v": 10,
             "user": self.bot_user(),
-            "guilds": [{"id": self.guild_id, "unavailable": True}],
-            "session_id": "session-" + snowflake(),
+            "guilds": [{"id": self.guild_id, "unavailable": True}] if mine else [],
+            "session_id": session_id,
             "resume_gateway_url": self.gateway_url,
-            "shard": [0, 1],
+            "shard": [shard_id, count],
             "application": {"id": self.application_id, "flags": 0},
             "private_channels": [],
             "relationships": [],
             "user_settings": {},
         }
-        for event, data in (("READY", ready), ("GUILD_CREATE", self.guild())):
+        events = [("READY", ready), ("GUILD_CREATE", self.guild())] if mine else [("READY", ready)]
+        for event, data in events:
             self._seq += 1
             await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
         self._ready.set()
@@ -674,11 +708,13 @@ class FakeDiscord(LoopbackServer):
                     "team": None,
                 }
             )
-        if method == "GET" and path in ("gateway", "gateway/bot"):
+        if method == "GET" and path == "gateway":
+            return ok({"url": self.gateway_url})
+        if method == "GET" and path == "gateway/bot":
             return ok(
                 {
                     "url": self.gateway_url,
-                    "shards": 1,
+                    "shards": self.recommended_shards,
                     "session_start_limit": {
                         "total": 1000,
                         "remaining": 999,
