@@ -129,6 +129,11 @@ def _data() -> dict[str, Any]:
     return data
 
 
+def no_meaning(lang: str) -> str:
+    """The meaning text of a 課體 the seeds give no meaning for (patterns.json ``no_meaning``): it says so."""
+    return str(_data()["no_meaning"][lang])
+
+
 @cache
 def catalogue() -> tuple[Pattern, ...]:
     """Every pattern of patterns.json, in file order."""

@@ -15,7 +15,7 @@ from bot.i18n import gettext
 from tests.adapters.conftest import running, tg_settings
 from tests.fakes.telegram import visible_text
 
-SEED_003_GENGCHEN_8 = {"lzh": "此重審之卦，前引後從，日干拱貴", "ko": "앞에 인이 있고 뒤에 종이 있어"}
+SEED_003_GENGCHEN_8 = {"lzh": "此重審之卦，前引後從，日干拱貴", "ko": "앞에서 이끌고 뒤에서 따르며"}
 
 
 def _buttons(call) -> list[dict]:
