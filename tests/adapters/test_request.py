@@ -22,10 +22,19 @@ from bot.telegram import build_application
 from bot.telegram.request import AiohttpRequest
 from tests.fakes.telegram import FakeTelegram
 
-PNG_1X1 = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
-)
+
+def _png() -> bytes:
+    """A real 8×8 PNG (the fake Bot API decodes uploads as Telegram does)."""
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (8, 8), "white").save(out, format="PNG")
+    return out.getvalue()
+
+
+PNG_8X8 = _png()
 
 
 async def test_parameters_arrive_as_json_objects_and_text_unchanged(tg: FakeTelegram) -> None:
@@ -42,10 +51,10 @@ async def test_parameters_arrive_as_json_objects_and_text_unchanged(tg: FakeTele
 
 async def test_a_photo_is_uploaded_as_multipart(tg: FakeTelegram) -> None:
     async with telegram.Bot(tg.token, base_url=tg.base_url, request=AiohttpRequest()) as bot:
-        await bot.send_photo(72, PNG_1X1, caption="<i>盤</i>", parse_mode="HTML")
+        await bot.send_photo(72, PNG_8X8, caption="<i>盤</i>", parse_mode="HTML")
     call = next(c for c in tg.calls if c.method == "sendPhoto")
     assert call.params["chat_id"] == 72 and call.params["caption"] == "<i>盤</i>"
-    assert list(call.files.values()) == [PNG_1X1]
+    assert list(call.files.values()) == [PNG_8X8]
 
 
 async def test_a_request_that_gets_no_connection_from_the_pool_is_provably_unsent(tg: FakeTelegram) -> None:
