@@ -412,8 +412,12 @@ def environment(lang: str) -> jinja2.Environment:
 
 _CJK = "\u3400-\u9fff\uf900-\ufaff"
 _HALF_COLON = re.compile(rf"(?<=[{_CJK}）」』》])((?:\*\*|\*|</b>|</i>)?):[ \t]?")
-_HALF_PAREN = re.compile(rf"(?<=[{_CJK}])((?:\*\*|\*|</b>|</i>)?)[ \t]?\(([^()\n]*)\)")
+_HALF_PAREN = re.compile(rf"(?<=[{_CJK}）」』》])((?:\*\*|\*|</b>|</i>)?)[ \t]?\(([^()\n]*)\)")
 _SPACE_AFTER_STOP = re.compile(rf"(?<=[。；，、])[ \t]+(?=[{_CJK}])")
+# 《易冒》·三, 《易冒》·七 → 《易冒》·三，《易冒》·七 (and ; → ；) between Chinese words
+_HALF_COMMA = re.compile(rf"(?<=[{_CJK}）」』》])((?:\*\*|\*|</b>|</i>)?)([,;])[ \t]*(?=[{_CJK}《「『（])")
+# 世 [囚 死 …] → 世 〔囚 死 …〕: square brackets around Chinese text (never a markdown link ``[…](…)``)
+_HALF_BRACKET = re.compile(rf"(?<=[{_CJK}\u2500-\u257f）」』》 ])\[([^\[\]\n]*[{_CJK}][^\[\]\n]*)\](?!\()")
 
 
 def typeset(lang: str, text: str) -> str:
@@ -423,6 +427,8 @@ def typeset(lang: str, text: str) -> str:
     /commands and Latin text keep their ASCII punctuation."""
     if lang != "lzh":
         return text
+    text = _HALF_BRACKET.sub(r"〔\1〕", text)
+    text = _HALF_COMMA.sub(lambda m: m.group(1) + ("，" if m.group(2) == "," else "；"), text)
     text = _SPACE_AFTER_STOP.sub("", _HALF_PAREN.sub(r"\1（\2）", text))
     return _HALF_COLON.sub(r"\1：", text)
 

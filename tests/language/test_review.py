@@ -166,3 +166,19 @@ def test_typeset_reaches_through_markup() -> None:
     assert typeset("lzh", "中傳空曰斷橋。 凡占人占事以無中論。") == "中傳空曰斷橋。凡占人占事以無中論。"
     assert typeset("lzh", "07:30 (Asia/Seoul)") == "07:30 (Asia/Seoul)"
     assert typeset("ko", "<b>초전 해</b> (둔간 기): 주작") == "<b>초전 해</b> (둔간 기): 주작"
+
+
+def test_typeset_gives_full_width_commas_and_brackets_between_chinese_words() -> None:
+    """docs/style.md (lzh: full-width punctuation): the CLI's 六爻 rows and its source lists were half-width
+    (``世 [囚 死]``, ``《易冒》·三, 《易冒》·七``); a markdown link, clock times and Latin text are left alone."""
+    from bot.i18n import typeset
+
+    assert typeset("lzh", "世 [囚 死 日洩]") == "世 〔囚 死 日洩〕"
+    assert typeset("lzh", "━━━━━ [相 死]") == "━━━━━ 〔相 死〕"
+    assert typeset("lzh", "非（《易冒》·三, 《易冒》·七; 月令）") == "非（《易冒》·三，《易冒》·七；月令）"
+    assert typeset("lzh", "初設，《易冒》·十九） (《易冒》·十九)") == "初設，《易冒》·十九）（《易冒》·十九）"
+    assert (
+        typeset("lzh", "[卦](https://example.org) 07:30, Asia/Seoul [x]")
+        == "[卦](https://example.org) 07:30, Asia/Seoul [x]"
+    )
+    assert typeset("ko", "세 [囚 死]") == "세 [囚 死]"
