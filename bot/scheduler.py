@@ -42,19 +42,16 @@ Across processes (issue #17; ``bot/migrations/0005_daily_owners.sql``)
 from __future__ import annotations
 
 import asyncio
-import heapq
 import json
 import logging
-import time as monotonic_time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 
 from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, Moment
-from bot.schedule_time import latest_due, next_due
 from bot.sending import BeforeRequest, SendOutcome
 from bot.storage import DailyStore, Subscription, utc_iso
 
@@ -173,14 +170,6 @@ async def sleep_until(clock: Clock, instant: datetime) -> None:
 # ---- the scheduler ---------------------------------------------------------------------------------------
 
 
-@dataclass(order=True)
-class _Entry:
-    due: datetime
-    sub_id: int = field(compare=False)
-    local_date: date = field(compare=False)
-    version: int = field(compare=False)
-
-
 @dataclass
 class _Job:
     delivery_id: int
@@ -200,10 +189,25 @@ class SchedulerStats:
     failed: int = 0
     retried: int = 0
     uncertain: int = 0
+    queued: int = 0  # handed to the Redis job queue (bot.queue)
+
+
+class JobQueue(Protocol):
+    """Where claimed rows go when a Redis job queue runs (:class:`bot.queue.DeliveryQueue`)."""
+
+    async def enqueue(self, delivery_ids: Sequence[int]) -> int: ...  # how many were new to the queue
+
+    async def epoch(self) -> str: ...  # changes when the queue's server lost its data (a restart)
+
+    async def close(self) -> None: ...
+
+
+CLAIM_BATCH = 500
 
 
 class DailyScheduler:
-    """Plans, claims, renders and sends the daily readings of every subscription (see the module doc)."""
+    """Claims what is due (from the database), renders and sends it — or hands it to the job queue (see the
+    module doc)."""
 
     def __init__(
         self,
@@ -220,14 +224,13 @@ class DailyScheduler:
         stale_after: timedelta = STALE_AFTER,
         heartbeat_every: float = HEARTBEAT_EVERY,
         poll_every: float = POLL_EVERY,
+        queue: JobQueue | None = None,
     ) -> None:
         self.ctx = ctx
         self.token = uuid.uuid4().hex
         self.stale_after = stale_after
         self.heartbeat_every = heartbeat_every
         self.poll_every = poll_every
-        self._watermark = ""
-        self._polled_at = monotonic_time.monotonic()
         self._registered = False
         self.shutdown_timeout = shutdown_timeout
         self.store = DailyStore(ctx.storage)
@@ -240,18 +243,14 @@ class DailyScheduler:
         self.backoff = backoff
         self.renderer = renderer or DailyRenderer()
         self.stats = SchedulerStats()
+        self.queue = queue
+        self._queue_epoch: str | None = None
+        self._unqueued: set[int] = set()  # claimed rows the queue could not take yet (Redis unreachable)
         self._sleep = sleep
-        self._subs: dict[int, Subscription] = {}
-        self._versions: dict[int, int] = {}
-        self._last: dict[int, date] = {}
-        self._heap: list[_Entry] = []
-        self._dirty: set[int] = set()
-        self._reload_all = True
         self._wake = asyncio.Event()
         self._queues: dict[str, asyncio.Queue[_Job | None]] = {}
         self._worker_tasks: list[asyncio.Task[None]] = []
         self._retry_tasks: set[asyncio.Task[None]] = set()
-        self._due_cache: dict[tuple[str, time, datetime, bool], tuple[date, datetime]] = {}
         self._stopping = False
         self.waiting = False
         self.cycles = 0  # passes of the main loop (tests wait for the next one)
@@ -261,11 +260,10 @@ class DailyScheduler:
     # -- notifications from commands and senders --
 
     def notify(self, sub_id: int | None = None) -> None:
-        """A subscription changed (or all of them, with None): re-plan before the next sleep."""
-        if sub_id is None:
-            self._reload_all = True
-        else:
-            self._dirty.add(sub_id)
+        """A subscription of this process changed: look at the database now rather than at the next nap.
+
+        Only a shortcut: ``next_due_at`` is in the database, so a change made by any process is found at
+        the next look (every ``poll_every`` seconds) without it."""
         self.idle.clear()
         self._wake.set()
 
@@ -282,133 +280,85 @@ class DailyScheduler:
         await self.store.migrate_chat(platform, str(old), str(new))
         self.notify(None)
 
-    # -- planning --
-
-    def _due(self, sub: Subscription, ref: datetime, latest: bool) -> tuple[date, datetime]:
-        key = (sub.tz, sub.at_time, ref, latest)
-        hit = self._due_cache.get(key)
-        if hit is None:
-            if len(self._due_cache) > 200_000:
-                self._due_cache.clear()
-            fn = latest_due if latest else next_due
-            hit = self._due_cache[key] = fn(sub.at_time, sub.zone, ref)
-        return hit
-
-    def _plan(self, sub: Subscription, now: datetime) -> None:
-        """Push the subscription's first pending due (local date, instant) not yet handled."""
-        version = self._versions.get(sub.id, 0) + 1
-        self._versions[sub.id] = version
-        if not sub.active:
-            self._subs.pop(sub.id, None)
-            return
-        self._subs[sub.id] = sub
-        last = self._last.get(sub.id)
-        d, due = self._due(sub, now, latest=True)
-        if not (due >= sub.since and (last is None or d > last)):
-            d, due = self._due(sub, now, latest=False)
-            while last is not None and d <= last:
-                d, due = self._due(sub, due, latest=False)
-        heapq.heappush(self._heap, _Entry(due, sub.id, d, version))
-
-    def _plan_after(self, sub: Subscription, handled: date, due: datetime, record: bool = True) -> None:
-        if record:
-            self._last[sub.id] = max(handled, self._last.get(sub.id, handled))
-        last = self._last.get(sub.id, handled)
-        d, nxt = self._due(sub, due, latest=False)
-        while d <= max(last, handled):
-            d, nxt = self._due(sub, nxt, latest=False)
-        heapq.heappush(self._heap, _Entry(nxt, sub.id, d, self._versions.get(sub.id, 0)))
-
-    async def _refresh(self, now: datetime) -> None:
-        if self._reload_all:
-            self._reload_all = False
-            self._dirty.clear()
-            self._heap.clear()
-            self._subs.clear()
-            _, self._watermark = await self.store.changed_since(self._watermark)
-            self._polled_at = monotonic_time.monotonic()
-            subs = await self.store.active()
-            self._last = await self.store.last_dates()
-            for sub in subs:
-                self._plan(sub, now)
-            log.info("daily: %d active subscriptions planned", len(subs))
-            return
-        if monotonic_time.monotonic() - self._polled_at >= self.poll_every:
-            # subscriptions written by other processes (their notify() does not reach this one)
-            self._polled_at = monotonic_time.monotonic()
-            changed, self._watermark = await self.store.changed_since(self._watermark)
-            self._dirty.update(changed)
-        if self._dirty:
-            ids, self._dirty = list(self._dirty), set()
-            self._last.update(await self.store.last_dates(ids))
-            for sid in ids:
-                found = await self.store.get(sid)
-                if found is None:
-                    self._versions[sid] = self._versions.get(sid, 0) + 1
-                    self._subs.pop(sid, None)
-                else:
-                    self._plan(found, now)
-
-    def next_due_at(self) -> datetime | None:
-        """The earliest planned due instant (stale heap entries dropped)."""
-        while self._heap:
-            top = self._heap[0]
-            if top.version == self._versions.get(top.sub_id) and top.sub_id in self._subs:
-                return top.due
-            heapq.heappop(self._heap)
-        return None
-
     # -- one pass --
 
-    async def tick(self, now: datetime) -> datetime | None:
-        """Claim, skip, render and enqueue everything due at ``now``; returns when to look again."""
-        await self._refresh(now)
-        to_claim: list[tuple[Subscription, date, datetime]] = []
-        to_skip: list[tuple[Subscription, date, datetime]] = []
-        waiting: list[_Entry] = []
-        while self._heap and self._heap[0].due <= now:
-            entry = heapq.heappop(self._heap)
-            if entry.version != self._versions.get(entry.sub_id) or entry.sub_id not in self._subs:
-                continue
-            sub = self._subs[entry.sub_id]
-            transport = self.transports.get(sub.platform)
-            if transport is None or not transport.configured():
-                # no adapter for this platform in this process (e.g. a console subscription): nothing is
-                # claimed or recorded; the day is left to a process that has the adapter
-                self._plan_after(sub, entry.local_date, entry.due, record=False)
-            elif now - entry.due > self.grace:
-                to_skip.append((sub, entry.local_date, entry.due))
-            elif not transport.ready():
-                waiting.append(entry)  # the adapter is still starting (or not configured)
+    def _sendable(self) -> tuple[list[str], list[str]]:
+        """(platforms whose due rows this scheduler claims now, configured platforms not ready yet)."""
+        ready: list[str] = []
+        starting: list[str] = []
+        for name in self.platforms():
+            if self.queue is not None or self.transports[name].ready():
+                ready.append(name)  # with a job queue the workers send: claiming needs no adapter here
             else:
-                to_claim.append((sub, entry.local_date, entry.due))
-        for entry in waiting:
-            heapq.heappush(self._heap, entry)
-        if to_skip:
-            await self.store.claim(to_skip, now, status="skipped")
-            for sub, d, due in to_skip:
+                starting.append(name)
+        return ready, starting
+
+    async def tick(self, now: datetime) -> datetime | None:
+        """Claim (or skip) everything due at ``now`` and send it or queue it; returns the next due instant of
+        the platforms this scheduler claims (None: nothing planned)."""
+        await self.store.fill_next_due(now)  # rows an older binary wrote (cheap: the index has no NULLs)
+        ready, starting = self._sendable()
+        while ready:
+            claimed, skipped = await self.store.claim_due(now, self.token, ready, self.grace, CLAIM_BATCH)
+            for sub in skipped:
                 log.warning(
                     "daily: skipped %s for subscription %s (%s:%s): due %s, now %s is past the %s grace",
-                    d,
+                    sub.next_local_date,
                     sub.id,
                     sub.platform,
                     sub.chat_id,
-                    utc_iso(due),
+                    utc_iso(sub.next_due_at) if sub.next_due_at else "-",
                     utc_iso(now),
                     self.grace,
                 )
-                self._plan_after(sub, d, due)
-            self.stats.skipped += len(to_skip)
-        if to_claim:
-            ids = await self.store.claim(to_claim, now, owner=self.token)
-            for sub, d, due in to_claim:
-                self._plan_after(sub, d, due)
-                delivery_id = ids.get((sub.id, d.isoformat()))
-                if delivery_id is None:
-                    continue  # a row exists already: sent (or being sent) before — never twice
-                await self._enqueue(delivery_id, sub, d, due, now)
-        self.waiting = bool(waiting)  # run() looks again after a short real-time nap
-        return self.next_due_at()
+            self.stats.skipped += len(skipped)
+            if self.queue is not None:
+                self._unqueued.update(delivery_id for delivery_id, _ in claimed)
+            else:
+                for delivery_id, sub in claimed:
+                    assert sub.next_local_date is not None and sub.next_due_at is not None
+                    await self._enqueue(delivery_id, sub, sub.next_local_date, sub.next_due_at, now)
+            if len(claimed) + len(skipped) < CLAIM_BATCH:
+                break
+        await self._hand_off()
+        later = [await self.store.earliest_due(ready)]
+        first_starting = await self.store.earliest_due(starting)
+        self.waiting = first_starting is not None and first_starting <= now  # looked at again every 0.5 s
+        if first_starting is not None and first_starting > now:
+            later.append(first_starting)  # wake then: the adapter may be ready by that time
+        return min((t for t in later if t is not None), default=None)
+
+    async def _hand_off(self) -> None:
+        """Give the claimed rows not queued yet to the job queue; Redis unreachable → kept, tried again at
+        the next pass (the rows stay ``claimed``: nothing is lost, and a job id is its delivery id, so a
+        row queued twice runs once)."""
+        if self.queue is None or not self._unqueued:
+            return
+        ids = sorted(self._unqueued)
+        try:
+            self.stats.queued += await self.queue.enqueue(ids)
+        except (OSError, ConnectionError, TimeoutError) as exc:
+            log.warning("daily: the job queue is unreachable (%s); %d readings wait", exc, len(ids))
+            return
+        self._unqueued.difference_update(ids)
+        self.stats.claimed += len(ids)
+
+    async def _check_queue(self) -> None:
+        """At every heartbeat: when the queue's server lost its data (a restart without persistence), queue
+        every row of ours that was never attempted again."""
+        if self.queue is None:
+            return
+        try:
+            epoch = await self.queue.epoch()
+        except (OSError, ConnectionError, TimeoutError) as exc:
+            log.warning("daily: the job queue is unreachable (%s)", exc)
+            return
+        if self._queue_epoch is not None and epoch != self._queue_epoch:
+            mine = await self.store.claimed_by(self.token)
+            log.warning("daily: the job queue restarted; %d claimed readings queued again", len(mine))
+            self._unqueued.update(mine)
+        self._queue_epoch = epoch
+        await self._hand_off()
 
     async def _enqueue(
         self, delivery_id: int, sub: Subscription, d: date, due: datetime, now: datetime
@@ -427,7 +377,9 @@ class DailyScheduler:
     async def recover(self, now: datetime) -> None:
         """Rows of schedulers that are gone: in-flight ones become ``uncertain``; claimed ones are ours now and
         sent (within grace) or skipped. At start, and at every heartbeat where many schedulers run."""
-        stale_before = now - self.stale_after if self.ctx.storage.backend.multi_scheduler else None
+        # queue workers send from their own processes: their rows are theirs until their heartbeat is stale
+        by_age = self.ctx.storage.backend.multi_scheduler or self.queue is not None
+        stale_before = now - self.stale_after if by_age else None
         uncertain, claimed = await self.store.recover(now, self.token, stale_before, self.platforms())
         if uncertain:
             log.warning("daily: %d deliveries were in flight when the process stopped; not resent", uncertain)
@@ -447,6 +399,9 @@ class DailyScheduler:
                 )
                 await self.store.mark(delivery_id, "skipped", now, "past the grace window after a restart")
                 self.stats.skipped += 1
+                continue
+            if self.queue is not None:
+                self._unqueued.add(delivery_id)  # a worker sends it (queued twice, it still runs once)
                 continue
             if sub.platform not in ready:
                 ready[sub.platform] = await self._wait_ready(sub.platform)
@@ -607,8 +562,9 @@ class DailyScheduler:
             await asyncio.sleep(self.heartbeat_every)
             now = await self.ctx.clock.now()
             await self.store.heartbeat(self.token, now)
-            if self.ctx.storage.backend.multi_scheduler:
-                await self.recover(now)  # rows of a scheduler that died meanwhile
+            if self.ctx.storage.backend.multi_scheduler or self.queue is not None:
+                await self.recover(now)  # rows of a scheduler (or a queue worker) that died meanwhile
+            await self._check_queue()
 
     async def run(self, stop: asyncio.Event) -> None:
         self.install()
@@ -627,13 +583,13 @@ class DailyScheduler:
                 if stop.is_set():
                     break
                 self._wake.clear()
-                if self._dirty or self._reload_all:
-                    continue
                 self.sleeping_until = nxt
                 waits: set[asyncio.Task[Any]] = {stop_task, asyncio.create_task(self._wake.wait())}
-                if nxt is not None:
+                if nxt is not None and nxt > now:
                     waits.add(asyncio.create_task(sleep_until(clock, nxt)))
-                if self.waiting:  # an adapter is still starting: look again soon (real time)
+                elif nxt is not None:  # due, but held by another scheduler's claim right now: look again
+                    waits.add(asyncio.create_task(asyncio.sleep(0.05)))
+                if self.waiting or self._unqueued:  # an adapter still starting, or the queue unreachable
                     waits.add(asyncio.create_task(asyncio.sleep(0.5)))
                 waits.add(asyncio.create_task(asyncio.sleep(self.poll_every)))  # other processes' changes
                 self.cycles += 1
