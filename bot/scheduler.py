@@ -203,6 +203,9 @@ class JobQueue(Protocol):
 
 
 CLAIM_BATCH = 500
+REQUEUE_AFTER = timedelta(
+    minutes=10
+)  # a row of ours still ``claimed`` this long after its claim is queued again
 
 
 class DailyScheduler:
@@ -225,8 +228,10 @@ class DailyScheduler:
         heartbeat_every: float = HEARTBEAT_EVERY,
         poll_every: float = POLL_EVERY,
         queue: JobQueue | None = None,
+        requeue_after: timedelta = REQUEUE_AFTER,
     ) -> None:
         self.ctx = ctx
+        self.requeue_after = requeue_after
         self.token = uuid.uuid4().hex
         self.stale_after = stale_after
         self.heartbeat_every = heartbeat_every
@@ -353,10 +358,15 @@ class DailyScheduler:
         except (OSError, ConnectionError, TimeoutError) as exc:
             log.warning("daily: the job queue is unreachable (%s)", exc)
             return
+        now = await self.ctx.clock.now()
         if self._queue_epoch is not None and epoch != self._queue_epoch:
             mine = await self.store.claimed_by(self.token)
             log.warning("daily: the job queue restarted; %d claimed readings queued again", len(mine))
             self._unqueued.update(mine)
+        else:
+            # rows whose job ended without settling them (a job timeout): queued again (a live job with the
+            # same id is left alone, so this costs a look per old row)
+            self._unqueued.update(await self.store.claimed_by(self.token, before=now - self.requeue_after))
         self._queue_epoch = epoch
         await self._hand_off()
 
@@ -463,51 +473,25 @@ class DailyScheduler:
             # only the row's own scheduler gets True: a row taken over meanwhile is not sent from here
             return await self.store.start_sending(job.delivery_id, self.token, await clock.now())
 
-        transport = self.transports[platform]
-        try:
-            outcome = await transport.send(job.sub, job.text, before_request=before_request)
-            ok, error, parts = outcome.ok, outcome.error, outcome.parts
-        except Exception as exc:  # the sender handles platform errors; this is the unexpected rest
-            log.exception("daily: sending delivery %s failed", job.delivery_id)
-            ok, error, parts = False, f"exception: {exc!r}", 0
-        now = await clock.now()
-        if error == "not_attempted":
+        result = await send_and_record(
+            self.store,
+            self.transports[platform],
+            job.delivery_id,
+            job.sub,
+            job.text,
+            before_request,
+            job.attempts,
+            self.max_attempts,
+            clock,
+            self.stats,
+        )
+        if result == "not_attempted":
             job.attempts -= 1  # left ``claimed``: never tried, sent after the next start
-            return
-        if error == "uncertain":
-            # the platform may have accepted it (a lost answer, a read timeout): never sent again
-            await self.store.mark(job.delivery_id, "uncertain", now, "maybe delivered; not resent")
-            self.stats.uncertain += 1
-            log.error("daily: delivery %s may or may not have arrived; not resent", job.delivery_id)
-            return
-        if ok:
-            await self.store.mark(job.delivery_id, "sent", now)
-            self.stats.sent += 1
-        elif error in ("forbidden", "chat_not_found"):
-            await self.store.mark(job.delivery_id, "blocked", now, error)
-            await self.store.disable(job.sub.platform, job.sub.chat_id, f"{error}", now)
+        elif result == "blocked":
             self.notify(job.sub.id)
-            self.stats.blocked += 1
-            log.info(
-                "daily: %s:%s refuses the bot; subscription %s disabled",
-                platform,
-                job.sub.chat_id,
-                job.sub.id,
-            )
-        elif error == "bad_request" or parts > 0 or job.attempts >= self.max_attempts:
-            # a bug, or a partly delivered reading (resending would repeat parts), or out of attempts
-            await self.store.mark(job.delivery_id, "failed", now, error)
-            self.stats.failed += 1
-            log.error(
-                "daily: delivery %s failed for good: %s (attempt %d)", job.delivery_id, error, job.attempts
-            )
-        else:
-            await self.store.mark(job.delivery_id, "claimed", now, error)
-            self.stats.retried += 1
+        elif result == "retry":
             delay = self.backoff * 2 ** (job.attempts - 1)
-            log.warning(
-                "daily: delivery %s: %s; retry %d in %.1fs", job.delivery_id, error, job.attempts, delay
-            )
+            log.warning("daily: delivery %s: retry %d in %.1fs", job.delivery_id, job.attempts, delay)
             task = asyncio.create_task(self._requeue(platform, job, delay))
             self._retry_tasks.add(task)
             task.add_done_callback(self._retry_tasks.discard)
@@ -610,6 +594,8 @@ class DailyScheduler:
     async def close(self) -> None:
         """Stop the workers; readings still queued stay ``claimed`` and go out after the next start."""
         self._stopping = True
+        if self.queue is not None:
+            await self.queue.close()
         for task in list(self._retry_tasks):
             task.cancel()
         for queue in self._queues.values():  # workers skip what is queued and finish what is in flight
@@ -628,11 +614,202 @@ class DailyScheduler:
         self.ctx.storage.backend.resign()
 
 
+async def send_and_record(
+    store: DailyStore,
+    transport: Transport,
+    delivery_id: int,
+    sub: Subscription,
+    text: str,
+    before_request: BeforeRequest,
+    attempt: int,
+    max_attempts: int,
+    clock: Clock,
+    stats: SchedulerStats,
+) -> str:
+    """Send one reading through the platform's sender and write the outcome to its delivery row; returns
+    ``not_attempted`` | ``uncertain`` | ``sent`` | ``blocked`` | ``failed`` | ``retry`` (the row is ``claimed``
+    again: provably not delivered). Shared by the scheduler's in-process workers and the queue workers."""
+    try:
+        outcome = await transport.send(sub, text, before_request=before_request)
+        ok, error, parts = outcome.ok, outcome.error, outcome.parts
+    except Exception as exc:  # the sender handles platform errors; this is the unexpected rest
+        log.exception("daily: sending delivery %s failed", delivery_id)
+        ok, error, parts = False, f"exception: {exc!r}", 0
+    now = await clock.now()
+    if error == "not_attempted":
+        return "not_attempted"
+    if error == "uncertain":
+        # the platform may have accepted it (a lost answer, a read timeout): never sent again
+        await store.mark(delivery_id, "uncertain", now, "maybe delivered; not resent")
+        stats.uncertain += 1
+        log.error("daily: delivery %s may or may not have arrived; not resent", delivery_id)
+        return "uncertain"
+    if ok:
+        await store.mark(delivery_id, "sent", now)
+        stats.sent += 1
+        return "sent"
+    if error in ("forbidden", "chat_not_found"):
+        await store.mark(delivery_id, "blocked", now, error)
+        await store.disable(sub.platform, sub.chat_id, f"{error}", now)
+        stats.blocked += 1
+        log.info("daily: %s:%s refuses the bot; subscription %s disabled", sub.platform, sub.chat_id, sub.id)
+        return "blocked"
+    if error == "bad_request" or parts > 0 or attempt >= max_attempts:
+        # a bug, or a partly delivered reading (resending would repeat parts), or out of attempts
+        await store.mark(delivery_id, "failed", now, error)
+        stats.failed += 1
+        log.error("daily: delivery %s failed for good: %s (attempt %d)", delivery_id, error, attempt)
+        return "failed"
+    await store.mark(delivery_id, "claimed", now, error)
+    stats.retried += 1
+    log.warning("daily: delivery %s: %s (attempt %d); to be retried", delivery_id, error, attempt)
+    return "retry"
+
+
+class DeliveryWorker:
+    """A queue worker's side (:mod:`bot.queue`): one delivery row → render → the one sender → its outcome.
+
+    The row's state decides, never the queue: only a ``claimed`` row is sent, and only by whoever moves it
+    to ``sending`` first (:meth:`DailyStore.start_sending` with ``take``); a job run again after a crash
+    finds it ``sending``/``sent``/``uncertain`` and does nothing. The worker has a row in ``schedulers``
+    with a heartbeat, so the rows it was sending when it died become ``uncertain`` by age (never resent)."""
+
+    def __init__(
+        self,
+        ctx: AppContext,
+        *,
+        transports: Mapping[str, Transport] | None = None,
+        grace: timedelta = GRACE,
+        max_attempts: int = 3,
+        backoff: float = 2.0,
+        renderer: DailyRenderer | None = None,
+        heartbeat_every: float = HEARTBEAT_EVERY,
+    ) -> None:
+        self.ctx = ctx
+        self.token = "worker-" + uuid.uuid4().hex
+        self.store = DailyStore(ctx.storage)
+        self.transports: dict[str, Transport] = dict(
+            transports if transports is not None else default_transports(ctx)
+        )
+        self.grace = grace
+        self.max_attempts = max_attempts
+        self.backoff = backoff
+        self.renderer = renderer or DailyRenderer()
+        self.heartbeat_every = heartbeat_every
+        self.stats = SchedulerStats()
+        self.stopping = False
+
+    async def deliver(self, delivery_id: int) -> tuple[str, float | None]:
+        clock = self.ctx.clock
+        found = await self.store.job(delivery_id)
+        if found is None:
+            return "gone", None
+        row, sub = found
+        if row.status != "claimed":
+            return row.status, None  # sent, in flight elsewhere, or settled: never again
+        now = await clock.now()
+        if not sub.active:
+            await self.store.mark(delivery_id, "skipped", now, "subscription inactive")
+            return "skipped", None
+        if now - row.due_at > self.grace:
+            await self.store.mark(delivery_id, "skipped", now, "past the grace window in the queue")
+            self.stats.skipped += 1
+            return "skipped", None
+        transport = self.transports.get(sub.platform)
+        if transport is None or not transport.ready():
+            return "not_ready", 5.0  # this worker cannot send to the platform (yet): the job waits
+        try:
+            text = self.renderer.text(subscription_moment(sub, row.due_at), sub.lang, transport.channel)
+        except Exception as exc:  # an engine or template bug: record it, never loop on it
+            log.exception("daily: could not render subscription %s for %s", sub.id, row.local_date)
+            await self.store.mark(delivery_id, "failed", now, f"render: {exc!r}")
+            return "failed", None
+
+        async def before_request() -> bool:
+            if self.stopping:
+                return False
+            return await self.store.start_sending(delivery_id, self.token, await clock.now(), take=True)
+
+        attempt = row.attempts + 1
+        result = await send_and_record(
+            self.store,
+            transport,
+            delivery_id,
+            sub,
+            text,
+            before_request,
+            attempt,
+            self.max_attempts,
+            clock,
+            self.stats,
+        )
+        if result == "not_attempted":
+            return result, 1.0  # stopping, or taken by another worker meanwhile (then the rerun is a no-op)
+        if result == "retry":
+            return result, self.backoff * 2 ** (attempt - 1)
+        return result, None
+
+    async def heartbeat(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            await self.store.heartbeat(self.token, await self.ctx.clock.now())
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=self.heartbeat_every)
+            except TimeoutError:
+                continue
+
+
+async def run_worker(ctx: AppContext, stop: asyncio.Event, **options: Any) -> None:
+    """Entry point of the ``worker`` role: send queued daily readings until ``stop`` (needs
+    ``SIKPAN_REDIS_URL``). Telegram sends go through a :class:`bot.sending.TelegramSender` of this process
+    (no polling) with the shared Redis budgets; ``options`` go to :func:`bot.queue.run_queue_worker`."""
+    url = ctx.settings.redis_url
+    if not url:
+        raise ValueError("the worker role needs SIKPAN_REDIS_URL")
+    from bot.queue import run_queue_worker  # the redis extra: only where a Redis URL is configured
+
+    await _start_senders(ctx)
+    worker = DeliveryWorker(ctx, heartbeat_every=float(options.pop("heartbeat_every", HEARTBEAT_EVERY)))
+    beat_stop = asyncio.Event()
+    beat = asyncio.create_task(worker.heartbeat(beat_stop), name="worker-heartbeat")
+    try:
+        await run_queue_worker(url, worker.deliver, stop, **options)
+    finally:
+        worker.stopping = True
+        beat_stop.set()
+        await asyncio.gather(beat, return_exceptions=True)
+        await worker.store.unregister(worker.token)
+        await _stop_senders(ctx)
+
+
+async def _start_senders(ctx: AppContext) -> None:
+    """The senders of a process that sends without running the chat adapters (the worker role)."""
+    if ctx.settings.telegram_token and "telegram_sender" not in ctx.extras:
+        from bot.telegram import worker_sender  # python-telegram-bot: only with a Telegram token
+
+        await worker_sender(ctx)
+
+
+async def _stop_senders(ctx: AppContext) -> None:
+    closer = ctx.extras.pop("telegram_worker_bot", None)
+    if closer is not None:
+        await closer.shutdown()
+
+
+def daily_queue(ctx: AppContext) -> JobQueue | None:
+    """The job queue of this process's schedulers: :class:`bot.queue.DeliveryQueue` when a Redis URL is
+    configured, else None (the scheduler sends in-process)."""
+    if not ctx.settings.redis_url:
+        return None
+    from bot.queue import DeliveryQueue  # the redis extra: only where a Redis URL is configured
+
+    return DeliveryQueue(ctx.settings.redis_url)
+
+
 async def run_scheduler(ctx: AppContext, stop: asyncio.Event) -> None:
     """Entry point used by ``bot.app.run``: the scheduler of this application until ``stop`` is set."""
     scheduler = ctx.extras.get("daily_scheduler")
     if not isinstance(scheduler, DailyScheduler):
-        scheduler = DailyScheduler(ctx)
+        scheduler = DailyScheduler(ctx, queue=daily_queue(ctx))
     await scheduler.run(stop)
 
 
@@ -645,12 +822,17 @@ __all__ = [
     "GRACE",
     "STALE_AFTER",
     "DailyScheduler",
+    "DeliveryWorker",
+    "JobQueue",
     "DiscordTransport",
     "SchedulerStats",
     "TelegramTransport",
     "Transport",
     "default_transports",
+    "daily_queue",
     "run_scheduler",
+    "run_worker",
+    "send_and_record",
     "scheduler_of",
     "sleep_until",
     "subscription_moment",

@@ -777,10 +777,12 @@ class DailyStore:
         )
         return parse_utc(row[0]) if row is not None and row[0] else None
 
-    async def claimed_by(self, owner: str) -> list[int]:
-        """Ids of the rows ``owner`` holds that were never attempted (to hand to the queue again)."""
+    async def claimed_by(self, owner: str, before: datetime | None = None) -> list[int]:
+        """Ids of the rows ``owner`` holds that were never attempted (to hand to the queue again); ``before``:
+        only rows claimed before that instant."""
         rows = await self.storage.fetchall(
-            "SELECT id FROM deliveries WHERE status = 'claimed' AND claimed_by = ? ORDER BY id", (owner,)
+            "SELECT id FROM deliveries WHERE status = 'claimed' AND claimed_by = ? AND claimed_at < ? ORDER BY id",
+            (owner, utc_iso(before) if before is not None else "9999"),
         )
         return [int(r[0]) for r in rows]
 

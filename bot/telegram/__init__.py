@@ -31,9 +31,9 @@ import html
 import logging
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from telegram import BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import Bot, BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
@@ -44,6 +44,7 @@ from telegram.ext import (
     MessageHandler,
     filters,
 )
+from telegram.request import HTTPXRequest
 
 from bot.admission import Verdict, gate
 from bot.commands import (
@@ -60,6 +61,7 @@ from bot.commands.base import Reply
 from bot.config import install_redaction
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
+from bot.limits import Limiter, limiter_for
 from bot.msgids import msgid
 from bot.sending import SendOutcome, TelegramSender, split_telegram_html
 from bot.startup import start_with_retries
@@ -416,6 +418,7 @@ def build_application(
             on_blocked=_fan_out(ctx, "on_blocked"),
             on_migrated=_fan_out(ctx, "on_migrated"),
             pace=pace,
+            limiter=_limiter(ctx),
         )
     adapter = TelegramAdapter(ctx, sender)
     app.bot_data["adapter"] = adapter
@@ -425,6 +428,46 @@ def build_application(
     ctx.extras["telegram_sender"] = sender
     ctx.extras["telegram_application"] = app
     return app
+
+
+def _limiter(ctx: AppContext) -> Limiter:
+    """The process's send budgets: shared through Redis when ``SIKPAN_REDIS_URL`` is set (bot.limits)."""
+    limiter = ctx.extras.get("limiter")
+    if limiter is None:
+        limiter = ctx.extras["limiter"] = limiter_for(ctx.settings.redis_url)
+    return cast(Limiter, limiter)
+
+
+async def worker_sender(ctx: AppContext) -> TelegramSender:
+    """A sender for a process that sends without polling (the ``worker`` role, bot.scheduler.run_worker):
+    a ``Bot`` on the configured API, the shared budgets, the blocked/migrated callbacks of the context."""
+    token = ctx.settings.telegram_token
+    if not token:
+        raise ValueError("TELEGRAM_BOT_TOKEN is not set")
+    install_redaction([token])
+    base_url = ctx.settings.telegram_api_base_url or DEFAULT_BASE_URL
+    bot = Bot(
+        token,
+        base_url=base_url,
+        base_file_url=file_url_for(base_url),
+        request=HTTPXRequest(connection_pool_size=64, pool_timeout=30.0),
+    )
+    await start_with_retries(
+        bot.initialize,
+        platform="telegram",
+        retry_on=(NetworkError,),
+        fatal=(InvalidToken,),
+        attempts=ctx.settings.start_attempts,
+    )
+    sender = TelegramSender(
+        bot,
+        on_blocked=_fan_out(ctx, "on_blocked"),
+        on_migrated=_fan_out(ctx, "on_migrated"),
+        limiter=_limiter(ctx),
+    )
+    ctx.extras["telegram_sender"] = sender
+    ctx.extras["telegram_worker_bot"] = bot
+    return sender
 
 
 async def prepare(app: AnyApplication) -> None:
@@ -517,5 +560,6 @@ __all__ = [
     "file_url_for",
     "prepare",
     "run_telegram",
+    "worker_sender",
     "webhook_options",
 ]
