@@ -14,29 +14,43 @@ Rows (``bot/migrations/0002_daily.sql``)
 Loop (:meth:`DailyScheduler.run`)
     1. Recovery: ``sending`` rows become ``uncertain`` (they may have been delivered: we never send twice);
        ``claimed`` rows (never attempted) are sent now if still within the grace window, else ``skipped``.
-    2. Plan: for every active subscription the next due (local date, UTC instant) that has no delivery row
-       yet (``bot.schedule_time``: DST gaps shift forward, folds use the first occurrence), in a heap.
-    3. Sleep on the injected clock until the earliest due instant (or a change of subscriptions).
-    4. Claim every due row atomically (one ``BEGIN IMMEDIATE`` transaction of ``INSERT OR IGNORE``: a row
-       that exists already — sent before a restart, or claimed by another process — is not ours), or record
-       it ``skipped`` when it is older than the grace window (default 2 h; logged).
-    5. Render (shared: :class:`bot.daily.DailyRenderer`) and enqueue on the platform's queue; workers send
-       through the adapter's sender (``ctx.extras["telegram_sender"]``, ``ctx.extras["discord_sender"]``),
-       which paces (Telegram 28 msg/s overall, 1/s per chat, 20/min per group; Discord by its rate-limit
-       headers) and honours RetryAfter with the server's value. Outcomes: sent; Forbidden / chat not found →
-       ``blocked`` and the subscription disabled with its reason; anything else retried with exponential
-       backoff up to ``max_attempts`` times, then ``failed``.
+    2. What is due is in the database (``bot/migrations/0006_next_due.sql``): every active subscription
+       carries ``next_due_at``/``next_local_date``, the first due not handled yet, computed when the row is
+       written (``bot.schedule_time.pending_due``: DST gaps shift forward, folds use the first occurrence).
+    3. Claim (:meth:`bot.storage.DailyStore.claim_due`): one transaction selects the rows with
+       ``next_due_at <= now`` of the platforms this scheduler sends to (an index on ``next_due_at``; on
+       PostgreSQL ``FOR UPDATE SKIP LOCKED``, so schedulers side by side take disjoint rows), inserts their
+       delivery rows — ``claimed``, or ``skipped`` when older than the grace window (default 2 h; logged) —
+       and advances each ``next_due_at`` (``bot.schedule_time.due_after``; days missed while nothing ran
+       collapse into the latest). A delivery row that exists already (the UNIQUE key) is not ours.
+    4. Sleep on the injected clock until the earliest ``next_due_at`` (``MIN`` over the index), napping at
+       most ``poll_every`` seconds of real time, so a subscription written by any process is found without
+       any message between processes; ``notify()`` only shortens the nap of this process.
+    5. Without Redis: render (shared: :class:`bot.daily.DailyRenderer`) and enqueue on the platform's
+       in-process queue; workers send through the adapter's sender (``ctx.extras["telegram_sender"]``,
+       ``ctx.extras["discord_sender"]``), which paces (Telegram 28 msg/s overall, 1/s per chat, 20/min per
+       group; Discord by its rate-limit headers) and honours RetryAfter with the server's value. Outcomes
+       (:func:`send_and_record`): sent; Forbidden / chat not found → ``blocked`` and the subscription
+       disabled with its reason; anything else retried with exponential backoff up to ``max_attempts``
+       times, then ``failed``.
+       With ``SIKPAN_REDIS_URL``: the claimed rows go to the arq job queue (:mod:`bot.queue`, job id =
+       delivery id) and queue workers (:func:`run_worker`, :class:`DeliveryWorker`) render and send them
+       through the same sender, whose budgets then live in Redis (:mod:`bot.limits`). Rows the queue could
+       not take (Redis unreachable) stay ``claimed`` and are queued again at the next pass; after a Redis
+       restart (a new ``run_id``) every row of ours still ``claimed`` is queued again; a row still
+       ``claimed`` ``requeue_after`` (10 min) after its claim too. A job id already queued is one job.
 
 Across processes (issue #17; ``bot/migrations/0005_daily_owners.sql``)
-    Every scheduler run has a random token, a row in ``schedulers`` with a heartbeat, and its name in
-    ``deliveries.claimed_by`` of the rows it claims. Two schedulers that plan the same due both try the
-    insert: the UNIQUE key gives the row to one. Only the row's own scheduler moves it from ``claimed`` to
-    ``sending`` (one conditional UPDATE, right before the request): at most once, whatever the others
-    believe. Recovery takes over rows by age — of schedulers whose heartbeat is older than ``stale_after``,
-    or that left (a clean stop frees its never-attempted rows) — never "everything claimed is mine".
+    Every scheduler run (and every queue worker) has a random token, a row in ``schedulers`` with a
+    heartbeat, and its name in ``deliveries.claimed_by`` of the rows it claims (a worker: of the rows it
+    sends). Only the row's own scheduler moves it from ``claimed`` to ``sending`` (one conditional UPDATE,
+    right before the request); a queue worker takes any ``claimed`` row, the first one alone: at most once,
+    whatever the others believe, and whatever the queue runs twice. Recovery takes over rows by age — of
+    schedulers or workers whose heartbeat is older than ``stale_after``, or that left (a clean stop frees
+    its never-attempted rows) — never "everything claimed is mine".
     SQLite: one scheduler per database and platform, elected by lock files the kernel frees when their holder
     dies; the others wait. Recovery takes only rows of the platforms this scheduler can send to.
-    PostgreSQL: any number side by side; takeovers use ``FOR UPDATE SKIP LOCKED`` and run at every heartbeat. Subscriptions written by another process are found by polling ``updated_at``.
+    PostgreSQL: any number side by side; takeovers use ``FOR UPDATE SKIP LOCKED`` and run at every heartbeat.
 """
 
 from __future__ import annotations
@@ -60,7 +74,7 @@ log = logging.getLogger(__name__)
 GRACE = timedelta(hours=2)
 STALE_AFTER = timedelta(seconds=90)  # a scheduler silent this long is gone: its rows are taken over
 HEARTBEAT_EVERY = 15.0  # seconds (real time)
-POLL_EVERY = 5.0  # seconds (real time) between looks for subscriptions changed by other processes
+POLL_EVERY = 5.0  # seconds (real time) between looks at the due index (rows written by other processes)
 STATUSES = ("claimed", "sending", "sent", "skipped", "blocked", "failed", "uncertain")
 
 
