@@ -26,7 +26,7 @@ from typing import Any
 from bot.config import Settings
 from bot.console import LineSource, run_console
 from bot.context import AppContext, Clock, SystemClock, create_context
-from bot.scheduler import run_scheduler
+from bot.scheduler import run_scheduler, run_worker
 from bot.startup import StartupError, check_database
 
 log = logging.getLogger(__name__)
@@ -92,6 +92,9 @@ async def run(
             tasks[platform] = asyncio.create_task(runner(ctx, stop), name=platform)
         if tasks:
             tasks["scheduler"] = asyncio.create_task(run_scheduler(ctx, stop), name="scheduler")
+            if settings.redis_url and settings.telegram_token:
+                # the scheduler queues Telegram readings (bot.queue): this process works the queue too
+                tasks["worker"] = asyncio.create_task(run_worker(ctx, stop), name="worker")
         else:
             tasks["console"] = asyncio.create_task(run_console(ctx, stop, io=console_io), name="console")
         failed = await _supervise(tasks, stop)

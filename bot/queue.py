@@ -69,6 +69,10 @@ def job_id(prefix: str, delivery_id: int) -> str:
 class DeliveryQueue:
     """The scheduler's side: puts claimed rows on the queue (:class:`bot.scheduler.JobQueue`)."""
 
+    # Telegram readings go through the queue; Discord's stay with the scheduler of the process that runs the
+    # Discord client (discord.py paces by Discord's own rate-limit headers, and a worker has no gateway)
+    platforms = frozenset({"telegram"})
+
     def __init__(self, url: str) -> None:
         self.settings, self.prefix = settings_for(url)
         self.name = queue_name(self.prefix)

@@ -64,9 +64,12 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 
+from bot.config import install_redaction
 from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, Moment
-from bot.sending import BeforeRequest, SendOutcome
+from bot.limits import limiter_for
+from bot.sending import BeforeRequest, SendOutcome, TelegramSender
+from bot.startup import start_with_retries
 from bot.storage import DailyStore, Subscription, utc_iso
 
 log = logging.getLogger(__name__)
@@ -209,6 +212,8 @@ class SchedulerStats:
 class JobQueue(Protocol):
     """Where claimed rows go when a Redis job queue runs (:class:`bot.queue.DeliveryQueue`)."""
 
+    platforms: frozenset[str]  # the platforms whose readings the queue workers send (the others: in-process)
+
     async def enqueue(self, delivery_ids: Sequence[int]) -> int: ...  # how many were new to the queue
 
     async def epoch(self) -> str: ...  # changes when the queue's server lost its data (a restart)
@@ -301,12 +306,16 @@ class DailyScheduler:
 
     # -- one pass --
 
+    def _queued(self, platform: str) -> bool:
+        """Do the queue workers send this platform's readings (else this scheduler, in-process)?"""
+        return self.queue is not None and platform in self.queue.platforms
+
     def _sendable(self) -> tuple[list[str], list[str]]:
         """(platforms whose due rows this scheduler claims now, configured platforms not ready yet)."""
         ready: list[str] = []
         starting: list[str] = []
         for name in self.platforms():
-            if self.queue is not None or self.transports[name].ready():
+            if self._queued(name) or self.transports[name].ready():
                 ready.append(name)  # with a job queue the workers send: claiming needs no adapter here
             else:
                 starting.append(name)
@@ -331,10 +340,10 @@ class DailyScheduler:
                     self.grace,
                 )
             self.stats.skipped += len(skipped)
-            if self.queue is not None:
-                self._unqueued.update(delivery_id for delivery_id, _ in claimed)
-            else:
-                for delivery_id, sub in claimed:
+            for delivery_id, sub in claimed:
+                if self._queued(sub.platform):
+                    self._unqueued.add(delivery_id)  # handed to the job queue below
+                else:
                     assert sub.next_local_date is not None and sub.next_due_at is not None
                     await self._enqueue(delivery_id, sub, sub.next_local_date, sub.next_due_at, now)
             if len(claimed) + len(skipped) < CLAIM_BATCH:
@@ -424,7 +433,7 @@ class DailyScheduler:
                 await self.store.mark(delivery_id, "skipped", now, "past the grace window after a restart")
                 self.stats.skipped += 1
                 continue
-            if self.queue is not None:
+            if self._queued(sub.platform):
                 self._unqueued.add(delivery_id)  # a worker sends it (queued twice, it still runs once)
                 continue
             if sub.platform not in ready:
@@ -781,7 +790,7 @@ async def run_worker(ctx: AppContext, stop: asyncio.Event, **options: Any) -> No
         raise ValueError("the worker role needs SIKPAN_REDIS_URL")
     from bot.queue import run_queue_worker  # the redis extra: only where a Redis URL is configured
 
-    await _start_senders(ctx)
+    await start_senders(ctx)
     worker = DeliveryWorker(ctx, heartbeat_every=float(options.pop("heartbeat_every", HEARTBEAT_EVERY)))
     beat_stop = asyncio.Event()
     beat = asyncio.create_task(worker.heartbeat(beat_stop), name="worker-heartbeat")
@@ -792,18 +801,43 @@ async def run_worker(ctx: AppContext, stop: asyncio.Event, **options: Any) -> No
         beat_stop.set()
         await asyncio.gather(beat, return_exceptions=True)
         await worker.store.unregister(worker.token)
-        await _stop_senders(ctx)
+        await stop_senders(ctx)
 
 
-async def _start_senders(ctx: AppContext) -> None:
-    """The senders of a process that sends without running the chat adapters (the worker role)."""
-    if ctx.settings.telegram_token and "telegram_sender" not in ctx.extras:
-        from bot.telegram import worker_sender  # python-telegram-bot: only with a Telegram token
+async def start_senders(ctx: AppContext) -> None:
+    """The senders of a process that sends without running the chat adapters (the worker role; a
+    ``scheduler`` role without Redis, which sends Telegram readings itself, needs them too): a ``Bot`` on the
+    configured API with the process's budgets (shared through Redis when configured). Discord needs its
+    client: Discord readings stay with the process that runs the Discord adapter."""
+    token = ctx.settings.telegram_token
+    if not token or "telegram_sender" in ctx.extras:
+        return  # no Telegram, or its adapter runs in this process (role all): its sender serves
+    from telegram import Bot  # python-telegram-bot: only with a Telegram token
+    from telegram.error import InvalidToken, NetworkError
+    from telegram.request import HTTPXRequest
 
-        await worker_sender(ctx)
+    install_redaction([token])
+    base_url = ctx.settings.telegram_api_base_url
+    bot = Bot(token, base_url=base_url, request=HTTPXRequest(connection_pool_size=64, pool_timeout=30.0))
+    await start_with_retries(
+        bot.initialize,
+        platform="telegram",
+        retry_on=(NetworkError,),
+        fatal=(InvalidToken,),
+        attempts=ctx.settings.start_attempts,
+    )
+    store = DailyStore(ctx.storage)
+
+    async def on_migrated(platform: str, old: str, new: str) -> None:
+        await store.migrate_chat(platform, old, new)
+
+    limiter = ctx.extras.get("limiter") or limiter_for(ctx.settings.redis_url)
+    ctx.extras["limiter"] = limiter
+    ctx.extras["telegram_sender"] = TelegramSender(bot, on_migrated=on_migrated, limiter=limiter)
+    ctx.extras["telegram_worker_bot"] = bot
 
 
-async def _stop_senders(ctx: AppContext) -> None:
+async def stop_senders(ctx: AppContext) -> None:
     closer = ctx.extras.pop("telegram_worker_bot", None)
     if closer is not None:
         await closer.shutdown()
@@ -846,6 +880,8 @@ __all__ = [
     "daily_queue",
     "run_scheduler",
     "run_worker",
+    "start_senders",
+    "stop_senders",
     "send_and_record",
     "scheduler_of",
     "sleep_until",

@@ -33,7 +33,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from telegram import Bot, BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
@@ -44,7 +44,6 @@ from telegram.ext import (
     MessageHandler,
     filters,
 )
-from telegram.request import HTTPXRequest
 
 from bot.admission import Verdict, gate
 from bot.commands import (
@@ -438,38 +437,6 @@ def _limiter(ctx: AppContext) -> Limiter:
     return cast(Limiter, limiter)
 
 
-async def worker_sender(ctx: AppContext) -> TelegramSender:
-    """A sender for a process that sends without polling (the ``worker`` role, bot.scheduler.run_worker):
-    a ``Bot`` on the configured API, the shared budgets, the blocked/migrated callbacks of the context."""
-    token = ctx.settings.telegram_token
-    if not token:
-        raise ValueError("TELEGRAM_BOT_TOKEN is not set")
-    install_redaction([token])
-    base_url = ctx.settings.telegram_api_base_url or DEFAULT_BASE_URL
-    bot = Bot(
-        token,
-        base_url=base_url,
-        base_file_url=file_url_for(base_url),
-        request=HTTPXRequest(connection_pool_size=64, pool_timeout=30.0),
-    )
-    await start_with_retries(
-        bot.initialize,
-        platform="telegram",
-        retry_on=(NetworkError,),
-        fatal=(InvalidToken,),
-        attempts=ctx.settings.start_attempts,
-    )
-    sender = TelegramSender(
-        bot,
-        on_blocked=_fan_out(ctx, "on_blocked"),
-        on_migrated=_fan_out(ctx, "on_migrated"),
-        limiter=_limiter(ctx),
-    )
-    ctx.extras["telegram_sender"] = sender
-    ctx.extras["telegram_worker_bot"] = bot
-    return sender
-
-
 async def prepare(app: AnyApplication) -> None:
     """After ``initialize``: learn our username and register the command menu (best effort)."""
     adapter: TelegramAdapter = app.bot_data["adapter"]
@@ -560,6 +527,5 @@ __all__ = [
     "file_url_for",
     "prepare",
     "run_telegram",
-    "worker_sender",
     "webhook_options",
 ]
