@@ -270,6 +270,7 @@ class DailyScheduler:
         self.queue = queue
         self._queue_epoch: str | None = None
         self._unqueued: set[int] = set()  # claimed rows the queue could not take yet (Redis unreachable)
+        self._queue_down = False
         self._sleep = sleep
         self._wake = asyncio.Event()
         self._queues: dict[str, asyncio.Queue[_Job | None]] = {}
@@ -343,6 +344,7 @@ class DailyScheduler:
             for delivery_id, sub in claimed:
                 if self._queued(sub.platform):
                     self._unqueued.add(delivery_id)  # handed to the job queue below
+                    self.stats.claimed += 1
                 else:
                     assert sub.next_local_date is not None and sub.next_due_at is not None
                     await self._enqueue(delivery_id, sub, sub.next_local_date, sub.next_due_at, now)
@@ -366,10 +368,14 @@ class DailyScheduler:
         try:
             self.stats.queued += await self.queue.enqueue(ids)
         except (OSError, ConnectionError, TimeoutError) as exc:
-            log.warning("daily: the job queue is unreachable (%s); %d readings wait", exc, len(ids))
+            if not self._queue_down:  # once per outage, not at every look
+                log.warning("daily: the job queue is unreachable (%s); %d readings wait", exc, len(ids))
+            self._queue_down = True
             return
+        if self._queue_down:
+            log.warning("daily: the job queue is back; %d readings queued", len(ids))
+        self._queue_down = False
         self._unqueued.difference_update(ids)
-        self.stats.claimed += len(ids)
 
     async def _check_queue(self) -> None:
         """At every heartbeat: when the queue's server lost its data (a restart without persistence), queue
@@ -853,11 +859,20 @@ def daily_queue(ctx: AppContext) -> JobQueue | None:
     return DeliveryQueue(ctx.settings.redis_url)
 
 
-async def run_scheduler(ctx: AppContext, stop: asyncio.Event) -> None:
-    """Entry point used by ``bot.app.run``: the scheduler of this application until ``stop`` is set."""
+async def run_scheduler(
+    ctx: AppContext, stop: asyncio.Event, *, platforms: Sequence[str] | None = None
+) -> None:
+    """Entry point used by ``bot.app.run``: the scheduler of this application until ``stop`` is set.
+
+    ``platforms``: only these platforms' readings (default: every platform whose token is set). A process
+    of the ``scheduler`` role with Redis passes the queue's platforms (``telegram``: the workers send them);
+    Discord readings are scheduled by the process that runs the Discord client."""
     scheduler = ctx.extras.get("daily_scheduler")
     if not isinstance(scheduler, DailyScheduler):
-        scheduler = DailyScheduler(ctx, queue=daily_queue(ctx))
+        transports = default_transports(ctx)
+        if platforms is not None:
+            transports = {name: t for name, t in transports.items() if name in platforms}
+        scheduler = DailyScheduler(ctx, transports=transports, queue=daily_queue(ctx))
     await scheduler.run(stop)
 
 

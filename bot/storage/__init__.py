@@ -553,6 +553,10 @@ class DailyStore:
     async def fill_next_due(self, now: datetime) -> int:
         """Back-fill ``next_due_at`` of active rows that have none (rows of before migration 0006, or written
         by an older binary); returns how many were filled."""
+        if not await self.storage.fetchone(
+            "SELECT 1 FROM subscriptions WHERE active = 1 AND next_due_at IS NULL LIMIT 1"
+        ):
+            return 0  # the usual case: no write transaction at all
         filled = 0
         while True:
             async with self.storage.transaction() as tx:
