@@ -196,7 +196,7 @@ async def send_rate(count: int, limit_per_s: int = 30, storm: float = 0.0) -> di
             bot = Bot(fake.token, base_url=fake.base_url, request=HTTPXRequest(connection_pool_size=64))
             try:
                 async with bot:
-                    ctx.extras["telegram_sender"] = TelegramSender(bot)
+                    ctx.telegram_sender = TelegramSender(bot)
                     since = (START - timedelta(days=1)).isoformat(timespec="seconds")
                     async with ctx.storage.transaction() as db:
                         await db.executemany(

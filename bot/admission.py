@@ -23,9 +23,9 @@ from __future__ import annotations
 import enum
 import time
 from collections import OrderedDict
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 
 class Verdict(enum.Enum):
@@ -104,13 +104,4 @@ class Admission:
         return len(self._users) + len(self._chats)
 
 
-def gate(extras: MutableMapping[str, Any]) -> Admission:
-    """The application's :class:`Admission` (``ctx.extras["admission"]``; created on first use)."""
-    found = extras.get("admission")
-    if isinstance(found, Admission):
-        return found
-    admission = extras["admission"] = Admission()
-    return admission
-
-
-__all__ = ["DEFAULT_LIMITS", "Admission", "Limits", "Verdict", "gate"]
+__all__ = ["DEFAULT_LIMITS", "Admission", "Limits", "Verdict"]

@@ -1,18 +1,28 @@
-"""The application context every command and service reads: settings, storage, clock, per-area singletons.
+"""The application context every command and service reads: settings, storage, clock, and the few
+per-process services the adapters and the scheduler share (typed fields, one each).
 
-This module depends only on :mod:`bot.config` and :mod:`bot.storage`, so the command layer, the adapters
-and the scheduler can all import it without importing each other (``bot.app`` starts them).
+This module depends only on :mod:`bot.config`, :mod:`bot.storage`, :mod:`bot.admission` and
+:mod:`bot.sending` (none of which imports a chat library at import time or this module), so the command
+layer, the adapters and the scheduler can all import it without importing each other (``bot.app`` starts
+them). What the adapters put here is described by small protocols, not by their classes.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from bot.admission import Admission
 from bot.config import Settings
+from bot.limits import Limiter
+from bot.sending import DiscordSender, TelegramSender
 from bot.storage import Storage
+
+# fn(platform, chat_id, reason) / fn(platform, old_id, new_id), sync or async
+Callback = Callable[..., Any]
 
 
 class Clock(Protocol):
@@ -42,12 +52,44 @@ class SystemClock:
             await asyncio.sleep(min((instant - now).total_seconds(), self.max_nap))
 
 
+class TelegramApplication(Protocol):
+    """What the scheduler reads of the running python-telegram-bot ``Application``."""
+
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def bot_data(self) -> Any: ...
+
+
+class DiscordClient(Protocol):
+    """What the scheduler reads of the running discord.py client."""
+
+    def is_ready(self) -> bool: ...
+
+    def get_partial_messageable(self, id: int) -> Any: ...  # noqa: A002 - discord.py's parameter name
+
+
 @dataclass
 class AppContext:
     settings: Settings
     storage: Storage
     clock: Clock = field(default_factory=SystemClock)
-    extras: dict[str, Any] = field(default_factory=dict)  # per-area singletons (scheduler, senders …)
+    # the one admission gate of the process (bot.admission): every adapter checks it before any work
+    admission: Admission = field(default_factory=Admission)
+    # set by the adapters when they are built (bot.telegram.build_application, bot.discord.build_client)
+    telegram_sender: TelegramSender | None = None
+    telegram_application: TelegramApplication | None = None
+    discord_sender: DiscordSender | None = None
+    discord_client: DiscordClient | None = None
+    # the send budgets of the process (bot.limits.limiter_of: in-process, or shared through Redis)
+    limiter: Limiter | None = None
+    # told by the senders when a chat blocks the bot / a group migrates (the scheduler subscribes)
+    on_blocked: list[Callback] = field(default_factory=list)
+    on_migrated: list[Callback] = field(default_factory=list)
+    # the daily scheduler (bot.scheduler.DailyScheduler, which imports this module: read it with
+    # bot.scheduler.scheduler_of)
+    daily_scheduler: object | None = None
 
     async def close(self) -> None:
         await self.storage.close()

@@ -360,7 +360,9 @@ def environment(lang: str) -> jinja2.Environment:
     env.install_gettext_callables(_gettext, _ngettext, newstyle=False)  # type: ignore[attr-defined]
     env.globals["lang"] = lang
     env.filters["term"] = lambda value: term(lang, value)
-    env.filters["both"] = lambda value: both(lang, value)
+    # pass_context: Jinja must not fold ``"世" | both`` when it compiles a template — that would run inside the
+    # reply being rendered at the time (marking 世 as given there) and bake one reply's 한글(漢字)-once into all
+    env.filters["both"] = jinja2.pass_context(lambda _context, value: both(lang, value))
     env.filters["particle"] = _particle
     env.filters["cite"] = lambda value: cite(lang, value)
     env.filters["passage"] = lambda value: passage(lang, value)

@@ -239,6 +239,18 @@ def limiter_for(redis_url: str | None) -> Limiter:
     return LocalLimiter()
 
 
+class _HasLimiter(Protocol):
+    settings: Any
+    limiter: Limiter | None
+
+
+def limiter_of(ctx: _HasLimiter) -> Limiter:
+    """The one limiter of an application context (``ctx.limiter``), made on first use from its settings."""
+    if ctx.limiter is None:
+        ctx.limiter = limiter_for(ctx.settings.redis_url)
+    return ctx.limiter
+
+
 __all__ = [
     "DEFAULT_PREFIX",
     "Limiter",
@@ -247,6 +259,7 @@ __all__ = [
     "RedisLimiter",
     "TokenBucket",
     "limiter_for",
+    "limiter_of",
     "redis_client",
     "split_redis_url",
 ]

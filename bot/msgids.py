@@ -138,6 +138,8 @@ FAMILIES: dict[str, dict[str, str]] = {
         "liuyao.allow_static": N_("bot.opt.liuyao.allow_static"),
         "liuyao.changed_relatives": N_("bot.opt.liuyao.changed_relatives"),
         "liuyao.earth_changsheng": N_("bot.opt.liuyao.earth_changsheng"),
+        "liuyao.middle_source": N_("bot.opt.liuyao.middle_source"),
+        "liuyao.scatter": N_("bot.opt.liuyao.scatter"),
         "solar_time": N_("bot.opt.solar_time"),
     },
     "bot.shensha": {
@@ -191,6 +193,16 @@ FAMILIES: dict[str, dict[str, str]] = {
         "qizheng.houses": N_("chat.page.qizheng.houses"),
         "qizheng.patterns": N_("chat.page.qizheng.patterns"),
         "qizheng.daxian": N_("chat.page.qizheng.daxian"),
+        "liuyao.brief": N_("chat.page.liuyao.brief"),
+        "liuyao.verdict": N_("chat.page.liuyao.verdict"),
+        "liuyao.stars": N_("chat.page.liuyao.stars"),
+    },
+    # /settings: the groups of the settings model (bot.commands._options.GROUPS), as buttons and headings
+    "chat.settings.group": {
+        "bot": N_("chat.settings.group.bot"),
+        "liuren": N_("chat.settings.group.liuren"),
+        "liuyao": N_("chat.settings.group.liuyao"),
+        "qizheng": N_("chat.settings.group.qizheng"),
     },
     "chat.help.choices": {
         "category": N_("chat.help.choices.category"),

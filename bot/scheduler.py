@@ -27,8 +27,8 @@ Loop (:meth:`DailyScheduler.run`)
        most ``poll_every`` seconds of real time, so a subscription written by any process is found without
        any message between processes; ``notify()`` only shortens the nap of this process.
     5. Without Redis: render (shared: :class:`bot.daily.DailyRenderer`) and enqueue on the platform's
-       in-process queue; workers send through the adapter's sender (``ctx.extras["telegram_sender"]``,
-       ``ctx.extras["discord_sender"]``), which paces (Telegram 28 msg/s overall, 1/s per chat, 20/min per
+       in-process queue; workers send through the adapter's sender (``ctx.telegram_sender``,
+       ``ctx.discord_sender``), which paces (Telegram 28 msg/s overall, 1/s per chat, 20/min per
        group; Discord by its rate-limit headers) and honours RetryAfter with the server's value. Outcomes
        (:func:`send_and_record`): sent; Forbidden / chat not found → ``blocked`` and the subscription
        disabled with its reason; anything else retried with exponential backoff up to ``max_attempts``
@@ -67,7 +67,7 @@ from typing import Any, Protocol
 from bot.config import install_redaction
 from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, Moment
-from bot.limits import limiter_for
+from bot.limits import limiter_of
 from bot.sending import BeforeRequest, SendOutcome, TelegramSender
 from bot.startup import start_with_retries
 from bot.storage import DailyStore, Subscription, utc_iso
@@ -121,18 +121,19 @@ class TelegramTransport:
         self.ctx = ctx
 
     def configured(self) -> bool:
-        return bool(self.ctx.settings.telegram_token) or "telegram_sender" in self.ctx.extras
+        return bool(self.ctx.settings.telegram_token) or self.ctx.telegram_sender is not None
 
     def ready(self) -> bool:
-        if "telegram_sender" not in self.ctx.extras:
+        if self.ctx.telegram_sender is None:
             return False
-        app = self.ctx.extras.get("telegram_application")
+        app = self.ctx.telegram_application
         return app is None or bool(app.running)
 
     async def send(
         self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
     ) -> SendOutcome:
-        sender = self.ctx.extras["telegram_sender"]
+        sender = self.ctx.telegram_sender
+        assert sender is not None  # ready() was checked
         chat: int | str = int(sub.chat_id) if sub.chat_id.lstrip("-").isdigit() else sub.chat_id
         outcome: SendOutcome = await sender.send(
             chat, text, chat_kind=sub.chat_kind, before_request=before_request
@@ -141,8 +142,8 @@ class TelegramTransport:
 
 
 class DiscordTransport:
-    """Sends through ``ctx.extras["discord_sender"]`` (:class:`bot.sending.DiscordSender`) to the channel
-    ``ctx.extras["discord_client"].get_partial_messageable(chat_id)`` (DM channels included)."""
+    """Sends through ``ctx.discord_sender`` (:class:`bot.sending.DiscordSender`) to the channel
+    ``ctx.discord_client.get_partial_messageable(chat_id)`` (DM channels included)."""
 
     platform = "discord"
     channel = "discord"
@@ -151,19 +152,19 @@ class DiscordTransport:
         self.ctx = ctx
 
     def configured(self) -> bool:
-        return bool(self.ctx.settings.discord_token) or "discord_sender" in self.ctx.extras
+        return bool(self.ctx.settings.discord_token) or self.ctx.discord_sender is not None
 
     def ready(self) -> bool:
-        client = self.ctx.extras.get("discord_client")
-        if "discord_sender" not in self.ctx.extras or client is None:
+        client = self.ctx.discord_client
+        if self.ctx.discord_sender is None or client is None:
             return False
         return bool(client.is_ready())
 
     async def send(
         self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
     ) -> SendOutcome:
-        sender = self.ctx.extras["discord_sender"]
-        client = self.ctx.extras["discord_client"]
+        sender, client = self.ctx.discord_sender, self.ctx.discord_client
+        assert sender is not None and client is not None  # ready() was checked
         target = client.get_partial_messageable(int(sub.chat_id))
         outcome: SendOutcome = await sender.send(
             target, text, target_id=sub.chat_id, before_request=before_request
@@ -544,11 +545,13 @@ class DailyScheduler:
     # -- main loop --
 
     def install(self) -> None:
-        """Register as ``ctx.extras["daily_scheduler"]`` and as the senders' blocked/migrated callback."""
-        self.ctx.extras["daily_scheduler"] = self
-        for key, cb in (("on_blocked", self.on_blocked), ("on_migrated", self.on_migrated)):
-            callbacks = self.ctx.extras.setdefault(key, [])
-            if isinstance(callbacks, list) and cb not in callbacks:
+        """Register as ``ctx.daily_scheduler`` and as the senders' blocked/migrated callback."""
+        self.ctx.daily_scheduler = self
+        for callbacks, cb in (
+            (self.ctx.on_blocked, self.on_blocked),
+            (self.ctx.on_migrated, self.on_migrated),
+        ):
+            if cb not in callbacks:
                 callbacks.append(cb)
 
     def platforms(self) -> list[str]:
@@ -796,7 +799,7 @@ async def run_worker(ctx: AppContext, stop: asyncio.Event, **options: Any) -> No
         raise ValueError("the worker role needs SIKPAN_REDIS_URL")
     from bot.queue import run_queue_worker  # the redis extra: only where a Redis URL is configured
 
-    await start_senders(ctx)
+    own_bot = await start_senders(ctx)
     worker = DeliveryWorker(ctx, heartbeat_every=float(options.pop("heartbeat_every", HEARTBEAT_EVERY)))
     beat_stop = asyncio.Event()
     beat = asyncio.create_task(worker.heartbeat(beat_stop), name="worker-heartbeat")
@@ -807,17 +810,19 @@ async def run_worker(ctx: AppContext, stop: asyncio.Event, **options: Any) -> No
         beat_stop.set()
         await asyncio.gather(beat, return_exceptions=True)
         await worker.store.unregister(worker.token)
-        await stop_senders(ctx)
+        if own_bot is not None:
+            await own_bot.shutdown()
 
 
-async def start_senders(ctx: AppContext) -> None:
+async def start_senders(ctx: AppContext) -> Any:
     """The senders of a process that sends without running the chat adapters (the worker role; a
     ``scheduler`` role without Redis, which sends Telegram readings itself, needs them too): a ``Bot`` on the
     configured API with the process's budgets (shared through Redis when configured). Discord needs its
-    client: Discord readings stay with the process that runs the Discord adapter."""
+    client: Discord readings stay with the process that runs the Discord adapter. Returns the ``Bot`` it
+    started (``await bot.shutdown()`` at the end), or None."""
     token = ctx.settings.telegram_token
-    if not token or "telegram_sender" in ctx.extras:
-        return  # no Telegram, or its adapter runs in this process (role all): its sender serves
+    if not token or ctx.telegram_sender is not None:
+        return None  # no Telegram, or its adapter runs in this process (role all): its sender serves
     from telegram import Bot  # python-telegram-bot: only with a Telegram token
     from telegram.error import InvalidToken, NetworkError
     from telegram.request import HTTPXRequest
@@ -837,16 +842,8 @@ async def start_senders(ctx: AppContext) -> None:
     async def on_migrated(platform: str, old: str, new: str) -> None:
         await store.migrate_chat(platform, old, new)
 
-    limiter = ctx.extras.get("limiter") or limiter_for(ctx.settings.redis_url)
-    ctx.extras["limiter"] = limiter
-    ctx.extras["telegram_sender"] = TelegramSender(bot, on_migrated=on_migrated, limiter=limiter)
-    ctx.extras["telegram_worker_bot"] = bot
-
-
-async def stop_senders(ctx: AppContext) -> None:
-    closer = ctx.extras.pop("telegram_worker_bot", None)
-    if closer is not None:
-        await closer.shutdown()
+    ctx.telegram_sender = TelegramSender(bot, on_migrated=on_migrated, limiter=limiter_of(ctx))
+    return bot
 
 
 def daily_queue(ctx: AppContext) -> JobQueue | None:
@@ -867,8 +864,8 @@ async def run_scheduler(
     ``platforms``: only these platforms' readings (default: every platform whose token is set). A process
     of the ``scheduler`` role with Redis passes the queue's platforms (``telegram``: the workers send them);
     Discord readings are scheduled by the process that runs the Discord client."""
-    scheduler = ctx.extras.get("daily_scheduler")
-    if not isinstance(scheduler, DailyScheduler):
+    scheduler = scheduler_of(ctx)
+    if scheduler is None:
         transports = default_transports(ctx)
         if platforms is not None:
             transports = {name: t for name, t in transports.items() if name in platforms}
@@ -877,7 +874,8 @@ async def run_scheduler(
 
 
 def scheduler_of(ctx: AppContext) -> DailyScheduler | None:
-    s = ctx.extras.get("daily_scheduler")
+    """The scheduler installed on ``ctx`` (``ctx.daily_scheduler``), if any."""
+    s = ctx.daily_scheduler
     return s if isinstance(s, DailyScheduler) else None
 
 
@@ -896,7 +894,6 @@ __all__ = [
     "run_scheduler",
     "run_worker",
     "start_senders",
-    "stop_senders",
     "send_and_record",
     "scheduler_of",
     "sleep_until",

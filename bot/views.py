@@ -199,10 +199,30 @@ def _shensha_meanings(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
     return {"star_meaning": meanings, "star_nature": natures, "season": season}
 
 
+def _liuyao_stars(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
+    """The 神煞 of the moving lines (000:223 「各伺其動，不動則不伺也」), grouped 吉 · 凶 · neither: each star once,
+    with the lines it falls on (bottom first) and its meaning in ``lang`` (seed 000 / 002 definitions)."""
+    from engine.shensha import star
+
+    found: dict[str, list[int]] = {}
+    for line in sorted(context.get("lines") or (), key=lambda ln: ln["line"]):
+        if not line.get("moving"):  # rows stored before #19 kept the 神煞 of every line
+            continue
+        for name in line.get("marks") or ():
+            found.setdefault(name, []).append(line["line"])
+    groups: dict[str | None, list[dict[str, Any]]] = {"吉": [], "凶": [], None: []}
+    for name, lines in found.items():
+        definition = star(name)
+        nature = definition.nature if definition.nature in groups else None
+        groups[nature].append({"name": name, "lines": lines, "meaning": definition.meaning.get(lang) or ""})
+    return {"moving_stars": [{"nature": k, "stars": v} for k, v in groups.items() if v]}
+
+
 # Language-dependent data a view needs besides its stored context (kept out of the history rows).
 VIEW_EXTRAS: dict[str, Callable[[str, Mapping[str, Any]], Mapping[str, Any]]] = {
     "cast": _liuren_gloss,
     "shensha": _shensha_meanings,
+    "liuyao": _liuyao_stars,
 }
 
 # The pages of a stored cast (issue #13): the first is the reply, the others one tap away. A page is the
@@ -211,6 +231,7 @@ PAGES: Mapping[str, tuple[str, ...]] = {
     "cast": ("brief", "read", "gloss", "trace"),
     "shensha": ("brief", "ji", "xiong", "other"),
     "qizheng": ("brief", "houses", "patterns", "daxian"),
+    "liuyao": ("brief", "verdict", "stars"),  # 卦 · 斷 · 神煞 (issue #19)
 }
 
 
@@ -225,7 +246,12 @@ def first_page(view: str) -> str | None:
     return pages[0] if pages else None
 
 
-_TITLES = {"cast": "bot.cast.title", "shensha": "bot.shensha.title", "qizheng": "bot.qizheng.title"}
+_TITLES = {
+    "cast": "bot.cast.title",
+    "shensha": "bot.shensha.title",
+    "qizheng": "bot.qizheng.title",
+    "liuyao": "bot.liuyao.title",
+}
 
 
 def page_title(reply: Reply) -> tuple[str, str]:

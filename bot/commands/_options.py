@@ -1,8 +1,16 @@
-"""School options per engine, stored in ``users.options`` as ``"<area>.<field>": "<value>"`` strings.
+"""The settings model: every per-user option, stored in ``users.options`` as ``"<key>": "<value>"`` strings.
 
-Each area names its engine's frozen options dataclass; the fields, their allowed values and defaults are read
-from the class itself (booleans → ``on``/``off``, enums → their values, branches → their characters), so a
-new option in an engine shows up in ``/settings`` without touching the bot.
+Two kinds of option, one model (:func:`model`, :class:`Setting`):
+
+- bot options (:data:`BOT_OPTIONS`, the group ``bot``): how an instant becomes pillars, and other choices of
+  the shell itself; a new one is one line there (its name, default and other values) and a label id
+  ``bot.opt.<name>`` in the catalogs;
+- school options per engine (``"<area>.<field>"``): each area names its engine's frozen options dataclass;
+  the fields, their allowed values and defaults are read from the class itself (booleans → ``on``/``off``,
+  enums → their values, branches → the characters the engine accepts), so a new option in an engine shows
+  up without touching the bot.
+
+``/settings`` (text, Telegram and Discord buttons, the console) is built from :func:`model` alone.
 """
 
 from __future__ import annotations
@@ -10,10 +18,13 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from bot.commands._common import parse_bool
 from bot.commands.base import CommandError
+from bot.i18n import DEFAULT_LANG, catalog
+from bot.storage import UserSettings
 from engine.core.cycle import Branch, Stem
 from engine.liuren import Options as LiurenOptions
 from engine.liuyao import Options as LiuyaoOptions
@@ -42,26 +53,40 @@ def to_text(value: Any) -> str:
     return str(value)
 
 
-def _choices(default: Any) -> list[str]:
+def _choices(cls: OptionsClass, name: str, default: Any) -> list[str]:
     if isinstance(default, bool):
         return ["on", "off"]
     if isinstance(default, Branch | Stem):
-        return []  # any character parses; the engine says which it accepts
+        # the characters the engine accepts (its own validation decides: 土長生 申 or 寅)
+        return [c.char for c in type(default) if _accepted(cls, name, c)]
     if isinstance(default, enum.Enum):
         return [str(m.value) for m in type(default)]
     return []
 
 
+def _accepted(cls: OptionsClass, name: str, value: Any) -> bool:
+    try:
+        cls(**{name: value})
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+_FIELDS: dict[str, dict[str, tuple[str, list[str]]]] = {}
+
+
 def fields(area: str) -> dict[str, tuple[str, list[str]]]:
     """``{field: (default as text, allowed values)}``."""
-    cls = options_class(area)
-    defaults = cls()
-    out: dict[str, tuple[str, list[str]]] = {}
-    for f in dataclasses.fields(cls):
-        value = getattr(defaults, f.name)
-        if isinstance(value, bool | enum.Enum | str | int):
-            out[f.name] = (to_text(value), _choices(value))
-    return out
+    if area not in _FIELDS:
+        cls = options_class(area)
+        defaults = cls()
+        out: dict[str, tuple[str, list[str]]] = {}
+        for f in dataclasses.fields(cls):
+            value = getattr(defaults, f.name)
+            if isinstance(value, bool | enum.Enum | str | int):
+                out[f.name] = (to_text(value), _choices(cls, f.name, value))
+        _FIELDS[area] = out
+    return _FIELDS[area]
 
 
 def parse_key(key: str) -> tuple[str, str] | None:
@@ -125,3 +150,111 @@ def build(area: str, stored: Mapping[str, Any]) -> Any:
         return cls(**kwargs)
     except (ValueError, TypeError):
         return defaults
+
+
+# ---- the settings model -----------------------------------------------------------------------------------
+
+# Bot options (not engine options): name → (default, the other allowed values …). A new per-user option of
+# the shell is one entry here (and its label ``bot.opt.<name>`` in both catalogs); /settings offers it at once.
+BOT_OPTIONS: dict[str, tuple[str, ...]] = {
+    "day_starts": ("23:00", "00:00"),
+    "solar_time": ("off", "on"),
+}
+BOT_GROUP = "bot"
+GROUPS: tuple[str, ...] = (BOT_GROUP, *AREAS)  # the order /settings shows them in
+
+# What a user may type for a bot option's name or value, besides the name and the values themselves.
+ALIASES = {
+    "day": "day_starts",
+    "daystart": "day_starts",
+    "換日": "day_starts",
+    "자시": "day_starts",
+    "solar": "solar_time",
+    "진태양시": "solar_time",
+    "眞太陽時": "solar_time",
+    "真太陽時": "solar_time",
+}
+_VALUE_WORDS = {"day_starts": {"23": "23:00", "0": "00:00", "00": "00:00", "24": "00:00"}}
+
+# Where the label of an option lives: the engine areas' own catalogs (liuren.opt.*, qizheng.opt.*), else ours.
+_LABEL_IDS = {BOT_GROUP: "bot.opt.{name}", "liuren": "liuren.opt.{name}", "qizheng": "qizheng.opt.{name}"}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One per-user option: its stored key, its group, its default and allowed values (as stored text)."""
+
+    key: str  # "day_starts", "liuren.daynight"
+    group: str  # "bot" or an engine area
+    name: str  # the key within its group
+    default: str
+    choices: tuple[str, ...]  # every allowed value, in the model's order; empty: free text
+    label: str | None  # the message id of its label, if a catalog has one
+    value_labels: tuple[tuple[str, str], ...] = ()  # (value, message id) where a catalog names a value
+
+
+def _label(group: str, name: str) -> str | None:
+    for pattern in (_LABEL_IDS.get(group), "bot.opt.{area}.{name}"):
+        if pattern is None:
+            continue
+        found = pattern.format(area=group, name=name)
+        if found in catalog(DEFAULT_LANG):
+            return found
+    return None
+
+
+def _setting(key: str, group: str, name: str, default: str, choices: tuple[str, ...]) -> Setting:
+    label = _label(group, name)
+    known = catalog(DEFAULT_LANG)
+    value_labels = tuple(
+        (v, f"{label}.{v}") for v in choices if label is not None and f"{label}.{v}" in known
+    )
+    return Setting(key, group, name, default, choices, label, value_labels)
+
+
+_MODEL: list[Setting] = []
+
+
+def model() -> list[Setting]:
+    """Every per-user option, the bot's first, then each engine area's in its dataclass order."""
+    if not _MODEL:
+        for name, allowed in BOT_OPTIONS.items():
+            _MODEL.append(_setting(name, BOT_GROUP, name, allowed[0], tuple(allowed)))
+        for area in AREAS:
+            for name, (default, choices) in fields(area).items():
+                _MODEL.append(_setting(f"{area}.{name}", area, name, default, tuple(choices)))
+    return _MODEL
+
+
+def setting(key: str) -> Setting | None:
+    """The option stored under ``key`` (or typed as one of its aliases), if there is one."""
+    key = ALIASES.get(key, key.lower())
+    return next((s for s in model() if s.key == key), None)
+
+
+def normalize_setting(option: Setting, text: str) -> str:
+    """The stored text of a valid value of ``option`` (CommandError ``bot.error.bad_option_value`` otherwise)."""
+    if option.group != BOT_GROUP:
+        return normalize(option.group, option.name, text)
+    value = text.strip()
+    if option.choices == ("off", "on") or option.choices == ("on", "off"):
+        return "on" if parse_bool(value, option.key) else "off"
+    value = _VALUE_WORDS.get(option.key, {}).get(value, value)
+    if value not in option.choices:
+        raise CommandError("bot.error.bad_option_value", name=option.key, value=value[:20])
+    return value
+
+
+def refusal(option: Setting, value: str, user: UserSettings | None) -> str | None:
+    """Why a valid value cannot work yet for this user (a message id said in chat words), or None.
+
+    晝夜 by sunrise needs the place's latitude and longitude, true solar time its longitude: refused when it
+    is set, not at every cast afterwards.
+    """
+    lat = user.latitude if user else None
+    lon = user.longitude if user else None
+    if option.key == "liuren.daynight" and value == "sun" and (lat is None or lon is None):
+        return "chat.error.sun_needs_place"
+    if option.key == "solar_time" and value == "on" and lon is None:
+        return "bot.error.solar_needs_place"
+    return None

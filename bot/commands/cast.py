@@ -142,6 +142,8 @@ def chart_view(chart: Chart, category: str | None = None) -> ChartView:
         "trace": chart.trace.to_json(),
         "guiren": chart.guiren.char,
         "forward": chart.forward,
+        # what was not given and had to be assumed (issue 20): {"month_general": …, "hour": …} or None
+        "assumed": {name: getattr(chart, name).char for name in chart.assumed} or None,
     }
 
 

@@ -6,11 +6,11 @@ import math
 from typing import Any
 
 from bot.commands import _options as engine_options
-from bot.commands._common import check_zone, parse_bool, zone_of
+from bot.commands._common import check_zone, zone_of
 from bot.commands.base import COMMANDS, ArgSpec, CommandError, Incoming, Reply, command, lookup, reply
 from bot.context import AppContext
-from bot.i18n import DEFAULT_LANG, LANGS, N_, catalog
-from bot.msgids import msgid
+from bot.i18n import LANGS, N_
+from bot.msgids import FAMILIES, msgid
 from engine.qizheng.places import find_place
 
 LANG_WORDS = {
@@ -232,63 +232,39 @@ def _looks_numeric(text: str) -> bool:
 
 # ---- /settings ------------------------------------------------------------------------------------------
 
-# Bot-level options (not engine options): how an instant becomes day and hour pillars.
-BOT_OPTIONS: dict[str, tuple[str, ...]] = {
-    "day_starts": ("23:00", "00:00"),
-    "solar_time": ("off", "on"),
-}
-_OPTION_ALIASES = {
-    "day": "day_starts",
-    "daystart": "day_starts",
-    "換日": "day_starts",
-    "자시": "day_starts",
-    "solar": "solar_time",
-    "진태양시": "solar_time",
-    "眞太陽時": "solar_time",
-    "真太陽時": "solar_time",
-}
 
-
-# Where the label of an option lives: the engine areas' own catalogs (liuren.opt.*, qizheng.opt.*), else ours.
-_LABEL_IDS = {"bot": "bot.opt.{name}", "liuren": "liuren.opt.{name}", "qizheng": "qizheng.opt.{name}"}
-
-
-def _option_label(area: str, name: str) -> str | None:
-    """The message id of the option's label, if a catalog has one (else the template shows only the key)."""
-    for pattern in (_LABEL_IDS.get(area), "bot.opt.{area}.{name}"):
-        if pattern is None:
-            continue
-        msgid = pattern.format(area=area, name=name)
-        if msgid in catalog(DEFAULT_LANG):
-            return msgid
-    return None
-
-
-def _option_view(options: dict[str, Any]) -> list[dict[str, Any]]:
+def _option_rows(options: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every option of the settings model with the user's value (the default where none is saved)."""
     rows = []
-    for name, allowed in BOT_OPTIONS.items():
+    for s in engine_options.model():
+        value = str(options.get(s.key, s.default))
         rows.append(
             {
-                "name": name,
-                "value": options.get(name, allowed[0]),
-                "choices": list(allowed),
-                "area": "bot",
-                "label": _option_label("bot", name),
+                "name": s.key,
+                "area": s.group,
+                "value": value,
+                "default": s.default,
+                "is_default": value == s.default,
+                "choices": list(s.choices),
+                "label": s.label,
+                "value_labels": dict(s.value_labels),
             }
         )
-    for area in engine_options.AREAS:
-        for name, (default, choices) in engine_options.fields(area).items():
-            key = f"{area}.{name}"
-            rows.append(
-                {
-                    "name": key,
-                    "value": options.get(key, default),
-                    "choices": choices,
-                    "area": area,
-                    "label": _option_label(area, name),
-                }
-            )
     return rows
+
+
+def _group_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    labels = FAMILIES["chat.settings.group"]
+    return [
+        {
+            "name": g,
+            "label": labels.get(g),
+            "count": sum(1 for r in rows if r["area"] == g),
+            "changed": sum(1 for r in rows if r["area"] == g and not r["is_default"]),
+        }
+        for g in engine_options.GROUPS
+        if any(r["area"] == g for r in rows)
+    ]
 
 
 @command(
@@ -302,41 +278,39 @@ def _option_view(options: dict[str, Any]) -> list[dict[str, Any]]:
     ephemeral=True,
 )
 async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    """``/settings`` (everything), ``/settings liuren`` (one group), ``/settings liuren.daynight`` (one option
+    and its values), ``/settings <option> <value>`` (set it), ``/settings reset``. The buttons of Telegram and
+    Discord send the same lines (:mod:`bot.commands.setting_buttons`)."""
     user = await ctx.storage.get_user(incoming.user_key)
     options: dict[str, Any] = dict(user.options) if user else {}
-    changed = False
-    if args:
-        key = _OPTION_ALIASES.get(args[0], args[0].lower())
-        if key in RESET_WORDS and len(args) == 1:
-            options = {}
-            changed = True
-        else:
-            if len(args) != 2:
-                raise CommandError("bot.error.settings_usage")
-            value = args[1]
-            if key in BOT_OPTIONS:
-                if key == "solar_time":
-                    value = "on" if parse_bool(value, key) else "off"
-                elif key == "day_starts":
-                    value = {"23": "23:00", "0": "00:00", "00": "00:00", "24": "00:00"}.get(value, value)
-                if value not in BOT_OPTIONS[key]:
-                    raise CommandError("bot.error.bad_option_value", name=key, value=value[:20])
-            elif (parsed := engine_options.parse_key(key)) is not None:
-                value = engine_options.normalize(parsed[0], parsed[1], value)
-                # 晝夜 by sunrise needs the place (latitude and longitude): refused now, not at every cast
-                if (
-                    key == "liuren.daynight"
-                    and value == "sun"
-                    and (user is None or user.latitude is None or user.longitude is None)
-                ):
-                    raise CommandError("chat.error.sun_needs_place")
-            else:
-                raise CommandError("bot.error.unknown_option", name=key[:32])
-            options[key] = value
-            changed = True
+    changed: str | None = None
+    group: str | None = None
+    option: engine_options.Setting | None = None
+    if len(args) > 2:
+        raise CommandError("bot.error.settings_usage")
+    if len(args) == 1 and args[0].lower() in RESET_WORDS:
+        options = {}
+        changed = "*"
+    elif len(args) == 1 and args[0].lower() in engine_options.GROUPS:
+        group = args[0].lower()
+    elif args:
+        option = engine_options.setting(args[0])
+        if option is None:
+            raise CommandError("bot.error.unknown_option", name=args[0][:32])
+        group = option.group
+        if len(args) == 2:
+            value = engine_options.normalize_setting(option, args[1])
+            refused = engine_options.refusal(option, value, user)
+            if refused is not None:  # it cannot work yet (晝夜 by sunrise without a place): said now
+                raise CommandError(refused)
+            options[option.key] = value
+            changed = option.key
+            option = None  # back to its group, the new value in place
+    if changed is not None:
         await ctx.storage.update_user(incoming.user_key, options=options)
         user = await ctx.storage.get_user(incoming.user_key)
     zone = zone_of(user, ctx)
+    rows = _option_rows(options)
     return reply(
         "settings",
         user_lang=(user.lang if user else None),
@@ -345,6 +319,10 @@ async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -
         latitude=user.latitude if user else None,
         city=dict(user.place_name) if user and user.place_name else None,
         birth_saved=bool(user and user.birth),
-        options=_option_view(options),
-        changed=changed,
+        options=rows,
+        groups=_group_rows(rows),
+        group=group,
+        option=option.key if option else None,
+        changed=changed is not None,
+        changed_key=changed,
     )

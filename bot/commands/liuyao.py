@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from bot.commands import _options as engine_options
 from bot.commands._common import (
@@ -17,9 +18,11 @@ from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command
 from bot.commands.cast import time_options
 from bot.context import AppContext
 from bot.i18n import N_
-from bot.viewmodels import LineView, LiuyaoView
+from bot.viewmodels import JudgmentView, LineView, LiuyaoView
 from engine.calendar import DayStart, four_pillars
 from engine.liuyao import Reading, build, cast_coins, cast_manual, cast_time
+from engine.liuyao.judgments import JU_HUI
+from engine.liuyao.verdict import LINE_NAMES
 
 COIN_WORDS = frozenset({"coins", "coin", "동전", "錢", "钱", "擲錢"})
 TIME_WORDS = frozenset({"time", "시간", "時", "时", "時起"}) | NOW_WORDS
@@ -52,12 +55,84 @@ def parse_liuyao_args(args: tuple[str, ...]) -> tuple[str, str | None, str | Non
     return method, digits, use
 
 
+def _on_use(j: dict[str, Any], use: dict[str, Any]) -> bool:
+    """Does a judgment that holds fall on what the verdict reads (``engine.liuyao.verdict``: a 局 acts on the
+    whole chart, a judgment on the 世 always counts, else the 用 line itself)?"""
+    if j.get("rule") == JU_HUI:
+        return True
+    subject = j.get("subject")
+    if not subject:
+        return False
+    if subject.get("role") == "世":
+        return True
+    return subject.get("line") == use.get("line") and bool(subject.get("hidden")) == bool(use.get("hidden"))
+
+
+def _lines_named(text: str) -> list[int]:
+    """The line positions a verdict reason names (初爻 … 上爻), in order."""
+    found = [(text.find(name), i) for i, name in enumerate(LINE_NAMES, 1) if name in text]
+    return [i for _, i in sorted(found)]
+
+
+def verdict_view(data: dict[str, Any]) -> tuple[dict[str, Any], list[JudgmentView]]:
+    """The verdict (``Verdict.to_json()``) and the judgments that hold, each judgment with the weight it has in
+    the verdict (None: it holds, but not on the 用神 or the 世, so it was not weighed).
+
+    The verdict lists a reason per weighed judgment in the judgments' order; the reasons that are judgments
+    are kept on the judgment (one line for one fact), the others stay reasons, with the lines they name."""
+    verdict = dict(data["verdict"])
+    use = verdict["use"]
+    weights = [r["weight"] for r in verdict["reasons"] if r["code"] == "judgment"]
+    holding = [j for j in data.get("judgments", []) if j.get("holds")]
+    weighed = [i for i, j in enumerate(holding) if _on_use(j, use)]
+    paired = len(weighed) == len(weights)
+    judgments: list[JudgmentView] = []
+    for i, j in enumerate(holding):
+        weight = weights[weighed.index(i)] if paired and i in weighed else None
+        judgments.append(
+            {
+                "rule": j.get("rule"),
+                "name": j.get("name"),
+                "type": j.get("type"),
+                "source": j.get("source"),
+                "direction": j.get("direction"),
+                "reversed": bool(j.get("reversed")),
+                "grave": bool(j.get("grave")),
+                "subject": j.get("subject"),
+                "agent": j.get("agent"),
+                "relation": j.get("relation"),
+                "ju": j.get("ju"),
+                "strength": j.get("strength"),
+                # 三刑: who 刑s (and who 沖s) the subject — the day, the month, a moving line or its own 變
+                "by": [
+                    {
+                        "source": a["source"],
+                        "branch": a["branch"],
+                        "line": a.get("line"),
+                        "chong": not a["xing"],
+                    }
+                    for a in j.get("agents", ())
+                    if a.get("xing") or a.get("chong")
+                ],
+                "weight": weight,
+            }
+        )
+    reasons = [
+        {**r, "lines": _lines_named(r["text"])}
+        for r in verdict["reasons"]
+        if r["code"] != "judgment" or not paired
+    ]
+    verdict["reasons"] = reasons
+    return verdict, judgments
+
+
 def liuyao_view(chart: Reading) -> LiuyaoView:
-    """The view model of a 六爻 ``Reading`` (``engine.liuyao.build``: the chart with its judgments) from its
-    JSON contract (lines listed top → bottom)."""
+    """The view model of a 六爻 ``Reading`` (``engine.liuyao.build``: the chart with its judgments, the 裝卦
+    analysis of every line and the verdict) from its JSON contract (lines listed top → bottom). 神煞 are kept
+    on the moving lines only (000:223 「各伺其動，不動則不伺也」, ``LineAnalysis.stars``)."""
     data = chart.to_json()
     lines: list[LineView] = []
-    for ln in reversed(data["lines"]):
+    for ln, an in zip(reversed(data["lines"]), reversed(data["analysis"]), strict=True):
         changed = ln.get("changed")
         lines.append(
             {
@@ -78,10 +153,14 @@ def liuyao_view(chart: Reading) -> LiuyaoView:
                 "hidden": [
                     {"ganzhi": h.get("ganzhi"), "relative": h.get("relative")} for h in ln.get("hidden", [])
                 ],
-                "marks": list(ln.get("shensha", [])),
+                "marks": list(an.get("stars", [])),
+                "strength": list(an["strength"]["tags"]),
+                "strong": bool(an["strength"]["strong"]),
+                "transforms": list(an.get("transforms", [])),
             }
         )
     main, changed_hex = data["main"], data.get("changed")
+    verdict, judgments = verdict_view(data)
     return {
         "main": {"name": main["name"], "palace": main["palace"], "stage": main["stage"]},
         "changed": (
@@ -95,11 +174,9 @@ def liuyao_view(chart: Reading) -> LiuyaoView:
         "flags": data.get("flags", []),
         "lines": lines,
         "use": data.get("use"),
-        "judgments": [
-            {"rule": j.get("rule"), "type": j.get("type"), "source": j.get("source")}
-            for j in data.get("judgments", [])
-            if j.get("holds")
-        ],
+        "judgments": judgments,
+        "verdict": verdict,
+        "options": data.get("options", {}),
         "cast": data["cast"],
     }
 

@@ -9,8 +9,9 @@ only with their consent").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -29,7 +30,14 @@ from bot.commands.core import _looks_numeric, find_city, parse_coordinate
 from bot.context import AppContext
 from bot.i18n import N_
 from bot.viewmodels import BodyView, QizhengView
-from engine.qizheng import natal_chart
+from engine.errors import EngineInputError
+from engine.qizheng import QizhengChart, natal_chart, xian_on
+
+# The date of the 限 (issue #16): a year (2027, 2027년, 2027年) or a date (2027-03-01) after the birth.
+_ON_YEAR_RE = re.compile(r"^(\d{4})(?:년|年)?$")
+_ON_DATE_RE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
+# A year stands for its middle: 07-01 is inside the 立春 year of that number (小限 and 流年 run 立春 to 立春).
+YEAR_DAY = (7, 1)
 
 # The user's consent to keep their birth data (a last word ``save``); ``forget`` alone deletes what was kept.
 SAVE_WORDS = frozenset({"save", "keep", "저장", "보관", "存", "保存", "記"})
@@ -44,13 +52,48 @@ class QizhengArgs:
     coords: tuple[float, float | None] | None = None  # longitude, latitude given as numbers
     city: str | None = None  # a place name for ``engine.qizheng.find_place``
     save: bool = False
+    on: str | None = None  # the word naming the date of the 限 (a year or a date), as typed
+
+
+def is_on_word(word: str) -> bool:
+    """Is ``word`` a year or a date for the 限 (``2027``, ``2027년``, ``2027-03-01``)?"""
+    return bool(_ON_YEAR_RE.match(word) or _ON_DATE_RE.match(word))
+
+
+def on_date(word: str) -> date:
+    """The date a year or date word names (a year: its 07-01, inside that 立春 year); CommandError blaming
+    the word when there is no such date."""
+    m = _ON_YEAR_RE.match(word)
+    try:
+        if m:
+            return date(int(m.group(1)), *YEAR_DAY)
+        return date(*(int(x) for x in word.split("-")))
+    except ValueError:
+        raise CommandError("chat.error.qizheng_on", value=word) from None
+
+
+def split_on(args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None, bool]:
+    """(the rest, the 限 year/date word or None, the consent ``save``) from the end of the line, in either order
+    (``… 2027 save`` or ``… save 2027``). A year is taken only after a birth date and time."""
+    on: str | None = None
+    save = False
+    rest = list(args)
+    while rest:
+        last = rest[-1]
+        if not save and last.lower() in SAVE_WORDS:
+            save = True
+        elif on is None and is_on_word(last) and (len(rest) > 2 or len(args) == 1):
+            on = last
+        else:
+            break
+        rest.pop()
+    return tuple(rest), on, save
 
 
 def parse_qizheng_args(args: tuple[str, ...]) -> QizhengArgs:
-    """``1990-05-17 14:30 [서울 | 126.98 37.57] [save]``; CommandError (with the usage) otherwise."""
-    save = bool(args) and args[-1].lower() in SAVE_WORDS
-    if save:
-        args = args[:-1]
+    """``1990-05-17 14:30 [서울 | 126.98 37.57] [2027 | 2027-03-01] [save]``; CommandError (with the usage)
+    otherwise."""
+    args, on, save = split_on(args)
     if len(args) < 2:
         raise CommandError("bot.error.qizheng_usage")
     when = parse_local_datetime(args[:2])
@@ -61,18 +104,32 @@ def parse_qizheng_args(args: tuple[str, ...]) -> QizhengArgs:
     if when is None:
         raise CommandError("bot.error.qizheng_usage")
     if not place:
-        return QizhengArgs(when, save=save)
+        return QizhengArgs(when, save=save, on=on)
     if _looks_numeric(place[0]):
         if len(place) > 2:
             raise CommandError("bot.error.qizheng_usage")
         lon = parse_coordinate(place[0], 180.0)
         lat = parse_coordinate(place[1], 90.0) if len(place) > 1 else None
-        return QizhengArgs(when, coords=(lon, lat), save=save)
-    return QizhengArgs(when, city=" ".join(place), save=save)
+        return QizhengArgs(when, coords=(lon, lat), save=save, on=on)
+    return QizhengArgs(when, city=" ".join(place), save=save, on=on)
 
 
 def _round(value: Any, digits: int = 1) -> Any:
     return round(float(value), digits) if isinstance(value, int | float) else value
+
+
+def xian_view(chart: QizhengChart, on: datetime, word: str | None) -> dict[str, Any] | None:
+    """The 限 at ``on`` (``engine.qizheng.xian_on``: 大限, 小限, 流年; the JSON ``xian``) with the date it was
+    read for; None when ``on`` was not asked for (today) and falls before the birth. A date the user asked
+    for that cannot be read (before the birth, outside the ephemeris) is a CommandError blaming that word."""
+    try:
+        xian = xian_on(chart, on)
+    except EngineInputError:
+        if word is None:
+            return None
+        raise CommandError("chat.error.qizheng_on", value=word) from None
+    data = xian.to_json()
+    return {**data, "date": on.date().isoformat(), "given": word}
 
 
 def qizheng_view(data: dict[str, Any]) -> QizhengView:
@@ -104,7 +161,7 @@ def qizheng_view(data: dict[str, Any]) -> QizhengView:
         "hua_yao": dict(data.get("hua_yao") or {}),
         "daxian": [
             {"house": d.get("house"), "branch": d.get("branch"), "from": d.get("from"), "to": d.get("to")}
-            for d in (data.get("daxian") or [])[:6]
+            for d in data.get("daxian") or []
         ],
         # 《八格賦》 clauses that hold for this chart (seed 004), with the text in both languages.
         "patterns": [
@@ -112,6 +169,7 @@ def qizheng_view(data: dict[str, Any]) -> QizhengView:
             for p in data.get("patterns", [])
             if isinstance(p, dict) and p.get("holds") is True
         ],
+        "xian": None,
     }
 
 
@@ -126,6 +184,10 @@ async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
     if len(args) == 1 and args[0].lower() in FORGET_WORDS:
         await ctx.storage.update_user(incoming.user_key, birth=None)
         return reply("qizheng_birth", forgotten=True)
+    stored_on: str | None = None
+    if len(args) == 1 and is_on_word(args[0]):  # ``/qizheng 2027``: the saved birth, the 限 of that year
+        stored_on = args[0]
+        args = ()
     if not args:
         if user is None or not user.birth:
             raise CommandError("bot.error.qizheng_usage")
@@ -133,6 +195,7 @@ async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
         at = datetime.fromisoformat(birth["at"])
         zone_key = str(birth.get("zone") or at.tzname())
         lon, lat, place_name, save = birth["lon"], birth.get("lat"), birth.get("place"), True
+        on_word = stored_on
     else:
         parsed = parse_qizheng_args(args)
         zone = zone_of(user, ctx)
@@ -153,24 +216,37 @@ async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
                 zone = ZoneInfo(str(place_name.pop("tz")))
         naive = parsed.when
         at = resolve_local(naive, zone) if naive.tzinfo is None else naive
-        zone_key, save = zone.key, parsed.save
+        zone_key, save, on_word = zone.key, parsed.save, parsed.on
     chart = natal_chart(at, lon, lat, engine_options.build("qizheng", user.options if user else {}))
+    # the 限 at the date asked for (noon of it on the user's clock), else now (the one clock)
+    here = zone_of(user, ctx)
+    on = (
+        datetime.combine(on_date(on_word), time(12, 0), tzinfo=here)
+        if on_word is not None
+        else (await ctx.clock.now()).astimezone(here)
+    )
+    xian = xian_view(chart, on, on_word)
     inputs = {"at": at.isoformat(), "zone": zone_key, "lon": lon, "lat": lat, "place": place_name}
     context: dict[str, Any] = {
         "when": {"local": fmt_local(at), "zone": zone_key, "offset": fmt_offset(at), "lon": lon, "lat": lat},
         "place": place_name,
         "saved": save,
         **qizheng_view(chart.to_json()),
+        "xian": xian,
     }
     if not save:
         # Without the user's consent their birth data is neither kept nor written to the history.
         return reply("qizheng", **context, no=None, retry=_save_hint(args))
     await ctx.storage.update_user(incoming.user_key, birth=inputs)
+    record = {
+        **inputs,
+        "on": on.isoformat(),
+    }  # the user's row keeps the birth only; the history also the date
     return await record_and_reply(
         incoming,
         ctx,
         Record(
-            kind="qizheng", inputs=inputs, options=chart.options.to_json(), view="qizheng", context=context
+            kind="qizheng", inputs=record, options=chart.options.to_json(), view="qizheng", context=context
         ),
     )
 

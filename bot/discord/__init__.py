@@ -17,8 +17,8 @@
   Developer Portal first, or the gateway closes with 4014): then ``!cast now`` works like ``/cast now``.
 - Language: the user's setting, else the interaction's locale (``ko`` → ko, ``zh-*`` → lzh), else
   ``SIKPAN_LANG``. Group admin = the member's ``administrator`` or ``manage_guild`` permission.
-- ``ctx.extras["discord_client"]`` and ``ctx.extras["discord_sender"]`` are set for the scheduler;
-  blocked recipients are reported to the callbacks in ``ctx.extras["on_blocked"]`` (shared with Telegram).
+- ``ctx.discord_client`` and ``ctx.discord_sender`` are set for the scheduler; blocked recipients are
+  reported to the callbacks in ``ctx.on_blocked`` (shared with Telegram).
 """
 
 from __future__ import annotations
@@ -36,8 +36,17 @@ import yarl
 from discord import app_commands
 
 from bot import privacy
-from bot.admission import Verdict, gate
-from bot.commands import CommandSpec, Incoming, dispatch, error_reply, load_commands, pages, resolve_lang
+from bot.admission import Verdict
+from bot.commands import (
+    CommandSpec,
+    Incoming,
+    dispatch,
+    error_reply,
+    load_commands,
+    pages,
+    resolve_lang,
+    setting_buttons,
+)
 from bot.commands.base import Reply
 from bot.commands.complete import suggest
 from bot.config import install_redaction
@@ -50,7 +59,7 @@ from bot.views import first_page, page_title, render
 if TYPE_CHECKING:  # discord.types is for type checkers (it cannot be imported on its own at run time)
     from discord.types.command import ApplicationCommand as ApplicationCommandPayload
 
-    from bot.context import AppContext
+    from bot.context import AppContext, Callback
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +218,7 @@ class SikpanClient(discord.Client):
         # show the caller's own data are answered ephemerally in a guild (the first follow-up of a deferred
         # response inherits the defer's visibility, so it is decided here).
         incoming = self.incoming(interaction, command_line(spec, values))
-        verdict = gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key)
+        verdict = self.ctx.admission.check(incoming.user_key, incoming.chat_key)
         if verdict is Verdict.DROP:  # a flood: no work, no answer
             return
         if verdict is Verdict.WARN:  # one polite "slow down", to the caller alone
@@ -239,7 +248,11 @@ class SikpanClient(discord.Client):
             return
         body = render(reply, "discord")  # a failure here reaches on_app_command_error (the request boundary)
         outcome = await self.sender.send(
-            interaction.followup, body, ephemeral=ephemeral, target_id=incoming.chat_id
+            interaction.followup,
+            body,
+            ephemeral=ephemeral,
+            target_id=incoming.chat_id,
+            view=choice_view(reply, incoming.user_id),
         )
         self.handled.append(outcome)
 
@@ -250,12 +263,16 @@ class SikpanClient(discord.Client):
         if interaction.type is not discord.InteractionType.component:
             return
         data: Mapping[str, Any] = interaction.data or {}
-        ref = pages.decode(str(data.get("custom_id", "")))
+        custom_id = str(data.get("custom_id", ""))
+        if (setting := setting_buttons.decode(custom_id)) is not None:
+            await self.change_setting(interaction, setting)
+            return
+        ref = pages.decode(custom_id)
         if ref is None:
             return
         incoming = self.incoming(interaction, "")
         lang = await resolve_lang(incoming, self.ctx)
-        verdict = gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key)
+        verdict = self.ctx.admission.check(incoming.user_key, incoming.chat_key)
         if verdict is not Verdict.ADMIT:
             await interaction.response.send_message(gettext(lang, "bot.error.slow_down"), ephemeral=True)
             return
@@ -266,6 +283,34 @@ class SikpanClient(discord.Client):
         embed, view = page_message(reply, ref.owner, ref.page)
         await interaction.response.edit_message(
             embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    async def change_setting(self, interaction: discord.Interaction, ref: setting_buttons.SettingRef) -> None:
+        """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place (UPDATE_MESSAGE);
+        anyone else, or a refused value, gets an ephemeral one-liner and nothing changes."""
+        incoming = self.incoming(interaction, ref.command_line())
+        lang = await resolve_lang(incoming, self.ctx)
+        notice: str | None = None
+        if self.ctx.admission.check(incoming.user_key, incoming.chat_key) is not Verdict.ADMIT:
+            notice = gettext(lang, "bot.error.slow_down")
+        elif incoming.user_id != ref.owner:  # settings are per user: another's button changes nothing
+            notice = gettext(lang, "chat.settings.not_yours")
+        if notice is not None:
+            await interaction.response.send_message(notice, ephemeral=True)
+            return
+        reply = await dispatch(incoming, self.ctx)
+        if reply.view == "error":  # refused as the typed line would be (晝夜 by sunrise without a place)
+            await interaction.response.send_message(
+                self.sender.prepare(render(reply, "discord")),
+                ephemeral=True,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            return
+        body = self.sender.split(render(reply, "discord"))[0]  # an edit is one message
+        await interaction.response.edit_message(
+            content=body,
+            view=choice_view(reply, incoming.user_id),
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     @staticmethod
@@ -348,7 +393,7 @@ class SikpanClient(discord.Client):
             user_is_admin=(not in_guild) or bool(perms and (perms.administrator or perms.manage_guild)),
             display_name=message.author.display_name,
         )
-        verdict = gate(self.ctx.extras).check(incoming.user_key, incoming.chat_key)
+        verdict = self.ctx.admission.check(incoming.user_key, incoming.chat_key)
         if verdict is Verdict.DROP:
             return
         if verdict is Verdict.WARN:
@@ -390,6 +435,26 @@ def page_message(reply: Reply, owner: str, page: str) -> tuple[discord.Embed, di
     return embed, view
 
 
+def choice_view(reply: Reply, owner: str) -> discord.ui.View | None:
+    """The buttons of a ``/settings`` reply (:mod:`bot.commands.setting_buttons`; the current value
+    highlighted), within Discord's 5 rows of 5; None for any other reply."""
+    rows = setting_buttons.buttons(reply, owner)
+    if not rows:
+        return None
+    view = discord.ui.View(timeout=1.0)  # never dispatched to: on_interaction answers every button
+    for row_index, row in enumerate(rows[:5]):
+        for b in row[:5]:
+            view.add_item(
+                discord.ui.Button(
+                    label=b.label[:80],
+                    custom_id=b.data,
+                    style=discord.ButtonStyle.primary if b.current else discord.ButtonStyle.secondary,
+                    row=row_index,
+                )
+            )
+    return view
+
+
 def _covers(local: Any, remote: Any) -> bool:
     """Does ``remote`` (Discord's view) carry everything ``local`` (our payload) says? Empty equals missing."""
     if isinstance(local, dict):
@@ -419,10 +484,9 @@ def same_schema(local: Sequence[Mapping[str, Any]], remote: Sequence[Mapping[str
     return theirs.keys() == ours.keys() and all(_covers(c, theirs[k]) for k, c in ours.items())
 
 
-def _fan_out(ctx: AppContext, key: str) -> Callable[..., Awaitable[None]]:
+def _fan_out(callbacks: list[Callback]) -> Callable[..., Awaitable[None]]:
     async def call(*args: Any) -> None:
-        callbacks = ctx.extras.setdefault(key, [])
-        for cb in list(callbacks if isinstance(callbacks, list) else [callbacks]):
+        for cb in list(callbacks):
             result = cb(*args)
             if asyncio.iscoroutine(result):
                 await result
@@ -444,12 +508,12 @@ def build_client(
     """Build the client and its command tree (nothing connects until it is started with ``token``)."""
     install_redaction([token])
     configure_endpoints(api_base_url, gateway_url)
-    sender = sender or DiscordSender(on_blocked=_fan_out(ctx, "on_blocked"))
+    sender = sender or DiscordSender(on_blocked=_fan_out(ctx.on_blocked))
     client = SikpanClient(
         ctx, sender=sender, sync=sync, prefix=prefix, guild_ready_timeout=guild_ready_timeout
     )
-    ctx.extras["discord_client"] = client
-    ctx.extras["discord_sender"] = sender
+    ctx.discord_client = client
+    ctx.discord_sender = sender
     return client
 
 

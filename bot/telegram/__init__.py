@@ -15,10 +15,10 @@
   ``/`` (or full-width ``／``) is enough, so Korean/Chinese aliases such as ``/점`` work too.
 - Language: the user's setting, else ``from_user.language_code``, else ``SIKPAN_LANG`` (by ``dispatch``).
 - Group admin status is asked (``getChatMember``) only for commands that need it (``admin_in_groups``).
-- Replies go through :class:`bot.sending.TelegramSender` (stored as ``ctx.extras["telegram_sender"]`` so
-  the scheduler sends through the same paced queue). Chats that block the bot are reported to every
-  callback in ``ctx.extras["on_blocked"]`` (a list of ``fn(platform, chat_id, reason)``, sync or async);
-  group migrations to ``ctx.extras["on_migrated"]`` (``fn(platform, old_id, new_id)``).
+- Replies go through :class:`bot.sending.TelegramSender` (stored as ``ctx.telegram_sender`` so the
+  scheduler sends through the same paced queue). Chats that block the bot are reported to every callback
+  in ``ctx.on_blocked`` (``fn(platform, chat_id, reason)``, sync or async); group migrations to
+  ``ctx.on_migrated`` (``fn(platform, old_id, new_id)``).
 - Updates are handled concurrently (``concurrent_updates``), so one slow chart does not hold up others.
 - The command menu is registered on start (``setMyCommands``, default and ``language_code="ko"``).
 - Tokens never reach the logs (:func:`bot.config.install_redaction`).
@@ -31,7 +31,7 @@ import html
 import logging
 import os
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from telegram import BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
@@ -45,7 +45,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.admission import Verdict, gate
+from bot.admission import Verdict
 from bot.commands import (
     Incoming,
     dispatch,
@@ -54,20 +54,21 @@ from bot.commands import (
     lookup,
     pages,
     resolve_lang,
+    setting_buttons,
     split_command,
 )
 from bot.commands.base import Reply
 from bot.config import install_redaction
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
-from bot.limits import Limiter, limiter_for
+from bot.limits import limiter_of
 from bot.msgids import msgid
 from bot.sending import SendOutcome, TelegramSender, split_telegram_html
 from bot.startup import start_with_retries
 from bot.views import first_page, render
 
 if TYPE_CHECKING:
-    from bot.context import AppContext
+    from bot.context import AppContext, Callback
 
 log = logging.getLogger(__name__)
 
@@ -86,14 +87,9 @@ def file_url_for(base_url: str) -> str:
     return base_url.rstrip("/") + "/file/bot"
 
 
-def _callbacks(ctx: AppContext, key: str) -> list[Any]:
-    value = ctx.extras.setdefault(key, [])
-    return value if isinstance(value, list) else [value]
-
-
-def _fan_out(ctx: AppContext, key: str) -> Any:
+def _fan_out(callbacks: list[Callback]) -> Any:
     async def call(*args: Any) -> None:
-        for cb in list(_callbacks(ctx, key)):
+        for cb in list(callbacks):
             result = cb(*args)
             if asyncio.iscoroutine(result):
                 await result
@@ -237,7 +233,7 @@ class TelegramAdapter:
         text = self.command_text(update)
         message = update.effective_message
         if text is None and message is not None and self.wants_hint(update):
-            if gate(self.ctx.extras).check(*self.admission_keys(update)) is not Verdict.ADMIT:
+            if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
                 return None
             incoming = await self.incoming(update, "/start")
             lang = await resolve_lang(incoming, self.ctx)
@@ -251,7 +247,7 @@ class TelegramAdapter:
             return None
         assert message is not None
         # admission first, before any work for the update (no member lookup, no database, no chart)
-        verdict = gate(self.ctx.extras).check(*self.admission_keys(update))
+        verdict = self.ctx.admission.check(*self.admission_keys(update))
         if verdict is Verdict.DROP:
             return None
         incoming = await self.incoming(update, text)
@@ -261,7 +257,7 @@ class TelegramAdapter:
             reply = await dispatch(incoming, self.ctx)
         page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
         body = render(reply, "telegram", page=page)
-        markup = keyboard(reply, incoming.user_id, page) if page is not None else None
+        markup = keyboard(reply, incoming.user_id, page)
         return await self.send(
             incoming,
             body,
@@ -287,7 +283,10 @@ class TelegramAdapter:
         assert query is not None
         notice: str | None = None
         try:
-            notice = await self.show_page(update)
+            if setting_buttons.decode(query.data) is not None:
+                notice = await self.change_setting(update)
+            else:
+                notice = await self.show_page(update)
         finally:
             try:
                 await query.answer(text=notice, show_alert=notice is not None)
@@ -304,7 +303,7 @@ class TelegramAdapter:
         message = query.message
         if ref is None or chat is None or message is None:
             return None
-        verdict = gate(self.ctx.extras).check(*self.admission_keys(update))
+        verdict = self.ctx.admission.check(*self.admission_keys(update))
         user = update.effective_user
         presser = Incoming(
             platform="telegram",
@@ -336,6 +335,45 @@ class TelegramAdapter:
                 log.warning("telegram: page edit in chat %s failed: %s", chat.id, exc.message)
         return None
 
+    async def change_setting(self, update: Update) -> str | None:
+        """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place of the message;
+        anyone else is told it is not theirs (nothing changes). Returns a notice for the presser, if any."""
+        query = update.callback_query
+        chat = update.effective_chat
+        user = update.effective_user
+        assert query is not None
+        ref = setting_buttons.decode(query.data)
+        if ref is None or chat is None or user is None or query.message is None:
+            return None
+        presser = Incoming(
+            platform="telegram",
+            chat_id=str(chat.id),
+            user_id=str(user.id),
+            text=ref.command_line(),
+            lang_hint=user.language_code,
+            chat_kind=_chat_kind(chat.type),
+            display_name=user.full_name,
+        )
+        lang = await resolve_lang(presser, self.ctx)
+        if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
+            return gettext(lang, "bot.error.slow_down")
+        if presser.user_id != ref.owner:  # settings are per user: another's button changes nothing
+            return gettext(lang, "chat.settings.not_yours")
+        reply = await dispatch(presser, self.ctx)
+        if reply.view == "error":  # refused as the typed line would be (e.g. 晝夜 by sunrise without a place)
+            return render(reply, "console")[:200]  # answerCallbackQuery takes 0–200 characters
+        try:
+            await query.edit_message_text(
+                fit_page(render(reply, "telegram"), reply.lang),
+                parse_mode=ParseMode.HTML,
+                reply_markup=keyboard(reply, presser.user_id, None),
+                disable_web_page_preview=True,
+            )
+        except BadRequest as exc:
+            if "not modified" not in exc.message.lower():
+                log.warning("telegram: settings edit in chat %s failed: %s", chat.id, exc.message)
+        return None
+
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         """PTB's error handler: the outermost boundary of a request (``dispatch`` answers every command
         error itself; what arrives here is a bug in rendering or sending). Logged with the update, and the
@@ -354,7 +392,17 @@ class TelegramAdapter:
 
 
 def keyboard(reply: Reply, owner: str, current: str | None) -> InlineKeyboardMarkup | None:
-    """One button per page of the stored cast ``reply`` shows (the current one marked)."""
+    """One button per page of the stored cast ``reply`` shows (the current one marked); the choices of a
+    ``/settings`` reply (:mod:`bot.commands.setting_buttons`)."""
+    if reply.view == "settings":
+        rows = setting_buttons.buttons(reply, owner)
+        return (
+            InlineKeyboardMarkup(
+                [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
+            )
+            if rows
+            else None
+        )
     number = reply.context.get("no")
     if not isinstance(number, int):
         return None
@@ -414,27 +462,19 @@ def build_application(
     if sender is None:
         sender = TelegramSender(
             app.bot,
-            on_blocked=_fan_out(ctx, "on_blocked"),
-            on_migrated=_fan_out(ctx, "on_migrated"),
+            on_blocked=_fan_out(ctx.on_blocked),
+            on_migrated=_fan_out(ctx.on_migrated),
             pace=pace,
-            limiter=_limiter(ctx),
+            limiter=limiter_of(ctx),
         )
     adapter = TelegramAdapter(ctx, sender)
     app.bot_data["adapter"] = adapter
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT, adapter.on_message))
     app.add_handler(CallbackQueryHandler(adapter.on_callback))
     app.add_error_handler(adapter.on_error)
-    ctx.extras["telegram_sender"] = sender
-    ctx.extras["telegram_application"] = app
+    ctx.telegram_sender = sender
+    ctx.telegram_application = app
     return app
-
-
-def _limiter(ctx: AppContext) -> Limiter:
-    """The process's send budgets: shared through Redis when ``SIKPAN_REDIS_URL`` is set (bot.limits)."""
-    limiter = ctx.extras.get("limiter")
-    if limiter is None:
-        limiter = ctx.extras["limiter"] = limiter_for(ctx.settings.redis_url)
-    return cast(Limiter, limiter)
 
 
 async def prepare(app: AnyApplication) -> None:

@@ -59,7 +59,7 @@ class Running:
 
     @property
     def telegram(self) -> Any:
-        return self.ctx.extras["telegram_application"].bot_data["adapter"]
+        return self.ctx.telegram_application.bot_data["adapter"]
 
 
 @contextlib.asynccontextmanager

@@ -3,50 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 import bot.discord as dmod
-from bot.app import create_context
-from bot.config import Settings
 from bot.i18n import gettext
 from bot.sending import DiscordSender
 from tests.adapters.conftest import BRANCHES, STEMS, day_pillars_now, running, tg_settings
+from tests.conftest import discord_bot, discord_settings
 from tests.fakes.discord import FakeDiscord
 
 MESSAGE_CONTENT_INTENT = 1 << 15
 
 
 pytestmark = pytest.mark.usefixtures("restore_discord_endpoints")
-
-
-def dc_settings(dc: FakeDiscord, db: str) -> Settings:
-    return Settings(
-        discord_token=dc.token,
-        discord_api_base_url=dc.api_base_url,
-        discord_gateway_url=dc.gateway_url,
-        db_path=db,
-        lang="ko",
-        tz="Asia/Seoul",
-    )
-
-
-@contextlib.asynccontextmanager
-async def discord_bot(dc: FakeDiscord, db: str, **options: Any) -> AsyncIterator[Any]:
-    ctx = await create_context(dc_settings(dc, db))
-    stop = asyncio.Event()
-    task = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1, **options))
-    try:
-        await dc.wait_ready()
-        yield ctx
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 15)
-        await ctx.close()
 
 
 async def _slash(
@@ -85,14 +57,12 @@ async def test_gateway_handshake_heartbeats_and_command_sync(dc, tmp_path):
         assert options["number"]["type"] == 4 and options["number"]["required"] is True  # integer
         lang = {o["name"]: o for o in commands["lang"]["options"]}["lang"]
         assert [ch["value"] for ch in lang["choices"]] == ["ko", "lzh"]
-        assert ctx.extras["discord_client"].user.id == int(dc.bot_user_id)
+        assert ctx.discord_client.user.id == int(dc.bot_user_id)
     # a restart with the same schema reads the registered commands and writes nothing
-    dc._ready.clear()
     async with discord_bot(dc, str(tmp_path / "db.sqlite")) as ctx:
         assert len(dc.sync_calls) == 1
-        assert {c.name for c in ctx.extras["discord_client"].synced} == set(commands)
+        assert {c.name for c in ctx.discord_client.synced} == set(commands)
     # a changed schema (here: a description) is written again
-    dc._ready.clear()
     dc.synced["global"][0]["description"] = "stale"
     async with discord_bot(dc, str(tmp_path / "db.sqlite")):
         assert len(dc.sync_calls) == 2
@@ -140,7 +110,7 @@ async def test_mentions_are_never_pinged(dc, tmp_path):
 
 async def test_forbidden_recipient_is_reported_once_and_rate_limits_are_honoured(dc, tmp_path):
     async with discord_bot(dc, str(tmp_path / "db.sqlite")) as ctx:
-        client = ctx.extras["discord_client"]
+        client = ctx.discord_client
         channel = client.get_channel(int(dc.channel_id))
         assert channel is not None
         reports = []
@@ -180,14 +150,7 @@ async def test_forbidden_recipient_is_reported_once_and_rate_limits_are_honoured
 
 async def test_restart_keeps_history_and_both_adapters_run_in_one_loop(dc, tg, tmp_path):
     db = str(tmp_path / "db.sqlite")
-    both = Settings(
-        telegram_token=tg.token,
-        telegram_api_base_url=tg.base_url,
-        discord_token=dc.token,
-        discord_api_base_url=dc.api_base_url,
-        discord_gateway_url=dc.gateway_url,
-        db_path=db,
-    )
+    both = discord_settings(dc, db, telegram_token=tg.token, telegram_api_base_url=tg.base_url)
     async with running(both, ready=tg):
         await dc.wait_ready()
         await _slash(dc, "cast", {"when": "2026-11-29 23:10"}, user_id=777)

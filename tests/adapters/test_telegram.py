@@ -111,7 +111,7 @@ async def test_429_is_waited_out_and_the_reply_arrives_once(tg, tmp_path):
 async def test_403_blocked_user_reported_not_retried_and_the_bot_keeps_going(tg, tmp_path):
     reports: list[tuple[str, str, str]] = []
     async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
-        run.ctx.extras.setdefault("on_blocked", []).append(lambda *a: reports.append(a))
+        run.ctx.on_blocked.append(lambda *a: reports.append(a))
         tg.block(41)
         update = tg.user_says("/start", chat_id=41)
         outcome = await run.telegram.wait_handled(update["update_id"])

@@ -1,22 +1,20 @@
-"""Fixtures for the bot-core tests: the manual clock (tests/fakes/clock.py), an application context on a temp database, ``say``."""
+"""Fixtures for the bot-core tests: the manual clock (tests/fakes/clock.py), an application context on a temp
+database (``say`` is the root conftest's, on this ``ctx``)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import pytest
 
 from bot.app import AppContext, create_context
-from bot.commands import Incoming, Reply, dispatch
 from bot.config import Settings
 from tests.fakes.clock import ManualClock
 
 # 2024-02-04 03:30 UTC = 12:30 in Seoul on 2024-02-04 (a 戊戌 day, spec/calendar.md §2 checks)
 # = 22:30 in New York on 2024-02-03 (the day before: 丁酉).
 DEFAULT_INSTANT = datetime(2024, 2, 4, 3, 30, tzinfo=UTC)
-
-Say = Callable[..., Awaitable[Reply]]
 
 
 @pytest.fixture
@@ -36,27 +34,3 @@ async def ctx(db_path: str, clock: ManualClock) -> AsyncIterator[AppContext]:
         yield context
     finally:
         await context.close()
-
-
-@pytest.fixture
-def say(ctx: AppContext) -> Say:
-    async def _say(
-        text: str,
-        user: str = "u1",
-        platform: str = "console",
-        lang_hint: str | None = None,
-        chat_kind: str = "private",
-        admin: bool = True,
-    ) -> Reply:
-        incoming = Incoming(
-            platform=platform,
-            chat_id=f"chat-{user}",
-            user_id=user,
-            text=text,
-            lang_hint=lang_hint,
-            chat_kind=chat_kind,
-            user_is_admin=admin,
-        )
-        return await dispatch(incoming, ctx)
-
-    return _say

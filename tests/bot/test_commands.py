@@ -115,8 +115,13 @@ async def test_lang_reply_is_in_the_new_language(say):
 
 
 async def test_solar_time_needs_a_place_then_moves_the_hour(say):
+    # refused when it is set without a place (issue #13: a setting that cannot work yet), not at every cast
     r = await say("/settings solar_time on")
-    assert r.view == "settings"
+    assert r.view == "error" and r.context["code"] == "bot.error.solar_needs_place"
+    assert (await say("/cast now")).view == "cast"
+    await say("/place 126.98 37.57")
+    assert (await say("/settings solar_time on")).view == "settings"
+    await say("/place reset")  # the place removed afterwards: the cast says what is missing
     r = await say("/cast now")
     assert r.view == "error" and r.context["code"] == "bot.error.solar_needs_place"
     await say("/place 126.98 37.57")

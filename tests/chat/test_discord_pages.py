@@ -9,50 +9,14 @@ the 解 page; 重審 (that entry's 課體) on the 法 page.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import AsyncIterator
-from typing import Any
-
 import pytest
 
-import bot.discord as dmod
-from bot.app import create_context
 from bot.commands import pages
-from bot.config import Settings
 from bot.i18n import gettext
-from tests.fakes.discord import FakeDiscord
+from tests.conftest import discord_bot
 
 pytestmark = pytest.mark.usefixtures("restore_discord_endpoints")
 SEED_003_KO = "앞에 인이 있고 뒤에 종이 있어"
-
-
-@pytest.fixture
-async def dc() -> AsyncIterator[FakeDiscord]:
-    async with FakeDiscord(ack_deadline=3.0) as fake:
-        yield fake
-
-
-@contextlib.asynccontextmanager
-async def discord_bot(dc: FakeDiscord, db: str) -> AsyncIterator[Any]:
-    settings = Settings(
-        discord_token=dc.token,
-        discord_api_base_url=dc.api_base_url,
-        discord_gateway_url=dc.gateway_url,
-        db_path=db,
-        lang="ko",
-        tz="Asia/Seoul",
-    )
-    ctx = await create_context(settings)
-    stop = asyncio.Event()
-    task = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1))
-    try:
-        await dc.wait_ready()
-        yield ctx
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 15)
-        await ctx.close()
 
 
 def _buttons(message: dict) -> list[dict]:
@@ -87,7 +51,6 @@ async def test_cast_embed_buttons_update_in_place_and_after_restart(dc, tmp_path
         assert SEED_003_KO in detail
         assert len(detail) - len(embed["description"]) >= 1500
     trace = next(b for b in buttons if pages.decode(b["custom_id"]).page == "trace")
-    dc._ready.clear()  # wait for the new session's READY
     async with discord_bot(dc, db):  # a restart: the old message's buttons still work
         pressed = await _press(dc, first, trace, user_id=dc.owner_id)  # another member of the guild
         assert pressed.ack_type == 7

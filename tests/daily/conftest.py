@@ -11,9 +11,10 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.app import AppContext, create_context
-from bot.commands import Incoming, Reply, dispatch
+from bot.commands import Reply
 from bot.config import Settings
 from bot.sending import SendOutcome
+from tests.conftest import say_to
 from tests.fakes.clock import ManualClock
 from tests.servers import DIALECTS, database
 
@@ -82,29 +83,9 @@ Say = Callable[..., "asyncio.Future[Reply]"]
 
 
 @pytest.fixture
-def say(ctx: AppContext):
-    async def _say(
-        text: str,
-        user: str = "u1",
-        chat: str | None = None,
-        platform: str = "telegram",
-        chat_kind: str = "private",
-        admin: bool = True,
-        lang_hint: str | None = "ko",
-        context: AppContext | None = None,
-    ) -> Reply:
-        incoming = Incoming(
-            platform=platform,
-            chat_id=chat if chat is not None else user,
-            user_id=user,
-            text=text,
-            lang_hint=lang_hint,
-            chat_kind=chat_kind,
-            user_is_admin=admin,
-        )
-        return await dispatch(incoming, context or ctx)
-
-    return _say
+def say(ctx: AppContext) -> Say:
+    """Telegram by default, with a ko language hint (``say_to`` of the root conftest)."""
+    return say_to(ctx, platform="telegram", lang_hint="ko")
 
 
 async def settle(scheduler, timeout: float = 5.0) -> None:

@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 
-import bot.discord as dmod
-from bot.app import AppContext, create_context
-from bot.config import Settings
+from bot.app import AppContext
 from bot.i18n import gettext
 from bot.scheduler import DailyScheduler
 from bot.storage import DailyStore
+from tests.conftest import discord_bot
 from tests.daily.conftest import move, settle, utc
 from tests.fakes.clock import ManualClock
 from tests.fakes.discord import FakeDiscord
@@ -28,31 +27,20 @@ pytestmark = pytest.mark.usefixtures("restore_discord_endpoints")
 
 @contextlib.asynccontextmanager
 async def discord_with_scheduler(dc: FakeDiscord, db: str, clock: ManualClock) -> AsyncIterator[AppContext]:
-    settings = Settings(
-        discord_token=dc.token,
-        discord_api_base_url=dc.api_base_url,
-        discord_gateway_url=dc.gateway_url,
-        db_path=db,
-        lang="ko",
-        tz="Asia/Seoul",
-    )
-    ctx = await create_context(settings, clock=clock)
-    stop = asyncio.Event()
-    adapter = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1))
-    scheduler = DailyScheduler(ctx)
-    runner = asyncio.create_task(scheduler.run(stop))
-    try:
-        await dc.wait_ready()
-        for _ in range(500):
-            if scheduler.transports["discord"].ready():
-                break
-            await asyncio.sleep(0.01)
-        await settle(scheduler)
-        yield ctx
-    finally:
-        stop.set()
-        await asyncio.wait_for(asyncio.gather(adapter, runner), 15)
-        await ctx.close()
+    async with discord_bot(dc, db, clock=clock) as ctx:
+        stop = asyncio.Event()
+        scheduler = DailyScheduler(ctx)
+        runner = asyncio.create_task(scheduler.run(stop))
+        try:
+            for _ in range(500):
+                if scheduler.transports["discord"].ready():
+                    break
+                await asyncio.sleep(0.01)
+            await settle(scheduler)
+            yield ctx
+        finally:
+            stop.set()
+            await asyncio.wait_for(runner, 15)
 
 
 async def slash(dc: FakeDiscord, name: str, options: dict[str, Any] | None = None, **kw: Any) -> str:
@@ -73,7 +61,7 @@ async def test_guild_channel_daily_delivered_once_and_non_admin_refused(dc, tmp_
         await slash(dc, "daily", {"setting": "07:00"}, user_id=6, permissions=str(1 << 3))  # ADMINISTRATOR
         sub = await store.for_chat("discord", str(dc.channel_id))
         assert sub is not None and sub.chat_kind == "group"
-        s = ctx.extras["daily_scheduler"]
+        s = ctx.daily_scheduler
         await settle(s)
         assert s.sleeping_until == utc(2026, 11, 29, 22, 0)
         await move(clock, s, utc(2026, 11, 29, 22, 0), timeout=15)
@@ -98,7 +86,7 @@ async def test_closed_dm_disables_the_subscription(dc, tmp_path):
         await dc.wait_followups(inter, 1, timeout=10)
         dm_channel = inter.payload["channel_id"]
         dc.forbid_channel(dm_channel)
-        s = ctx.extras["daily_scheduler"]
+        s = ctx.daily_scheduler
         await move(clock, s, utc(2026, 11, 29, 22, 0), timeout=15)
         sub = await DailyStore(ctx.storage).for_chat("discord", str(dm_channel))
         assert sub is not None and not sub.active and sub.disabled_reason.startswith("forbidden")

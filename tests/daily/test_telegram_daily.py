@@ -56,11 +56,11 @@ async def app_running(
     try:
         await tg.wait_for("getUpdates", before + 1, timeout=10)
         for _ in range(500):
-            if contexts and "daily_scheduler" in contexts[0].extras:
+            if contexts and contexts[0].daily_scheduler is not None:
                 break
             await asyncio.sleep(0.01)
         ctx = contexts[0]
-        await settle(ctx.extras["daily_scheduler"])
+        await settle(ctx.daily_scheduler)
         yield ctx
     finally:
         stop.set()
@@ -86,7 +86,7 @@ async def test_a_minute_ahead_delivered_once_and_restarts(tg, tmp_path, monkeypa
     async with app_running(tg, db, clock, monkeypatch) as ctx:
         answer = await ask(tg, "/daily 07:15", 501, language_code="ko")
         assert "07:15" in answer and "2026-11-30 07:15" in answer
-        s = ctx.extras["daily_scheduler"]
+        s = ctx.daily_scheduler
         await settle(s)
         assert s.sleeping_until == utc(2026, 11, 29, 22, 15)
         await move(clock, s, utc(2026, 11, 29, 22, 14, 59))
@@ -98,8 +98,8 @@ async def test_a_minute_ahead_delivered_once_and_restarts(tg, tmp_path, monkeypa
         assert len(daily_messages(tg, 501)) == 1
 
     async with app_running(tg, db, clock, monkeypatch) as ctx:  # restart right after the delivery
-        await settle(ctx.extras["daily_scheduler"])
-        assert ctx.extras["daily_scheduler"].sleeping_until == utc(2026, 11, 30, 22, 15)
+        await settle(ctx.daily_scheduler)
+        assert ctx.daily_scheduler.sleeping_until == utc(2026, 11, 30, 22, 15)
     assert len(daily_messages(tg, 501)) == 1
 
     # a restart before the delivery: stopped at 07:14 the next day, started again at 07:16
@@ -109,13 +109,13 @@ async def test_a_minute_ahead_delivered_once_and_restarts(tg, tmp_path, monkeypa
     assert len(daily_messages(tg, 501)) == 1
     clock.set(utc(2026, 11, 30, 22, 16))
     async with app_running(tg, db, clock, monkeypatch) as ctx:
-        await settle(ctx.extras["daily_scheduler"])
+        await settle(ctx.daily_scheduler)
         for _ in range(200):
             if len(daily_messages(tg, 501)) == 2:
                 break
             await asyncio.sleep(0.01)
         assert len(daily_messages(tg, 501)) == 2
-        await move(clock, ctx.extras["daily_scheduler"], utc(2026, 11, 30, 23, 0))
+        await move(clock, ctx.daily_scheduler, utc(2026, 11, 30, 23, 0))
         assert len(daily_messages(tg, 501)) == 2
         # /today answers with the very text delivered today (cast for 07:15, although sent at 07:16)
         last = daily_messages(tg, 501)[-1]
@@ -143,12 +143,12 @@ async def test_429_storm_loses_nothing_and_sends_each_once(tg, tmp_path, monkeyp
     async with app_running(tg, db, clock, monkeypatch) as ctx:
         for chat in chats:
             await ask(tg, "/daily 07:00", chat, language_code="ko")
-        s = ctx.extras["daily_scheduler"]
+        s = ctx.daily_scheduler
         tg.rate_limit(1, times=12)  # the next twelve sendMessage calls get 429 retry_after=1
         await move(clock, s, utc(2026, 11, 29, 22, 0), timeout=30)
         for chat in chats:
             assert len(daily_messages(tg, chat)) == 1, chat
-        sender = ctx.extras["telegram_sender"]
+        sender = ctx.telegram_sender
         assert sender.retry_waits and set(sender.retry_waits) == {1.0}  # the server's value, honoured
         assert len([c for c in tg.calls if c.status == 429]) == 12
     rows = await _deliveries(db)
@@ -162,7 +162,7 @@ async def test_blocked_user_disables_the_subscription(tg, tmp_path, monkeypatch)
         await ask(tg, "/daily 07:00", 77, language_code="ko")
         await ask(tg, "/daily 07:00", 78, language_code="ko")
         tg.block(77)
-        s = ctx.extras["daily_scheduler"]
+        s = ctx.daily_scheduler
         await move(clock, s, utc(2026, 11, 29, 22, 0))
         await move(clock, s, utc(2026, 11, 30, 22, 0))
         assert len(daily_messages(tg, 78)) == 2
@@ -204,5 +204,5 @@ async def test_group_non_admin_cannot_change_daily(tg, tmp_path, monkeypatch):
         answer = await ask(tg, "/daily off", -100500, user_id=9, chat_type="supergroup", language_code="ko")
         assert answer == "⚠ " + gettext("ko", "bot.error.admin_only", name="daily")
         assert (await store.for_chat("telegram", "-100500")).active
-        await move(clock, ctx.extras["daily_scheduler"], utc(2026, 11, 29, 22, 0))
+        await move(clock, ctx.daily_scheduler, utc(2026, 11, 29, 22, 0))
         assert len(daily_messages(tg, -100500)) == 1

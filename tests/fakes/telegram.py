@@ -16,7 +16,8 @@ Protocol
     ``GET /file/bot{token}/{path}`` serves :attr:`FakeTelegram.files`.
     Methods: getMe, logOut, close, deleteWebhook, setWebhook, getWebhookInfo, getUpdates (real long poll that
     honours ``offset``; the hold is capped at :attr:`poll_hold` seconds so shutdown is fast), sendMessage,
-    sendPhoto, sendDocument, getFile, setMyCommands, getMyCommands, deleteMyCommands, answerCallbackQuery,
+    sendPhoto, sendDocument, getFile, setMyCommands, getMyCommands, deleteMyCommands, answerCallbackQuery
+    (text 0–200 characters, once per query, else 400),
     editMessageText, editMessageCaption, deleteMessage, sendChatAction, getChatMember (``admins[chat_id] = {user ids}`` are
     "administrator", ``owners[chat_id] = user_id`` is "creator", everyone else "member").
     Form values other than text-like fields (text, caption, parse_mode …) are JSON-decoded, as PTB sends
@@ -246,6 +247,7 @@ class FakeTelegram(LoopbackServer):
     def __post_init__(self) -> None:
         self._updates: list[dict[str, Any]] = []
         self._update_ids = itertools.count(1)
+        self._answered_queries: set[str] = set()
         self._message_ids = itertools.count(1000)
         self._rules: list[_Rule] = []
         self._changed = asyncio.Condition()
@@ -713,6 +715,15 @@ class FakeTelegram(LoopbackServer):
         return True
 
     async def _m_answercallbackquery(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        # the Bot API: text 0–200 characters; a query is answered once (then its id is no longer valid)
+        if len(str(params.get("text") or "")) > 200:
+            raise _ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
+        query_id = str(params.get("callback_query_id") or "")
+        if not query_id or query_id in self._answered_queries:
+            raise _ApiError(
+                400, "Bad Request: query is too old and response timeout expired or query ID is invalid"
+            )
+        self._answered_queries.add(query_id)
         return True
 
     async def _m_editmessagetext(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:

@@ -17,25 +17,6 @@ def test_cast_png(tmp_path, capsys):
     assert "庚辰" in capsys.readouterr().out  # the text reply is still printed
 
 
-def test_liuyao_png(tmp_path):
-    out = tmp_path / "gua.png"
-    args = [
-        "liuyao",
-        "--coins",
-        "797979",
-        "--month",
-        "寅",
-        "--day",
-        "戊戌",
-        "--png",
-        str(out),
-        "--lang",
-        "lzh",
-    ]
-    assert main(args) == 0
-    assert out.read_bytes() == render_liuyao(liuyao_case(), "lzh")
-
-
 def test_qizheng_png(tmp_path):
     out = tmp_path / "wheel.png"
     assert main(["qizheng", "--at", QIZHENG_AT, "--place", "서울", "--png", str(out), "--lang", "ko"]) == 0
@@ -49,27 +30,21 @@ def test_png_with_json_output(tmp_path, capsys):
     assert out.stat().st_size > 0 and capsys.readouterr().out.startswith("{")
 
 
-@pytest.mark.parametrize(("lang", "expected"), [("ko", "PNG 파일을 쓸 수 없습니다"), ("lzh", "圖不能寫入")])
-def test_unwritable_path_is_exit_2(tmp_path, capsys, lang, expected):
-    target = tmp_path / "missing" / "out.png"
-    assert (
-        main(
-            [
-                "liuyao",
-                "--coins",
-                "797979",
-                "--month",
-                "寅",
-                "--day",
-                "戊戌",
-                "--png",
-                str(target),
-                "--lang",
-                lang,
-            ]
-        )
-        == 2
-    )
+LIUYAO = ["liuyao", "--coins", "797979", "--month", "寅", "--day", "戊戌"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "where", "code"),
+    [("lzh", "gua.png", 0), ("ko", "missing/out.png", 2), ("lzh", "missing/out.png", 2)],
+)
+def test_liuyao_png_written_or_exit_2(tmp_path, capsys, lang, where, code):
+    """The file is the renderer's PNG; a path that cannot be written is a localized message and exit 2."""
+    target = tmp_path / where
+    assert main([*LIUYAO, "--png", str(target), "--lang", lang]) == code
+    if code == 0:
+        assert target.read_bytes() == render_liuyao(liuyao_case(), lang)
+        return
+    expected = {"ko": "PNG 파일을 쓸 수 없습니다", "lzh": "圖不能寫入"}[lang]
     err = capsys.readouterr().err
     assert expected in err and str(target) in err and "Traceback" not in err
     assert main(["cast", "--day", "庚辰", "--ju", "8", "--png", str(tmp_path), "--lang", lang]) == 2

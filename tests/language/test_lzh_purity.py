@@ -31,12 +31,12 @@ HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 # spans a reader of lzh meets as typed or machine identifiers, removed before the checks (order matters)
 IDENTIFIERS = [
     re.compile(r"https?://\S+"),
+    re.compile(
+        r"(?<![\w/])/[a-z_]+(?: (?:[A-Za-z0-9_:.+\-/|\[\]]+|[\u4e00-\u9fff]{1,3}))*"
+    ),  # a command line (before a setting's key: /settings key value is one)
     re.compile(r"--[a-z][\w-]*(?:[ =](?:\{[^}]*\}|[A-Za-z0-9_|:\-.]+))?"),  # an option and its value
     re.compile(r"\b[a-z_]+(?:\.[a-z_]+)?\s*=\s*\S+(?: \([^)]*\))?"),  # a setting: key = value (choices)
     re.compile(r"\b[a-z_]+\.[a-z_]+\b|\b[a-z]+_[a-z_]+\b"),  # a setting's key alone
-    re.compile(
-        r"(?<![\w/])/[a-z_]+(?: (?:[A-Za-z0-9_:.+\-/|\[\]]+|[\u4e00-\u9fff]{1,3}))*"
-    ),  # a command line
     re.compile(r"\[-h\]|-h\b|\{ko,lzh\}|\b(?:ko|lzh)\b"),  # the language codes a user types
     re.compile(r"\b[A-Z][A-Za-z]+/[A-Za-z_]+(?:/[A-Za-z_]+)?\b"),  # a zone name
     re.compile(r"\bUTC(?:[+-]\d{2}:\d{2})?|\bUT1\b"),

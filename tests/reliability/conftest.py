@@ -1,14 +1,13 @@
-"""Fixtures of the fault-and-abuse suite: a context on a temp database and ``say`` through ``dispatch``."""
+"""Fixtures of the fault-and-abuse suite: a context on a temp database (``say`` is the root conftest's)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import pytest
 
 from bot.app import AppContext, create_context
-from bot.commands import Incoming, Reply, dispatch
 from bot.config import Settings
 from tests.fakes.clock import ManualClock
 
@@ -25,36 +24,6 @@ async def ctx(tmp_path) -> AsyncIterator[AppContext]:
         yield context
     finally:
         await context.close()
-
-
-Say = Callable[..., Awaitable[Reply]]
-
-
-@pytest.fixture
-def say(ctx: AppContext) -> Say:
-    async def _say(
-        text: str,
-        user: str = "u1",
-        platform: str = "console",
-        chat: str | None = None,
-        chat_kind: str = "private",
-        lang_hint: str | None = "ko",
-        display_name: str | None = None,
-    ) -> Reply:
-        return await dispatch(
-            Incoming(
-                platform=platform,
-                chat_id=chat or user,
-                user_id=user,
-                text=text,
-                lang_hint=lang_hint,
-                chat_kind=chat_kind,
-                display_name=display_name,
-            ),
-            ctx,
-        )
-
-    return _say
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ async def tg():
 
 async def _context(db: str, clock: ManualClock, bot: telegram.Bot, **sender_kw):
     ctx = await create_context(Settings(db_path=db, lang="ko", tz="Asia/Seoul"), clock=clock)
-    ctx.extras["telegram_sender"] = TelegramSender(bot, **sender_kw)
+    ctx.telegram_sender = TelegramSender(bot, **sender_kw)
     return ctx
 
 

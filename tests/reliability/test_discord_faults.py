@@ -12,6 +12,8 @@ import pytest
 
 from bot.i18n import gettext
 from bot.sending import DiscordSender
+from tests.conftest import discord_bot
+from tests.fakes.discord import FakeDiscord
 
 
 class _Response:
@@ -73,24 +75,11 @@ async def test_before_request_false_sends_nothing():
 
 @pytest.mark.usefixtures("restore_discord_endpoints")
 async def test_a_slash_command_flood_gets_one_ephemeral_slow_down(tmp_path):
-    import bot.discord as dmod
-    from bot.app import create_context
-    from bot.config import Settings
-    from tests.fakes.discord import FakeDiscord
-
     # Discord does not hold interaction responses to the 5-per-second REST bucket the fake applies
-    async with FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200, bucket_limit=1000) as dc:
-        await _flood(dc, tmp_path, dmod, create_context, Settings)
-
-
-async def _flood(dc, tmp_path, dmod, create_context, Settings):
-    settings = Settings(discord_token=dc.token, discord_api_base_url=dc.api_base_url,
-                        discord_gateway_url=dc.gateway_url, db_path=str(tmp_path / "d.db"))  # fmt: skip
-    ctx = await create_context(settings)
-    stop = asyncio.Event()
-    task = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1))
-    try:
-        await dc.wait_ready()
+    async with (
+        FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200, bucket_limit=1000) as dc,
+        discord_bot(dc, str(tmp_path / "d.db")) as ctx,
+    ):
         flood = [await dc.slash("start", None, user_id=7001) for _ in range(40)]
         other = await dc.slash("start", None, user_id=7002)
         await dc.wait_followups(other, 1, timeout=10)
@@ -101,8 +90,4 @@ async def _flood(dc, tmp_path, dmod, create_context, Settings):
         assert slow_down in warned[0].original.get("content", "")
         answered = [i for i in flood if i.ack_type == 5]
         assert 1 <= len(answered) <= 12  # the burst; the rest was dropped without any work
-        assert ctx.extras["admission"].dropped >= 25
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 15)
-        await ctx.close()
+        assert ctx.admission.dropped >= 25

@@ -80,6 +80,6 @@ async def test_a_1000_command_flood_leaves_another_users_start_answered_within_2
         await asyncio.sleep(0.5)  # a second warning would follow right after the first
         to_flooder = tg.sent_to(flooder)
         assert [c.result["text"] for c in to_flooder].count(slow_down) == 1  # one polite warning …
-        gate = run.ctx.extras["admission"]
+        gate = run.ctx.admission
         assert gate.admitted <= 20 and gate.dropped >= 970  # … and the excess was dropped
-        run.ctx.extras["telegram_sender"].pace = False  # let the few admitted replies drain quickly
+        run.ctx.telegram_sender.pace = False  # let the few admitted replies drain quickly

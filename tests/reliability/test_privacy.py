@@ -10,6 +10,7 @@ from bot.i18n import gettext
 from bot.privacy import PRIVATE_ONLY
 from bot.views import CHANNELS, render
 from tests.adapters.conftest import running, tg_settings
+from tests.conftest import discord_bot
 
 pytestmark = pytest.mark.filterwarnings("ignore:Deprecated since version v22.2")
 
@@ -102,17 +103,7 @@ async def test_telegram_group_gets_ask_privately_and_anonymous_admins_are_per_gr
 
 @pytest.mark.usefixtures("restore_discord_endpoints")
 async def test_discord_slash_qizheng_and_show_in_a_guild_are_ephemeral(dc, tmp_path):
-    import bot.discord as dmod
-    from bot.app import create_context
-    from bot.config import Settings
-
-    settings = Settings(discord_token=dc.token, discord_api_base_url=dc.api_base_url,
-                        discord_gateway_url=dc.gateway_url, db_path=str(tmp_path / "d.db"))  # fmt: skip
-    ctx = await create_context(settings)
-    stop = asyncio.Event()
-    task = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1))
-    try:
-        await dc.wait_ready()
+    async with discord_bot(dc, str(tmp_path / "d.db")):
         user = 4242
         for name, options in (
             ("qizheng", {"when": f"1984-03-05 14:20 {LON} {LAT} save"}),
@@ -128,7 +119,3 @@ async def test_discord_slash_qizheng_and_show_in_a_guild_are_ephemeral(dc, tmp_p
         public = await dc.slash("start", None, user_id=user)
         await dc.wait_followups(public, 1, timeout=15)
         assert not public.original["flags"] & 64  # others stay public
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 15)
-        await ctx.close()

@@ -50,8 +50,8 @@ async def test_role_all_with_redis_queues_and_sends_each_reading_once(tmp_path, 
                 await tg.wait_sent(chat_id=42, count=1, timeout=10)  # a reply through the shared budget
                 await asyncio.sleep(0.5)
                 ctx = contexts[0]
-                assert isinstance(ctx.extras["limiter"], RedisLimiter)
-                assert ctx.extras["daily_scheduler"].stats.queued == 3  # through arq, not in-process
+                assert isinstance(ctx.limiter, RedisLimiter)
+                assert ctx.daily_scheduler.stats.queued == 3  # through arq, not in-process
             finally:
                 stop.set()
                 await asyncio.wait_for(task, 30)

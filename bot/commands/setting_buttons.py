@@ -1,0 +1,132 @@
+"""Settings as choices (issue #13 item 5): the buttons of a ``/settings`` reply and what a press means.
+
+A button names its owner and a line of ``/settings`` — never process memory, so it works after a restart and
+on any worker: ``s:<owner user id>:`` (everything), ``s:<owner>:<group>`` (one group of options),
+``s:<owner>:<key>`` (one option and its values), ``s:<owner>:<key>=<value>`` (set it). At most 64 bytes
+(Telegram's ``callback_data``; Discord's ``custom_id``). A press is the owner's typed command
+(:meth:`SettingRef.command_line`) run through ``dispatch``, so a button is validated and refused exactly as
+the typed command is (晝夜 by sunrise without a place); a press by anyone else changes nothing
+(``chat.settings.not_yours``).
+
+The buttons are built from the reply alone, which is built from the settings model
+(:func:`bot.commands._options.model`): a new option or group shows up without new code here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.commands import _options as model
+from bot.commands.base import Reply
+from bot.i18n import gettext
+
+DATA_LIMIT = 64  # bytes: Telegram's callback_data (Discord's custom_id allows 100)
+_DATA = re.compile(r"^s:([^:=\s]{1,40}):([a-z0-9_.]{0,40})(?:=(\S{1,20}))?$")
+
+
+@dataclass(frozen=True)
+class SettingRef:
+    owner: str  # the platform user id whose settings these are (``Incoming.user_id``)
+    target: str = ""  # "" (everything), a group, or an option key
+    value: str | None = None  # set ``target`` to this
+
+    def encode(self) -> str | None:
+        """The button data, or None when it would not fit (then that button is not offered)."""
+        data = f"s:{self.owner}:{self.target}" + (f"={self.value}" if self.value is not None else "")
+        return data if len(data.encode()) <= DATA_LIMIT and decode(data) == self else None
+
+    def command_line(self) -> str:
+        """The ``/settings`` line this button stands for (what the owner could type instead)."""
+        return " ".join(p for p in ("/settings", self.target, self.value) if p)
+
+
+def decode(data: str | None) -> SettingRef | None:
+    """The settings button ``data`` names, or None for data that is not one (or names no option/value)."""
+    m = _DATA.match(data or "")
+    if m is None:
+        return None
+    owner, target, value = m.group(1), m.group(2), m.group(3)
+    if target and target not in model.GROUPS and model.setting(target) is None:
+        return None
+    if value is not None:
+        option = model.setting(target)
+        if option is None or (option.choices and value not in option.choices):
+            return None
+    return SettingRef(owner, target, value)
+
+
+@dataclass(frozen=True)
+class Button:
+    """A transport-neutral button: its label, its data, and whether it shows the current choice."""
+
+    label: str
+    data: str
+    current: bool = False
+
+
+def buttons(reply: Reply, owner: str) -> list[list[Button]]:
+    """The rows of buttons under a ``/settings`` reply: its groups, a group's options, or an option's values;
+    with a way back. Empty for any other reply."""
+    if reply.view != "settings":
+        return []
+    ctx = reply.context
+    lang = reply.lang
+    options: Sequence[Mapping[str, Any]] = ctx.get("options") or []
+    rows: list[list[Button]] = []
+    back: SettingRef | None = None
+    if ctx.get("option"):
+        option = next((o for o in options if o["name"] == ctx["option"]), None)
+        if option is None:
+            return []
+        current = str(option["value"])
+        labels: Mapping[str, str] = option.get("value_labels") or {}
+        choices = [
+            _button(
+                ("• " if v == current else "") + (gettext(lang, labels[v]) if v in labels else v),
+                SettingRef(owner, option["name"], v),
+                current=v == current,
+            )
+            for v in option["choices"]
+        ]
+        rows = _rows([b for b in choices if b is not None], 3)
+        back = SettingRef(owner, str(option["area"]))
+    elif ctx.get("group"):
+        items = [
+            _button(
+                (gettext(lang, o["label"]) if o.get("label") else o["name"])
+                + ("" if o["is_default"] else " *"),
+                SettingRef(owner, o["name"]),
+            )
+            for o in options
+            if o["area"] == ctx["group"]
+        ]
+        rows = _rows([b for b in items if b is not None], 2)
+        back = SettingRef(owner)
+    else:
+        groups = [
+            _button(
+                (gettext(lang, g["label"]) if g.get("label") else g["name"])
+                + (f" ({g['changed']})" if g.get("changed") else ""),
+                SettingRef(owner, g["name"]),
+            )
+            for g in ctx.get("groups") or []
+        ]
+        rows = _rows([b for b in groups if b is not None], 2)
+    if back is not None and (nav := _button(gettext(lang, "chat.settings.back"), back)) is not None:
+        rows.append([nav])
+    return rows
+
+
+def _button(label: str, ref: SettingRef, current: bool = False) -> Button | None:
+    data = ref.encode()
+    return Button(label, data, current) if data is not None else None
+
+
+def _rows(items: list[Button], per_row: int) -> list[list[Button]]:
+    return [items[i : i + per_row] for i in range(0, len(items), per_row)]
+
+
+__all__ = ["DATA_LIMIT", "Button", "SettingRef", "buttons", "decode"]

@@ -1,0 +1,121 @@
+"""Helpers of the chat-view tests (tests/chat/test_*views*.py): ``sikpan run`` and the Discord adapter on a
+fixed clock (the 六爻 month and day and the 限 date come from it), pressing Telegram buttons and Discord
+components, and the page a button names."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Any
+
+import bot.discord as dmod
+from bot.app import create_context
+from bot.commands import pages
+from bot.config import Settings
+from tests.adapters.conftest import Running, tg_settings
+from tests.fakes.clock import ManualClock
+from tests.fakes.discord import FakeDiscord
+from tests.fakes.telegram import FakeTelegram, visible_text
+
+
+@contextlib.asynccontextmanager
+async def telegram_at(tg: FakeTelegram, db: str, at: datetime, lang: str = "ko") -> AsyncIterator[Running]:
+    """``sikpan run`` (``bot.app.run``) with the Telegram adapter, on a clock standing at ``at``."""
+    import bot.app
+
+    handle = Running()
+    original = bot.app.create_context
+
+    async def capture(settings: Settings, clock: Any = None) -> Any:
+        handle.ctx = await original(settings, clock)
+        return handle.ctx
+
+    bot.app.create_context = capture  # type: ignore[assignment]
+    before = len([c for c in tg.calls if c.method == "getUpdates"])
+    task = asyncio.create_task(
+        bot.app.run(tg_settings(tg, db, lang=lang), handle.stop, clock=ManualClock(at))
+    )
+    try:
+        await tg.wait_for("getUpdates", before + 1, timeout=10)
+        yield handle
+    finally:
+        bot.app.create_context = original  # type: ignore[assignment]
+        handle.stop.set()
+        await asyncio.wait_for(task, 20)
+
+
+def buttons(call: Any) -> list[dict[str, Any]]:
+    """The inline keyboard buttons of a sendMessage / editMessage* call."""
+    markup = (call.result or {}).get("reply_markup") or call.params.get("reply_markup") or {}
+    return [b for row in markup.get("inline_keyboard", []) for b in row]
+
+
+def page_of(button: dict[str, Any]) -> str:
+    ref = pages.decode(button.get("callback_data") or button.get("custom_id"))
+    assert ref is not None, button
+    return ref.page
+
+
+async def ask(tg: FakeTelegram, run: Running, text: str, chat_id: int, **kw: Any) -> list[Any]:
+    before = len(tg.sent_to(chat_id))
+    update = tg.user_says(text, chat_id=chat_id, **kw)
+    await run.telegram.wait_handled(update["update_id"], 30)
+    return tg.sent_to(chat_id)[before:]
+
+
+async def press(tg: FakeTelegram, run: Running, button: dict[str, Any], message: dict[str, Any], chat_id: int,
+                **kw: Any) -> tuple[Any, str]:  # fmt: skip
+    """Press ``button`` of ``message``: (the one answerCallbackQuery call, the visible text of the edit)."""
+    answers = len([c for c in tg.calls if c.method == "answerCallbackQuery"])
+    edits = len([c for c in tg.calls if c.method.startswith("editMessage")])
+    update = tg.callback_query(
+        button["callback_data"], chat_id=chat_id, message_id=message["message_id"], message=message, **kw
+    )
+    await run.telegram.wait_handled(update["update_id"], 30)
+    answered = [c for c in tg.calls if c.method == "answerCallbackQuery"][answers:]
+    edited = [c for c in tg.calls if c.method.startswith("editMessage") and c.status == 200][edits:]
+    assert len(answered) == 1 and answered[0].params["callback_query_id"] == update["callback_query"]["id"]
+    assert not answered[0].params.get("show_alert"), answered[0].params
+    assert len(edited) == 1 and edited[0].params["message_id"] == message["message_id"]
+    assert buttons(edited[0]), "the page keeps its keyboard"
+    return edited[0], visible_text(edited[0].params["text"], "HTML")
+
+
+@contextlib.asynccontextmanager
+async def discord_at(dc: FakeDiscord, db: str, at: datetime, lang: str = "ko") -> AsyncIterator[Any]:
+    """The Discord adapter (``bot.discord.run_discord``) on a clock standing at ``at``."""
+    settings = Settings(
+        discord_token=dc.token,
+        discord_api_base_url=dc.api_base_url,
+        discord_gateway_url=dc.gateway_url,
+        db_path=db,
+        lang=lang,
+        tz="Asia/Seoul",
+    )
+    ctx = await create_context(settings, ManualClock(at))
+    stop = asyncio.Event()
+    task = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1))
+    try:
+        await dc.wait_ready()
+        yield ctx
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 15)
+        await ctx.close()
+
+
+def components(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for row in message.get("components") or [] for c in row.get("components") or []]
+
+
+async def press_component(dc: FakeDiscord, message: dict[str, Any], page: str, **kw: Any) -> dict[str, Any]:
+    """Press the button of ``page``; the embed the message was updated to (UPDATE_MESSAGE within 3 s)."""
+    button = next(b for b in components(message) if page_of(b) == page)
+    inter = await dc.press(message, button["custom_id"], **kw)
+    await dc.wait_acked(inter, timeout=10)
+    assert inter.ack_type == 7 and inter.acked_at - inter.created_at < 3.0
+    [embed] = inter.original["embeds"]
+    assert components(inter.original), "the page keeps its buttons"
+    return dict(embed)

@@ -1,0 +1,113 @@
+"""Settings as choices on Telegram (issue #13 item 5), with the real python-telegram-bot against the fake Bot
+API: ``/settings`` shows the groups of the settings model as buttons; a group its options, an option its
+allowed values with the current one and the default; a value button sets it, edits the message in place and
+is answered (``answerCallbackQuery``); the buttons name the owner and the ``/settings`` line (≤ 64 bytes), so
+they work after a restart; someone else's press changes nothing; 晝夜 by sunrise without a place is refused
+through a button too, in chat words. Defaults and allowed values are the engines' own (``engine.liuren``'s
+``Options``: 晝夜 卯申 by default, spec/liuren.md §3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.commands import _options, setting_buttons
+from bot.i18n import gettext
+from tests.adapters.conftest import running, tg_settings
+from tests.chat.test_telegram_pages import _ask, _buttons, _press
+from tests.fakes.telegram import visible_text
+
+
+def _by_target(buttons, target, value=None):
+    return next(
+        b
+        for b in buttons
+        if (ref := setting_buttons.decode(b["callback_data"])) and ref.target == target and ref.value == value
+    )
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+async def test_choose_group_option_value_in_place_and_after_restart(tg, tmp_path, lang):
+    db, chat = str(tmp_path / "db.sqlite"), 51
+    async with running(tg_settings(tg, db, lang=lang), ready=tg) as run:
+        [first] = await _ask(tg, run, "/settings", chat, language_code=lang)
+        buttons = _buttons(first)
+        assert {setting_buttons.decode(b["callback_data"]).target for b in buttons} == set(_options.GROUPS)
+        assert all(len(b["callback_data"].encode()) <= 64 for b in buttons)
+        assert gettext(lang, "chat.settings.all_default") in first.result["text"]
+
+        _, edit = await _press(tg, run, _by_target(buttons, "liuren"), first.result, chat, language_code=lang)
+        assert edit is not None and edit.params["message_id"] == first.result["message_id"]
+        group = visible_text(edit.params["text"], "HTML")
+        assert "liuren.daynight = maoshen (maoshen | sishu | ziwu | sun" in group  # the engine's values
+        assert gettext(lang, "liuren.opt.daynight") in group
+
+        _, edit = await _press(tg, run, _by_target(_buttons(edit), "liuren.daynight"), first.result, chat)
+        values = _buttons(edit)
+        assert {setting_buttons.decode(b["callback_data"]).value for b in values} >= {
+            "maoshen", "sishu", "ziwu", "sun",
+        }  # fmt: skip
+        current = _by_target(values, "liuren.daynight", "maoshen")
+        assert current["text"].startswith("• ")  # the default is the current value of a new user
+        option_text = visible_text(edit.params["text"], "HTML")
+        assert gettext(lang, "chat.settings.default") in option_text
+
+        answer, edit = await _press(
+            tg, run, _by_target(values, "liuren.daynight", "sishu"), first.result, chat, language_code=lang
+        )
+        assert not answer.params.get("show_alert")
+        assert gettext(lang, "bot.settings.changed") in edit.params["text"]
+        assert "liuren.daynight = sishu" in visible_text(edit.params["text"], "HTML")
+        user = await run.ctx.storage.get_user(f"telegram:{chat}")
+        assert user.options["liuren.daynight"] == "sishu"
+        ziwu = _by_target(values, "liuren.daynight", "ziwu")
+    # a restart: the old message's buttons name the owner and the line, not process memory
+    async with running(tg_settings(tg, db, lang=lang), ready=tg) as run:
+        _, edit = await _press(tg, run, ziwu, first.result, chat, language_code=lang)
+        assert edit is not None
+        assert (await run.ctx.storage.get_user(f"telegram:{chat}")).options["liuren.daynight"] == "ziwu"
+
+
+async def test_sunrise_without_a_place_is_refused_through_a_button(tg, tmp_path):
+    chat = 52
+    async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
+        [first] = await _ask(tg, run, "/settings liuren.daynight", chat)
+        sun = _by_target(_buttons(first), "liuren.daynight", "sun")
+        answer, edit = await _press(tg, run, sun, first.result, chat)
+        assert edit is None and answer.params["show_alert"] is True
+        assert gettext("ko", "chat.error.sun_needs_place") in answer.params["text"]
+        assert "--" not in answer.params["text"]  # no CLI flag
+        user = await run.ctx.storage.get_user(f"telegram:{chat}")
+        assert "liuren.daynight" not in user.options
+        await _ask(tg, run, "/place 서울", chat)
+        answer, edit = await _press(tg, run, sun, first.result, chat)
+        assert edit is not None and not answer.params.get("show_alert")
+        assert (await run.ctx.storage.get_user(f"telegram:{chat}")).options["liuren.daynight"] == "sun"
+
+
+async def test_another_users_press_changes_nothing_and_groups_are_answered_privately(tg, tmp_path):
+    owner, other, group = 61, 62, -100555
+    async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
+        [first] = await _ask(tg, run, "/settings day_starts", owner)
+        midnight = _by_target(_buttons(first), "day_starts", "00:00")
+        # the button reaches someone else (a forwarded message): their press is refused, in their language
+        answer, edit = await _press(
+            tg, run, midnight, first.result, owner, user_id=other, language_code="lzh"
+        )
+        assert edit is None and answer.params["text"] == gettext("lzh", "chat.settings.not_yours")
+        for key in (f"telegram:{owner}", f"telegram:{other}"):
+            user = await run.ctx.storage.get_user(key)
+            assert user is None or "day_starts" not in user.options
+        # in a group /settings is not shown (the caller's own data), and no buttons are offered
+        update = tg.user_says("/settings", chat_id=group, user_id=owner, chat_type="supergroup")
+        await run.telegram.wait_handled(update["update_id"], 20)
+        [refused] = tg.sent_to(group)
+        assert refused.result["text"] == "⚠ " + gettext("ko", "bot.error.private_only", name="settings")
+        assert not _buttons(refused)
+        # the owner's own button pressed in a group is refused the same way, and answered
+        answer, edit = await _press(
+            tg, run, midnight, {"message_id": 9, "text": "x"}, group, user_id=owner, chat_type="supergroup"
+        )
+        assert (
+            edit is None and gettext("ko", "bot.error.private_only", name="settings") in answer.params["text"]
+        )
+        assert "day_starts" not in (await run.ctx.storage.get_user(f"telegram:{owner}")).options
