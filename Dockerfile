@@ -11,11 +11,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 # 1. Dependencies in their own layer: rebuilt only when pyproject.toml or constraints.txt change, not the code.
-#    They are the project's dependencies plus those of the [all] extra (both chat libraries).
+#    They are the project's dependencies plus those of the [all] extra (both chat libraries, PostgreSQL,
+#    the webhook server and its metrics, Redis): one image for every role of docker-compose.yml.
 COPY pyproject.toml constraints.txt ./
 RUN python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
 extras = p['optional-dependencies']; \
-print('\n'.join(p['dependencies'] + extras['telegram'] + extras['discord']))" > /tmp/requirements.txt \
+print('\n'.join(p['dependencies'] + extras['telegram'] + extras['discord'] + extras['postgres'] \
++ extras['webhook'] + extras['redis']))" > /tmp/requirements.txt \
     && pip install -r /tmp/requirements.txt \
     && rm /tmp/requirements.txt
 
@@ -32,7 +34,12 @@ RUN pip install --no-deps '.[all]' \
 USER sikpan
 WORKDIR /data
 VOLUME ["/data"]
-# sikpan run stops cleanly on SIGTERM (docker stop) and SIGINT.
+# The Telegram webhook role listens here (TELEGRAM_WEBHOOK_PORT; /healthz and /metrics on the same port).
+EXPOSE 8443
+# Webhook role: GET /healthz (database and Redis answer, 503 while draining); other roles: the database
+# answers a SELECT 1 (bot/healthcheck.py). The role is read from SIKPAN_ROLE, as sikpan run reads it.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 CMD ["python", "-m", "bot.healthcheck"]
+# sikpan run stops cleanly on SIGTERM (docker stop) and SIGINT; the webhook finishes the updates in flight.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["sikpan"]
 CMD ["run"]

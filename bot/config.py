@@ -13,12 +13,30 @@ variable                     default                                     meaning
 ``SIKPAN_DB``                ``sikpan.db``                               SQLite file (WAL mode), or a
                                                                          ``postgresql://user@host/db`` URL
                                                                          (``?schema=`` ``&pool=`` optional)
-``SIKPAN_REDIS_URL``         unset                                       Redis for shared limits (#17, later)
+``SIKPAN_REDIS_URL``         unset                                       Redis: shared send budgets
+                                                                         (``bot.limits``), the daily readings'
+                                                                         job queue (``bot.queue``, role
+                                                                         ``worker``), webhook update ids,
+                                                                         /healthz (``?prefix=`` optional)
 ``SIKPAN_LANG``              ``ko``                                      default language (``ko`` | ``lzh``)
 ``SIKPAN_TZ``                ``Asia/Seoul``                              default IANA zone of new users
 ``SIKPAN_ENV_FILE``          ``.env``                                    where to read the optional ``.env``
 ``SIKPAN_HISTORY_LIMIT``     unset (keep every cast)                     casts kept per user (the newest N)
 ``SIKPAN_START_ATTEMPTS``    ``5``                                       adapter start attempts before exit 1
+``SIKPAN_ROLE``              ``all``                                     what ``sikpan run`` runs (``--role``):
+                                                                         all | telegram | discord | scheduler |
+                                                                         worker | webhook (``bot.app.ROLES``)
+``TELEGRAM_WEBHOOK_URL``     unset (long polling)                        public HTTPS URL Telegram posts to;
+                                                                         set: the webhook app (``bot.web``)
+``TELEGRAM_WEBHOOK_SECRET``  unset (required with a webhook URL)         ``X-Telegram-Bot-Api-Secret-Token``
+                                                                         (1–256 of ``A-Z a-z 0-9 _ -``)
+``TELEGRAM_WEBHOOK_LISTEN``  ``0.0.0.0``                                 address the webhook app listens on
+``TELEGRAM_WEBHOOK_PORT``    ``8443``                                    its port (``/healthz``, ``/metrics`` too)
+``TELEGRAM_WEBHOOK_PATH``    ``telegram``                                its path for the updates
+``TELEGRAM_SEND_RATE``       ``28``                                      messages per second, all chats together
+``DISCORD_SHARD_COUNT``      unset (Discord's recommendation)            total shards of the bot
+``DISCORD_SHARD_IDS``        unset (every shard)                         this process's shards, ``0,1`` or ``0-3``
+``DISCORD_SYNC_COMMANDS``    on for the process that runs shard 0        sync the slash commands at start (0/1)
 ===========================  ==========================================  ==========================================
 
 The ``.env`` file is read by python-dotenv. Tokens never reach logs: :func:`install_redaction` (the one
@@ -50,7 +68,13 @@ DEFAULT_DISCORD_API_BASE_URL = "https://discord.com/api/v10"
 DEFAULT_DISCORD_GATEWAY_URL = "wss://gateway.discord.gg/"
 DEFAULT_DB = "sikpan.db"
 DEFAULT_TZ = "Asia/Seoul"
+DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"
+DEFAULT_WEBHOOK_PORT = 8443
+DEFAULT_WEBHOOK_PATH = "telegram"
+DEFAULT_TELEGRAM_SEND_RATE = 28.0  # Telegram's ~30 messages/second to different chats, with a margin
 REDACTED = "[REDACTED]"
+ROLES = ("all", "telegram", "discord", "scheduler", "worker", "webhook")
+_SECRET_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,256}")  # what setWebhook accepts as secret_token
 
 
 class ConfigError(ValueError):
@@ -75,10 +99,26 @@ class Settings:
     tz: str = DEFAULT_TZ
     history_limit: int | None = None  # casts kept per user (newest first); None keeps all
     start_attempts: int = START_ATTEMPTS  # adapter start attempts (back-off between) before exit 1
+    role: str = "all"  # SIKPAN_ROLE; ``sikpan run --role`` overrides it
+    telegram_webhook_url: str | None = None  # set: updates arrive by webhook (bot.web), not long polling
+    telegram_webhook_secret: str | None = field(default=None, repr=False)
+    telegram_webhook_listen: str = DEFAULT_WEBHOOK_LISTEN
+    telegram_webhook_port: int = DEFAULT_WEBHOOK_PORT
+    telegram_webhook_path: str = DEFAULT_WEBHOOK_PATH
+    telegram_send_rate: float = DEFAULT_TELEGRAM_SEND_RATE
+    discord_shard_count: int | None = None  # None: as many as Discord recommends (GET /gateway/bot)
+    discord_shard_ids: tuple[int, ...] | None = None  # None: every shard in this process
+    discord_sync_commands: bool | None = None  # None: the process that runs shard 0 syncs
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        return tuple(s for s in (self.telegram_token, self.discord_token) if s)
+        values = (self.telegram_token, self.discord_token, self.telegram_webhook_secret)
+        return tuple(s for s in values if s)
+
+    @property
+    def webhook(self) -> bool:
+        """Telegram updates come by webhook (``TELEGRAM_WEBHOOK_URL`` is set)."""
+        return bool(self.telegram_webhook_url)
 
     @property
     def has_tokens(self) -> bool:
@@ -133,7 +173,35 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
         and len(attempts_raw) < 4
     ):
         attempts = max(1, int(attempts_raw))
+    webhook = _webhook_settings(get)
+    shards = _shard_settings(get)
+    rate_raw = get("TELEGRAM_SEND_RATE")
+    rate = DEFAULT_TELEGRAM_SEND_RATE
+    if rate_raw is not None:
+        try:
+            rate = float(rate_raw)
+        except ValueError:
+            rate = -1.0
+        if not 0 < rate <= 10_000:
+            raise ConfigError(
+                N_("bot.error.config_number"),
+                f"TELEGRAM_SEND_RATE must be a positive number: {bounded(rate_raw, 64)!r}",
+                name="TELEGRAM_SEND_RATE",
+                value=bounded(rate_raw, 64),
+            )
+    role = (get("SIKPAN_ROLE", "all") or "all").lower()
+    if role not in ROLES:
+        raise ConfigError(
+            N_("bot.error.config_role"),
+            f"SIKPAN_ROLE must be one of {', '.join(ROLES)}: {bounded(role, 64)!r}",
+            value=bounded(role, 64),
+            roles=", ".join(ROLES),
+        )
     return Settings(
+        **webhook,
+        **shards,
+        role=role,
+        telegram_send_rate=rate,
         history_limit=int(limit_raw) or None if limit_raw is not None else None,
         start_attempts=attempts,
         telegram_token=get("TELEGRAM_BOT_TOKEN"),
@@ -149,6 +217,108 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
         lang=lang,
         tz=tz,
     )
+
+
+def _flag(get: Any, name: str) -> bool | None:
+    raw = get(name)
+    if raw is None:
+        return None
+    value = raw.lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(
+        N_("bot.error.config_flag"), f"{name} must be 1 or 0: {bounded(raw, 64)!r}", name=name,
+        value=bounded(raw, 64),
+    )  # fmt: skip
+
+
+def _webhook_settings(get: Any) -> dict[str, Any]:
+    """``TELEGRAM_WEBHOOK_*``: a URL needs a secret (an open webhook lets anyone post updates as Telegram)."""
+    url = get("TELEGRAM_WEBHOOK_URL")
+    secret = get("TELEGRAM_WEBHOOK_SECRET")
+    if url is not None and not url.lower().startswith(("https://", "http://")):
+        raise ConfigError(
+            N_("bot.error.config_webhook_url"),
+            f"TELEGRAM_WEBHOOK_URL must be an https:// URL: {bounded(url, 120)!r}",
+            value=bounded(url, 120),
+        )
+    if url is not None and secret is None:
+        raise ConfigError(
+            N_("bot.error.config_webhook_secret_missing"),
+            "TELEGRAM_WEBHOOK_URL is set but TELEGRAM_WEBHOOK_SECRET is not: a webhook needs a secret",
+        )
+    if secret is not None and not _SECRET_TOKEN.fullmatch(secret):
+        raise ConfigError(
+            N_("bot.error.config_webhook_secret"),
+            "TELEGRAM_WEBHOOK_SECRET must be 1-256 characters of A-Z a-z 0-9 _ -",
+            length=len(secret),
+        )
+    port_raw = get("TELEGRAM_WEBHOOK_PORT")
+    port = DEFAULT_WEBHOOK_PORT
+    if port_raw is not None:
+        if not (port_raw.isascii() and port_raw.isdigit() and 0 < int(port_raw[:6]) < 65536):
+            raise ConfigError(
+                N_("bot.error.config_number"),
+                f"TELEGRAM_WEBHOOK_PORT must be a port number (1-65535): {bounded(port_raw, 64)!r}",
+                name="TELEGRAM_WEBHOOK_PORT",
+                value=bounded(port_raw, 64),
+            )
+        port = int(port_raw)
+    return {
+        "telegram_webhook_url": url,
+        "telegram_webhook_secret": secret,
+        "telegram_webhook_listen": get("TELEGRAM_WEBHOOK_LISTEN", DEFAULT_WEBHOOK_LISTEN)
+        or DEFAULT_WEBHOOK_LISTEN,
+        "telegram_webhook_port": port,
+        "telegram_webhook_path": (get("TELEGRAM_WEBHOOK_PATH") or DEFAULT_WEBHOOK_PATH).strip("/")
+        or DEFAULT_WEBHOOK_PATH,
+    }
+
+
+def parse_shard_ids(text: str) -> tuple[int, ...] | None:
+    """``"0,1"``, ``"4-7"``, ``"0, 2-3"`` → sorted distinct ids; None when it is not such a list."""
+    ids: set[int] = set()
+    for part in text.split(","):
+        m = re.fullmatch(r"\s*(\d{1,5})\s*(?:-\s*(\d{1,5})\s*)?", part)
+        if m is None:
+            return None
+        first, last = int(m.group(1)), int(m.group(2) or m.group(1))
+        if last < first:
+            return None
+        ids.update(range(first, last + 1))
+    return tuple(sorted(ids))
+
+
+def _shard_settings(get: Any) -> dict[str, Any]:
+    count_raw = get("DISCORD_SHARD_COUNT")
+    ids_raw = get("DISCORD_SHARD_IDS")
+    count: int | None = None
+    if count_raw is not None:
+        if not (count_raw.isascii() and count_raw.isdigit() and 0 < int(count_raw[:6]) <= 100_000):
+            raise ConfigError(
+                N_("bot.error.config_number"),
+                f"DISCORD_SHARD_COUNT must be a whole number from 1: {bounded(count_raw, 64)!r}",
+                name="DISCORD_SHARD_COUNT",
+                value=bounded(count_raw, 64),
+            )
+        count = int(count_raw)
+    ids: tuple[int, ...] | None = None
+    if ids_raw is not None:
+        ids = parse_shard_ids(ids_raw)
+        if ids is None or count is None or ids[-1] >= count:
+            raise ConfigError(
+                N_("bot.error.config_shards"),
+                f"DISCORD_SHARD_IDS must list shards below DISCORD_SHARD_COUNT: {bounded(ids_raw, 64)!r}",
+                value=bounded(ids_raw, 64),
+                count=count if count is not None else "-",
+            )
+    return {
+        "discord_shard_count": count,
+        "discord_shard_ids": ids,
+        "discord_sync_commands": _flag(get, "DISCORD_SYNC_COMMANDS"),
+    }
 
 
 # Shapes of tokens, redacted even when they are not the configured ones (e.g. a token in a URL).

@@ -90,6 +90,8 @@ class AppContext:
     # the daily scheduler (bot.scheduler.DailyScheduler, which imports this module: read it with
     # bot.scheduler.scheduler_of)
     daily_scheduler: object | None = None
+    # the Telegram webhook's state (bot.web.WebhookState, which imports this module), set by bot.web
+    webhook_state: object | None = None
 
     async def close(self) -> None:
         await self.storage.close()

@@ -22,12 +22,15 @@ subscriber whose moment falls in the same 時辰 of the same day shares one char
 from __future__ import annotations
 
 import json
+import re
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo
+
+from bot.zones import zone as zone_named
 
 if TYPE_CHECKING:
     from bot.commands.base import Reply
@@ -70,7 +73,7 @@ class Moment:
 
     @property
     def local(self) -> datetime:
-        return self.instant.astimezone(ZoneInfo(self.zone))
+        return self.instant.astimezone(zone_named(self.zone))
 
 
 def _offset(at: datetime) -> str:
@@ -138,10 +141,17 @@ class Prepared:
     body: dict[str, Any] | None = None  # filled lazily (only once per body key)
 
 
-def _pillars(moment: Moment) -> Any:
-    from engine.calendar import DayStart, four_pillars
+@lru_cache(maxsize=8)
+def _day_start(text: str) -> Any:
+    from engine.calendar import DayStart
 
-    return four_pillars(moment.local, DayStart.parse(moment.day_starts))
+    return DayStart.parse(text)
+
+
+def _pillars(moment: Moment) -> Any:
+    from engine.calendar import four_pillars
+
+    return four_pillars(moment.local, _day_start(moment.day_starts))
 
 
 def head_context(moment: Moment, pillars: Any | None = None) -> dict[str, Any]:
@@ -161,7 +171,7 @@ def head_context(moment: Moment, pillars: Any | None = None) -> dict[str, Any]:
 def body_key(moment: Moment, pillars: Any) -> tuple[Any, ...]:
     """What the body depends on: two moments with the same key get the very same body."""
     p = pillars
-    term_date = p.term.at.astimezone(ZoneInfo(moment.zone)).date().isoformat()
+    term_date = p.term.at.astimezone(zone_named(moment.zone)).date().isoformat()
     hour = p.hour.chars if moment.kind == "liuyao" else p.hour_branch.char
     return (
         moment.kind,
@@ -179,7 +189,7 @@ def body_key(moment: Moment, pillars: Any) -> tuple[Any, ...]:
 
 def body_context(moment: Moment, pillars: Any | None = None) -> dict[str, Any]:
     p = pillars if pillars is not None else _pillars(moment)
-    term_date = p.term.at.astimezone(ZoneInfo(moment.zone)).date().isoformat()
+    term_date = p.term.at.astimezone(zone_named(moment.zone)).date().isoformat()
     body: dict[str, Any] = {
         "kind": moment.kind,
         "pillars": {"year": p.year.chars, "month": p.month.chars, "day": p.day.chars},
@@ -240,6 +250,63 @@ def render_head(head: Mapping[str, Any], lang: str, channel: str) -> str:
     return render(Reply(view="daily_head", lang=lang, context={"head": head}), channel)
 
 
+# Private-use code points stand for the head's free fields while its template is rendered once: no template,
+# escaping (HTML, Discord markdown), typesetting or cleaning rule of bot.views touches them.
+_SLOTS = {"date": "\ue000", "time": "\ue001", "offset": "\ue002"}
+_SLOT_SPLIT = re.compile("([\ue000-\ue002])")
+_SLOT_INDEX = {char: n for n, char in enumerate(_SLOTS.values())}  # date 0, time 1, offset 2
+# A head with other values in the free fields, rendered to check a form (see HeadForms._compile).
+_PROBE = {"date": "1999-12-31", "time": "23:59", "offset": "UTC-09:30"}
+
+
+class HeadForms:
+    """Heads without a template per subscription (issue 18): the ``daily_head`` template is rendered once per
+    (language, channel, kind, weekday, 時, zone) with placeholders in the fields that vary from minute to
+    minute — date, wall time, UTC offset — and each head is that form with the values put in.
+
+    Those values are digits and ``-`` ``:`` ``+``, which no escaping or typesetting rule changes. Each form is
+    checked when made against the template rendered with the real head, and the first form of each
+    (language, channel, kind) also with a probe head of other values; a form that differs is not used (that
+    key renders through the template, as before).
+    """
+
+    def __init__(self) -> None:
+        self._forms: dict[tuple[Any, ...], str | None] = {}
+        self._probed: dict[tuple[str, str, Any], bool] = {}
+        self.compiled = 0  # forms made (two or three template renders each)
+
+    def render(self, head: Mapping[str, Any], lang: str, channel: str) -> str:
+        key = (lang, channel, head["kind"], head["weekday"], head["hour"], head["zone"])
+        if key not in self._forms:
+            if len(self._forms) >= 20_000:
+                self._forms.clear()
+            self._forms[key] = self._compile(head, lang, channel)
+        form = self._forms[key]
+        if form is None:
+            return render_head(head, lang, channel)
+        return form.format(head["date"], head["time"], head["offset"])
+
+    def _compile(self, head: Mapping[str, Any], lang: str, channel: str) -> str | None:
+        self.compiled += 1
+        if any(_SLOT_SPLIT.search(str(v)) for v in head.values()):
+            return None
+        text = render_head({**head, **_SLOTS}, lang, channel)
+        form = _SLOT_SPLIT.sub(
+            lambda m: "{" + str(_SLOT_INDEX[m.group(1)]) + "}", text.replace("{", "{{").replace("}", "}}")
+        )
+        samples = [head]
+        family = (lang, channel, head["kind"])
+        if family not in self._probed:
+            samples.append({**head, **_PROBE})
+        for sample in samples:
+            if form.format(sample["date"], sample["time"], sample["offset"]) != render_head(
+                sample, lang, channel
+            ):
+                return None
+        self._probed[family] = True
+        return form
+
+
 def render_body(body: Mapping[str, Any], lang: str, channel: str) -> str:
     from bot.commands.base import Reply
     from bot.views import render
@@ -268,6 +335,7 @@ class DailyRenderer:
     _bodies: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
     _heads: dict[tuple[Moment, str, str], str] = field(default_factory=dict)
     _body_texts: dict[tuple[tuple[Any, ...], str, str], str] = field(default_factory=dict)
+    forms: HeadForms = field(default_factory=HeadForms)
 
     max_heads: int = 200_000  # bounded memory in a long-running process: beyond this the caches start over
     max_bodies: int = 5_000
@@ -294,11 +362,16 @@ class DailyRenderer:
         return body
 
     def text(self, moment: Moment, lang: str, channel: str) -> str:
+        return join_parts(*self.parts(moment, lang, channel))
+
+    def parts(self, moment: Moment, lang: str, channel: str) -> tuple[str, str]:
+        """(head, body) of the text: shared strings, joined only when the reading is sent, so that a queue of
+        100,000 readings holds one copy of each body rather than 100,000 texts (issue 18)."""
         prep = self.prepared(moment)
         hkey = (moment, lang, channel)
         head = self._heads.get(hkey)
         if head is None:
-            head = self._heads[hkey] = render_head(prep.head, lang, channel)
+            head = self._heads[hkey] = self.forms.render(prep.head, lang, channel)
             self.stats.heads += 1
         bkey = (prep.body_key, lang, channel)
         body_text = self._body_texts.get(bkey)
@@ -306,7 +379,7 @@ class DailyRenderer:
             body_text = self._body_texts[bkey] = render_body(self.body(moment), lang, channel)
             self.stats.body_renders += 1
         self.stats.texts += 1
-        return join_parts(head, body_text)
+        return head, body_text
 
     def clear(self) -> None:
         """Forget the cached pieces (the scheduler calls this between runs so memory stays bounded)."""
@@ -314,6 +387,42 @@ class DailyRenderer:
         self._bodies.clear()
         self._heads.clear()
         self._body_texts.clear()
+
+
+# ---- the picture -----------------------------------------------------------------------------------------
+
+PICTURES_KEPT = 64  # pictures kept (≈ 40–60 KiB each): the readings of one 時辰 of one day share one
+_pictures: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+
+
+def picture(moment: Moment, lang: str) -> bytes:
+    """The picture of a reading (the 大六壬 課 or the 六爻 卦 of the moment, ``bot.images``), shared like the body:
+    every subscriber whose reading has the same :func:`body_key` gets the same bytes, rendered once."""
+    pillars = _pillars(moment)
+    key = (body_key(moment, pillars), lang)
+    cached = _pictures.get(key)
+    if cached is not None:
+        _pictures.move_to_end(key)
+        return cached
+    png = _draw(moment, pillars, lang)
+    _pictures[key] = png
+    while len(_pictures) > PICTURES_KEPT:
+        _pictures.popitem(last=False)
+    return png
+
+
+def _draw(moment: Moment, pillars: Any, lang: str) -> bytes:
+    from bot.images import render_liuren, render_liuyao
+    from engine.calendar import DayStart
+    from engine.liuren import Options, chart_at
+    from engine.liuyao import build, cast_time
+
+    day_starts = DayStart.parse(moment.day_starts)
+    if moment.kind == "liuyao":
+        cast = cast_time(moment.local, day_starts=day_starts)
+        return render_liuyao(build(cast, pillars.month.branch, pillars.day).chart, lang)
+    options = Options.from_mapping(json.loads(json.dumps(dict(moment.options))))
+    return render_liuren(chart_at(moment.local, options, day_starts=day_starts), lang)
 
 
 __all__ = [
@@ -327,5 +436,6 @@ __all__ = [
     "check_moment",
     "daily_context",
     "daily_reply",
+    "picture",
     "render_daily",
 ]

@@ -377,15 +377,19 @@ def environment(lang: str) -> jinja2.Environment:
 
 _CJK = "\u3400-\u9fff\uf900-\ufaff"
 _HALF_COLON = re.compile(rf"(?<=[{_CJK}）」』》])((?:\*\*|\*|</b>|</i>)?):[ \t]?")
-_HALF_PAREN = re.compile(rf"(?<=[{_CJK}])[ \t]?\(([^()\n]*)\)")
+_HALF_PAREN = re.compile(rf"(?<=[{_CJK}])((?:\*\*|\*|</b>|</i>)?)[ \t]?\(([^()\n]*)\)")
+_SPACE_AFTER_STOP = re.compile(rf"(?<=[。；，、])[ \t]+(?=[{_CJK}])")
 
 
 def typeset(lang: str, text: str) -> str:
     """Full-width punctuation after Chinese characters in lzh (docs/style.md): 朱雀: 信息 → 朱雀：信息,
-    亥 (遁 己) → 亥（遁 己）. Clock times, /commands and Latin text keep their ASCII punctuation."""
+    亥 (遁 己) → 亥（遁 己）, also across a channel's bold/italic markup (``<b>初傳 亥</b> (遁 己):``), and no
+    space after a full stop before the next sentence (``…曰斷橋。 凡占…`` → ``…曰斷橋。凡占…``). Clock times,
+    /commands and Latin text keep their ASCII punctuation."""
     if lang != "lzh":
         return text
-    return _HALF_COLON.sub(r"\1：", _HALF_PAREN.sub(r"（\1）", text))
+    text = _SPACE_AFTER_STOP.sub("", _HALF_PAREN.sub(r"\1（\2）", text))
+    return _HALF_COLON.sub(r"\1：", text)
 
 
 def render(template: str, lang: str, **context: Any) -> str:

@@ -134,6 +134,7 @@ FAMILIES: dict[str, dict[str, str]] = {
         "use": N_("bot.liuyao.use"),
     },
     "bot.opt": {
+        "daily_picture": N_("bot.opt.daily_picture"),
         "day_starts": N_("bot.opt.day_starts"),
         "liuyao.allow_static": N_("bot.opt.liuyao.allow_static"),
         "liuyao.changed_relatives": N_("bot.opt.liuyao.changed_relatives"),

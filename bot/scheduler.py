@@ -56,6 +56,7 @@ Across processes (issue #17; ``bot/migrations/0005_daily_owners.sql``)
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import logging
 import uuid
@@ -64,13 +65,24 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 
+from bot import metrics, pictures
 from bot.config import install_redaction
 from bot.context import AppContext, Clock
-from bot.daily import DailyRenderer, Moment
+from bot.daily import DailyRenderer, Moment, join_parts
+from bot.daily import picture as daily_picture
+from bot.i18n import gettext
 from bot.limits import limiter_of
-from bot.sending import BeforeRequest, SendOutcome, TelegramSender
+from bot.sending import (
+    TELEGRAM_CAPTION_LIMIT,
+    BeforeRequest,
+    SendOutcome,
+    TelegramSender,
+    fit_caption,
+    visible_len,
+)
 from bot.startup import start_with_retries
 from bot.storage import DailyStore, Subscription, utc_iso
+from engine.errors import EngineInputError
 
 log = logging.getLogger(__name__)
 
@@ -107,8 +119,31 @@ class Transport(Protocol):
     def ready(self) -> bool: ...  # can it send now (the adapter has started)?
 
     async def send(
-        self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
-    ) -> SendOutcome: ...  # ``before_request``: awaited after pacing, right before the first request
+        self,
+        sub: Subscription,
+        text: str,
+        *,
+        before_request: BeforeRequest | None = None,
+        moment: Moment | None = None,
+    ) -> SendOutcome: ...  # ``before_request``: awaited after pacing, right before the first request;
+
+    # ``moment``: the reading's moment, for its picture (``daily_picture``)
+
+
+async def reading_picture(ctx: AppContext, sub: Subscription, moment: Moment | None) -> bytes | None:
+    """The picture of the day's 課 (or 卦) for a subscription, when its owner's ``daily_picture`` setting is
+    on (the default; ``/settings daily_picture off``). Drawn off the event loop, once per shared body
+    (:func:`bot.daily.picture`); a picture that cannot be drawn leaves the reading as text."""
+    if moment is None:
+        return None
+    user = await ctx.storage.get_user(sub.user_key)
+    if user is not None and str(user.options.get("daily_picture", "on")) == "off":
+        return None
+    try:
+        return await pictures.run_drawing(lambda: daily_picture(moment, sub.lang))
+    except (EngineInputError, ValueError, OSError) as exc:
+        log.warning("daily: no picture for subscription %s (%s); sent as text", sub.id, exc)
+        return None
 
 
 class TelegramTransport:
@@ -130,15 +165,40 @@ class TelegramTransport:
         return app is None or bool(app.running)
 
     async def send(
-        self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
+        self,
+        sub: Subscription,
+        text: str,
+        *,
+        before_request: BeforeRequest | None = None,
+        moment: Moment | None = None,
     ) -> SendOutcome:
+        """The reading as text, or — with its picture — one ``sendPhoto`` whose caption is the reading: a
+        photo delivery is one request (``sending`` is marked right before it, at most once). A reading longer
+        than a caption (a Korean 大六壬 reading, ≈ 1,800 characters) is cut at a line and ends with a pointer
+        to ``/today``, which shows it whole."""
         sender = self.ctx.telegram_sender
         assert sender is not None  # ready() was checked
         chat: int | str = int(sub.chat_id) if sub.chat_id.lstrip("-").isdigit() else sub.chat_id
+        png = await reading_picture(self.ctx, sub, moment)
         outcome: SendOutcome = await sender.send(
-            chat, text, chat_kind=sub.chat_kind, before_request=before_request
+            chat,
+            "" if png is not None else text,
+            chat_kind=sub.chat_kind,
+            before_request=before_request,
+            photo=png,
+            caption=reading_caption(text, sub.lang) if png is not None else None,
+            filename=pictures.FILENAME,
         )
         return outcome
+
+
+def reading_caption(text: str, lang: str) -> str:
+    """A daily reading (Telegram HTML) as one photo caption: whole when it fits, else its first lines and
+    the pointer ``daily.picture.more`` (``/today`` shows the reading whole)."""
+    if visible_len(text) <= TELEGRAM_CAPTION_LIMIT:
+        return text
+    note = html.escape(gettext(lang, "daily.picture.more"), quote=False)
+    return fit_caption(text, TELEGRAM_CAPTION_LIMIT - visible_len(note) - 1) + "\n" + note
 
 
 class DiscordTransport:
@@ -161,13 +221,25 @@ class DiscordTransport:
         return bool(client.is_ready())
 
     async def send(
-        self, sub: Subscription, text: str, *, before_request: BeforeRequest | None = None
+        self,
+        sub: Subscription,
+        text: str,
+        *,
+        before_request: BeforeRequest | None = None,
+        moment: Moment | None = None,
     ) -> SendOutcome:
+        """The reading; with its picture uploaded in the same request (``files[0]``, ``chart.png``)."""
         sender, client = self.ctx.discord_sender, self.ctx.discord_client
         assert sender is not None and client is not None  # ready() was checked
         target = client.get_partial_messageable(int(sub.chat_id))
+        png = await reading_picture(self.ctx, sub, moment)
         outcome: SendOutcome = await sender.send(
-            target, text, target_id=sub.chat_id, before_request=before_request
+            target,
+            text,
+            target_id=sub.chat_id,
+            before_request=before_request,
+            file=png,
+            filename=pictures.FILENAME,
         )
         return outcome
 
@@ -194,8 +266,12 @@ class _Job:
     sub: Subscription
     local_date: date
     due: datetime
-    text: str
+    parts: tuple[str, str]  # head and body (shared between readings), joined when sent
     attempts: int = 0
+
+    @property
+    def text(self) -> str:
+        return join_parts(*self.parts)
 
 
 @dataclass
@@ -405,14 +481,14 @@ class DailyScheduler:
     ) -> None:
         transport = self.transports[sub.platform]
         try:
-            text = self.renderer.text(subscription_moment(sub, due), sub.lang, transport.channel)
+            parts = self.renderer.parts(subscription_moment(sub, due), sub.lang, transport.channel)
         except Exception as exc:  # an engine or template bug: record it, never loop on it
             log.exception("daily: could not render subscription %s for %s", sub.id, d)
             await self.store.mark(delivery_id, "failed", now, f"render: {exc!r}")
             self.stats.failed += 1
             return
         self.stats.claimed += 1
-        await self._queue(sub.platform).put(_Job(delivery_id, sub, d, due, text))
+        await self._queue(sub.platform).put(_Job(delivery_id, sub, d, due, parts))
 
     async def recover(self, now: datetime) -> None:
         """Rows of schedulers that are gone: in-flight ones become ``uncertain``; claimed ones are ours now and
@@ -514,6 +590,7 @@ class DailyScheduler:
             self.max_attempts,
             clock,
             self.stats,
+            subscription_moment(job.sub, job.due),
         )
         if result == "not_attempted":
             job.attempts -= 1  # left ``claimed``: never tried, sent after the next start
@@ -657,12 +734,15 @@ async def send_and_record(
     max_attempts: int,
     clock: Clock,
     stats: SchedulerStats,
+    moment: Moment | None = None,
 ) -> str:
     """Send one reading through the platform's sender and write the outcome to its delivery row; returns
     ``not_attempted`` | ``uncertain`` | ``sent`` | ``blocked`` | ``failed`` | ``retry`` (the row is ``claimed``
-    again: provably not delivered). Shared by the scheduler's in-process workers and the queue workers."""
+    again: provably not delivered). Shared by the scheduler's in-process workers and the queue workers.
+    ``moment``: the reading's moment, for its picture (:func:`reading_picture`). Every settled outcome is
+    counted (:func:`bot.metrics.delivery`)."""
     try:
-        outcome = await transport.send(sub, text, before_request=before_request)
+        outcome = await transport.send(sub, text, before_request=before_request, moment=moment)
         ok, error, parts = outcome.ok, outcome.error, outcome.parts
     except Exception as exc:  # the sender handles platform errors; this is the unexpected rest
         log.exception("daily: sending delivery %s failed", delivery_id)
@@ -674,22 +754,26 @@ async def send_and_record(
         # the platform may have accepted it (a lost answer, a read timeout): never sent again
         await store.mark(delivery_id, "uncertain", now, "maybe delivered; not resent")
         stats.uncertain += 1
+        metrics.delivery(sub.platform, "uncertain")
         log.error("daily: delivery %s may or may not have arrived; not resent", delivery_id)
         return "uncertain"
     if ok:
         await store.mark(delivery_id, "sent", now)
         stats.sent += 1
+        metrics.delivery(sub.platform, "sent")
         return "sent"
     if error in ("forbidden", "chat_not_found"):
         await store.mark(delivery_id, "blocked", now, error)
         await store.disable(sub.platform, sub.chat_id, f"{error}", now)
         stats.blocked += 1
+        metrics.delivery(sub.platform, "blocked")
         log.info("daily: %s:%s refuses the bot; subscription %s disabled", sub.platform, sub.chat_id, sub.id)
         return "blocked"
     if error == "bad_request" or parts > 0 or attempt >= max_attempts:
         # a bug, or a partly delivered reading (resending would repeat parts), or out of attempts
         await store.mark(delivery_id, "failed", now, error)
         stats.failed += 1
+        metrics.delivery(sub.platform, "failed")
         log.error("daily: delivery %s failed for good: %s (attempt %d)", delivery_id, error, attempt)
         return "failed"
     await store.mark(delivery_id, "claimed", now, error)
@@ -750,8 +834,10 @@ class DeliveryWorker:
         transport = self.transports.get(sub.platform)
         if transport is None or not transport.ready():
             return "not_ready", 5.0  # this worker cannot send to the platform (yet): the job waits
+        moment = subscription_moment(sub, row.due_at)
         try:
-            text = self.renderer.text(subscription_moment(sub, row.due_at), sub.lang, transport.channel)
+            # head and body strings shared between readings (bot.daily head forms), joined for this one
+            text = join_parts(*self.renderer.parts(moment, sub.lang, transport.channel))
         except Exception as exc:  # an engine or template bug: record it, never loop on it
             log.exception("daily: could not render subscription %s for %s", sub.id, row.local_date)
             await self.store.mark(delivery_id, "failed", now, f"render: {exc!r}")
@@ -774,6 +860,7 @@ class DeliveryWorker:
             self.max_attempts,
             clock,
             self.stats,
+            moment,
         )
         if result == "not_attempted":
             return result, 1.0  # stopping, or taken by another worker meanwhile (then the rerun is a no-op)

@@ -46,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import html
 import inspect
+import io
 import logging
 import re
 import warnings
@@ -55,12 +56,14 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from bot import metrics
 from bot.limits import Limiter, LocalLimiter, Rate, TokenBucket  # noqa: F401 - TokenBucket re-exported
 from bot.sanitize import clean
 
 log = logging.getLogger(__name__)
 
 TELEGRAM_TEXT_LIMIT = 4096
+TELEGRAM_CAPTION_LIMIT = 1024  # a photo's caption, visible characters after entity parsing
 DISCORD_CONTENT_LIMIT = 2000
 DISCORD_EMBED_DESCRIPTION_LIMIT = 4096
 DISCORD_EMBEDS_PER_MESSAGE = 10
@@ -291,6 +294,17 @@ def _is_heading(line: Sequence[_Atom]) -> bool:
     )
 
 
+def visible_len(text: str) -> int:
+    """Visible length of Telegram HTML (tags dropped, entities read), in UTF-16 code units."""
+    return utf16_len(_strip_tags(text))
+
+
+def fit_caption(text: str, limit: int = TELEGRAM_CAPTION_LIMIT) -> str:
+    """``text`` if it fits a caption, else its first part (cut at a line, tags closed)."""
+    parts = split_telegram_html(text, limit)
+    return parts[0] if parts else ""
+
+
 def _strip_tags(text: str) -> str:
     return html.unescape(re.sub(r"<[^<>]*>", "", text))
 
@@ -412,6 +426,7 @@ class TelegramSender:
         self.max_attempts = max_attempts
         self.backoff = backoff
         self.limit = limit
+        self.caption_limit = TELEGRAM_CAPTION_LIMIT
         self.pace = pace
         self._sleep = sleep
         # the budgets (bot.limits): in this process, or shared by every process through Redis
@@ -450,6 +465,7 @@ class TelegramSender:
         """Send plain text (escaped for HTML first)."""
         return await self.send(chat_id, html.escape(text, quote=False), **kwargs)
 
+    @metrics.counts_sends
     async def send(
         self,
         chat_id: int | str,
@@ -459,12 +475,21 @@ class TelegramSender:
         reply_to_message_id: int | None = None,
         reply_markup: Any = None,
         before_request: BeforeRequest | None = None,
+        photo: bytes | None = None,
+        caption: str | None = None,
+        filename: str = "chart.png",
     ) -> SendOutcome:
         """Split ``text`` (Telegram HTML) and send each part in order; see the module docstring.
+
+        With ``photo`` (PNG bytes) the first request is a ``sendPhoto`` (a multipart upload through PTB's
+        ``InputFile``) whose caption is ``caption``, or — when ``caption`` is None — the first part of
+        ``text`` split at the caption limit (1,024 visible characters); the rest of ``text`` follows as
+        messages. A photo and its caption are one request; the keyboard goes with the last part, as for text.
 
         ``before_request`` is awaited once, after pacing and immediately before the first request; when it
         returns False nothing is sent (outcome ``not_attempted``).
         """
+        from telegram import InputFile
         from telegram.constants import ParseMode
         from telegram.error import (
             BadRequest,
@@ -477,6 +502,15 @@ class TelegramSender:
         )
 
         parts = split_telegram_html(clean(text), self.limit)  # no lone surrogates/controls on the wire
+        photo_caption: str | None = None
+        if photo is not None:
+            if caption is None:  # the text's head is the caption, the rest follows
+                head = split_telegram_html(clean(text), self.caption_limit)
+                photo_caption = head[0] if head else ""
+                parts = split_telegram_html("\n".join(head[1:]), self.limit) if len(head) > 1 else []
+            else:
+                photo_caption = fit_caption(clean(caption), self.caption_limit)
+            parts = [photo_caption, *parts]
         chat = str(chat_id)
         if len(self._chat_locks) > self.max_idle_chats:
             self._prune()
@@ -492,15 +526,26 @@ class TelegramSender:
                         if not await before_request():
                             return SendOutcome(False, 0, (), "not_attempted", chat)
                     try:
-                        message = await self.bot.send_message(
-                            chat_id=chat_id,
-                            text=part,
-                            parse_mode=ParseMode.HTML,
-                            disable_web_page_preview=True,
-                            reply_to_message_id=reply_to_message_id if index == 0 else None,
-                            allow_sending_without_reply=True,
-                            reply_markup=reply_markup if index == len(parts) - 1 else None,
-                        )
+                        if photo is not None and index == 0:
+                            message = await self.bot.send_photo(
+                                chat_id=chat_id,
+                                photo=InputFile(photo, filename=filename),
+                                caption=part or None,
+                                parse_mode=ParseMode.HTML,
+                                reply_to_message_id=reply_to_message_id,
+                                allow_sending_without_reply=True,
+                                reply_markup=reply_markup if index == len(parts) - 1 else None,
+                            )
+                        else:
+                            message = await self.bot.send_message(
+                                chat_id=chat_id,
+                                text=part,
+                                parse_mode=ParseMode.HTML,
+                                disable_web_page_preview=True,
+                                reply_to_message_id=reply_to_message_id if index == 0 else None,
+                                allow_sending_without_reply=True,
+                                reply_markup=reply_markup if index == len(parts) - 1 else None,
+                            )
                         sent_ids.append(message.message_id)
                         break
                     except RetryAfter as exc:
@@ -513,6 +558,7 @@ class TelegramSender:
                                 f"still 429 after {attempt} attempts",
                             )
                         log.info("telegram: 429 for chat %s, waiting %.1fs as told", chat, wait)
+                        metrics.rate_limited(self.platform)
                         self.retry_waits.append(wait)
                         await self._sleep(wait)
                     except ChatMigrated as exc:
@@ -598,6 +644,7 @@ class DiscordSender:
     def split(self, text: str) -> list[str]:
         return split_discord(self.prepare(text), self.limit)
 
+    @metrics.counts_sends
     async def send(
         self,
         target: Any,
@@ -609,10 +656,14 @@ class DiscordSender:
         before_request: BeforeRequest | None = None,
         embed: Any = None,
         view: Any = None,
+        file: bytes | None = None,
+        filename: str = "chart.png",
     ) -> SendOutcome:
         """Send to ``target``: a ``discord.abc.Messageable`` (channel, user, member) or an interaction
         ``followup`` webhook (then ``ephemeral`` applies). ``embed`` (a ready ``discord.Embed``) is sent
-        alone instead of ``text``; ``view`` (buttons) goes with the last message."""
+        alone instead of ``text``; ``view`` (buttons) goes with the last message. ``file`` (PNG bytes) is
+        uploaded with the first message as ``files[0]`` named ``filename`` (multipart ``payload_json``),
+        in the same request: an embed shows it with ``embed.set_image(url="attachment://chart.png")``."""
         import aiohttp
         import discord
 
@@ -641,6 +692,8 @@ class DiscordSender:
             attempt = 0
             while True:
                 attempt += 1
+                if file is not None and index == 0:  # a fresh File per attempt: a send reads it to the end
+                    kwargs["file"] = discord.File(io.BytesIO(file), filename=filename)
                 try:
                     message = await target.send(**kwargs)
                     if message is not None:

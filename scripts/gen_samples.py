@@ -98,20 +98,23 @@ async def _chat(lang: str) -> list[tuple[str, dict[str, str]]]:
             clock=ManualClock(INSTANT),
         )
         try:
-            out = []
-            for text, kind, admin in CHAT:
-                incoming = Incoming(
-                    platform="console",
-                    chat_id="chat-sample" if kind == "private" else "group-sample",
-                    user_id="sample",
-                    text=text.format(city=CITY[lang]),
-                    lang_hint=lang,
-                    chat_kind=kind,
-                    user_is_admin=admin,
-                )
-                reply = await dispatch(incoming, ctx)
-                out.append((incoming.text, {channel: render(reply, channel) for channel in CHANNELS}))
-            return out
+            # each channel is its own user and chat (what a reply says may depend on the platform: /daily on
+            # the console, a group's admin on Telegram, a server's manager on Discord)
+            rendered: dict[str, list[str]] = {channel: [] for channel in CHANNELS}
+            for channel in CHANNELS:
+                for text, kind, admin in CHAT:
+                    incoming = Incoming(
+                        platform=channel,
+                        chat_id="chat-sample" if kind == "private" else "group-sample",
+                        user_id="sample",
+                        text=text.format(city=CITY[lang]),
+                        lang_hint=lang,
+                        chat_kind=kind,
+                        user_is_admin=admin,
+                    )
+                    rendered[channel].append(render(await dispatch(incoming, ctx), channel))
+            texts = [text.format(city=CITY[lang]) for text, _, _ in CHAT]
+            return [(t, {c: rendered[c][i] for c in CHANNELS}) for i, t in enumerate(texts)]
         finally:
             await ctx.close()
 

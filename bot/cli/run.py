@@ -1,6 +1,8 @@
-"""``sikpan run``: every adapter whose token is set (console chat when none) in one event loop.
+"""``sikpan run [--role ROLE]``: the parts of one role in one event loop (``bot.app.ROLES``); the default
+role ``all`` runs every adapter whose token is set and the scheduler (the console chat when none).
 
-Stops cleanly on SIGTERM/SIGINT (and at end of input on the console).
+Stops cleanly on SIGTERM/SIGINT (and at end of input on the console): the webhook role stops accepting,
+finishes the updates in flight, then exits.
 """
 
 from __future__ import annotations
@@ -8,13 +10,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import signal
 import sqlite3
 import sys
 
 from bot.cli.common import UsageError
-from bot.config import ConfigError, Settings, install_redaction, load_settings, redact
+from bot.config import ROLES, ConfigError, Settings, install_redaction, load_settings, redact
 from bot.i18n import N_, gettext
 from bot.sanitize import bounded_params
 from bot.startup import StartupError
@@ -24,6 +27,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("run", help=N_("run the bot (Telegram, Discord, or a console chat)"))
     parser.add_argument(
         "--env-file", default=None, help=N_("read settings from this .env file (default ./.env)")
+    )
+    parser.add_argument(
+        "--role",
+        default=None,
+        choices=ROLES,
+        help=N_(
+            "what this process runs (default all, or SIKPAN_ROLE): all, telegram, discord, scheduler, worker, webhook"
+        ),
     )
     parser.add_argument(
         "--log-level",
@@ -67,12 +78,16 @@ def handler(args: argparse.Namespace) -> int:
         settings = load_settings(env_file=args.env_file)
     except ConfigError as err:
         raise UsageError(err.code, **err.params) from None
-    from bot.app import MissingExtra, configured_runners
+    if args.role is not None:
+        settings = dataclasses.replace(settings, role=args.role)
+    from bot.app import MissingExtra, RoleError, plan
 
     try:
-        configured_runners(settings)  # a token without its chat library: say which extra, start nothing
+        plan(settings)  # a token without its library, a role without its settings: say so, start nothing
     except MissingExtra as err:
         raise UsageError("bot.error.missing_extra", platform=err.platform, extra=err.extra) from None
+    except RoleError as err:
+        raise UsageError(err.code, **err.params) from None
     configure_logging(settings, args.log_level or ("INFO" if settings.has_tokens else "WARNING"))
     try:
         asyncio.run(main_async(settings))  # bot.app.run checks the database first (bot.startup)

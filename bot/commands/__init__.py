@@ -19,10 +19,11 @@ Adapters build an :class:`Incoming` from a platform update, ``await dispatch(inc
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from dataclasses import replace
 
-from bot import privacy
+from bot import metrics, privacy
 from bot.commands import cast, core, daily, history, liuyao, qizheng, shensha
 from bot.commands.base import (
     COMMANDS,
@@ -66,7 +67,17 @@ async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
 
     This is the outermost boundary of a request in the command layer: an unexpected exception (a bug in a
     command, an engine or the database) is logged with the command line and answered ``bot.error.internal``.
+    Each answer is counted and timed by :mod:`bot.metrics` (command name, ``ok`` | ``error``).
     """
+    started = time.perf_counter()
+    reply = await _dispatch(incoming, ctx)
+    parsed = split_command(incoming.text)
+    spec = lookup(parsed[0]) if parsed else None
+    metrics.command(spec.name if spec else "unknown", time.perf_counter() - started, reply.view != "error")
+    return reply
+
+
+async def _dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
     # no control/bidi characters or lone surrogates (which cannot even be stored as UTF-8) past this point
     incoming = replace(
         incoming,

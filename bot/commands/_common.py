@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from bot.commands.base import CommandError, Incoming, Reply, reply
 from bot.context import AppContext
+from bot.pictures import source as picture_source
 from bot.storage import UserSettings
 from bot.zones import zone_or_none
 from engine.calendar import resolve_local as calendar_resolve_local
@@ -137,20 +138,21 @@ class Record:
 async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> Reply:
     """Store a cast in the user's history and answer with the view; ``/show N`` answers the same."""
     context = jsonable(dict(rec.context))
+    inputs, options = jsonable(dict(rec.inputs)), jsonable(dict(rec.options))
     created = (await ctx.clock.now()).isoformat(timespec="seconds")
     seq = await ctx.storage.add_history(
         incoming.user_key,
         kind=rec.kind,
         command=incoming.text.strip()[:200],
-        inputs=jsonable(dict(rec.inputs)),
-        options=jsonable(dict(rec.options)),
+        inputs=inputs,
+        options=options,
         view=rec.view,
         context=context,
         created_at=created,
     )
     if ctx.settings.history_limit:  # retention (SIKPAN_HISTORY_LIMIT); unset keeps every cast
         await ctx.storage.prune_history(incoming.user_key, ctx.settings.history_limit)
-    return reply(rec.view, **context, no=seq)
+    return reply(rec.view, **context, no=seq, picture=picture_source(rec.kind, inputs, options))
 
 
 def parse_bool(value: str, name: str) -> bool:

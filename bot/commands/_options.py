@@ -159,6 +159,8 @@ def build(area: str, stored: Mapping[str, Any]) -> Any:
 BOT_OPTIONS: dict[str, tuple[str, ...]] = {
     "day_starts": ("23:00", "00:00"),
     "solar_time": ("off", "on"),
+    # does the daily reading carry the picture of the day's 課 (or 卦)? (issue 14: the scheduler's transports)
+    "daily_picture": ("on", "off"),
 }
 BOT_GROUP = "bot"
 GROUPS: tuple[str, ...] = (BOT_GROUP, *AREAS)  # the order /settings shows them in
@@ -173,6 +175,9 @@ ALIASES = {
     "진태양시": "solar_time",
     "眞太陽時": "solar_time",
     "真太陽時": "solar_time",
+    "picture": "daily_picture",
+    "그림": "daily_picture",
+    "圖": "daily_picture",
 }
 _VALUE_WORDS = {"day_starts": {"23": "23:00", "0": "00:00", "00": "00:00", "24": "00:00"}}
 

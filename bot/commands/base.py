@@ -49,6 +49,9 @@ class Reply:
     lang: str  # resolved language ("" inside handlers: dispatch fills it in)
     context: Mapping[str, Any] = field(default_factory=dict)
     ephemeral: bool = False
+    # the chart picture's source (``bot.pictures.source``: the history kind, inputs and options it is cast
+    # again from), or None for a reply without a picture; JSON, like the context
+    picture: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -150,9 +153,11 @@ def split_command(text: str) -> tuple[str, tuple[str, ...]] | None:
     return name, tuple(parts[1:])
 
 
-def reply(view: str, *, ephemeral: bool = False, **context: Any) -> Reply:
-    """A reply from a handler (dispatch fills in the language)."""
-    return Reply(view=view, lang="", context=context, ephemeral=ephemeral)
+def reply(
+    view: str, *, ephemeral: bool = False, picture: Mapping[str, Any] | None = None, **context: Any
+) -> Reply:
+    """A reply from a handler (dispatch fills in the language); ``picture`` as :attr:`Reply.picture`."""
+    return Reply(view=view, lang="", context=context, ephemeral=ephemeral, picture=picture)
 
 
 def error_reply(code: str, lang: str = "", *, help_for: str | None = None, **params: Any) -> Reply:

@@ -214,6 +214,8 @@ async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
             zone=zone_key,
             day_starts=day_starts,
             solar_longitude=longitude,
+            # the 晝夜-by-sunrise option reads the place: the picture is cast again from these inputs
+            latitude=user.latitude if user else None,
         )
         when = {
             "local": fmt_local(at),

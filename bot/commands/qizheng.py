@@ -29,6 +29,7 @@ from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command, r
 from bot.commands.core import _looks_numeric, find_city, parse_coordinate
 from bot.context import AppContext
 from bot.i18n import N_
+from bot.pictures import source as picture_source
 from bot.viewmodels import BodyView, QizhengView
 from engine.errors import EngineInputError
 from engine.qizheng import QizhengChart, natal_chart, xian_on
@@ -236,7 +237,14 @@ async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
     }
     if not save:
         # Without the user's consent their birth data is neither kept nor written to the history.
-        return reply("qizheng", **context, no=None, retry=_save_hint(args))
+        # (its picture is drawn for this reply alone, from these inputs, and kept nowhere)
+        return reply(
+            "qizheng",
+            **context,
+            no=None,
+            retry=_save_hint(args),
+            picture=picture_source("qizheng", inputs, chart.options.to_json()),
+        )
     await ctx.storage.update_user(incoming.user_key, birth=inputs)
     record = {
         **inputs,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import io
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
@@ -35,7 +36,7 @@ import discord
 import yarl
 from discord import app_commands
 
-from bot import privacy
+from bot import pictures, privacy
 from bot.admission import Verdict
 from bot.commands import (
     CommandSpec,
@@ -59,6 +60,7 @@ from bot.views import first_page, page_title, render
 if TYPE_CHECKING:  # discord.types is for type checkers (it cannot be imported on its own at run time)
     from discord.types.command import ApplicationCommand as ApplicationCommandPayload
 
+    from bot.config import Settings
     from bot.context import AppContext, Callback
 
 log = logging.getLogger(__name__)
@@ -67,6 +69,7 @@ DEFAULT_API_BASE_URL = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
 _TYPES: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool}
 _LOCALES = {discord.Locale.korean: "ko", discord.Locale.taiwan_chinese: "lzh"}
+ATTACHMENT_URL = f"attachment://{pictures.FILENAME}"  # an embed's image: the message's own attachment
 HANDLED_KEPT = 1000  # outcomes kept in ``SikpanClient.handled`` (for tests and metrics); older ones drop
 
 
@@ -113,7 +116,10 @@ def command_line(spec: CommandSpec, values: dict[str, Any]) -> str:
     return " ".join(p for p in parts if p)
 
 
-class SikpanClient(discord.Client):
+class SikpanClient(discord.AutoShardedClient):
+    """The bot's client: sharded (``shard_count`` None = as many as Discord recommends, ``shard_ids`` None =
+    all of them in this process), one command tree for every shard."""
+
     def __init__(
         self,
         ctx: AppContext,
@@ -122,6 +128,8 @@ class SikpanClient(discord.Client):
         sync: bool = True,
         prefix: str | None = None,
         guild_ready_timeout: float = 2.0,
+        shard_count: int | None = None,
+        shard_ids: Sequence[int] | None = None,
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
@@ -129,11 +137,21 @@ class SikpanClient(discord.Client):
             intents.guild_messages = True
             intents.dm_messages = True
             intents.message_content = True
-        super().__init__(
-            intents=intents,
-            allowed_mentions=discord.AllowedMentions.none(),
-            guild_ready_timeout=guild_ready_timeout,
-        )
+        if shard_ids is not None:
+            super().__init__(
+                intents=intents,
+                allowed_mentions=discord.AllowedMentions.none(),
+                guild_ready_timeout=guild_ready_timeout,
+                shard_count=shard_count,
+                shard_ids=list(shard_ids),
+            )
+        else:
+            super().__init__(
+                intents=intents,
+                allowed_mentions=discord.AllowedMentions.none(),
+                guild_ready_timeout=guild_ready_timeout,
+                shard_count=shard_count,
+            )
         self.ctx = ctx
         self.sender = sender
         self.sync_on_start = sync
@@ -234,8 +252,11 @@ class SikpanClient(discord.Client):
         reply = await dispatch(incoming, self.ctx)
         ephemeral = reply.ephemeral or spec.ephemeral or private
         page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
+        png = await pictures.render_async(reply.picture, reply.lang)  # the chart picture, if it has one
         if page is not None:  # a stored cast: one embed of its first page, its pages as buttons
             embed, view = page_message(reply, incoming.user_id, page)
+            if png is not None:  # the picture in the embed, uploaded with it (one request)
+                embed.set_image(url=ATTACHMENT_URL)
             outcome = await self.sender.send(
                 interaction.followup,
                 "",
@@ -243,6 +264,8 @@ class SikpanClient(discord.Client):
                 target_id=incoming.chat_id,
                 embed=embed,
                 view=view,
+                file=png,
+                filename=pictures.FILENAME,
             )
             self.handled.append(outcome)
             return
@@ -253,6 +276,8 @@ class SikpanClient(discord.Client):
             ephemeral=ephemeral,
             target_id=incoming.chat_id,
             view=choice_view(reply, incoming.user_id),
+            file=png,
+            filename=pictures.FILENAME,
         )
         self.handled.append(outcome)
 
@@ -281,9 +306,37 @@ class SikpanClient(discord.Client):
             await interaction.response.send_message(gettext(lang, "chat.page.gone"), ephemeral=True)
             return
         embed, view = page_message(reply, ref.owner, ref.page)
+        attachments = await self.page_attachments(interaction, reply, ref, lang)
+        if attachments:
+            embed.set_image(url=ATTACHMENT_URL)
+            await interaction.response.edit_message(
+                embed=embed,
+                view=view,
+                attachments=attachments,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            return
         await interaction.response.edit_message(
             embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
         )
+
+    async def page_attachments(
+        self, interaction: discord.Interaction, reply: Reply, ref: pages.PageRef, lang: str
+    ) -> list[discord.Attachment | discord.File]:
+        """The picture of a page edit: the message's own ``chart.png`` attachment kept as it is (nothing is
+        drawn or uploaded per page view), or — on a message without it (sent before pictures) — drawn again
+        from the stored row and uploaded; empty for a cast without a picture."""
+        if reply.view not in pictures.PICTURE_PAGES:
+            return []
+        message = interaction.message
+        kept = [a for a in (message.attachments if message else []) if a.filename == pictures.FILENAME]
+        if kept:
+            return list(kept[:1])
+        source = await pictures.stored_source(self.ctx, f"discord:{ref.owner}", ref.number)
+        png = await pictures.render_async(source, lang)
+        if png is None:
+            return []
+        return [discord.File(io.BytesIO(png), filename=pictures.FILENAME)]
 
     async def change_setting(self, interaction: discord.Interaction, ref: setting_buttons.SettingRef) -> None:
         """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place (UPDATE_MESSAGE);
@@ -346,6 +399,12 @@ class SikpanClient(discord.Client):
             log.warning("discord: could not report the error: %s", exc)
 
     # ------------------------------------------------------------------ lifecycle
+    identify_interval = 5.0  # seconds between two shards' IDENTIFYs (Discord: max_concurrency 1 per 5 s)
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        if not initial:
+            await asyncio.sleep(self.identify_interval)
+
     async def setup_hook(self) -> None:
         await self.tree.set_translator(CatalogTranslator())
         if self.sync_on_start:
@@ -501,20 +560,40 @@ def build_client(
     gateway_url: str = DEFAULT_GATEWAY_URL,
     *,
     sender: DiscordSender | None = None,
-    sync: bool = True,
+    sync: bool | None = None,
     prefix: str | None = None,
     guild_ready_timeout: float = 2.0,
 ) -> SikpanClient:
-    """Build the client and its command tree (nothing connects until it is started with ``token``)."""
+    """Build the client and its command tree (nothing connects until it is started with ``token``).
+
+    Shards come from the settings (``DISCORD_SHARD_COUNT``, ``DISCORD_SHARD_IDS``). ``sync`` None: the
+    settings decide (:func:`syncs_commands`), so of many replicas only one rewrites the slash commands.
+    """
     install_redaction([token])
     configure_endpoints(api_base_url, gateway_url)
+    settings = ctx.settings
     sender = sender or DiscordSender(on_blocked=_fan_out(ctx.on_blocked))
     client = SikpanClient(
-        ctx, sender=sender, sync=sync, prefix=prefix, guild_ready_timeout=guild_ready_timeout
+        ctx,
+        sender=sender,
+        sync=syncs_commands(settings) if sync is None else sync,
+        prefix=prefix,
+        guild_ready_timeout=guild_ready_timeout,
+        shard_count=settings.discord_shard_count,
+        shard_ids=settings.discord_shard_ids,
     )
     ctx.discord_client = client
     ctx.discord_sender = sender
     return client
+
+
+def syncs_commands(settings: Settings) -> bool:
+    """Whether this process syncs the application commands: ``DISCORD_SYNC_COMMANDS`` when set, else the
+    process that runs shard 0 (every process when unsharded: one per bot; ``same_schema`` makes a repeat a
+    no-op) — so N shard replicas send one bulk overwrite, not N."""
+    if settings.discord_sync_commands is not None:
+        return settings.discord_sync_commands
+    return settings.discord_shard_ids is None or 0 in settings.discord_shard_ids
 
 
 async def run_discord(ctx: AppContext, stop: asyncio.Event, **options: Any) -> None:
@@ -551,9 +630,12 @@ async def run_discord(ctx: AppContext, stop: asyncio.Event, **options: Any) -> N
             waiter.cancel()
             # a stop during discord.py's guild-ready wait would let that task dispatch "ready" on a closed
             # client; end it first
-            ready_task = getattr(client._connection, "_ready_task", None)
-            if ready_task is not None and not ready_task.done():
-                ready_task.cancel()
+            state = client._connection
+            ready_tasks = [getattr(state, "_ready_task", None)]
+            ready_tasks += list(getattr(state, "_ready_tasks", {}).values())  # one per shard
+            for ready_task in ready_tasks:
+                if ready_task is not None and not ready_task.done():
+                    ready_task.cancel()
             await client.close()
             if not runner.done():
                 runner.cancel()
@@ -563,12 +645,51 @@ async def run_discord(ctx: AppContext, stop: asyncio.Event, **options: Any) -> N
     log.info("discord: stopped")
 
 
+class SendOnlyClient(discord.Client):
+    """A REST-only client for the scheduler role: logged in, never on the gateway (no events, no shard),
+    so it is ready to send once the login succeeded."""
+
+    def is_ready(self) -> bool:
+        return self.user is not None and not self.is_closed()
+
+
+async def run_discord_sender(ctx: AppContext, stop: asyncio.Event) -> None:
+    """Discord for sending only (the scheduler role): login, then the sender until ``stop`` is set."""
+    settings = ctx.settings
+    token = settings.discord_token
+    if not token:
+        raise ValueError("DISCORD_BOT_TOKEN is not set")
+    install_redaction([token])
+    configure_endpoints(
+        settings.discord_api_base_url or DEFAULT_API_BASE_URL,
+        settings.discord_gateway_url or DEFAULT_GATEWAY_URL,
+    )
+    client = SendOnlyClient(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
+    ctx.discord_client = client
+    ctx.discord_sender = DiscordSender(on_blocked=_fan_out(ctx.on_blocked))
+    async with client:
+        await start_with_retries(
+            lambda: client.login(token),
+            platform="discord",
+            retry_on=(discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError),
+            fatal=(discord.LoginFailure,),
+            attempts=settings.start_attempts,
+            stop=stop,
+        )
+        log.info("discord: sending as %s (no gateway)", client.user)
+        await stop.wait()
+    log.info("discord: sender stopped")
+
+
 __all__ = [
     "CatalogTranslator",
+    "SendOnlyClient",
     "SikpanClient",
     "build_client",
     "command_line",
     "configure_endpoints",
     "run_discord",
+    "run_discord_sender",
     "same_schema",
+    "syncs_commands",
 ]

@@ -23,10 +23,11 @@ import json
 import re
 import sqlite3
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from bot.schedule_time import due_after, latest_due, pending_due
 from bot.storage.backend import Backend, Params, Row, Tx
 from bot.storage.sqlite import SqliteBackend
 from bot.storage.urls import is_postgres_url
+from bot.zones import zone
 
 MIGRATION_RE = re.compile(r"^(\d{4})_[A-Za-z0-9_]+?(?:\.(sqlite|postgresql))?\.sql$")
 DIALECTS = ("sqlite", "postgresql")
@@ -421,7 +423,20 @@ def parse_utc(text: str) -> datetime:
     return datetime.fromisoformat(text).astimezone(UTC)
 
 
-@dataclass(frozen=True)
+# Most subscriptions share a few options texts and ``since`` stamps: parsed once each (a planning pass
+# reads every active subscription, issue 18); each subscription still gets its own options dict.
+@lru_cache(maxsize=1024)
+def _options(text: str) -> Mapping[str, Any]:
+    options: Mapping[str, Any] = json.loads(text)
+    return options
+
+
+@lru_cache(maxsize=4096)
+def _since(text: str) -> datetime:
+    return parse_utc(text)
+
+
+@dataclass(frozen=True, slots=True)
 class Subscription:
     id: int
     platform: str
@@ -441,7 +456,7 @@ class Subscription:
 
     @property
     def zone(self) -> ZoneInfo:
-        return ZoneInfo(self.tz)
+        return zone(self.tz)
 
     @staticmethod
     def from_row(row: Row) -> Subscription:
@@ -456,9 +471,9 @@ class Subscription:
             tz=row["tz"],
             lang=row["lang"],
             kind=row["kind"],
-            options=json.loads(row["options"] or "{}"),
+            options=dict(_options(row["options"] or "{}")),
             active=bool(row["active"]),
-            since=parse_utc(row["since"]),
+            since=_since(row["since"]),
             disabled_reason=row["disabled_reason"],
             next_due_at=parse_utc(row["next_due_at"]) if row["next_due_at"] else None,
             next_local_date=date.fromisoformat(row["next_local_date"]) if row["next_local_date"] else None,
@@ -612,6 +627,22 @@ class DailyStore:
         rows = await self.storage.fetchall("SELECT * FROM subscriptions WHERE active = 1 ORDER BY id")
         return [Subscription.from_row(r) for r in rows]
 
+    async def active_batches(self, size: int = 2000) -> AsyncIterator[list[Subscription]]:
+        """The active subscriptions in id order, ``size`` at a time (one short query each, by key: the rows of
+        100,000 subscriptions are never all in memory at once)."""
+        after = 0
+        while True:
+            rows = await self.storage.fetchall(
+                "SELECT * FROM subscriptions WHERE active = 1 AND id > ? ORDER BY id LIMIT ?", (after, size)
+            )
+            if not rows:
+                return
+            batch = [Subscription.from_row(r) for r in rows]
+            after = batch[-1].id
+            yield batch
+            if len(rows) < size:
+                return
+
     # deliveries
     async def last_dates(self, sub_ids: Iterable[int] | None = None) -> dict[int, date]:
         """The latest local date that has a delivery row, per subscription."""
@@ -687,9 +718,20 @@ class DailyStore:
             )
             if status != "claimed":
                 return {}
-            rows = await tx.fetchall(
-                "SELECT id, subscription_id, local_date FROM deliveries WHERE claim_token = ?", (token,)
-            )
+            # the rows this transaction won, found through the (subscription_id, local_date) key: claim_token
+            # has no index, and a scan of every delivery per claim grows with the table (issue 18)
+            ids = sorted({s.id for s, _, _ in items})
+            rows: list[Row] = []
+            for i in range(0, len(ids), 500):
+                chunk = ids[i : i + 500]
+                marks = ",".join("?" * len(chunk))
+                rows.extend(
+                    await tx.fetchall(
+                        "SELECT id, subscription_id, local_date FROM deliveries"
+                        f" WHERE subscription_id IN ({marks}) AND claim_token = ?",  # noqa: S608
+                        (*chunk, token),
+                    )
+                )
         return {(int(r[1]), r[2]): int(r[0]) for r in rows}
 
     async def claim_due(
@@ -762,10 +804,20 @@ class DailyStore:
             await tx.executemany(
                 "UPDATE subscriptions SET next_due_at = ?, next_local_date = ? WHERE id = ?", advances
             )
-            won = await tx.fetchall(
-                "SELECT id, subscription_id FROM deliveries WHERE claim_token = ? AND status = 'claimed'",
-                (token,),
-            )
+            # the rows this transaction won, found through the (subscription_id, local_date) key: claim_token
+            # has no index, and a scan of every delivery per claim grows with the table (issue 18)
+            ids = sorted(taken)
+            won: list[Row] = []
+            for i in range(0, len(ids), 500):
+                chunk = ids[i : i + 500]
+                id_marks = ",".join("?" * len(chunk))
+                won.extend(
+                    await tx.fetchall(
+                        "SELECT id, subscription_id FROM deliveries"
+                        f" WHERE subscription_id IN ({id_marks}) AND claim_token = ? AND status = 'claimed'",  # noqa: S608
+                        (*chunk, token),
+                    )
+                )
         claimed = sorted(((int(r[0]), taken[int(r[1])]) for r in won), key=lambda item: item[0])
         return claimed, skipped
 

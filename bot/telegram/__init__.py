@@ -4,11 +4,10 @@
   (no polling, no network) until :func:`run_telegram` (or a test) starts it.
 - Endpoint: ``base_url`` is the prefix the token is appended to (``TELEGRAM_API_BASE_URL``, default
   ``https://api.telegram.org/bot``); the file URL is derived from it (``…/bot`` → ``…/file/bot``).
-- Updates: long polling by default. Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (public HTTPS URL
-  Telegram will call), with ``TELEGRAM_WEBHOOK_SECRET`` sent as ``secret_token`` (requests whose
-  ``X-Telegram-Bot-Api-Secret-Token`` header differs are refused with 403 by PTB), listening on
-  ``TELEGRAM_WEBHOOK_LISTEN`` (default ``0.0.0.0``) : ``TELEGRAM_WEBHOOK_PORT`` (default 8443), path
-  ``TELEGRAM_WEBHOOK_PATH`` (default ``telegram``).
+- Updates: long polling by default. Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (``Settings``: the
+  environment or ``.env``): the ASGI app of :mod:`bot.web` (secret required, each update handled before its
+  200, redeliveries deduplicated across replicas, ``/healthz``, ``/metrics``) on
+  ``TELEGRAM_WEBHOOK_LISTEN`` : ``TELEGRAM_WEBHOOK_PORT``, path ``TELEGRAM_WEBHOOK_PATH``.
 - Commands: a message whose first entity is a ``bot_command`` at offset 0 (what real clients send). In
   groups ``/cmd@botname`` addressed to another bot is ignored, and unknown commands are answered only
   when addressed to this bot by name (other bots' commands are not ours). In private chats a leading
@@ -29,11 +28,18 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
-import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from telegram import BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import (
+    BotCommand,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    InputMediaPhoto,
+    Message,
+    Update,
+)
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
@@ -45,6 +51,7 @@ from telegram.ext import (
     filters,
 )
 
+from bot import pictures
 from bot.admission import Verdict
 from bot.commands import (
     Incoming,
@@ -63,11 +70,20 @@ from bot.i18n import gettext
 from bot.identity import telegram_user_id
 from bot.limits import limiter_of
 from bot.msgids import msgid
-from bot.sending import SendOutcome, TelegramSender, split_telegram_html
+from bot.sending import (
+    TELEGRAM_CAPTION_LIMIT as CAPTION_LIMIT,
+)
+from bot.sending import (
+    SendOutcome,
+    TelegramSender,
+    split_telegram_html,
+    visible_len,
+)
 from bot.startup import start_with_retries
 from bot.views import first_page, render
 
 if TYPE_CHECKING:
+    from bot.config import Settings
     from bot.context import AppContext, Callback
 
 log = logging.getLogger(__name__)
@@ -77,6 +93,7 @@ AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 GROUP_ANONYMOUS_BOT = 1087968824  # "GroupAnonymousBot": an anonymous group admin
+SHORT_CAPTION = 200  # visible characters of a photo's caption when the reply does not fit one
 _COMMAND_WORD = re.compile(r"^[/／]([^\s@]+)(?:@(\S+))?")
 
 
@@ -258,22 +275,39 @@ class TelegramAdapter:
         page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
         body = render(reply, "telegram", page=page)
         markup = keyboard(reply, incoming.user_id, page)
+        png = await pictures.render_async(reply.picture, reply.lang)
         return await self.send(
             incoming,
             body,
             reply_to=message.message_id if incoming.chat_kind != "private" else None,
             reply_markup=markup,
+            photo=png,
+            caption=None if png is None else photo_caption(body),
         )
 
     async def send(
-        self, incoming: Incoming, body: str, reply_to: int | None = None, reply_markup: Any = None
+        self,
+        incoming: Incoming,
+        body: str,
+        reply_to: int | None = None,
+        reply_markup: Any = None,
+        photo: bytes | None = None,
+        caption: str | None = None,
     ) -> SendOutcome:
+        """Send a reply; with ``photo`` one ``sendPhoto`` whose caption is ``caption`` (the whole reply when
+        it fits, see :func:`photo_caption`); a reply that does not fit follows as text with the keyboard."""
+        text, caption_arg = body, caption
+        if photo is not None and caption is not None and caption == body:
+            text = ""  # the reply is the caption: one message
         return await self.sender.send(
             int(incoming.chat_id),
-            body,
+            text,
             chat_kind=incoming.chat_kind,
             reply_to_message_id=reply_to,
             reply_markup=reply_markup,
+            photo=photo,
+            caption=caption_arg,
+            filename=pictures.FILENAME,
         )
 
     async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -299,7 +333,7 @@ class TelegramAdapter:
         query = update.callback_query
         chat = update.effective_chat
         assert query is not None
-        ref = pages.decode(query.data)
+        ref, part = decode_part(query.data)
         message = query.message
         if ref is None or chat is None or message is None:
             return None
@@ -323,8 +357,27 @@ class TelegramAdapter:
         markup = keyboard(reply, ref.owner, ref.page)
         try:
             if isinstance(message, Message) and message.photo:
+                # the picture stays: only the caption changes (nothing is drawn or uploaded again); a
+                # page longer than a caption is shown in caption-sized parts, one button each
+                parts = caption_parts(body)
+                part = min(part, len(parts) - 1)
                 await query.edit_message_caption(
-                    caption=fit_page(body, lang, limit=1024), parse_mode=ParseMode.HTML, reply_markup=markup
+                    caption=parts[part],
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=keyboard(reply, ref.owner, ref.page, parts=len(parts), part=part),
+                )
+            elif (png := await self.restore_picture(reply, ref, body, lang)) is not None:
+                # the picture's own page (盤) on a message without it (sent before pictures, or as
+                # text): the picture is drawn again from the stored row and added to the message
+                await query.edit_message_media(
+                    InputMediaPhoto(
+                        # attach=True: the upload is named by ``attach://<name>`` in the media, as the
+                        # Bot API requires for editMessageMedia
+                        InputFile(png, filename=pictures.FILENAME, attach=True),
+                        caption=body,
+                        parse_mode=ParseMode.HTML,
+                    ),
+                    reply_markup=markup,
                 )
             else:
                 await query.edit_message_text(
@@ -334,6 +387,14 @@ class TelegramAdapter:
             if "not modified" not in exc.message.lower():  # the same page pressed again is no error
                 log.warning("telegram: page edit in chat %s failed: %s", chat.id, exc.message)
         return None
+
+    async def restore_picture(self, reply: Reply, ref: pages.PageRef, body: str, lang: str) -> bytes | None:
+        """The picture of the stored cast ``ref`` names when ``ref`` is its picture page and ``body`` fits a
+        caption; else None (the page is shown as text)."""
+        if pictures.PICTURE_PAGES.get(reply.view) != ref.page or visible_len(body) > CAPTION_LIMIT:
+            return None
+        source = await pictures.stored_source(self.ctx, f"telegram:{ref.owner}", ref.number)
+        return await pictures.render_async(source, lang)
 
     async def change_setting(self, update: Update) -> str | None:
         """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place of the message;
@@ -391,16 +452,20 @@ class TelegramAdapter:
             await self.sender.send(chat.id, body, chat_kind=_chat_kind(chat.type))
 
 
-def keyboard(reply: Reply, owner: str, current: str | None) -> InlineKeyboardMarkup | None:
-    """One button per page of the stored cast ``reply`` shows (the current one marked); the choices of a
-    ``/settings`` reply (:mod:`bot.commands.setting_buttons`)."""
+def keyboard(
+    reply: Reply, owner: str, current: str | None, *, parts: int = 1, part: int = 0
+) -> InlineKeyboardMarkup | None:
+    """One button per page of the stored cast ``reply`` shows (the current one marked); when the current
+    page is shown in ``parts`` caption-sized parts (a photo message), a second row with one button per
+    part (the shown one, ``part``, marked); the choices of a ``/settings`` reply
+    (:mod:`bot.commands.setting_buttons`)."""
     if reply.view == "settings":
-        rows = setting_buttons.buttons(reply, owner)
+        choices = setting_buttons.buttons(reply, owner)
         return (
             InlineKeyboardMarkup(
-                [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
+                [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in choices]
             )
-            if rows
+            if choices
             else None
         )
     number = reply.context.get("no")
@@ -415,7 +480,55 @@ def keyboard(reply: Reply, owner: str, current: str | None) -> InlineKeyboardMar
         buttons.append(
             InlineKeyboardButton(("• " if ref.page == current else "") + label, callback_data=data)
         )
-    return InlineKeyboardMarkup([buttons]) if buttons else None
+    if not buttons:
+        return None
+    rows = [buttons]
+    if parts > 1 and current is not None:
+        row = []
+        for index in range(min(parts, MAX_PARTS)):
+            data = encode_part(pages.PageRef(owner, number, current), index)
+            if data is None:
+                break
+            label = gettext(reply.lang, "chat.page.part", n=index + 1, total=parts)
+            row.append(InlineKeyboardButton(("• " if index == part else "") + label, callback_data=data))
+        if len(row) > 1:
+            rows.append(row)
+    return InlineKeyboardMarkup(rows)
+
+
+MAX_PARTS = 8  # caption parts of one page that get a button (a 4,096-character page has at most 4–5)
+_PART = re.compile(r"^c:([^:\s]{1,40}):(\d{1,9}):([a-z]{1,8}):(\d)$")
+
+
+def encode_part(ref: pages.PageRef, part: int) -> str | None:
+    """The button data of part ``part`` of a page on a photo message: ``c:<owner>:<number>:<page>:<part>``
+    (the first part is the page's own button, :meth:`bot.commands.pages.PageRef.encode`)."""
+    if part == 0:
+        return ref.encode()
+    data = f"c:{ref.owner}:{ref.number}:{ref.page}:{part}"
+    return data if len(data.encode()) <= pages.DATA_LIMIT and _PART.match(data) else None
+
+
+def decode_part(data: str | None) -> tuple[pages.PageRef | None, int]:
+    """(the page a button names, the caption part): a page button is part 0."""
+    m = _PART.match(data or "")
+    if m is None:
+        return pages.decode(data), 0
+    return pages.PageRef(owner=m.group(1), number=int(m.group(2)), page=m.group(3)), int(m.group(4))
+
+
+def caption_parts(body: str) -> list[str]:
+    """A page as captions (each at most 1,024 visible characters, cut at lines, tags closed)."""
+    return split_telegram_html(body, CAPTION_LIMIT) or [body]
+
+
+def photo_caption(body: str) -> str:
+    """The caption of a reply's photo: the whole reply when it fits (1,024 visible characters after entity
+    parsing), else its title lines — the reply then follows the photo as a text message with the keyboard."""
+    if visible_len(body) <= CAPTION_LIMIT:
+        return body
+    parts = split_telegram_html(body, SHORT_CAPTION)
+    return parts[0] if parts else ""
 
 
 def fit_page(body: str, lang: str, limit: int = 4096) -> str:
@@ -446,6 +559,7 @@ def build_application(
     sender: TelegramSender | None = None,
     concurrent_updates: int = 256,
     pace: bool = True,
+    rate: float = 28.0,
 ) -> AnyApplication:
     """Build the ``Application`` (handlers, sender, error handler) without starting anything."""
     install_redaction([token])
@@ -466,6 +580,7 @@ def build_application(
             on_migrated=_fan_out(ctx.on_migrated),
             pace=pace,
             limiter=limiter_of(ctx),
+            overall_rate=rate,
         )
     adapter = TelegramAdapter(ctx, sender)
     app.bot_data["adapter"] = adapter
@@ -489,38 +604,30 @@ async def prepare(app: AnyApplication) -> None:
         log.warning("telegram: could not register the command menu: %s", exc)
 
 
-def webhook_options(environ: Any = None) -> dict[str, Any] | None:
-    """Webhook settings from the environment, or None for polling."""
-    env = os.environ if environ is None else environ
-    url = (env.get("TELEGRAM_WEBHOOK_URL") or "").strip()
-    if not url:
+def webhook_options(settings: Settings) -> dict[str, Any] | None:
+    """The webhook settings (``TELEGRAM_WEBHOOK_*``, from the environment or ``.env``), or None for polling."""
+    if not settings.webhook:
         return None
-    path = (env.get("TELEGRAM_WEBHOOK_PATH") or "telegram").strip("/")
     return {
-        "listen": env.get("TELEGRAM_WEBHOOK_LISTEN") or "0.0.0.0",
-        "port": int(env.get("TELEGRAM_WEBHOOK_PORT") or 8443),
-        "url_path": path,
-        "webhook_url": url,
-        "secret_token": (env.get("TELEGRAM_WEBHOOK_SECRET") or None),
+        "listen": settings.telegram_webhook_listen,
+        "port": settings.telegram_webhook_port,
+        "url_path": settings.telegram_webhook_path,
+        "webhook_url": settings.telegram_webhook_url,
+        "secret_token": settings.telegram_webhook_secret,
     }
 
 
-async def run_telegram(
-    ctx: AppContext,
-    stop: asyncio.Event,
-    *,
-    webhook: dict[str, Any] | None = None,
-    poll_timeout: int = 10,
-) -> None:
-    """Run the Telegram adapter until ``stop`` is set (polling, or a webhook when configured)."""
+async def start_application(ctx: AppContext, stop: asyncio.Event) -> AnyApplication:
+    """Build the application and ``initialize`` it (``getMe``, retried with back-off: 502, unreachable API;
+    a refused token fails at once). Either way a :class:`~bot.startup.StartupError` ends ``sikpan run`` with
+    exit 1 instead of a process that never answers."""
     settings = ctx.settings
     token = settings.telegram_token
     if not token:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
-    app = build_application(ctx, token, settings.telegram_api_base_url or DEFAULT_BASE_URL)
-    webhook = webhook if webhook is not None else webhook_options()
-    # getMe, retried with back-off (502, unreachable API); a refused token fails at once. Either way a
-    # StartupError ends ``sikpan run`` with exit 1 instead of a process that never answers.
+    app = build_application(
+        ctx, token, settings.telegram_api_base_url or DEFAULT_BASE_URL, rate=settings.telegram_send_rate
+    )
     await start_with_retries(
         app.initialize,
         platform="telegram",
@@ -529,35 +636,48 @@ async def run_telegram(
         attempts=settings.start_attempts,
         stop=stop,
     )
+    return app
+
+
+async def run_telegram(ctx: AppContext, stop: asyncio.Event, *, poll_timeout: int = 10) -> None:
+    """Run the Telegram adapter until ``stop`` is set: long polling, or the webhook app (:mod:`bot.web`)
+    when ``TELEGRAM_WEBHOOK_URL`` is set."""
+    app = await start_application(ctx, stop)
     async with app:  # initialize (done above: a no-op) … shutdown
         await prepare(app)
         await app.start()
         assert app.updater is not None
-        if webhook:
-            await app.updater.start_webhook(
-                listen=webhook["listen"],
-                port=webhook["port"],
-                url_path=webhook["url_path"],
-                webhook_url=webhook["webhook_url"],
-                secret_token=webhook.get("secret_token"),
-                allowed_updates=["message", "callback_query"],
-            )
-            log.info("telegram: webhook listening on %s:%s", webhook["listen"], webhook["port"])
-        else:
-            await app.updater.start_polling(
-                poll_interval=0.0,
-                timeout=poll_timeout,
-                allowed_updates=["message", "callback_query"],
-            )
-            log.info("telegram: polling as @%s", app.bot.username)
         try:
-            await stop.wait()
+            if ctx.settings.webhook:
+                from bot.web import serve_webhook  # the [webhook] extra, only when a webhook is set
+
+                await serve_webhook(ctx, app, stop)  # returns once stopped and drained
+            else:
+                await app.updater.start_polling(
+                    poll_interval=0.0,
+                    timeout=poll_timeout,
+                    allowed_updates=["message", "callback_query"],
+                )
+                log.info("telegram: polling as @%s", app.bot.username)
+                await stop.wait()
         finally:
             if app.updater.running:
                 await app.updater.stop()
             if app.running:
                 await app.stop()
     log.info("telegram: stopped")
+
+
+async def run_telegram_sender(ctx: AppContext, stop: asyncio.Event) -> None:
+    """Telegram for sending only (the scheduler role): the bot and its sender, no updates taken in."""
+    app = await start_application(ctx, stop)
+    async with app:
+        await app.start()
+        try:
+            await stop.wait()
+        finally:
+            if app.running:
+                await app.stop()
 
 
 __all__ = [
@@ -567,5 +687,7 @@ __all__ = [
     "file_url_for",
     "prepare",
     "run_telegram",
+    "run_telegram_sender",
+    "start_application",
     "webhook_options",
 ]

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
-from engine.core.cycle import Branch, GanZhi, Stem, xun_dun_stem
+from engine.core.cycle import BRANCHES, STEMS, Branch, GanZhi, Stem, xun_dun_stem
 from engine.core.relations import Kin
 from engine.errors import EngineInputError
 from engine.liuren.generals import general_positions, guiren_branch, is_daytime_by_hour, runs_forward
 from engine.liuren.methods import distinct_lessons, solve
 from engine.liuren.options import DEFAULT_OPTIONS, DayNight, Options
-from engine.liuren.patterns import PatternHit, detect, guiren_dependent
+from engine.liuren.patterns import PatternHit, dependent_names, detect_guiren, detect_plain, merge, nobles
 from engine.liuren.types import General, Lesson, Method, Trace, Transmission
 from engine.shensha import Options as ShenshaOptions
 from engine.shensha import marks as shensha_marks
@@ -82,7 +82,7 @@ class Chart:
 
     def earth_of(self, heaven_branch: Branch) -> Branch:
         """The 地盤 branch under a 天盤 branch."""
-        return Branch((heaven_branch - self.offset) % 12)
+        return BRANCHES[(heaven_branch - self.offset) % 12]
 
     def heaven_over(self, earth_branch: Branch) -> Branch:
         return self.heaven[earth_branch]
@@ -121,8 +121,10 @@ class Chart:
         return xun_dun_stem(self.day.xun_head, branch)
 
     def patterns(self) -> tuple[PatternHit, ...]:
-        """課體/課格 hits (``engine.liuren.patterns.detect``)."""
-        return detect(self)
+        """課體/課格 hits (as ``engine.liuren.patterns.detect``; computed once per 課 and 貴人, see
+        :func:`_keti`)."""
+        keti = _keti(self)
+        return merge(keti.plain, keti.guiren(self, self.guiren))
 
     def ke_ti(self) -> list[str]:
         """The 九宗門 names, then the names of the patterns that hold for this cast (its 貴人), no repeats."""
@@ -134,7 +136,8 @@ class Chart:
 
     def guiren_dependent(self) -> dict[str, list[str]]:
         """貴人-dependent 課體 → the 貴人 (晝, 夜) they hold under (``engine.liuren.patterns.guiren_dependent``)."""
-        return guiren_dependent(self)
+        keti = _keti(self)
+        return dependent_names([(when, keti.guiren(self, gui)) for when, gui in nobles(self)])
 
     def table_row(self, *, cast: bool = True) -> dict[str, Any]:
         """The ``sikpan liuren table`` line (issue 3 JSON contract, issue 20 ``guiren_dependent``).
@@ -185,7 +188,53 @@ class Chart:
         return out
 
 
-@cache
+# The 課體 of a chart are a function of its 課 — (day, plate offset, options), from which ``_build`` makes the
+# 四課 and 三傳 — and, for the 貴人-dependent ones, of the 貴人's branch: computed once each, on first use.
+_KETI_CACHE_LIMIT = 8 * 720
+
+
+class _KeTi:
+    """The 課體 hits of one 課: those that ignore the 貴人, and per 貴人 branch the others."""
+
+    __slots__ = ("by_gui", "plain")
+
+    def __init__(self, plain: tuple[PatternHit, ...]) -> None:
+        self.plain = plain
+        self.by_gui: dict[Branch, tuple[PatternHit, ...]] = {}
+
+    def guiren(self, chart: Chart, gui: Branch) -> tuple[PatternHit, ...]:
+        hits = self.by_gui.get(gui)
+        if hits is None:
+            hits = self.by_gui[gui] = detect_guiren(chart, gui)
+        return hits
+
+
+_keti_cache: dict[tuple[GanZhi, int, Options], _KeTi] = {}
+
+
+def _keti(chart: Chart) -> _KeTi:
+    key = (chart.day, chart.offset, chart.options)
+    found = _keti_cache.get(key)
+    if found is None:
+        if len(_keti_cache) >= _KETI_CACHE_LIMIT:
+            _keti_cache.clear()
+        found = _keti_cache[key] = _KeTi(detect_plain(chart))
+    return found
+
+
+def clear_caches() -> None:
+    """Forget every memoized chart and 課體 (benchmarks measure the cold cost with this)."""
+    from engine.liuren import generals, methods, patterns
+
+    _build.cache_clear()
+    _keti_cache.clear()
+    patterns.clear_caches()
+    patterns.clear_caches()
+    methods.solve.cache_clear()
+    methods.make_lessons.cache_clear()
+    generals.general_positions.cache_clear()
+
+
 def _check_options(options: Options) -> Options:
     if not isinstance(options, Options):
         raise EngineInputError(
@@ -194,48 +243,72 @@ def _check_options(options: Options) -> Options:
     return options
 
 
+def _branch(value: Branch | int) -> Branch:
+    """A branch given as a ``Branch`` or its index (``Branch(i)`` validates; a member passes as it is)."""
+    return value if type(value) is Branch else Branch(value)
+
+
+# 天盤 over each 地盤 branch for each plate offset: _HEAVENS[offset][earth].
+_HEAVENS: tuple[tuple[Branch, ...], ...] = tuple(
+    tuple(BRANCHES[(e + offset) % 12] for e in range(12)) for offset in range(12)
+)
+
+
+# 六親 of each branch vs each day stem: _RELATIVES[stem][branch] (the same as :func:`relative`).
+_RELATIVES: tuple[tuple[str, ...], ...] = tuple(tuple(relative(s, b) for b in BRANCHES) for s in STEMS)
+
+
 # Bounded: 60 days × 12 月將 × 12 占時 = 8640 charts per option set.
 @lru_cache(maxsize=2 * 8640)
-def _build(day: GanZhi, month_general: Branch, hour: Branch, options: Options, daytime: bool) -> Chart:
+def _build(
+    day: GanZhi,
+    month_general: Branch,
+    hour: Branch,
+    options: Options,
+    daytime: bool,
+    assumed: tuple[str, ...] = (),
+) -> Chart:
     offset = (month_general - hour) % 12
-    heaven = tuple(Branch((e + offset) % 12) for e in range(12))
     solution = solve(day, offset, options)
     from engine.liuren.methods import make_lessons  # local: keeps the import graph flat
 
     lessons = make_lessons(day, offset)
     gui = guiren_branch(day.stem, daytime, options.gui_rule)
     general_at = general_positions(gui, offset)
-    head = day.xun_head
+    head = day.xun_head.branch
     kong = day.xunkong
+    relatives = _RELATIVES[day.stem]
     trans = tuple(
         Transmission(
-            branch=b,
-            dun_stem=xun_dun_stem(head, b),
-            relative=relative(day.stem, b),
-            general=general_at[b],
-            is_empty=b in kong,
-            seat=Branch((b - offset) % 12),
+            b,
+            STEMS[n] if (n := (b - head) % 12) < 10 else None,  # 旬遁 (xun_dun_stem); None when 空
+            relatives[b],
+            general_at[b],
+            b in kong,
+            BRANCHES[(b - offset) % 12],
         )
         for b in solution.branches
     )
     return Chart(
-        day=day,
-        month_general=month_general,
-        hour=hour,
-        ju=ju_of(month_general, hour),
-        offset=offset,
-        heaven=heaven,
-        lessons=lessons,
-        transmissions=(trans[0], trans[1], trans[2]),
-        method=solution.method,
-        method_names=solution.names,
-        daytime=daytime,
-        guiren=gui,
-        forward=runs_forward(gui, offset),
-        general_at=general_at,
-        xunkong=kong,
-        trace=solution.trace,
-        options=options,
+        day,
+        month_general,
+        hour,
+        ju_of(month_general, hour),
+        offset,
+        _HEAVENS[offset],
+        lessons,
+        (trans[0], trans[1], trans[2]),
+        solution.method,
+        solution.names,
+        daytime,
+        gui,
+        runs_forward(gui, offset),
+        general_at,
+        kong,
+        solution.trace,
+        options,
+        None,
+        assumed,
     )
 
 
@@ -258,7 +331,7 @@ def build_chart(
                 "error.liuren.sun_needs_instant", "daynight=sun needs an instant and a place (use chart_at)"
             )
         daytime = is_daytime_by_hour(hour, options.daynight)
-    return _build(day, Branch(month_general), Branch(hour), options, bool(daytime))
+    return _build(day, _branch(month_general), _branch(hour), options, bool(daytime))
 
 
 def chart_for_ju(
@@ -280,16 +353,15 @@ def chart_for_ju(
     options = _check_options(options)
     offset = offset_of_ju(ju)
     if hour is None and month_general is not None:
-        hour = Branch(month_general).shift(-offset)
+        hour = _branch(month_general).shift(-offset)
     if hour is None:
         rule = DayNight.MAOSHEN if options.daynight is DayNight.SUN else options.daynight
         start = Branch.WU if daytime else Branch.ZI
         hour = next(
             (start.shift(k) for k in range(12) if is_daytime_by_hour(start.shift(k), rule) == daytime), start
         )
-        chart = _build(day, hour.shift(offset), hour, options, daytime)
-        return _replace(chart, assumed=("month_general", "hour"))
-    hour = Branch(hour)
+        return _build(day, hour.shift(offset), hour, options, daytime, ("month_general", "hour"))
+    hour = _branch(hour)
     if month_general is not None and hour.shift(offset) != month_general:
         raise EngineInputError(
             "error.liuren.ju_mismatch",

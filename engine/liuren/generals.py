@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from engine.core.cycle import Branch, GanZhi, Stem
+from engine.core.cycle import BRANCHES, Branch, GanZhi, Stem
 from engine.datafiles import load_json
 from engine.liuren.options import DayNight, GuiRule
 from engine.liuren.types import General
@@ -65,7 +65,7 @@ def guiren_branch(stem: Stem, daytime: bool, rule: GuiRule) -> Branch:
 @cache
 def general_positions(gui: Branch, offset: int) -> tuple[General, ...]:
     """The general riding each 天盤 branch (index = heaven branch), given where the 貴人 rides."""
-    seat = Branch((gui - offset) % 12)
+    seat = BRANCHES[(gui - offset) % 12]
     step = 1 if seat in _SHUN_SEATS else -1
     out: list[General] = [General.GUIREN] * 12
     for g in General:
@@ -74,4 +74,4 @@ def general_positions(gui: Branch, offset: int) -> tuple[General, ...]:
 
 
 def runs_forward(gui: Branch, offset: int) -> bool:
-    return Branch((gui - offset) % 12) in _SHUN_SEATS
+    return BRANCHES[(gui - offset) % 12] in _SHUN_SEATS

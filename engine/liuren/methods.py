@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.core.cycle import Branch, GanZhi, Stem
+from engine.core.cycle import BRANCHES, Branch, GanZhi, Stem
 from engine.core.relations import chong, xing, yima
 from engine.liuren.options import FuyinMaozi, Options, Shehai
 from engine.liuren.types import (
@@ -44,9 +44,10 @@ def jigong(stem: Stem) -> Branch:
 
 
 def heaven_over(earth: Branch, offset: int) -> Branch:
-    return Branch((earth + offset) % 12)
+    return BRANCHES[(earth + offset) % 12]
 
 
+@lru_cache(maxsize=2 * 720)  # 720 (day, plate) pairs; the 三傳 and the chart both read them
 def make_lessons(day: GanZhi, offset: int) -> tuple[Lesson, Lesson, Lesson, Lesson]:
     """四課 in the order 干上 干陰 支上 支陰 (spec §2)."""
     seat1 = JIGONG[day.stem]

@@ -410,7 +410,8 @@ def read(
 def glossary(lang: str) -> Mapping[str, Mapping[str, str]]:
     """Every text a reading refers to, in ``lang`` ("ko" or "lzh"), by id.
 
-    - meanings002.json ids (``relative.財``, ``stage.長生``, ``relation.沖.gan`` …) → {name, text}
+    - meanings002.json ids (``relative.財``, ``stage.長生``, ``relation.沖.gan`` …) → {name, text}; the lzh text
+      is the entry's ``gloss`` (the seed keyword with its explanation), the ko text its ``ko``
     - ``pattern.<id>`` → {name, definition, meaning}
     - ``leishen.<entry id>`` → {text}; ``leishen_category.<name>`` → {name, usage}
     - ``seed003.<entry>.<section>`` → {text}
@@ -419,7 +420,9 @@ def glossary(lang: str) -> Mapping[str, Mapping[str, str]]:
         raise EngineInputError("error.bad_lang", f"unsupported language {lang!r}", value=lang)
     out: dict[str, Mapping[str, str]] = {}
     for key, m in meanings().items():
-        out[key] = {"name": str(m[f"name_{lang}"]), "text": str(m[lang])}
+        # lzh: the seed's keyword (m["lzh"], 「以財利論」's 財利) says nothing alone; the gloss explains it
+        text = m["gloss"]["lzh"] if lang == "lzh" and "gloss" in m else m[lang]
+        out[key] = {"name": str(m[f"name_{lang}"]), "text": str(text)}
     for p in _load("patterns.json")["patterns"]:
         out[f"pattern.{p['id']}"] = {k: str(v) for k, v in p[lang].items()}
     for cname, c in _load("leishen.json")["categories"].items():

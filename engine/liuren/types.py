@@ -7,7 +7,7 @@ from enum import IntEnum
 from functools import cache
 from typing import Any
 
-from engine.core.cycle import Branch, Stem
+from engine.core.cycle import ELEMENTS, Branch, Stem
 
 GENERAL_CHARS = (
     "貴人",
@@ -102,6 +102,14 @@ YAO_KE_RI = "神剋日"  # an upper 克s the day stem from afar (蒿矢)
 RI_KE_YAO = "日剋神"  # the day stem 克s an upper (彈射)
 
 
+# The relation of a lesson by (lower 五行, upper 五行): _KE[lower * 5 + upper] (Lesson.ke).
+_KE: tuple[str | None, ...] = tuple(
+    XIA_ZEI_SHANG if lower.controls(upper) else SHANG_KE_XIA if upper.controls(lower) else None
+    for lower in ELEMENTS
+    for upper in ELEMENTS
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Lesson:
     """One of the 四課: ``upper`` is the 天盤 branch, ``lower`` the day stem (1課) or a 地盤 branch."""
@@ -113,11 +121,7 @@ class Lesson:
     @property
     def ke(self) -> str | None:
         """下賊上, 上克下 or None. The 1課 uses the stem's own 五行 (spec §2 trap)."""
-        if self.lower.element.controls(self.upper.element):
-            return XIA_ZEI_SHANG
-        if self.upper.element.controls(self.lower.element):
-            return SHANG_KE_XIA
-        return None
+        return _KE[self.lower.element * 5 + self.upper.element]
 
     @property
     def chars(self) -> tuple[str, str]:

@@ -37,7 +37,7 @@ from engine.liuren.branch_relations import relations
 from engine.liuren.leishen import check_category, lookup
 from engine.liuren.leishen import entry as leishen_entry
 from engine.liuren.methods import jigong
-from engine.liuren.patterns import ChartLike, detect, entry
+from engine.liuren.patterns import ChartLike, detect, entry, no_meaning
 from engine.liuren.types import General
 from engine.shensha import meanings002
 from engine.shensha.stages import stage_at
@@ -140,8 +140,10 @@ def _texts(reason_id: str) -> tuple[str, str]:
 
 
 def _pattern_text(p: Mapping[str, Any], lang: str) -> str:
+    # a 課體 the seeds do not explain says so in its meaning (patterns.json no_meaning); a reason gives its definition
     texts = p[lang]
-    return f"{texts['name']}：{texts['meaning'] or texts['definition']}"
+    unexplained = texts["meaning"] == no_meaning(lang)
+    return f"{texts['name']}：{texts['definition'] if unexplained else texts['meaning']}"
 
 
 def _meaning(key: str, kind: str, role: str, b: Branch, void: bool, **params: str) -> Reason:

@@ -80,7 +80,7 @@ async def press(tg: FakeTelegram, run: Running, button: dict[str, Any], message:
     assert not answered[0].params.get("show_alert"), answered[0].params
     assert len(edited) == 1 and edited[0].params["message_id"] == message["message_id"]
     assert buttons(edited[0]), "the page keeps its keyboard"
-    return edited[0], visible_text(edited[0].params["text"], "HTML")
+    return edited[0], visible_text(edited[0].html, "HTML")
 
 
 @contextlib.asynccontextmanager

@@ -49,15 +49,15 @@ def test_the_assumed_pair_makes_the_8th_ju():
 async def test_telegram_private_and_group(tg, tmp_path, lang):
     async with telegram_at(tg, str(tmp_path / "db.sqlite"), AT, lang) as run:
         [first] = await ask(tg, run, "/cast 庚辰 8", 61, language_code=lang)
-        assert _says_assumed(visible_text(first.params["text"], "HTML"), lang)
+        assert _says_assumed(visible_text(first.html, "HTML"), lang)
         for line in ("/cast now", "/cast 辛巳 辰將 巳時"):
             [other] = await ask(tg, run, line, 61, language_code=lang)
-            assert _head(lang) not in visible_text(other.params["text"], "HTML"), line
+            assert _head(lang) not in visible_text(other.html, "HTML"), line
         group = -100620
         [shown] = await ask(
             tg, run, "/cast 庚辰 8", group, user_id=621, chat_type="supergroup", language_code=lang
         )
-        assert _says_assumed(visible_text(shown.params["text"], "HTML"), lang)
+        assert _says_assumed(visible_text(shown.html, "HTML"), lang)
 
 
 @pytest.mark.parametrize("lang", ["ko", "lzh"])

@@ -7,7 +7,7 @@ from bot.console import ConsoleSession
 from bot.i18n import gettext
 
 # seed 003, 庚辰 第八局: 「此重審之卦，前引後從，日干拱貴」 (Korean translation below)
-SEED_003 = {"ko": "앞에 인이 있고 뒤에 종이 있어", "lzh": "此重審之卦，前引後從，日干拱貴"}
+SEED_003 = {"ko": "앞에서 이끌고 뒤에서 따르며", "lzh": "此重審之卦，前引後從，日干拱貴"}
 
 
 async def test_pages_by_number_and_by_name_in_ko_and_lzh(ctx):

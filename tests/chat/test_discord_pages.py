@@ -3,7 +3,7 @@ one embed (title, description, footer with the options used) and page buttons wh
 stored row; each press is acknowledged by UPDATE_MESSAGE (type 7) within the 3-second rule, also after a
 restart, and anyone in the guild may browse.
 
-Expected texts: seed 003's entry for 庚辰 第八局 (its Korean translation 「앞에 인이 있고 뒤에 종이 있어」) on
+Expected texts: seed 003's entry for 庚辰 第八局 (its Korean 「前引後從」 as our data words it, 「앞에서 이끌고 뒤에서 따르며」) on
 the 解 page; 重審 (that entry's 課體) on the 法 page.
 """
 
@@ -16,7 +16,7 @@ from bot.i18n import gettext
 from tests.conftest import discord_bot
 
 pytestmark = pytest.mark.usefixtures("restore_discord_endpoints")
-SEED_003_KO = "앞에 인이 있고 뒤에 종이 있어"
+SEED_003_KO = "앞에서 이끌고 뒤에서 따르며"
 
 
 def _buttons(message: dict) -> list[dict]:

@@ -104,7 +104,7 @@ async def test_telegram_liuyao_pages_in_place_and_after_a_restart(tg, tmp_path, 
     db, chat = str(tmp_path / "db.sqlite"), 51
     async with telegram_at(tg, db, WU_DINGMAO, lang) as run:
         [first] = await ask(tg, run, f"/liuyao 878878 {LAWSUIT[lang]}", chat, language_code=lang)
-        shown = visible_text(first.params["text"], "HTML")
+        shown = visible_text(first.html, "HTML")
         _check_brief(shown, lang)
         keys = buttons(first)
         assert [page_of(b) for b in keys] == ["brief", "verdict", "stars"]

@@ -57,7 +57,7 @@ async def test_telegram_the_xian_page_at_a_year_and_today(tg, tmp_path, lang):
     chat = 91
     async with telegram_at(tg, str(tmp_path / "db.sqlite"), TODAY, lang) as run:
         [first] = await ask(tg, run, f"/qizheng {BIRTH[lang]} 2027 save", chat, language_code=lang)
-        brief = visible_text(first.params["text"], "HTML")
+        brief = visible_text(first.html, "HTML")
         assert len(brief) <= 1500
         assert term(lang, "丁未") in _line(
             brief, "chat.qizheng.xian_brief", lang
@@ -80,7 +80,7 @@ async def test_telegram_the_xian_page_at_a_year_and_today(tg, tmp_path, lang):
         # in a group birth data is not shown at all (bot.privacy): no 限 there
         [refused] = await ask(tg, run, f"/qizheng {BIRTH[lang]} 2027", -100930, user_id=931,
                               chat_type="supergroup", language_code=lang)  # fmt: skip
-        assert term(lang, "丁未") not in visible_text(refused.params["text"], "HTML")
+        assert term(lang, "丁未") not in visible_text(refused.html, "HTML")
 
 
 @pytest.mark.parametrize("lang", ["ko", "lzh"])

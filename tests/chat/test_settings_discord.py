@@ -3,7 +3,7 @@
 ``/settings`` line; the one interaction listener answers each press with UPDATE_MESSAGE (type 7) within 3 s;
 a press by another member, or a value that cannot work yet, gets an ephemeral one-liner and changes nothing.
 Also: a cast shown in a guild channel can be browsed by another member — the views change, nobody's settings
-do. Expected texts: seed 003's entry for 庚辰 第八局 (「앞에 인이 있고 뒤에 종이 있어」)."""
+do. Expected texts: seed 003's entry for 庚辰 第八局 (「앞에서 이끌고 뒤에서 따르며」)."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ async def test_a_guild_cast_is_browsed_by_another_member_views_change_settings_d
         pressed = await _press(dc, first, read, user_id=member)
         assert pressed.ack_type == 7
         [page] = pressed.original["embeds"]
-        assert "앞에 인이 있고 뒤에 종이 있어" in page["description"]  # seed 003, the 解 page
+        assert "앞에서 이끌고 뒤에서 따르며" in page["description"]  # seed 003, the 解 page
         assert page["description"] != first["embeds"][0]["description"]
         trace = next(b for b in _buttons(pressed.original) if pages.decode(b["custom_id"]).page == "trace")
         again = await _press(dc, pressed.original, trace, user_id=member)

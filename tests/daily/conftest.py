@@ -37,7 +37,7 @@ class FakeTransport:
     def ready(self) -> bool:
         return self.is_ready
 
-    async def send(self, sub, text: str, *, before_request=None) -> SendOutcome:
+    async def send(self, sub, text: str, *, before_request=None, moment=None) -> SendOutcome:
         if before_request is not None and not await before_request():  # the scheduler is stopping
             return SendOutcome(False, 0, (), "not_attempted", sub.chat_id)
         self.calls += 1

@@ -69,9 +69,17 @@ async def test_guild_channel_daily_delivered_once_and_non_admin_refused(dc, tmp_
         # the date as Discord shows it: discord.utils.escape_markdown leaves a hyphen inside a line alone (it
         # is no markdown there); the reading's "- **name**" list items are the template's own markdown
         assert posts and "2026-11-30 (월) 07:00" in posts[0]["content"]
-        assert "\n- **" in posts[0]["content"] and "\\- **" not in posts[0]["content"]
+        # (a reading longer than one message goes on in the next ones: the list items may be in any of them)
+        content = "\n".join(m["content"] for m in posts)
+        assert "\n- **" in content and "\\- **" not in content
         assert all(len(m["content"]) <= 2000 for m in posts)
         assert all(m["allowed_mentions"] == {"parse": []} for m in posts)
+        # the picture of the day's 課 (the subscriber's daily_picture setting, default on) is uploaded with
+        # the reading's first message, in the same request (multipart files[0])
+        [picture] = posts[0]["attachments"]
+        assert picture["filename"] == "chart.png" and min(picture["width"], picture["height"]) >= 640
+        assert dc.uploaded[picture["id"]].startswith(b"\x89PNG")
+        assert all(not m["attachments"] for m in posts[1:])
         rows = await store.deliveries(sub.id)
         assert [r.status for r in rows] == ["sent"]
         count = len(posts)

@@ -16,7 +16,7 @@ from bot.i18n import gettext
 from bot.storage import DailyStore
 from tests.daily.conftest import move, settle, utc
 from tests.fakes.clock import ManualClock
-from tests.fakes.telegram import FakeTelegram
+from tests.fakes.telegram import FakeTelegram, visible_text
 
 TOKEN = "7012345678:AAHfake-TelegramToken_for-daily-tests-01"
 pytestmark = pytest.mark.filterwarnings("ignore:Deprecated since version v22.2")
@@ -68,7 +68,9 @@ async def app_running(
 
 
 def daily_messages(tg: FakeTelegram, chat_id) -> list[str]:
-    return [c.params["text"] for c in tg.sent_to(chat_id) if c.params["text"].startswith(f"<b>{TITLE_KO}")]
+    """The daily readings sent to a chat (the first message of each: the photo's caption, or the text)."""
+    shown = [c.params.get("text") or c.params.get("caption") or "" for c in tg.sent_to(chat_id)]
+    return [text for text in shown if text.startswith(f"<b>{TITLE_KO}")]
 
 
 async def ask(tg: FakeTelegram, text: str, chat_id: int, **kw) -> str:
@@ -120,7 +122,13 @@ async def test_a_minute_ahead_delivered_once_and_restarts(tg, tmp_path, monkeypa
         # /today answers with the very text delivered today (cast for 07:15, although sent at 07:16)
         last = daily_messages(tg, 501)[-1]
         assert "2026-12-01 (화) 07:15" in last
-        assert await ask(tg, "/today", 501, language_code="ko") == last
+        # (the delivery is one photo: the picture, the reading as its caption — a Korean 大六壬 reading is
+        # longer than a caption, so it is cut at a line and points to /today)
+        today = visible_text(await ask(tg, "/today", 501, language_code="ko"), "HTML")
+        note = gettext("ko", "daily.picture.more")
+        caption = visible_text(last, "HTML")
+        assert caption.endswith("\n" + note) and len(caption) <= 1024
+        assert today.startswith(caption.removesuffix(note).rstrip())
     rows = await _deliveries(db)
     assert [(r.local_date.isoformat(), r.status) for r in rows] == [
         ("2026-11-30", "sent"),
@@ -144,7 +152,8 @@ async def test_429_storm_loses_nothing_and_sends_each_once(tg, tmp_path, monkeyp
         for chat in chats:
             await ask(tg, "/daily 07:00", chat, language_code="ko")
         s = ctx.daily_scheduler
-        tg.rate_limit(1, times=12)  # the next twelve sendMessage calls get 429 retry_after=1
+        # the next twelve readings (each one sendPhoto: the picture of the day, default on) get 429 retry_after=1
+        tg.rate_limit(1, times=12, method="sendPhoto")
         await move(clock, s, utc(2026, 11, 29, 22, 0), timeout=30)
         for chat in chats:
             assert len(daily_messages(tg, chat)) == 1, chat
@@ -206,3 +215,39 @@ async def test_group_non_admin_cannot_change_daily(tg, tmp_path, monkeypatch):
         assert (await store.for_chat("telegram", "-100500")).active
         await move(clock, ctx.daily_scheduler, utc(2026, 11, 29, 22, 0))
         assert len(daily_messages(tg, -100500)) == 1
+
+
+async def test_daily_picture_setting_on_sends_one_photo_off_sends_text(tg, tmp_path, monkeypatch):
+    """Issue 14: the daily reading carries the picture of the day's 課 unless its owner turned it off
+    (``/settings daily_picture off``); a photo delivery is one request (its caption is the reading)."""
+    import io
+
+    from PIL import Image
+
+    db = str(tmp_path / "db.sqlite")
+    clock = ManualClock(utc(2026, 11, 29, 21, 0))
+    async with app_running(tg, db, clock, monkeypatch) as ctx:
+        await ask(tg, "/daily 07:00", 601, language_code="ko")  # default: on
+        await ask(tg, "/lang lzh", 602, language_code="ko")
+        await ask(tg, "/daily 07:00", 602, language_code="ko")
+        await ask(tg, "/settings daily_picture off", 603, language_code="ko")
+        await ask(tg, "/daily 07:00", 603, language_code="ko")
+        before = len(tg.calls)
+        await move(clock, ctx.daily_scheduler, utc(2026, 11, 29, 22, 0))
+        sent = [c for c in tg.calls[before:] if c.method in ("sendPhoto", "sendMessage")]
+        by_chat = {chat: [c for c in sent if c.params["chat_id"] == chat] for chat in (601, 602, 603)}
+        [ko] = by_chat[601]
+        [lzh] = by_chat[602]
+        [off] = by_chat[603]
+        for photo in (ko, lzh):
+            assert photo.method == "sendPhoto" and photo.status == 200
+            image = Image.open(io.BytesIO(photo.files["photo"]))
+            assert image.format == "PNG" and min(image.size) >= 640
+            assert len(visible_text(photo.params["caption"], "HTML")) <= 1024
+        assert ko.params["caption"].startswith(f"<b>{TITLE_KO}")
+        # the Classical Chinese reading fits a caption whole: the caption is the reading /today shows
+        today_lzh = await ask(tg, "/today", 602, language_code="ko")
+        assert lzh.params["caption"] == today_lzh
+        assert off.method == "sendMessage" and off.params["text"].startswith(f"<b>{TITLE_KO}")
+    rows = await _deliveries(db)
+    assert len(rows) == 3 and {r.status for r in rows} == {"sent"}

@@ -18,10 +18,17 @@ binary frames are decompressed by the client)
     server, ``application{id,flags}``, ``shard``) → a full GUILD_CREATE per guild (roles incl. @everyone = the
     guild id, a text channel, the bot member). HEARTBEAT (op 1) → HEARTBEAT_ACK (op 11), counted in
     :attr:`heartbeats`; RESUME (op 6) → RESUMED. ``dispatch(event, data)`` sends any DISPATCH (increasing ``s``).
+    Sharding as the real gateway does it: IDENTIFY's ``shard: [shard_id, num_shards]`` (absent = ``[0, 1]``)
+    is echoed in READY; a guild belongs to shard ``(guild_id >> 22) % num_shards`` and only that shard's
+    session gets its GUILD_CREATE and its events (``dispatch`` routes by ``guild_id``; events without one,
+    such as DMs, go to shard 0); a shard id ≥ ``num_shards`` is closed with 4010 "Invalid shard".
+    :attr:`shards_identified` lists every ``[shard_id, num_shards]`` identified; ``GET /gateway/bot``
+    recommends :attr:`recommended_shards`.
 
 REST (prefix ``/api/v10``; JSON bodies; responses are ``Content-Type: application/json`` exactly, which
 discord.py requires; every response carries rate-limit headers, see below)
-    GET /users/@me, GET /oauth2/applications/@me, GET /gateway, GET /gateway/bot,
+    GET /users/@me, GET /oauth2/applications/@me, GET /gateway (``url`` only), GET /gateway/bot (``url``,
+    ``shards`` = :attr:`recommended_shards`, ``session_start_limit``),
     GET|PUT /applications/{app}/commands and /applications/{app}/guilds/{guild}/commands (PUT = bulk
     overwrite, recorded in :attr:`synced` with the time in :attr:`sync_calls`),
     POST /channels/{id}/messages, POST /users/@me/channels (DM channel), GET /channels/{id},
@@ -36,6 +43,15 @@ Discord's rules enforced
     Rate limits: a bucket per route and major parameter of :attr:`bucket_limit` requests per
     :attr:`bucket_window` seconds, announced with ``X-RateLimit-Limit/Remaining/Reset/Reset-After/Bucket``;
     exceeding it → 429 with ``retry_after`` (and ``Via``, which discord.py needs to honour a 429).
+
+Uploads (multipart/form-data: ``payload_json`` and ``files[n]`` parts, as discord.py sends a ``discord.File``)
+    The ``attachments`` array of the payload names each upload by its index (``{"id": 0, "filename": …}``)
+    and, on an edit, keeps an attachment the message has by its id; an edit without ``attachments`` keeps
+    them all, ``[]`` removes them (UPDATE_MESSAGE callbacks, type 7). Each new attachment gets a snowflake,
+    ``filename``, ``size``, ``url``, and ``width``/``height``/``content_type`` for a picture; the bytes are in
+    :attr:`uploaded` by attachment id. An embed image ``attachment://name`` is answered with that
+    attachment's URL. More than 10 files → 400 50035; a file over :attr:`upload_limit` → 413 40005; an entry
+    naming neither an upload nor a kept attachment → 400 50035.
 
 Fault injection
     ``user_message(content, user_id=None, dm=False)`` dispatches MESSAGE_CREATE (for prefix commands);
@@ -90,6 +106,7 @@ class Request:
     json: Any
     at: float
     status: int = 200
+    uploads: dict[int, tuple[str, bytes]] = field(default_factory=dict)  # files[n] → (filename, bytes)
 
 
 @dataclass
@@ -130,10 +147,12 @@ class FakeDiscord(LoopbackServer):
     token: str = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfAkE1.fake-discord-token-for-tests-only_0123"
     host: str = "127.0.0.1"
     ack_deadline: float = 3.0
+    upload_limit: int = 10 * 1024 * 1024  # bytes per file (the default upload limit of a bot)
     heartbeat_interval_ms: int = 41250
     bucket_limit: int = 5
     bucket_window: float = 1.0
     guild_locale: str = "ko"
+    recommended_shards: int = 1
 
     def __post_init__(self) -> None:
         self.application_id = snowflake()
@@ -144,12 +163,16 @@ class FakeDiscord(LoopbackServer):
         self.user_id = snowflake()  # a default human user
         self.requests: list[Request] = []
         self.messages: list[dict[str, Any]] = []
+        self.uploaded: dict[str, bytes] = {}  # attachment id → the bytes uploaded (files[n] parts)
         self.interactions: list[Interaction] = []
         self.synced: dict[str, list[dict[str, Any]]] = {}  # "global" or guild id → commands
         self.sync_calls: list[tuple[str, float]] = []
         self.identify: dict[str, Any] | None = None
         self.heartbeats = 0
         self.sessions: list[web.WebSocketResponse] = []
+        self.session_shards: dict[web.WebSocketResponse, tuple[int, int]] = {}  # session → [id, count]
+        self.shards_identified: list[tuple[int, int]] = []
+        self._session_ids: dict[str, tuple[int, int]] = {}  # session_id → its shard, for RESUME
         self._seq = 0
         self._fails: list[_Fail] = []
         self._forbidden: dict[str, int] = {}
@@ -285,7 +308,74 @@ class FakeDiscord(LoopbackServer):
             "soundboard_sounds": [],
         }
 
+    def _attachments(
+        self,
+        channel_id: str,
+        body: dict[str, Any],
+        uploads: dict[int, tuple[str, bytes]],
+        existing: list[dict[str, Any]] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The message's attachments after a create or an edit (Discord's ``attachments`` array semantics):
+        an entry ``{"id": n}`` with a small integer names the upload ``files[n]``; an entry with the id of an
+        attachment the message has keeps it; on an edit without ``attachments`` the old ones stay, with
+        ``[]`` they are all removed. A file over :attr:`upload_limit` → 413 40005; an entry naming neither an
+        upload nor a kept attachment → 400 50035."""
+        if "attachments" not in body:
+            if existing is not None:
+                return existing
+            wanted = [{"id": n, "filename": name} for n, (name, _) in sorted(uploads.items())]
+        else:
+            wanted = list(body.get("attachments") or [])
+        old = {str(a["id"]): a for a in existing or []}
+        out: list[dict[str, Any]] = []
+        for entry in wanted:
+            ident = str(entry.get("id"))
+            if ident in old:
+                out.append(old[ident])
+                continue
+            if not ident.isdigit() or int(ident) not in uploads:
+                raise _DiscordError(
+                    400, 50035, "Invalid Form Body", errors={"attachments": "UNKNOWN_ATTACHMENT"}
+                )
+            filename, data = uploads[int(ident)]
+            if len(data) > self.upload_limit:
+                raise _DiscordError(413, 40005, "Request entity too large")
+            filename = str(entry.get("filename") or filename)
+            attachment: dict[str, Any] = {
+                "id": snowflake(),
+                "filename": filename,
+                "size": len(data),
+                "url": f"http://{self.host}:{self.port}/attachments/{channel_id}/{filename}",
+                "proxy_url": f"http://{self.host}:{self.port}/attachments/{channel_id}/{filename}",
+            }
+            size = _image_size(data)
+            if size is not None:
+                attachment.update(width=size[0], height=size[1], content_type="image/png")
+            self.uploaded[attachment["id"]] = data
+            out.append(attachment)
+        return out
+
+    @staticmethod
+    def _resolve_images(
+        embeds: list[dict[str, Any]], attachments: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """``attachment://name`` in an embed's image becomes that attachment's URL (with its size), as
+        Discord answers it."""
+        by_name = {a["filename"]: a for a in attachments}
+        out = []
+        for embed in embeds:
+            image = embed.get("image") or {}
+            url = str(image.get("url") or "")
+            if url.startswith("attachment://") and url[len("attachment://") :] in by_name:
+                a = by_name[url[len("attachment://") :]]
+                embed = {**embed, "image": {"url": a["url"], "proxy_url": a["proxy_url"],
+                                            "width": a.get("width"), "height": a.get("height")}}  # fmt: skip
+            out.append(embed)
+        return out
+
     def _message(self, channel_id: str, body: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        uploads = extra.pop("uploads", {})
+        attachments = self._attachments(str(channel_id), body, uploads)
         return {
             "id": snowflake(),
             "channel_id": str(channel_id),
@@ -297,8 +387,8 @@ class FakeDiscord(LoopbackServer):
             "mention_everyone": False,
             "mentions": [],
             "mention_roles": [],
-            "attachments": [],
-            "embeds": body.get("embeds") or [],
+            "attachments": attachments,
+            "embeds": self._resolve_images(body.get("embeds") or [], attachments),
             "components": body.get("components") or [],
             "pinned": False,
             "type": 0,
@@ -328,8 +418,17 @@ class FakeDiscord(LoopbackServer):
             headers["X-RateLimit-Global"] = "true"
         self.fail("POST", r"^/(channels/\d+/messages|webhooks/.*)$", 429, payload, times, headers)
 
+    @staticmethod
+    def shard_of(guild_id: str | int | None, num_shards: int) -> int:
+        """The shard a guild's events go to (Discord: ``(guild_id >> 22) % num_shards``; no guild: 0)."""
+        return (int(guild_id) >> 22) % num_shards if guild_id is not None else 0
+
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        guild_id = data.get("guild_id") if isinstance(data, dict) else None
         for ws in list(self.sessions):
+            shard_id, count = self.session_shards.get(ws, (0, 1))
+            if self.shard_of(guild_id, count) != shard_id:
+                continue  # another shard's guild
             self._seq += 1
             await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
 
@@ -535,31 +634,45 @@ class FakeDiscord(LoopbackServer):
                     if frame["d"].get("token") not in (self.token, f"Bot {self.token}"):
                         await ws.close(code=4004, message=b"Authentication failed.")
                         break
+                    shard = frame["d"].get("shard") or [0, 1]
+                    shard_id, count = int(shard[0]), int(shard[1])
+                    if not 0 <= shard_id < count:
+                        await ws.close(code=4010, message=b"Invalid shard.")
+                        break
+                    self.shards_identified.append((shard_id, count))
+                    self.session_shards[ws] = (shard_id, count)
                     self.sessions.append(ws)
-                    await self._send_ready(ws)
+                    await self._send_ready(ws, shard_id, count)
                 elif op == 6:
+                    resumed = self._session_ids.get(str(frame.get("d", {}).get("session_id")))
+                    self.session_shards[ws] = resumed or (0, 1)
                     self.sessions.append(ws)
                     self._seq += 1
                     await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": self._seq, "d": {}}))
         finally:
             if ws in self.sessions:
                 self.sessions.remove(ws)
+            self.session_shards.pop(ws, None)
         return ws
 
-    async def _send_ready(self, ws: web.WebSocketResponse) -> None:
+    async def _send_ready(self, ws: web.WebSocketResponse, shard_id: int = 0, count: int = 1) -> None:
+        mine = self.shard_of(self.guild_id, count) == shard_id
+        session_id = "session-" + snowflake()
+        self._session_ids[session_id] = (shard_id, count)
         ready = {
             "v": 10,
             "user": self.bot_user(),
-            "guilds": [{"id": self.guild_id, "unavailable": True}],
-            "session_id": "session-" + snowflake(),
+            "guilds": [{"id": self.guild_id, "unavailable": True}] if mine else [],
+            "session_id": session_id,
             "resume_gateway_url": self.gateway_url,
-            "shard": [0, 1],
+            "shard": [shard_id, count],
             "application": {"id": self.application_id, "flags": 0},
             "private_channels": [],
             "relationships": [],
             "user_settings": {},
         }
-        for event, data in (("READY", ready), ("GUILD_CREATE", self.guild())):
+        events = [("READY", ready), ("GUILD_CREATE", self.guild())] if mine else [("READY", ready)]
+        for event, data in events:
             self._seq += 1
             await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
         self._ready.set()
@@ -607,14 +720,25 @@ class FakeDiscord(LoopbackServer):
     async def _rest(self, request: web.Request) -> web.Response:
         path = request.match_info["path"].strip("/")
         body: Any = None
+        uploads: dict[int, tuple[str, bytes]] = {}
         if request.can_read_body:
             if request.content_type == "multipart/form-data":
-                form = await request.post()
-                body = json.loads(str(form.get("payload_json") or "{}"))
+                # payload_json + files[n] parts, as discord.py (and Discord's docs) send an upload
+                reader = await request.multipart()
+                body = {}
+                async for part in reader:
+                    name = part.name or ""  # type: ignore[union-attr]
+                    data = await part.read()  # type: ignore[union-attr]
+                    if name == "payload_json":
+                        body = json.loads(data.decode() or "{}")
+                    elif (m := re.fullmatch(r"files\[(\d+)\]", name)) is not None:
+                        uploads[int(m.group(1))] = (part.filename or "", bytes(data))  # type: ignore[union-attr]
+                    else:
+                        raise _DiscordError(400, 50035, "Invalid Form Body", errors={name: "UNKNOWN_FIELD"})
             else:
                 raw = await request.read()
                 body = json.loads(raw) if raw else None
-        req = Request(request.method, path, dict(request.query), body, time.monotonic())
+        req = Request(request.method, path, dict(request.query), body, time.monotonic(), uploads=uploads)
         self.requests.append(req)
         try:
             response = await self._route(request, req)
@@ -674,11 +798,13 @@ class FakeDiscord(LoopbackServer):
                     "team": None,
                 }
             )
-        if method == "GET" and path in ("gateway", "gateway/bot"):
+        if method == "GET" and path == "gateway":
+            return ok({"url": self.gateway_url})
+        if method == "GET" and path == "gateway/bot":
             return ok(
                 {
                     "url": self.gateway_url,
-                    "shards": 1,
+                    "shards": self.recommended_shards,
                     "session_start_limit": {
                         "total": 1000,
                         "remaining": 999,
@@ -707,10 +833,17 @@ class FakeDiscord(LoopbackServer):
             if channel_id in self._forbidden:
                 code = self._forbidden[channel_id]
                 raise _DiscordError(403, code, "Cannot send messages to this user")
-            self._validate_message(body or {})
-            message = self._message(channel_id, body or {})
+            self._validate_message(body or {}, req.uploads)
+            message = self._message(channel_id, body or {}, uploads=req.uploads)
             self.messages.append(
-                {**(body or {}), "channel_id": channel_id, "via": "channel", "id": message["id"]}
+                {
+                    **(body or {}),
+                    "channel_id": channel_id,
+                    "via": "channel",
+                    "id": message["id"],
+                    "attachments": message["attachments"],
+                    "embeds": message["embeds"],
+                }  # fmt: skip
             )
             return ok(message)
         if method == "GET" and re.fullmatch(r"channels/\d+", path):
@@ -722,7 +855,9 @@ class FakeDiscord(LoopbackServer):
                        "flags": 0})  # fmt: skip
         m = re.fullmatch(r"interactions/(\d+)/([^/]+)/callback", path)
         if m and method == "POST":
-            return ok(*self._callback(m.group(1), m.group(2), body or {}, "with_response" in req.query))
+            return ok(
+                *self._callback(m.group(1), m.group(2), body or {}, "with_response" in req.query, req.uploads)
+            )
         m = re.fullmatch(r"webhooks/(\d+)/([^/]+)(/messages/@original)?", path)
         if m:
             inter = self._by_token(m.group(2))
@@ -740,12 +875,16 @@ class FakeDiscord(LoopbackServer):
                     inter.followups.append(inter.original)
                 return ok(inter.original or self._message(inter.payload["channel_id"], {"content": "…"}))
             if method == "POST":
-                self._validate_message(body or {})
+                self._validate_message(body or {}, req.uploads)
                 message = self._message(
-                    inter.payload["channel_id"], body or {}, webhook_id=self.application_id
+                    inter.payload["channel_id"],
+                    body or {},
+                    webhook_id=self.application_id,
+                    uploads=req.uploads,
                 )
                 self.messages.append({**(body or {}), "channel_id": inter.payload["channel_id"], "via": "followup",
-                                      "interaction": inter.id, "id": message["id"]})  # fmt: skip
+                                      "interaction": inter.id, "id": message["id"],
+                                      "attachments": message["attachments"], "embeds": message["embeds"]})  # fmt: skip
                 inter.followups.append({**message, "allowed_mentions": (body or {}).get("allowed_mentions")})
                 return ok(message if req.query.get("wait") in ("true", "True", "1") else None,
                           200 if req.query.get("wait") in ("true", "True", "1") else 204)  # fmt: skip
@@ -755,8 +894,14 @@ class FakeDiscord(LoopbackServer):
         return next((i for i in self.interactions if i.token == token), None)
 
     def _callback(
-        self, inter_id: str, token: str, body: dict[str, Any], with_response: bool
+        self,
+        inter_id: str,
+        token: str,
+        body: dict[str, Any],
+        with_response: bool,
+        uploads: dict[int, tuple[str, bytes]] | None = None,
     ) -> tuple[Any, int]:
+        uploads = uploads or {}
         inter = self._by_token(token)
         if inter is None or inter.id != inter_id:
             raise _DiscordError(404, 10062, "Unknown interaction")
@@ -783,7 +928,7 @@ class FakeDiscord(LoopbackServer):
             inter.acked_at, inter.ack_type, inter.choices = now, kind, choices
             return (None, 204) if not with_response else ({"interaction": {"id": inter.id, "type": 4}}, 200)
         if kind in (4, 7):
-            self._validate_message(data)
+            self._validate_message(data, uploads, editing=kind == 7)
         inter.acked_at, inter.ack_type = now, kind
         flags = int(data.get("flags") or 0)
         message = self._message(inter.payload["channel_id"], data if kind == 4 else {"content": "", "flags": flags},
@@ -796,11 +941,17 @@ class FakeDiscord(LoopbackServer):
             self.messages.append({**data, "channel_id": inter.payload["channel_id"], "via": "callback",
                                   "interaction": inter.id})  # fmt: skip
         if kind == 7:  # UPDATE_MESSAGE: the component's message edited in place
-            edited = {**inter.payload["message"], **{k: v for k, v in data.items() if k in
-                      ("content", "embeds", "components", "attachments")}}  # fmt: skip
+            shown = inter.payload["message"]
+            attachments = self._attachments(
+                inter.payload["channel_id"], data, uploads, list(shown.get("attachments") or [])
+            )
+            edited = {**shown, **{k: v for k, v in data.items() if k in ("content", "embeds", "components")},
+                      "attachments": attachments}  # fmt: skip
+            edited["embeds"] = self._resolve_images(list(edited.get("embeds") or []), attachments)
             message = inter.original = edited
             self.messages.append({**data, "channel_id": inter.payload["channel_id"], "via": "update",
-                                  "interaction": inter.id, "id": edited.get("id")})  # fmt: skip
+                                  "interaction": inter.id, "id": edited.get("id"),
+                                  "attachments": attachments, "embeds": edited["embeds"]})  # fmt: skip
         if not with_response:
             return None, 204
         return (
@@ -839,11 +990,22 @@ class FakeDiscord(LoopbackServer):
                 )
 
     @staticmethod
-    def _validate_message(body: dict[str, Any]) -> None:
+    def _validate_message(
+        body: dict[str, Any], uploads: dict[int, tuple[str, bytes]] | None = None, editing: bool = False
+    ) -> None:
         content = body.get("content") or ""
         embeds = body.get("embeds") or []
-        if not content and not embeds and not body.get("attachments") and not body.get("components"):
+        if (
+            not editing
+            and not content
+            and not embeds
+            and not body.get("attachments")
+            and not uploads
+            and not body.get("components")
+        ):
             raise _DiscordError(400, 50006, "Cannot send an empty message")
+        if len(uploads or {}) > 10:
+            raise _DiscordError(400, 50035, "Invalid Form Body", errors={"files": "BASE_TYPE_MAX_LENGTH"})
         if len(content) > CONTENT_LIMIT:
             raise _DiscordError(400, 50035, "Invalid Form Body",
                                 errors={"content": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH",
@@ -880,6 +1042,19 @@ class FakeDiscord(LoopbackServer):
             total += sum(len(f.get("name", "")) + len(f.get("value", "")) for f in e.get("fields") or [])
         if total > 6000:
             raise _DiscordError(400, 50035, "Invalid Form Body", errors={"embeds": "MAX_EMBED_SIZE_EXCEEDED"})
+
+
+def _image_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height of an uploaded picture (Discord reports them for images), else None."""
+    import io
+
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return image.size
+    except (UnidentifiedImageError, OSError):
+        return None
 
 
 class _DiscordError(Exception):

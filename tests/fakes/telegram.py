@@ -17,8 +17,8 @@ Protocol
     Methods: getMe, logOut, close, deleteWebhook, setWebhook, getWebhookInfo, getUpdates (real long poll that
     honours ``offset``; the hold is capped at :attr:`poll_hold` seconds so shutdown is fast), sendMessage,
     sendPhoto, sendDocument, getFile, setMyCommands, getMyCommands, deleteMyCommands, answerCallbackQuery
-    (text 0–200 characters, once per query, else 400),
-    editMessageText, editMessageCaption, deleteMessage, sendChatAction, getChatMember (``admins[chat_id] = {user ids}`` are
+    (text 0–200 characters, once per query, else 400), editMessageText, editMessageCaption,
+    editMessageMedia, deleteMessage, sendChatAction, getChatMember (``admins[chat_id] = {user ids}`` are
     "administrator", ``owners[chat_id] = user_id`` is "creator", everyone else "member").
     Form values other than text-like fields (text, caption, parse_mode …) are JSON-decoded, as PTB sends
     them JSON-encoded; "/cast 1" stays a string.
@@ -27,7 +27,20 @@ Validation like Telegram (on sendMessage / editMessageText / captions)
     text empty after stripping → 400 "Bad Request: message text is empty"; more than 4096 characters after
     entity parsing (UTF-16 code units) → 400 "Bad Request: message is too long"; with ``parse_mode=HTML``
     an unsupported tag, an unescaped ``<``, an unknown named entity or unbalanced tags → 400
-    "Bad Request: can't parse entities: …". Captions: 1024.
+    "Bad Request: can't parse entities: …". Captions: 1024 ("message caption is too long").
+
+Photos (sendPhoto, editMessageMedia; multipart uploads as PTB sends them: the file part ``photo``, or
+    ``attach://name`` in an InputMedia with the part ``name``; or the ``file_id`` of a photo sent before)
+    The upload is decoded with Pillow: not a picture → 400 IMAGE_PROCESS_FAILED, > 10 MB → 400, width +
+    height > 10,000 or a side ratio > 20 → 400 PHOTO_INVALID_DIMENSIONS. The answer's ``photo`` is the list
+    of sizes Telegram keeps (longest side 90/320/800/1280/2560 up to the original), each with its own
+    ``file_id``; the largest's bytes are in :attr:`photos` (and served by getFile + the file URL).
+    No photo → 400 "there is no photo in the request".
+
+Edits are checked against the message as it stands (:attr:`messages`): an unknown message → 400 "message to
+    edit not found"; editMessageText on a photo → 400 "there is no text in the message to edit";
+    editMessageCaption on a text message → 400 "there is no caption in the message to edit"; the same content
+    and keyboard again → 400 "message is not modified"; editMessageMedia may add a photo to a text message.
 
 Injecting input
     ``user_says(text, chat_id=…, user_id=…, chat_type="private"|"group"|"supergroup", language_code=…,
@@ -62,6 +75,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import html
+import io
 import itertools
 import json
 import math
@@ -79,6 +93,8 @@ from tests.fakes._server import LoopbackServer
 TEXT_LIMIT = 4096
 FLOOD_METHODS = frozenset({"sendMessage", "sendPhoto", "sendDocument"})  # what the flood limit counts
 CAPTION_LIMIT = 1024
+PHOTO_MAX_BYTES = 10 * 1024 * 1024  # sendPhoto: "The photo must be at most 10 MB in size"
+PHOTO_SIDES = (90, 320, 800, 1280, 2560)  # the longest side of each size Telegram keeps of a photo
 # Bot API fields that are strings and must not be JSON-decoded.
 STRING_FIELDS = frozenset(
     {
@@ -207,6 +223,17 @@ class Call:
     status: int = 200
     result: Any = None
 
+    @property
+    def html(self) -> str:
+        """The HTML a send or an edit asked for: its ``text``, or a photo's ``caption``."""
+        return str(self.params.get("text") or self.params.get("caption") or "")
+
+    @property
+    def shown(self) -> str:
+        """What the sent message shows: its text, or a photo's caption."""
+        result = self.result if isinstance(self.result, dict) else {}
+        return str(result.get("text") or result.get("caption") or "")
+
 
 @dataclass
 class _Rule:
@@ -243,6 +270,9 @@ class FakeTelegram(LoopbackServer):
     flood_window: float = 1.0
     admins: dict[int, set[int]] = field(default_factory=dict)  # chat id → user ids that are administrators
     owners: dict[int, int] = field(default_factory=dict)  # chat id → the creator's user id
+    # the bot's messages as they stand now, by (chat id, message id): edits are checked against them
+    messages: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    photos: dict[str, bytes] = field(default_factory=dict)  # file_id of the largest size → the bytes sent
 
     def __post_init__(self) -> None:
         self._updates: list[dict[str, Any]] = []
@@ -257,6 +287,8 @@ class FakeTelegram(LoopbackServer):
         self._losses: list[_Loss] = []
         self._accepted: collections.deque[float] = collections.deque()  # monotonic times of accepted sends
         self.flood_rejections = 0  # sends answered 429 by the flood limit
+        self._file_ids = itertools.count(1)
+        self._sent_photos: list[list[dict[str, Any]]] = []
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> FakeTelegram:
@@ -412,16 +444,18 @@ class FakeTelegram(LoopbackServer):
 
     async def wait_for(
         self,
-        method: str,
+        method: str | tuple[str, ...],
         count: int = 1,
         timeout: float = 5.0,
         predicate: Callable[[Call], bool] | None = None,
     ) -> list[Call]:
+        methods = (method,) if isinstance(method, str) else method
+
         def found() -> list[Call]:
             return [
                 c
                 for c in self.calls
-                if c.method == method and c.status == 200 and (predicate is None or predicate(c))
+                if c.method in methods and c.status == 200 and (predicate is None or predicate(c))
             ]
 
         async def waiter() -> list[Call]:
@@ -435,8 +469,9 @@ class FakeTelegram(LoopbackServer):
             raise TimeoutError(f"{method}: wanted {count}, got {len(found())} within {timeout}s") from None
 
     async def wait_sent(self, chat_id: Any = None, count: int = 1, timeout: float = 5.0) -> list[Call]:
+        """The bot's messages (sendMessage and sendPhoto) to ``chat_id``."""
         return await self.wait_for(
-            "sendMessage",
+            ("sendMessage", "sendPhoto"),
             count,
             timeout,
             None if chat_id is None else (lambda c: str(c.params.get("chat_id")) == str(chat_id)),
@@ -655,13 +690,85 @@ class FakeTelegram(LoopbackServer):
         chat: dict[str, Any] = {"id": chat_id, "type": kind}
         if kind != "private":
             chat["title"] = "group"
-        return {
+        message = {
             "message_id": next(self._message_ids),
             "date": int(time.time()),
             "chat": chat,
             "from": {"id": self.bot_id, "is_bot": True, "first_name": "sikpan", "username": self.username},
             **extra,
         }
+        self.messages[(str(chat_id), message["message_id"])] = message
+        return message
+
+    # ------------------------------------------------------------------ photos
+    def _photo_sizes(self, data: bytes) -> list[dict[str, Any]]:
+        """Decode an uploaded photo as Telegram does and answer its PhotoSize list: the sizes Telegram
+        makes (longest side 90, 320, 800, 1280, 2560, none larger than the original), each with its own
+        ``file_id`` (the bytes of the largest are kept for ``getFile``). What is not a picture → 400
+        IMAGE_PROCESS_FAILED; more than 10 MB → 400; width + height over 10,000 or a side ratio over 20
+        → 400 PHOTO_INVALID_DIMENSIONS (the Bot API's sendPhoto limits)."""
+        from PIL import Image, UnidentifiedImageError
+
+        if len(data) > PHOTO_MAX_BYTES:
+            raise _ApiError(400, "Bad Request: file is too big")
+        try:
+            with Image.open(io.BytesIO(data)) as image:
+                image.load()
+                width, height = image.size
+        except (UnidentifiedImageError, OSError, ValueError):
+            raise _ApiError(400, "Bad Request: IMAGE_PROCESS_FAILED") from None
+        if width + height > 10_000 or max(width, height) > 20 * min(width, height):
+            raise _ApiError(400, "Bad Request: PHOTO_INVALID_DIMENSIONS")
+        sizes = []
+        longest = max(width, height)
+        for side in PHOTO_SIDES:
+            scale = min(1.0, side / longest)
+            w, h = max(1, round(width * scale)), max(1, round(height * scale))
+            if sizes and (w, h) == (sizes[-1]["width"], sizes[-1]["height"]):
+                break
+            n = next(self._file_ids)
+            sizes.append({"file_id": f"AgACAgphoto{n}", "file_unique_id": f"AQADphoto{n}", "width": w,
+                          "height": h, "file_size": len(data) if scale == 1.0 else len(data) * w // width})  # fmt: skip
+            if scale == 1.0:
+                break
+        self.files[f"photos/{sizes[-1]['file_id']}.png"] = data
+        self.photos[sizes[-1]["file_id"]] = data
+        return sizes
+
+    def _photo(self, value: Any, files: dict[str, bytes]) -> list[dict[str, Any]]:
+        """The PhotoSize list of a ``photo`` field: an upload (multipart part, or ``attach://name``) or the
+        ``file_id`` of a photo sent before (reused without upload)."""
+        if isinstance(value, str) and value.startswith("attach://"):
+            data = files.get(value[len("attach://") :])
+            if data is None:
+                raise _ApiError(400, "Bad Request: wrong HTTP URL specified")
+            return self._photo_sizes(data)
+        if isinstance(value, str) and value:
+            for sizes in self._sent_photos:
+                if any(size["file_id"] == value for size in sizes):
+                    return sizes
+            raise _ApiError(400, "Bad Request: wrong file identifier/HTTP URL specified")
+        raise _ApiError(400, "Bad Request: there is no photo in the request")
+
+    def _stored(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The bot's message an edit names (400 "message to edit not found" as Telegram answers)."""
+        key = (str(params.get("chat_id")), params.get("message_id"))
+        message = self.messages.get(key)
+        if message is None:
+            raise _ApiError(400, "Bad Request: message to edit not found")
+        return message
+
+    def _edited(self, message: dict[str, Any], params: dict[str, Any], **content: Any) -> dict[str, Any]:
+        """Apply an edit; the same content and keyboard again → 400 "message is not modified"."""
+        markup = self._markup(params)
+        new = {k: v for k, v in message.items() if k not in ("text", "caption", "reply_markup")}
+        new.update({k: v for k, v in content.items() if v is not None}, **markup)
+        if new == message:
+            raise _ApiError(400, "Bad Request: message is not modified: specified new message content and "
+                            "reply markup are exactly the same as a current content and reply markup of the message")  # fmt: skip
+        new["edit_date"] = int(time.time())
+        self.messages[(str(message["chat"]["id"]), message["message_id"])] = new
+        return dict(new)
 
     async def _m_sendmessage(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         if params.get("chat_id") in (None, ""):
@@ -670,16 +777,48 @@ class FakeTelegram(LoopbackServer):
         return self._message(params, text=shown)
 
     async def _m_sendphoto(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
-        extra: dict[str, Any] = {
-            "photo": [{"file_id": "photo1", "file_unique_id": "u1", "width": 1, "height": 1}]
-        }
-        if params.get("caption"):
-            extra["caption"] = self._check_text(
+        if params.get("chat_id") in (None, ""):
+            raise _ApiError(400, "Bad Request: chat_id is empty")
+        caption = None
+        if params.get("caption"):  # checked before the upload is processed, as Telegram does
+            caption = self._check_text(
                 params["caption"], params.get("parse_mode"), CAPTION_LIMIT, "message caption"
             )
-        for name, data in files.items():
-            self.files[f"photos/{name}"] = data
+        photo = files.get("photo")
+        sizes = self._photo_sizes(photo) if photo is not None else self._photo(params.get("photo"), files)
+        self._sent_photos.append(sizes)
+        extra: dict[str, Any] = {"photo": sizes}
+        if caption is not None:
+            extra["caption"] = caption
         return self._message(params, **extra)
+
+    async def _m_editmessagemedia(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        """``media`` is an InputMedia (JSON); a photo given as ``attach://name`` is the multipart part
+        ``name``. A text message gets the media (the Bot API allows adding media to text messages); its
+        caption is the media's ``caption`` (limit 1,024)."""
+        message = self._stored(params)
+        media = params.get("media")
+        if isinstance(media, str):
+            try:
+                media = json.loads(media)
+            except ValueError:
+                raise _ApiError(
+                    400, "Bad Request: can't parse InputMedia: Can't parse media JSON object"
+                ) from None
+        if not isinstance(media, dict) or media.get("type") != "photo":
+            raise _ApiError(
+                400, "Bad Request: can't parse InputMedia: media type is not supported by the fake"
+            )
+        caption = None
+        if media.get("caption"):
+            caption = self._check_text(
+                media["caption"], media.get("parse_mode"), CAPTION_LIMIT, "message caption"
+            )
+        sizes = self._photo(media.get("media"), files)
+        self._sent_photos.append(sizes)
+        base = {k: v for k, v in message.items() if k not in ("text", "entities", "photo", "caption")}
+        self.messages[(str(message["chat"]["id"]), message["message_id"])] = base
+        return self._edited(base, params, photo=sizes, caption=caption)
 
     async def _m_senddocument(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         for name, data in files.items():
@@ -728,17 +867,19 @@ class FakeTelegram(LoopbackServer):
 
     async def _m_editmessagetext(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         shown = self._check_text(params.get("text"), params.get("parse_mode"), TEXT_LIMIT, "message text")
-        message = self._message(params, text=shown)
-        message["message_id"] = params.get("message_id")
-        return message
+        message = self._stored(params)
+        if "text" not in message:
+            raise _ApiError(400, "Bad Request: there is no text in the message to edit")
+        return self._edited(message, params, text=shown)
 
     async def _m_editmessagecaption(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         shown = self._check_text(
             params.get("caption"), params.get("parse_mode"), CAPTION_LIMIT, "message caption"
         )
-        message = self._message(params, caption=shown)
-        message["message_id"] = params.get("message_id")
-        return message
+        message = self._stored(params)
+        if "photo" not in message and "document" not in message:
+            raise _ApiError(400, "Bad Request: there is no caption in the message to edit")
+        return self._edited(message, params, caption=shown)
 
     async def _m_deletemessage(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         return True

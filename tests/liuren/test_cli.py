@@ -163,7 +163,7 @@ def test_cast_shows_seed_reading(capsys):
     _, out, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8", "--lang", "lzh")
     assert "課義：己財先費，方獲厚利，初引末從，旬丁晝貴。" in out
     _, out, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8")
-    assert "후리(厚利)" in out
+    assert "큰 이익(厚利)" in out  # 課義 「方獲厚利」 (seed 003 entry 1)
     _, out, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8", "--json")
     obj = json.loads(out)
     assert obj["reading"][0]["kind"] == "seed" and obj["reading"][-1]["kind"] == "composed"

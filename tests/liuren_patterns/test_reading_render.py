@@ -92,7 +92,7 @@ def test_each_explanation_once(case: str, lang: str, ext: str) -> None:
     # 課格 definitions + meanings: once for all the readings of a chart (seed text and composed reading)
     for h in {h.id for r in readings for h in r.patterns}:
         p = gloss[f"pattern.{h}"]
-        assert out.count(f"{p['definition']} {p['meaning']}") == 1, h
+        assert out.count(typeset(lang, f"{p['definition']} {p['meaning']}")) == 1, h
         assert out.count(p["name"]) >= 1
 
 
@@ -162,12 +162,19 @@ def test_glossary_in_first_appearance_order() -> None:
 # Korean with the per-position layout this sheet replaced, measured before the change: txt 4586, html 4730,
 # md 4662 characters; the composed part alone (txt) 2588. The sheet measures 3757 / 4094 / 3925 and 1970.
 BEFORE = {"txt": 4586, "html": 4730, "md": 4662}
+EXPLANATIONS_THEN = 972  # Σ len(ko text) of the composed part's glossary ids with the data of that change
 
 
 @pytest.mark.parametrize("ext", FORMATS)
 def test_korean_reading_is_shorter(ext: str) -> None:
     readings = _readings("seed-庚辰-8")
+    # the measures held the explanations as they were then (972 characters for the 26 ids of this reading); issue
+    # 15 made them explain (seed-002 commentary), so the layout is compared with the explanations' growth taken out
+    gloss = glossary("ko")
+    grown = sum(len(gloss[i]["text"]) for i in dict.fromkeys(_ids(readings[1].to_json()))) - EXPLANATIONS_THEN
     out = render(f"liuren/reading.{ext}.j2", "ko", **render_context(readings, "ko"))
-    assert len(out) <= BEFORE[ext] * 0.9  # at least 10 % shorter overall (the seed text is ~2,000 of it)
+    assert (
+        len(out) - grown <= BEFORE[ext] * 0.9
+    )  # at least 10 % shorter overall (the seed text is ~2,000 of it)
     composed = render("liuren/reading.txt.j2", "ko", **render_context(readings[1:], "ko"))
-    assert len(composed) <= 2588 * 0.85
+    assert len(composed) - grown <= 2588 * 0.85

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC
+from typing import Any
 
 import pytest
 
@@ -55,6 +57,16 @@ KEYI = [
 ]
 
 
+def _seed003_data() -> dict[str, Any]:
+    from importlib import resources
+
+    text = (
+        resources.files("engine.liuren").joinpath("data", "readings_seed003.json").read_text(encoding="utf-8")
+    )
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
 @pytest.mark.parametrize(("day", "ju", "keyi", "jie_ko"), KEYI)
 def test_seed_text(day: str, ju: int, keyi: str, jie_ko: str) -> None:
     r = seed_reading(chart(day, ju))
@@ -64,7 +76,10 @@ def test_seed_text(day: str, ju: int, keyi: str, jie_ko: str) -> None:
     lzh, ko = glossary("lzh"), glossary("ko")
     first = f"seed003.{r.seed.entry}.0"
     assert lzh[first]["text"].endswith("課義：" + keyi)
-    assert ko[f"seed003.{r.seed.entry}.1"]["text"].startswith(jie_ko)
+    # the seed's Korean of 解曰 opens so; where our copy is reworded (issue 15) the seed's wording is in its note
+    section = _seed003_data()["entries"][r.seed.entry - 1]["sections"][1]
+    assert ko[f"seed003.{r.seed.entry}.1"]["text"] == section["ko"]
+    assert section["ko"].startswith(jie_ko) or f"「{jie_ko}" in section["ko_note"]
     assert lzh[f"seed003.{r.seed.entry}.1"]["text"].startswith("解曰：")
 
 
@@ -247,7 +262,7 @@ def test_glossary_never_defines_a_word_by_itself() -> None:
         for key, entry in glossary(lang).items():
             if "name" in entry and "text" in entry:
                 assert entry["text"] != entry["name"], (lang, key)
-    assert glossary("lzh")["linkong"]["text"] == "六旬逢空位上所乘之將"
+    assert glossary("lzh")["linkong"]["text"].startswith("六旬逢空位上所乘之將")
 
 
 def test_bad_category() -> None:
@@ -278,7 +293,9 @@ def test_templates(ext: str, lang: str) -> None:
     if lang == "lzh":
         assert "己財先費，方獲厚利" in out and "初傳" in out and "東方木星" in out
     else:
-        assert "자기의 전재는 먼저 한 번 파비하고" in out and "초전" in out and "동방 세성" in out
+        assert (
+            "자기 재물을 먼저 쓰고서야 큰 이익(厚利)을 얻으며" in out and "초전" in out and "동방 세성" in out
+        )
     if ext == "html":
         assert "<b>" in out
 

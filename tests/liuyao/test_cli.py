@@ -194,7 +194,7 @@ def test_day_clash_and_options_in_text(capsys):
     out = run_text(capsys, "--coins", "878878", "--month", "午", "--day", "甲午")
     row = next(line for line in out.splitlines() if line.startswith("6 "))
     assert "일충(日沖)" in row and "일파(日破)" in row
-    assert "국회 중신은 괘 안에서만 (기본, 000:19)" in out and "산(散) = 일충 (기본)" in out
+    assert "삼합국(局會)의 중신은 괘 안에서만 (기본, 《역모》 19)" in out and "산(散) = 일충 (기본)" in out
     out2 = run_text(capsys, "--coins", "878878", "--month", "午", "--day", "甲午", "--scatter", "none")
     assert "산(散) 계산 안 함" in out2
 

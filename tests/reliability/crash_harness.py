@@ -70,7 +70,11 @@ def daily_requests(tg: FakeTelegram) -> list[str]:
     chats = []
     for c in tg.calls:
         chat = str(c.params.get("chat_id"))
-        if c.method == "sendMessage" and chat.isdigit() and FIRST_CHAT <= int(chat) < CAST_CHAT:
+        if (
+            c.method in ("sendMessage", "sendPhoto")
+            and chat.isdigit()
+            and FIRST_CHAT <= int(chat) < CAST_CHAT
+        ):
             chats.append(chat)
     return chats
 
@@ -142,7 +146,7 @@ def audit(tg: FakeTelegram, db: str, readings: int, cycles: int) -> Figures:
     for c in tg.sent:
         chat = str(c.params.get("chat_id"))
         if chat.isdigit() and int(chat) >= CAST_CHAT:
-            m = _CAST_NO.search(c.result.get("text", ""))
+            m = _CAST_NO.search(c.shown)
             if m:
                 figures.acknowledged_casts += 1
                 if (f"telegram:{chat}", int(m.group(1))) not in history:

@@ -2,7 +2,7 @@
 
 #12.4 ``sending`` is written after the pacing wait, immediately before the request: a stop while readings
 are queued behind the pacer leaves them ``claimed`` (sent after the next start), never ``uncertain``.
-#12.3 a lost ``sendMessage`` answer makes the delivery ``uncertain`` and it is never sent again.
+#12.3 a lost ``sendPhoto`` answer (a reading's first request: its picture) makes the delivery ``uncertain`` and it is never sent again.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ async def _subscribe(ctx, chats: range) -> None:
 
 
 def _requested(tg: FakeTelegram) -> Counter[str]:
-    return Counter(str(c.params.get("chat_id")) for c in tg.calls if c.method == "sendMessage")
+    # a reading is one sendPhoto (the picture of the day's 課, its caption the reading's first part)
+    return Counter(str(c.params.get("chat_id")) for c in tg.calls if c.method == "sendPhoto")
 
 
 async def _statuses(ctx) -> dict[str, str]:
@@ -96,7 +97,7 @@ async def test_a_stop_while_readings_wait_for_the_pacer_leaves_them_claimed_then
 
 async def test_a_lost_send_message_answer_is_uncertain_and_not_resent(tg, tmp_path):
     clock = ManualClock(NOW)
-    tg.lose_response("sendMessage", chat_id=6001)
+    tg.lose_response("sendPhoto", chat_id=6001)
     async with telegram.Bot(tg.token, base_url=tg.base_url) as bot:
         ctx = await _context(str(tmp_path / "d.db"), clock, bot, backoff=0.01)
         await _subscribe(ctx, range(6001, 6003))

@@ -54,7 +54,7 @@ def test_admission_state_is_bounded():
 
 
 def _text(calls) -> str:
-    return "\n".join(c.result["text"] for c in calls)
+    return "\n".join(c.shown for c in calls)
 
 
 async def test_a_1000_command_flood_leaves_another_users_start_answered_within_2_seconds(tg, tmp_path):

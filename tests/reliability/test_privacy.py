@@ -75,7 +75,7 @@ async def _say_tg(tg, run, text, chat_id, *, user_id, sender_chat=None, chat_typ
     before = len(tg.sent_to(chat_id))
     tg.push_update(update)
     await run.telegram.wait_handled(update["update_id"], 10)
-    return "\n".join(c.result["text"] for c in tg.sent_to(chat_id)[before:])
+    return "\n".join(c.shown for c in tg.sent_to(chat_id)[before:])
 
 
 async def test_telegram_group_gets_ask_privately_and_anonymous_admins_are_per_group(tg, tmp_path):

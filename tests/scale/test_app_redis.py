@@ -64,6 +64,35 @@ async def test_role_all_with_redis_queues_and_sends_each_reading_once(tmp_path, 
         await storage.close()
 
 
+async def test_roles_scheduler_and_worker_with_redis_send_each_reading_once(tmp_path):
+    """``--role scheduler`` (Telegram readings → the queue, no client) and ``--role worker`` (the queue → the
+    fake Bot API) as ``bot.app.run`` runs them: each reading once, through arq."""
+    db = str(tmp_path / "roles.db")
+    await subscribe_due(db, 3, first_chat=800)
+    with fresh_redis_url() as url:
+        async with FakeTelegram(token=TOKEN) as tg:
+            common = {"telegram_token": tg.token, "telegram_api_base_url": tg.base_url, "db_path": db}
+            stop = asyncio.Event()
+            tasks = [
+                asyncio.create_task(bot.app.run(Settings(**common, redis_url=url, tz="UTC", role=role), stop))
+                for role in ("scheduler", "worker")
+            ]
+            try:
+                sent = await tg.wait_sent(count=3, timeout=30)
+                await asyncio.sleep(0.5)
+            finally:
+                stop.set()
+                await asyncio.wait_for(asyncio.gather(*tasks), 30)
+    assert sorted(str(c.params["chat_id"]) for c in sent) == ["800", "801", "802"]
+    assert len([c for c in tg.sent if str(c.params["chat_id"]) in ("800", "801", "802")]) == 3
+    assert not [c for c in tg.calls if c.method == "getUpdates"]  # send-only: no role took updates in
+    storage = await Storage.open(db)
+    try:
+        assert {d.status for d in await DailyStore(storage).deliveries()} == {"sent"}
+    finally:
+        await storage.close()
+
+
 @pytest.fixture(autouse=True)
 def _needs_redis():
     from tests.servers import require_redis

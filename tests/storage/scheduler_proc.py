@@ -31,7 +31,7 @@ class AppendTransport:
     def ready(self) -> bool:
         return True
 
-    async def send(self, sub, text: str, *, before_request=None) -> SendOutcome:  # type: ignore[no-untyped-def]
+    async def send(self, sub, text: str, *, before_request=None, moment=None) -> SendOutcome:  # type: ignore[no-untyped-def]
         if before_request is not None and not await before_request():
             return SendOutcome(False, 0, (), "not_attempted", sub.chat_id)
         os.write(self.fd, f"{os.getpid()} {sub.chat_id}\n".encode())

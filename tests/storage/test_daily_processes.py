@@ -39,7 +39,7 @@ class Recorder:
     def ready(self) -> bool:
         return True
 
-    async def send(self, sub, text: str, *, before_request=None) -> SendOutcome:
+    async def send(self, sub, text: str, *, before_request=None, moment=None) -> SendOutcome:
         if before_request is not None and not await before_request():
             return SendOutcome(False, 0, (), "not_attempted", sub.chat_id)
         await asyncio.sleep(0)  # let the other schedulers run in between

@@ -1,0 +1,81 @@
+"""``python -m bot.healthcheck``: the Docker ``HEALTHCHECK`` of every role (exit 0 healthy, 1 not).
+
+- A process that serves the Telegram webhook (``SIKPAN_ROLE=webhook``, or ``all``/``telegram`` with
+  ``TELEGRAM_WEBHOOK_URL`` set): ``GET http://127.0.0.1:$TELEGRAM_WEBHOOK_PORT/healthz`` must answer 200
+  (the app checks the database and Redis itself, and says 503 while it drains).
+- Any other role: the database answers a ``SELECT 1`` (SQLite: opened read-only, never created;
+  PostgreSQL: one connection) — cheap, and what every role needs.
+
+Settings come from the environment (and ``.env``) exactly as ``sikpan run`` reads them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from bot.config import ConfigError, Settings, load_settings
+from bot.storage.urls import is_postgres_url, split_url
+
+TIMEOUT = 5.0
+
+
+def serves_webhook(settings: Settings) -> bool:
+    return settings.role == "webhook" or (settings.webhook and settings.role in ("all", "telegram"))
+
+
+def check_webhook(settings: Settings) -> bool:
+    url = f"http://127.0.0.1:{settings.telegram_webhook_port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:  # noqa: S310 - a fixed local URL
+            return int(response.status) == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def check_database(settings: Settings) -> bool:
+    target = settings.db_path
+    if is_postgres_url(target):
+        import asyncpg
+
+        async def probe() -> None:
+            dsn, _, _ = split_url(target, 1)
+            con = await asyncpg.connect(dsn, timeout=TIMEOUT)
+            try:
+                await con.fetchval("SELECT 1")
+            finally:
+                await con.close()
+
+        try:
+            asyncio.run(probe())
+        except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            return False
+        return True
+    if not Path(target).is_file():
+        return False
+    try:
+        con = sqlite3.connect(f"file:{target}?mode=ro", uri=True, timeout=TIMEOUT)
+        try:
+            con.execute("SELECT 1").fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    return True
+
+
+def main() -> int:
+    try:
+        settings = load_settings()
+    except ConfigError:
+        return 1
+    healthy = check_webhook(settings) if serves_webhook(settings) else check_database(settings)
+    return 0 if healthy else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""The process's Prometheus metrics: one module that the command layer, the senders, the scheduler and the
+webhook app call, and that ``/metrics`` (:mod:`bot.web`) exposes.
+
+Metrics (names as Prometheus sees them)
+    ``sikpan_commands_total{command, outcome}``        commands answered (outcome ``ok`` | ``error``)
+    ``sikpan_command_seconds{command}``                 command latency (``dispatch``: parse → reply), histogram
+    ``sikpan_sends_total{platform, outcome}``           replies and readings sent (``ok`` or the failure reason)
+    ``sikpan_rate_limited_total{platform}``             429 answers (``RetryAfter``) the senders honoured
+    ``sikpan_deliveries_total{platform, status}``       daily readings by final status (sent, failed …)
+    ``sikpan_webhook_updates_total{result}``            webhook POSTs: handled, duplicate, busy, refused …
+
+The client library (``prometheus-client``, extra ``[webhook]``) is imported only when :func:`enable` is
+called — by the roles that serve ``/metrics`` — so the console, the CLI and a plain install neither need it
+nor pay for its import; until then every recording function is a no-op. Labels are bounded: command names
+come from the registry (anything else is ``unknown``), platforms and outcomes are fixed words.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
+
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+@dataclass(frozen=True)
+class _Metrics:
+    registry: CollectorRegistry
+    commands: Any
+    latency: Any
+    sends: Any
+    rate_limited: Any
+    deliveries: Any
+    webhook_updates: Any
+
+
+_metrics: _Metrics | None = None
+
+
+def enable() -> CollectorRegistry:
+    """Start recording (idempotent); returns the registry ``/metrics`` exposes."""
+    global _metrics
+    if _metrics is None:
+        from prometheus_client import CollectorRegistry, Counter, Histogram
+
+        registry = CollectorRegistry(auto_describe=True)
+        _metrics = _Metrics(
+            registry=registry,
+            commands=Counter(
+                "sikpan_commands", "Commands answered", ("command", "outcome"), registry=registry
+            ),
+            latency=Histogram(
+                "sikpan_command_seconds",
+                "Command latency, parse to reply",
+                ("command",),
+                buckets=LATENCY_BUCKETS,
+                registry=registry,
+            ),
+            sends=Counter("sikpan_sends", "Messages sent", ("platform", "outcome"), registry=registry),
+            rate_limited=Counter(
+                "sikpan_rate_limited", "429 answers honoured", ("platform",), registry=registry
+            ),
+            deliveries=Counter(
+                "sikpan_deliveries",
+                "Daily readings by final status",
+                ("platform", "status"),
+                registry=registry,
+            ),
+            webhook_updates=Counter(
+                "sikpan_webhook_updates", "Webhook requests by result", ("result",), registry=registry
+            ),
+        )
+    return _metrics.registry
+
+
+def enabled() -> bool:
+    return _metrics is not None
+
+
+def command(name: str, seconds: float, ok: bool) -> None:
+    """One command answered by ``dispatch`` after ``seconds``."""
+    if _metrics is not None:
+        _metrics.commands.labels(name, "ok" if ok else "error").inc()
+        _metrics.latency.labels(name).observe(seconds)
+
+
+def sent(platform: str, outcome: str | None) -> None:
+    """One send of a sender finished: ``outcome`` None when delivered, else its error word."""
+    if _metrics is not None:
+        _metrics.sends.labels(platform, outcome or "ok").inc()
+
+
+class _Sender(Protocol):
+    platform: str
+
+
+class _Outcome(Protocol):
+    @property
+    def error(self) -> str | None: ...
+
+
+P = ParamSpec("P")
+S = TypeVar("S", bound=_Sender)
+R = TypeVar("R", bound=_Outcome)
+
+
+def counts_sends(
+    send: Callable[Concatenate[S, P], Awaitable[R]],
+) -> Callable[Concatenate[S, P], Awaitable[R]]:
+    """Decorates a sender's ``send``: each finished send is counted by its platform and outcome."""
+
+    @functools.wraps(send)
+    async def counted(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        outcome = await send(self, *args, **kwargs)
+        sent(self.platform, outcome.error)
+        return outcome
+
+    return counted
+
+
+def rate_limited(platform: str) -> None:
+    """The platform answered 429 (the sender waits as told)."""
+    if _metrics is not None:
+        _metrics.rate_limited.labels(platform).inc()
+
+
+def delivery(platform: str, status: str) -> None:
+    """A daily reading reached its final status (``sent``, ``blocked``, ``failed``, ``uncertain`` …)."""
+    if _metrics is not None:
+        _metrics.deliveries.labels(platform, status).inc()
+
+
+def webhook_update(result: str) -> None:
+    if _metrics is not None:
+        _metrics.webhook_updates.labels(result).inc()
+
+
+def exposition(registry: CollectorRegistry) -> tuple[bytes, str]:
+    """The text format of ``registry`` and its content type."""
+    from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+    return generate_latest(registry), CONTENT_TYPE_LATEST
+
+
+__all__ = [
+    "command",
+    "counts_sends",
+    "delivery",
+    "enable",
+    "enabled",
+    "exposition",
+    "rate_limited",
+    "sent",
+    "webhook_update",
+]

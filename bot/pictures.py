@@ -1,0 +1,199 @@
+"""The chart picture of a reply, rebuilt from its stored inputs (issue 14): never kept in process memory.
+
+A cast that has a picture carries a *picture source* (:attr:`bot.commands.base.Reply.picture`): the kind of
+the history row (``cast`` 大六壬, ``liuyao`` 六爻, ``qizheng`` 七政四餘), its ``inputs`` and its ``options`` — the
+very values ``/history`` stores. :func:`render` casts the chart again from them (the engines are pure and
+deterministic, so the same row gives the same bytes) and draws it with :mod:`bot.images`; a page button
+that must put the picture back (after a restart, on a message that has none) reads the row again
+(:func:`stored_source`). The adapters call this; the renderers stay pure.
+
+A row the engines can no longer cast (stored by an older version, an option that was removed) has no
+picture: :func:`render` answers None and the reply goes out as text, as before pictures existed. The
+daily reading's picture is :func:`bot.daily.picture`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import EngineInputError
+
+if TYPE_CHECKING:
+    from bot.context import AppContext
+
+log = logging.getLogger(__name__)
+
+FILENAME = "chart.png"
+MEDIA_TYPE = "image/png"
+KINDS = frozenset({"cast", "liuyao", "qizheng"})  # history kinds whose reply has a picture
+# The page of each paged view that is the picture's own (盤): on Telegram it puts the picture back on a
+# message that lost it; every other page of a photo message only changes the caption.
+PICTURE_PAGES: Mapping[str, str] = {"cast": "brief", "qizheng": "brief"}
+
+
+def source(kind: str, inputs: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The picture source of a cast (JSON), or None for a kind without a picture."""
+    if kind not in KINDS:
+        return None
+    return {"kind": kind, "inputs": dict(inputs), "options": dict(options)}
+
+
+async def stored_source(ctx: AppContext, user_key: str, number: int) -> dict[str, Any] | None:
+    """The picture source of the stored history row ``number`` of ``user_key`` (None: gone, or no picture)."""
+    entry = await ctx.storage.get_history(user_key, number)
+    if entry is None:
+        return None
+    return source(entry.kind, entry.inputs, entry.options)
+
+
+def render(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
+    """The PNG of a picture source in ``lang``; None when there is none or the row cannot be cast again."""
+    if not src:
+        return None
+    kind, inputs, options = src.get("kind"), src.get("inputs") or {}, src.get("options") or {}
+    try:
+        if kind == "cast":
+            return _liuren(inputs, options, lang)
+        if kind == "liuyao":
+            return _liuyao(inputs, options, lang)
+        if kind == "qizheng":
+            return _qizheng(inputs, options, lang)
+    except (EngineInputError, KeyError, TypeError, ValueError) as exc:
+        # a row this version cannot cast again: the reply is sent without its picture
+        log.warning("pictures: %s row not drawable (%s: %s)", kind, type(exc).__name__, exc)
+    return None
+
+
+_drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
+
+
+async def render_async(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
+    """:func:`render` off the event loop, one picture at a time (10–20 ms each, ``bench/images.py``): a
+    burst of casts neither holds up other chats' updates nor takes more than one core."""
+    if not src:
+        return None
+    return await asyncio.get_running_loop().run_in_executor(_drawer, render, src, lang)
+
+
+async def run_drawing(draw: Callable[[], bytes]) -> bytes:
+    """Any other drawing (the daily reading's picture) on the same one worker."""
+    return await asyncio.get_running_loop().run_in_executor(_drawer, draw)
+
+
+def _liuren(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -> bytes:
+    from bot.images import render_liuren
+    from engine.calendar import DayStart
+    from engine.core.cycle import Branch, GanZhi
+    from engine.liuren import Options, build_chart, chart_at, chart_for_ju
+
+    opts = Options.from_mapping(options)
+    mode = inputs.get("mode")
+    if mode == "ju":
+        chart = chart_for_ju(GanZhi.parse(str(inputs["day"])), int(inputs["ju"]), opts)
+    elif mode == "board":
+        chart = build_chart(
+            GanZhi.parse(str(inputs["day"])),
+            Branch.from_char(str(inputs["month_general"])),
+            Branch.from_char(str(inputs["hour"])),
+            opts,
+        )
+    else:
+        longitude = inputs.get("solar_longitude")
+        latitude = inputs.get("latitude")
+        chart = chart_at(
+            datetime.fromisoformat(str(inputs["at"])),
+            opts,
+            day_starts=DayStart.parse(str(inputs.get("day_starts") or "23:00")),
+            solar_longitude=float(longitude) if longitude is not None else None,
+            latitude=float(latitude) if latitude is not None else None,
+        )
+    return render_liuren(chart, lang)
+
+
+def _liuyao(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -> bytes:
+    from bot.images import render_liuyao
+    from engine.core.cycle import Branch, GanZhi
+    from engine.liuyao import build
+    from engine.liuyao.cast import Cast, Method
+
+    cast = inputs["cast"]
+    opts = _liuyao_options(options)
+    chart = build(
+        Cast(digits=str(cast["digits"]), method=Method(str(cast["method"]))),
+        Branch.from_char(str(inputs["month"])),
+        GanZhi.parse(str(inputs["day"])),
+        use=inputs.get("use"),
+        options=opts,
+    )
+    return render_liuyao(chart.chart, lang)
+
+
+def _liuyao_options(options: Mapping[str, Any]) -> Any:
+    """``engine.liuyao.Options`` from its ``to_json`` form (each field parsed by its default's type)."""
+    import dataclasses
+    import enum
+
+    from engine.core.cycle import Branch, Stem
+    from engine.liuyao import Options
+
+    defaults = Options()
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(Options):
+        if f.name not in options:
+            continue
+        default, value = getattr(defaults, f.name), options[f.name]
+        if isinstance(default, bool):
+            kwargs[f.name] = bool(value)
+        elif isinstance(default, Branch):
+            kwargs[f.name] = Branch.from_char(str(value))
+        elif isinstance(default, Stem):
+            kwargs[f.name] = Stem.from_char(str(value))
+        elif isinstance(default, enum.Enum):
+            kwargs[f.name] = type(default)(value)
+        else:
+            kwargs[f.name] = value
+    return Options(**kwargs)
+
+
+def _qizheng(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -> bytes:
+    from bot.images import render_qizheng
+    from engine.qizheng import Place, QizhengOptions, natal_chart
+
+    lat = inputs.get("lat")
+    chart = natal_chart(
+        datetime.fromisoformat(str(inputs["at"])),
+        float(inputs["lon"]),
+        float(lat) if lat is not None else None,
+        QizhengOptions.from_json(dict(options)),
+    )
+    named = inputs.get("place")
+    place = None
+    if isinstance(named, Mapping) and named.get("name"):
+        place = Place(
+            name=str(named["name"]),
+            ko=str(named.get("ko") or named["name"]),
+            zh=str(named.get("zh") or named["name"]),
+            country="",
+            lat=float(lat) if lat is not None else 0.0,
+            lon=float(inputs["lon"]),
+            tz=str(inputs.get("zone") or "UTC"),
+        )
+    return render_qizheng(chart, lang, place)
+
+
+__all__ = [
+    "FILENAME",
+    "KINDS",
+    "MEDIA_TYPE",
+    "PICTURE_PAGES",
+    "render",
+    "render_async",
+    "run_drawing",
+    "source",
+    "stored_source",
+]

@@ -1,0 +1,302 @@
+"""The Telegram webhook as an ASGI app (Starlette), served by uvicorn: ``sikpan run --role webhook``, or any
+role that runs Telegram while ``TELEGRAM_WEBHOOK_URL`` is set (extra ``[webhook]``).
+
+Routes
+    ``POST /{TELEGRAM_WEBHOOK_PATH}`` — an update from Telegram. The ``X-Telegram-Bot-Api-Secret-Token``
+    header must equal ``TELEGRAM_WEBHOOK_SECRET`` (missing → 401, wrong → 403; nothing is read or handled).
+    The update is **handled before the answer**: PTB's ``process_update`` runs the handlers (the reply is
+    sent), then 200. A replica that dies or is stopped mid-update never answered, so Telegram redelivers.
+    Redeliveries are deduplicated by ``update_id`` across replicas (:class:`bot.storage.webhook.UpdateLedger`
+    on the database, or :class:`~bot.storage.webhook.RedisUpdateLedger` when ``SIKPAN_REDIS_URL`` is set): handled already → 200 and nothing done; being handled elsewhere → 503 (Telegram
+    tries again later). Malformed bodies → 400.
+    ``GET /healthz`` — 200 when the database (and Redis, when ``SIKPAN_REDIS_URL`` is set) answer within
+    2 s, 503 otherwise or while stopping (a load balancer takes the replica out first).
+    ``GET /metrics`` — :mod:`bot.metrics` in Prometheus' text format.
+
+Stopping (:func:`serve_webhook`, when ``stop`` is set — SIGTERM): ``/healthz`` turns 503, uvicorn closes
+the listening socket (no new connections) and lets every request in flight finish (handled, answered),
+then the PTB application stops. Requests beyond ``limit_concurrency`` get 503 instead of queueing.
+
+Start-up: the server listens first, then ``setWebhook`` (URL, secret, ``allowed_updates``) — idempotent, so
+every replica may call it; ``drop_pending_updates`` is never set (nothing queued at Telegram is lost).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import socket
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from telegram import Update
+
+from bot import metrics
+from bot.storage.webhook import LEASE, Claim, Ledger, RedisUpdateLedger, UpdateLedger
+
+if TYPE_CHECKING:
+    from telegram.ext import Application
+
+    from bot.context import AppContext
+
+log = logging.getLogger(__name__)
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+ALLOWED_UPDATES = ["message", "callback_query"]
+MAX_BODY = 1 << 20  # an update is a few kilobytes; refuse megabytes
+HEALTH_TIMEOUT = 2.0
+PURGE_EVERY = 600.0  # seconds between deletions of update ids older than a day
+
+HealthCheck = Callable[[], Awaitable[None]]
+
+
+@dataclass
+class WebhookState:
+    """What the routes share: the PTB application, the ledger, the checks; ``stopping`` once stop is set."""
+
+    ctx: AppContext
+    application: Application[Any, Any, Any, Any, Any, Any]
+    ledger: Ledger
+    secret: str
+    checks: dict[str, HealthCheck] = field(default_factory=dict)
+    stopping: bool = False
+    webhook_set: bool = False  # setWebhook answered (the server was listening before it)
+    in_flight: set[int] = field(default_factory=set)
+    handled: int = 0
+
+
+def _refused(status: int, result: str) -> Response:
+    metrics.webhook_update(result)
+    return Response(status_code=status)
+
+
+async def _update(request: Request) -> Response:
+    state: WebhookState = request.app.state.webhook
+    given = request.headers.get(SECRET_HEADER)
+    if given is None:
+        return _refused(401, "unauthorized")
+    if not hmac.compare_digest(given.encode(), state.secret.encode()):
+        return _refused(403, "forbidden")
+    if state.stopping:
+        return _refused(503, "stopping")  # another replica takes the redelivery
+    try:
+        data = json.loads(await request.body())
+    except ClientDisconnect:
+        return _refused(400, "cut")
+    except (ValueError, UnicodeDecodeError):
+        return _refused(400, "malformed")
+    update_id = data.get("update_id") if isinstance(data, dict) else None
+    if not isinstance(update_id, int) or isinstance(update_id, bool):
+        return _refused(400, "malformed")
+    ledger = state.ledger
+    now = await state.ctx.clock.now()
+    try:
+        claim = await ledger.claim(update_id, now)
+    except Exception as exc:  # request boundary: the database failed (any driver error): Telegram redelivers
+        log.warning("webhook: update %s not claimed: %r", update_id, exc)
+        return _refused(503, "db_down")
+    if claim is Claim.DONE:
+        return _refused(200, "duplicate")
+    if claim is Claim.BUSY:
+        metrics.webhook_update("busy")
+        return Response(status_code=503, headers={"Retry-After": "5"})
+    state.in_flight.add(update_id)
+    try:
+        update = Update.de_json(data, state.application.bot)
+        await state.application.process_update(update)  # the handlers run (and reply) before we answer
+    except (ValueError, TypeError, KeyError) as exc:  # not an update PTB can read: never will be
+        log.warning("webhook: update %s could not be read: %r", update_id, exc)
+    finally:
+        state.in_flight.discard(update_id)
+    try:
+        await ledger.finish(update_id, await state.ctx.clock.now())
+    except Exception as exc:  # request boundary: handled and replied, so 200 anyway (the lease runs out)
+        log.warning("webhook: update %s handled but not marked done: %r", update_id, exc)
+    state.handled += 1
+    metrics.webhook_update("handled")
+    return Response(status_code=200)
+
+
+async def _healthz(request: Request) -> Response:
+    state: WebhookState = request.app.state.webhook
+    report: dict[str, str] = {}
+    healthy = not state.stopping
+    if state.stopping:
+        report["webhook"] = "stopping"
+    for name, check in state.checks.items():
+        try:
+            await asyncio.wait_for(check(), HEALTH_TIMEOUT)
+            report[name] = "ok"
+        except Exception as exc:  # the health boundary: any failure of a check is "unhealthy", reported
+            report[name] = f"down: {type(exc).__name__}"
+            healthy = False
+    return JSONResponse(report, status_code=200 if healthy else 503)
+
+
+async def _metrics(request: Request) -> Response:
+    body, content_type = metrics.exposition(metrics.enable())
+    return Response(body, media_type=content_type)
+
+
+def database_check(ctx: AppContext) -> HealthCheck:
+    async def check() -> None:
+        await ctx.storage.fetchone("SELECT 1")
+
+    return check
+
+
+def redis_check(url: str) -> HealthCheck:
+    """PING Redis (``redis.asyncio``, imported only when ``SIKPAN_REDIS_URL`` is set)."""
+    import redis.asyncio as aioredis
+
+    async def check() -> None:
+        client = aioredis.Redis.from_url(url, socket_connect_timeout=HEALTH_TIMEOUT)
+        try:
+            await client.ping()
+        finally:
+            await client.aclose()
+
+    return check
+
+
+def build_app(state: WebhookState, path: str) -> Starlette:
+    """The ASGI app (routes above) around ``state``."""
+    metrics.enable()
+    app = Starlette(
+        routes=[
+            Route("/" + path.strip("/"), _update, methods=["POST"]),
+            Route("/healthz", _healthz, methods=["GET"]),
+            Route("/metrics", _metrics, methods=["GET"]),
+        ],
+        max_body_size=MAX_BODY,
+    )
+    app.state.webhook = state
+    return app
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its own signal handlers: ``sikpan run`` owns SIGTERM/SIGINT (they set ``stop``)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+async def _every(seconds: float, job: Callable[[], Awaitable[Any]], what: str) -> None:
+    while True:
+        await asyncio.sleep(seconds)
+        try:
+            await job()
+        except Exception as exc:  # process boundary of a housekeeping task: the database is away, next round
+            log.warning("webhook: %s failed: %r", what, exc)
+
+
+async def serve_webhook(
+    ctx: AppContext,
+    application: Application[Any, Any, Any, Any, Any, Any],
+    stop: asyncio.Event,
+    *,
+    sock: socket.socket | None = None,
+    grace: int = 25,
+    limit_concurrency: int = 512,
+) -> None:
+    """Serve the webhook until ``stop`` is set, then drain (see the module docstring).
+
+    ``application`` is initialized and started by the caller. ``sock``: an already bound socket (tests);
+    otherwise ``TELEGRAM_WEBHOOK_LISTEN``:``TELEGRAM_WEBHOOK_PORT``.
+    """
+    settings = ctx.settings
+    secret = settings.telegram_webhook_secret
+    url = settings.telegram_webhook_url
+    if not secret or not url:  # load_settings refuses a URL without a secret; this guards other callers
+        raise ValueError("a webhook needs TELEGRAM_WEBHOOK_URL and TELEGRAM_WEBHOOK_SECRET")
+    bot_key = f"telegram:{application.bot.id}"
+    ledger: Ledger = (
+        RedisUpdateLedger.connect(settings.redis_url, bot_key)
+        if settings.redis_url
+        else UpdateLedger(ctx.storage, bot_key)
+    )
+    checks: dict[str, HealthCheck] = {"database": database_check(ctx)}
+    if settings.redis_url:
+        checks["redis"] = redis_check(settings.redis_url)
+    state = WebhookState(ctx=ctx, application=application, ledger=ledger, secret=secret, checks=checks)
+    ctx.webhook_state = state
+    config = uvicorn.Config(
+        build_app(state, settings.telegram_webhook_path),
+        host=settings.telegram_webhook_listen,
+        port=settings.telegram_webhook_port,
+        lifespan="off",
+        log_config=None,  # keep the process's logging (and its token redaction)
+        access_log=False,
+        server_header=False,
+        limit_concurrency=limit_concurrency,
+        timeout_graceful_shutdown=grace,
+        timeout_keep_alive=30,
+    )
+    server = _Server(config)
+    serving = asyncio.create_task(server.serve(sockets=[sock] if sock else None), name="webhook-server")
+    renew = asyncio.create_task(_every(LEASE.total_seconds() / 3, _renew(state), "lease renewal"))
+    purge = asyncio.create_task(_every(PURGE_EVERY, _purge(state), "purge"))
+    stopper = asyncio.create_task(stop.wait())
+    try:
+        while not server.started and not serving.done():
+            await asyncio.sleep(0.02)
+        if serving.done():
+            serving.result()  # the port is taken, or similar: raise it
+            raise RuntimeError("the webhook server stopped at start")
+        await application.bot.set_webhook(
+            url=url, secret_token=secret, allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False
+        )
+        state.webhook_set = True
+        log.info(
+            "telegram: webhook for @%s on %s:%s/%s",
+            application.bot.username,
+            settings.telegram_webhook_listen,
+            settings.telegram_webhook_port,
+            settings.telegram_webhook_path,
+        )
+        await asyncio.wait({serving, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        state.stopping = True  # /healthz says 503; new updates go to another replica
+        started = time.monotonic()
+        log.info("telegram: webhook stopping, %d updates in flight", len(state.in_flight))
+        server.should_exit = True  # uvicorn: close the listener, finish the requests in flight
+        with contextlib.suppress(asyncio.CancelledError):
+            await serving
+        log.info(
+            "telegram: webhook drained in %.1fs (%d updates handled)",
+            time.monotonic() - started,
+            state.handled,
+        )
+        for task in (renew, purge, stopper):
+            task.cancel()
+        await asyncio.gather(renew, purge, stopper, return_exceptions=True)
+        await ledger.close()
+
+
+def _renew(state: WebhookState) -> Callable[[], Awaitable[Any]]:
+    async def job() -> None:
+        if state.in_flight:
+            await state.ledger.renew(await state.ctx.clock.now(), set(state.in_flight))
+
+    return job
+
+
+def _purge(state: WebhookState) -> Callable[[], Awaitable[Any]]:
+    async def job() -> None:
+        await state.ledger.purge(await state.ctx.clock.now())
+
+    return job
+
+
+__all__ = ["ALLOWED_UPDATES", "SECRET_HEADER", "WebhookState", "build_app", "serve_webhook"]

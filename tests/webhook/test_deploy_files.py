@@ -1,0 +1,86 @@
+"""Dockerfile, docker-compose.yml and ``python -m bot.healthcheck`` for the multi-process layout (Docker
+cannot run here: check what the files promise, and run the health check itself)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.webhook.conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_dockerfile_exposes_the_webhook_and_checks_health_in_the_dependency_layer_order():
+    text = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^EXPOSE 8443$", text, re.M)
+    assert re.search(r'^HEALTHCHECK .*CMD \["python", "-m", "bot.healthcheck"\]$', text, re.M)
+    deps = text.index("pip install -r /tmp/requirements.txt")
+    assert deps < text.index("COPY bot ./bot")  # the code does not invalidate the dependency layer
+    for extra in ("telegram", "discord", "postgres", "webhook", "redis"):
+        assert f"extras['{extra}']" in text[:deps]
+
+
+def _service(text: str, name: str) -> str:
+    m = re.search(rf"^  {name}:.*?(?=^  \S|^\S|\Z)", text, re.M | re.S)
+    assert m, name
+    return m.group(0)
+
+
+def test_compose_scale_profile_has_the_servers_one_scheduler_workers_and_two_webhooks():
+    text = (ROOT / "docker-compose.yml").read_text()
+    assert "profiles" not in _service(text, "bot")  # `docker compose up` is still the one SQLite process
+    for name in ("postgres", "redis", "migrate", "scheduler", "worker", "webhook", "discord"):
+        assert "profiles: [scale]" in _service(text, name), name
+    assert "SIKPAN_ROLE: scheduler" in _service(text, "scheduler")
+    assert "replicas" not in _service(text, "scheduler")
+    worker = _service(text, "worker")
+    assert "SIKPAN_ROLE: worker" in worker and "replicas: ${SIKPAN_WORKERS:-2}" in worker
+    webhook = _service(text, "webhook")
+    assert "SIKPAN_ROLE: webhook" in webhook and "replicas: 2" in webhook and '"8443"' in webhook
+    assert "postgresql://sikpan:${POSTGRES_PASSWORD}@postgres:5432/sikpan" in text
+    assert "SIKPAN_REDIS_URL: redis://redis:6379/0" in text
+    assert 'command: ["migrate"]' in _service(text, "migrate")
+
+
+def _healthcheck(env: dict[str, str]) -> int:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "SIKPAN_", "DISCORD_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.healthcheck"],
+        env={**base, "SIKPAN_ENV_FILE": "/nonexistent", **env},
+        capture_output=True,
+        timeout=30,
+    )
+    return done.returncode
+
+
+def test_healthcheck_of_a_non_webhook_role_asks_the_database(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "db.sqlite"
+    assert _healthcheck({"SIKPAN_DB": str(db), "SIKPAN_ROLE": "scheduler"}) == 1  # no database yet
+    assert not db.exists()  # never created by the check
+    sqlite3.connect(db).close()
+    assert _healthcheck({"SIKPAN_DB": str(db), "SIKPAN_ROLE": "scheduler"}) == 0
+
+
+async def test_healthcheck_of_the_webhook_role_asks_healthz(tg, tmp_path):
+    from tests.webhook.conftest import webhook, webhook_settings
+
+    port = free_port()
+    env = {
+        "SIKPAN_ROLE": "webhook",
+        "TELEGRAM_BOT_TOKEN": tg.token,
+        "TELEGRAM_WEBHOOK_URL": "https://bot.example.org/hook",
+        "TELEGRAM_WEBHOOK_SECRET": "s3cret-Value_1",
+        "TELEGRAM_WEBHOOK_PORT": str(port),
+        "SIKPAN_DB": str(tmp_path / "hook.db"),
+    }
+    import asyncio
+
+    assert await asyncio.to_thread(_healthcheck, env) == 1  # nothing listens
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), port)):
+        assert await asyncio.to_thread(_healthcheck, env) == 0

@@ -1,0 +1,148 @@
+"""The Telegram webhook app (bot.web) against the fake Telegram, on SQLite and PostgreSQL: the secret, the
+update handled before its 200, update ids deduplicated, /healthz and /metrics."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.storage.webhook import UpdateLedger
+from tests.webhook.conftest import SECRET, free_port, webhook, webhook_settings
+
+
+async def test_setwebhook_with_the_secret_and_allowed_updates_at_start(tg, target):
+    async with webhook(webhook_settings(tg, target, free_port())):
+        assert tg.webhook is not None
+        assert tg.webhook["url"] == "https://bot.example.org/hook"
+        assert tg.webhook["secret_token"] == SECRET
+        assert tg.webhook["allowed_updates"] == ["message", "callback_query"]
+        assert not tg.webhook.get("drop_pending_updates")  # updates queued at Telegram are never dropped
+
+
+@pytest.mark.parametrize("secret, status", [(None, 401), ("wrong", 403), ("", 403), (SECRET + "x", 403)])
+async def test_a_missing_or_wrong_secret_is_refused_and_nothing_is_handled(tg, tmp_path, secret, status):
+    db = str(tmp_path / "hook.db")
+    async with webhook(webhook_settings(tg, db, free_port())) as hook:
+        update = tg.make_update("/start", chat_id=81)
+        response = await hook.post(update, secret=secret)
+        assert response.status == status
+        await asyncio.sleep(0.3)
+        assert tg.sent_to(81) == []
+        ledger = UpdateLedger(hook.ctx.storage, f"telegram:{tg.bot_id}")
+        assert await ledger.state(update["update_id"]) is None  # not even claimed
+        assert (
+            await hook.ctx.storage.fetchone("SELECT COUNT(*) FROM users") == (0,)
+            or (await hook.ctx.storage.fetchone("SELECT COUNT(*) FROM users"))[0] == 0
+        )
+
+
+async def test_the_update_is_handled_before_the_200(tg, target):
+    async with webhook(webhook_settings(tg, target, free_port())) as hook:
+        response = await hook.post(tg.make_update("/start", chat_id=82))
+        assert response.status == 200
+        # no waiting: by the time Telegram gets its 200, the reply is at Telegram
+        [call] = tg.sent_to(82)
+        assert call.params["chat_id"] == 82 and call.params["text"]
+
+
+async def test_a_duplicate_update_id_is_handled_once(tg, target):
+    async with webhook(webhook_settings(tg, target, free_port())) as hook:
+        update = tg.make_update("/start", chat_id=83)
+        first = await hook.post(update)
+        again = await hook.post(update)
+        assert (first.status, again.status) == (200, 200)  # Telegram must stop redelivering
+        # five redeliveries at once: one handler, the others answered without handling
+        burst = tg.make_update("/help", chat_id=84)
+        answers = await asyncio.gather(*(hook.post(burst) for _ in range(5)))
+        assert all(a.status in (200, 503) for a in answers)
+        for _ in range(3):  # what got 503 is redelivered later, as Telegram does
+            retry = [a for a in answers if a.status != 200]
+            if not retry:
+                break
+            await asyncio.sleep(0.2)
+            answers = await asyncio.gather(*(hook.post(burst) for _ in retry))
+        assert all(a.status == 200 for a in answers)
+        await asyncio.sleep(0.2)
+        assert len(tg.sent_to(83)) == 1
+        assert len(tg.sent_to(84)) == 1
+
+
+async def test_malformed_bodies_are_400_and_not_claimed(tg, tmp_path):
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), free_port())) as hook:
+        headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+        for body in (b"{not json", b'{"no_update_id": 1}', b'{"update_id": "7"}', b"[]"):
+            async with hook.http.post(hook.url, data=body, headers=headers) as r:
+                assert r.status == 400, body
+        row = await hook.ctx.storage.fetchone("SELECT COUNT(*) FROM webhook_updates")
+        assert row[0] == 0
+
+
+async def test_metrics_count_the_commands_sends_and_updates(tg, tmp_path):
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), free_port())) as hook:
+        from bot import metrics
+
+        registry = metrics.enable()
+
+        def value(name, **labels):
+            got = registry.get_sample_value(name, labels)
+            return got or 0.0
+
+        before = {
+            "start": value("sikpan_commands_total", command="start", outcome="ok"),
+            "nope": value("sikpan_commands_total", command="unknown", outcome="error"),
+            "sends": value("sikpan_sends_total", platform="telegram", outcome="ok"),
+            "handled": value("sikpan_webhook_updates_total", result="handled"),
+            "dup": value("sikpan_webhook_updates_total", result="duplicate"),
+            "latency": value("sikpan_command_seconds_count", command="start"),
+        }
+        updates = [tg.make_update("/start", chat_id=90 + i) for i in range(3)]
+        for update in updates:
+            assert (await hook.post(update)).status == 200
+        assert (await hook.post(updates[0])).status == 200  # a redelivery
+        assert (await hook.post(tg.make_update("/nosuchcommand", chat_id=95))).status == 200
+        async with hook.http.get(hook.base + "/metrics") as r:
+            assert r.status == 200
+            assert r.headers["Content-Type"].startswith("text/plain")
+            text = await r.text()
+        assert 'sikpan_commands_total{command="start",outcome="ok"}' in text
+        assert "sikpan_command_seconds_bucket" in text
+        assert value("sikpan_commands_total", command="start", outcome="ok") - before["start"] == 3
+        assert value("sikpan_commands_total", command="unknown", outcome="error") - before["nope"] == 1
+        assert value("sikpan_command_seconds_count", command="start") - before["latency"] == 3
+        assert value("sikpan_sends_total", platform="telegram", outcome="ok") - before["sends"] == 4
+        assert value("sikpan_webhook_updates_total", result="handled") - before["handled"] == 4
+        assert value("sikpan_webhook_updates_total", result="duplicate") - before["dup"] == 1
+
+
+async def test_a_telegram_429_is_counted(tg, tmp_path):
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), free_port())) as hook:
+        from bot import metrics
+
+        registry = metrics.enable()
+        before = registry.get_sample_value("sikpan_rate_limited_total", {"platform": "telegram"}) or 0.0
+        tg.rate_limit(1, chat_id=96)  # (PTB reads retry_after 0 as no RetryAfter at all)
+        assert (await hook.post(tg.make_update("/start", chat_id=96))).status == 200
+        assert len(tg.sent_to(96)) == 1  # sent after the wait Telegram asked for
+        after = registry.get_sample_value("sikpan_rate_limited_total", {"platform": "telegram"})
+        assert after - before == 1
+
+
+async def test_with_redis_configured_update_ids_are_kept_in_redis(tg, tmp_path):
+    from tests.webhook.test_ledger import REDIS_URL, _require_redis
+
+    _require_redis()
+    settings = webhook_settings(tg, str(tmp_path / "hook.db"), free_port(), redis_url=REDIS_URL)
+    async with webhook(settings) as hook:
+        import random
+
+        update = tg.make_update("/start", chat_id=97)
+        update["update_id"] = random.randrange(10**9, 2**31)  # Redis outlives the test: a fresh id
+        assert (await hook.post(update)).status == 200
+        assert (await hook.post(update)).status == 200
+        assert len(tg.sent_to(97)) == 1
+        ledger = hook.ctx.webhook_state.ledger
+        assert await ledger.state(update["update_id"]) == "done"
+        row = await hook.ctx.storage.fetchone("SELECT COUNT(*) FROM webhook_updates")
+        assert row[0] == 0  # the database saw none of it
+        await ledger.client.delete(ledger.key(update["update_id"]))
