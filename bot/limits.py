@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from bot import metrics
+
 log = logging.getLogger(__name__)
 
 DEFAULT_PREFIX = "sikpan:"
@@ -210,6 +212,7 @@ class RedisLimiter:
                 if not waited:
                     waited = True
                     self.outage_waits += 1
+                    metrics.limiter_outage_wait()
                     log.warning("limits: Redis unreachable (%s); waiting for it before sending", exc)
                 await self._sleep(pause)
                 pause = min(_RETRY_MAX, pause * 2)

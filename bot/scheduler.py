@@ -443,12 +443,15 @@ class DailyScheduler:
             return
         ids = sorted(self._unqueued)
         try:
-            self.stats.queued += await self.queue.enqueue(ids)
+            new = await self.queue.enqueue(ids)
         except (OSError, ConnectionError, TimeoutError) as exc:
+            metrics.queue_enqueued("unreachable", len(ids))
             if not self._queue_down:  # once per outage, not at every look
                 log.warning("daily: the job queue is unreachable (%s); %d readings wait", exc, len(ids))
             self._queue_down = True
             return
+        self.stats.queued += new
+        metrics.queue_enqueued("queued", new)
         if self._queue_down:
             log.warning("daily: the job queue is back; %d readings queued", len(ids))
         self._queue_down = False
@@ -816,6 +819,12 @@ class DeliveryWorker:
         self.stopping = False
 
     async def deliver(self, delivery_id: int) -> tuple[str, float | None]:
+        """Run one queue job: (its result, seconds after which the queue runs it again, or None)."""
+        result = await self._deliver(delivery_id)
+        metrics.queue_job(result[0])
+        return result
+
+    async def _deliver(self, delivery_id: int) -> tuple[str, float | None]:
         clock = self.ctx.clock
         found = await self.store.job(delivery_id)
         if found is None:

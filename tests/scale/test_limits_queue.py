@@ -11,6 +11,7 @@ from datetime import UTC, datetime, time, timedelta
 
 import pytest
 
+from bot import metrics
 from bot.config import Settings
 from bot.context import create_context
 from bot.limits import LocalLimiter, Rate, RedisLimiter, split_redis_url
@@ -82,6 +83,8 @@ async def test_a_burst_budget_allows_its_burst_then_the_rate():
 async def test_redis_down_the_limiter_waits_then_goes_on():
     async with private_redis(6391) as (base, restart_after):
         limiter = RedisLimiter.from_url(base + "?prefix=t-down:", fallback_after=60)
+        registry = metrics.enable()
+        waits_before = registry.get_sample_value("sikpan_limiter_outage_waits_total") or 0.0
         try:
             await limiter.acquire("all", Rate(10))
             restart = asyncio.create_task(restart_after(2.0))
@@ -93,6 +96,7 @@ async def test_redis_down_the_limiter_waits_then_goes_on():
         finally:
             await limiter.close()
     assert waited >= 1.5 and limiter.outage_waits == 1 and limiter.fallbacks == 0
+    assert registry.get_sample_value("sikpan_limiter_outage_waits_total") == waits_before + 1  # /metrics
 
 
 async def test_redis_down_longer_than_fallback_after_uses_a_local_budget():
@@ -163,10 +167,17 @@ async def test_a_job_run_again_sends_only_a_row_that_is_still_claimed(tmp_path):
         await daily.mark(second, "sending", now)  # in flight at a crash
         tr = FakeTransport()
         worker = DeliveryWorker(ctx, transports={"telegram": tr})
+        registry = metrics.enable()
+
+        def jobs(result: str) -> float:
+            return registry.get_sample_value("sikpan_queue_jobs_total", {"result": result}) or 0.0
+
+        before = {r: jobs(r) for r in ("sent", "sending")}
         assert await worker.deliver(first) == ("sent", None)
         assert await worker.deliver(first) == ("sent", None)  # the re-run: nothing sent
         assert await worker.deliver(second) == ("sending", None)
         assert [c for c, _ in tr.sent] == ["a"]
+        assert (jobs("sent") - before["sent"], jobs("sending") - before["sending"]) == (2, 1)  # every job run
         [row] = [d for d in await daily.deliveries() if d.id == first]
         assert (row.status, row.attempts) == ("sent", 1)
     finally:
