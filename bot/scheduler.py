@@ -938,7 +938,12 @@ async def start_senders(ctx: AppContext) -> Any:
     async def on_migrated(platform: str, old: str, new: str) -> None:
         await store.migrate_chat(platform, old, new)
 
-    ctx.telegram_sender = TelegramSender(bot, on_migrated=on_migrated, limiter=limiter_of(ctx))
+    ctx.telegram_sender = TelegramSender(
+        bot,
+        on_migrated=on_migrated,
+        limiter=limiter_of(ctx),
+        overall_rate=ctx.settings.telegram_send_rate,
+    )
     return bot
 
 
