@@ -1,23 +1,36 @@
-"""Benchmark: commands per second and latency through the fake Telegram server, 200 concurrent users.
+"""Benchmark: the bot's CPU per command and its update → reply latency, against a minimal echo bot (issue #18).
 
-Run: ``.venv/bin/python bench/bot.py [--users 200] [--per-user 5] [--paced-per-user 1] [--timeout 180]``.
+Run (the figures in the README come from these; on a shared machine run each a few times):
 
-Everything runs in one process on 127.0.0.1: the fake Bot API server (``tests/fakes/telegram.py``) and the
-real python-telegram-bot ``Application`` built by ``bot.telegram.build_application`` (long polling, concurrent
-updates, a temp SQLite database in WAL mode), so the figures include both sides of the HTTP traffic and the
-fake's HTML validation. Each simulated user is a private chat that sends its commands one after the other
-(the next one when the previous answer has arrived in full); all users run at once. The command mix per user
-cycles through ``/start``, ``/shensha 甲子``, ``/cast now``, ``/history``, ``/cast 甲乙`` (bad input), in
-Korean or Classical Chinese (half the users each, by ``language_code``).
+    .venv/bin/python bench/bot.py                          # open loop, 20 commands/s, production pacing
+    .venv/bin/python bench/bot.py --rate 100 --pace off    # open loop, 100 commands/s, pacing off
+    .venv/bin/python bench/bot.py --mode closed            # closed loop: 150 users, each waits for its answer
+    .venv/bin/python bench/bot.py transport                # PTB's HTTP transports alone: httpx vs aiohttp
+    add --json for one line of figures
 
-Latency = from the moment the update is queued on the fake server until the bot's last message part for it
-has been accepted by the fake server (getUpdates pickup + dispatch + storage + rendering + sending).
+Three processes on 127.0.0.1, nothing leaves the loopback interface:
 
-Two runs:
-  * ``unpaced``: the sender's pacing off — what the stack itself can do;
-  * ``paced``: the production sender (≈ 28 msg/s overall, 1 msg/s per chat with a burst of 3) — what a bot
-    on the real Telegram may do; throughput is then bounded by Telegram's limits, not by sikpan.
-Bounded: every run stops at ``--timeout`` seconds; nothing leaves the loopback interface.
+* this one: the fake Bot API (``tests/fakes/telegram.py``: real HTTP, long polling, HTML validation) and the
+  simulated users. 150 private chats (half ``ko``, half ``zh-hant``) send a mix of ``/cast now``,
+  ``/liuyao`` and ``/shensha`` (a third each, in turn per user).
+* the bot under test, started as its own process: ``sikpan run`` itself (``--pace production``: the
+  production sender, uvloop, the aiohttp transport, SQLite in WAL mode in a temp dir, the scheduler) — or,
+  ``--pace off``, the same application built with the sender's pacing off (``build_application(pace=False)``),
+  since 100 messages/s is over Telegram's 30/s and any pacer that keeps to it would queue them;
+* the floor: a minimal python-telegram-bot echo bot (``ApplicationBuilder`` defaults, ``concurrent_updates``,
+  one handler that answers ``reply_text(text)``), run the same way. ``--echo-transport aiohttp`` gives it
+  sikpan's transport instead of PTB's default httpx.
+
+Modes. ``open`` (default): Poisson arrivals at ``--rate`` per second, each from a user with no command
+pending (so every reply is matched to its command; if all were busy, the longest-idle one); ``--warmup``
+commands at the same rate first, not counted. ``closed``: every user sends its next command as soon as the
+answer to the previous one has arrived (throughput-bound), after one warm-up command each.
+
+Figures per bot: CPU ms per command (user + system time of the bot process from ``/proc/<pid>/stat`` over
+the measured commands, divided by their number; it includes the long polling), latency from the moment the
+update is queued on the fake server until the fake has accepted the reply (``sendMessage``), p50/p99/max,
+commands/s and messages/s. ``cpu_ratio`` = sikpan's CPU per command / the echo bot's, measured in the same
+run. Latency depends on the machine's load (CPU-time ratios much less): repeat on a quiet machine.
 """
 
 from __future__ import annotations
@@ -32,16 +45,22 @@ sys.path.insert(0, str(_HERE.parent))
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
+import collections  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import platform  # noqa: E402
+import random  # noqa: E402
+import signal  # noqa: E402
 import statistics  # noqa: E402
+import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from datetime import UTC, datetime  # noqa: E402
+from typing import Any  # noqa: E402
 
-from bot.app import create_context  # noqa: E402
-from bot.config import Settings  # noqa: E402
-from bot.telegram import build_application, prepare  # noqa: E402
-from tests.fakes.telegram import FakeTelegram  # noqa: E402
-
-MIX = ("/start", "/shensha 甲子", "/cast now", "/history", "/cast 甲乙")
+TOKEN = "7000000001:AAbenchmark-token-not-a-real-one-000"
+MIX = ("/cast now", "/liuyao", "/shensha")
+CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -53,90 +72,388 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-async def run(users: int, per_user: int, pace: bool, timeout: float) -> dict[str, float]:
-    with tempfile.TemporaryDirectory() as tmp:
-        async with FakeTelegram(token="7000000001:AAbenchmark-token-not-a-real-one-000") as tg:
-            settings = Settings(
-                telegram_token=tg.token, telegram_api_base_url=tg.base_url, db_path=f"{tmp}/b.db"
+def cpu_times(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds of a process (all its threads), from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK  # utime, stime (fields 14 and 15 of stat)
+
+
+def machine() -> str:
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return f"{cpu or platform.processor()} × {os.cpu_count()} cores, Linux {platform.release()}, Python {platform.python_version()}"
+
+
+# --------------------------------------------------------------------------------------- the bot processes
+def bot_command(
+    kind: str, base_url: str, db: str, pace: str, echo_transport: str
+) -> tuple[list[str], dict[str, str]]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if kind == "sikpan" and pace == "production":
+        env.update(TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=base_url, SIKPAN_DB=db)
+        env.pop("DISCORD_BOT_TOKEN", None)
+        if os.environ.get("BENCH_PROFILE"):  # a CPU-time profile of the bot process (cProfile, process_time)
+            code = (
+                "import cProfile, runpy, sys, time\n"
+                "p = cProfile.Profile(time.process_time)\n"
+                f"sys.argv = ['sikpan', 'run', '--env-file', {os.devnull!r}]\n"
+                "p.enable()\n"
+                "try:\n    runpy.run_module('bot.cli', run_name='__main__')\n"
+                "except SystemExit:\n    pass\n"
+                f"p.disable(); p.dump_stats({os.environ['BENCH_PROFILE']!r})\n"
             )
-            ctx = await create_context(settings)
-            app = build_application(ctx, tg.token, tg.base_url, pace=pace)
-            adapter = app.bot_data["adapter"]
-            latencies: list[float] = []
-            parts = 0
-            failures = 0
-            async with app:
-                await prepare(app)
-                await app.start()
-                assert app.updater is not None
-                await app.updater.start_polling(poll_interval=0.0, timeout=10)
+            return [sys.executable, "-c", code], env
+        return [sys.executable, "-m", "bot.cli", "run", "--env-file", os.devnull], env
+    role = "_sikpan_unpaced" if kind == "sikpan" else "_echo"
+    return [sys.executable, str(Path(__file__).resolve()), role, base_url, db, echo_transport], env
 
-                async def user(i: int) -> None:
-                    nonlocal parts, failures
-                    chat = 10_000 + i
-                    lang = "ko" if i % 2 else "zh-hant"
-                    for n in range(per_user):
-                        text = MIX[(i + n) % len(MIX)]
-                        start = time.perf_counter()
-                        update = tg.user_says(text, chat_id=chat, language_code=lang)
-                        outcome = await adapter.wait_handled(update["update_id"], timeout)
-                        latencies.append(time.perf_counter() - start)
-                        if outcome is None or not outcome.ok:
-                            failures += 1
-                        else:
-                            parts += outcome.parts
 
-                began = time.perf_counter()
+def run_echo_bot(base_url: str, transport: str) -> None:
+    """The floor: the smallest python-telegram-bot bot that answers every text (PTB's defaults)."""
+    from telegram import Update
+    from telegram.ext import ApplicationBuilder, ContextTypes, MessageHandler, filters
+
+    async def echo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.message is not None and update.message.text is not None
+        await update.message.reply_text(update.message.text)
+
+    builder = ApplicationBuilder().token(TOKEN).base_url(base_url).concurrent_updates(256)
+    if transport == "aiohttp":
+        from bot.telegram.request import AiohttpRequest
+
+        builder = builder.request(AiohttpRequest()).get_updates_request(
+            AiohttpRequest(connection_pool_size=1)
+        )
+    app = builder.build()
+    app.add_handler(MessageHandler(filters.TEXT, echo))
+    app.run_polling(poll_interval=0.0, timeout=10)
+
+
+def run_sikpan_unpaced(base_url: str, db: str) -> None:
+    """sikpan's Telegram application as ``sikpan run`` builds it, with the sender's pacing off."""
+    from bot.cli.run import loop_factory
+    from bot.config import Settings
+    from bot.context import create_context
+    from bot.telegram import build_application, prepare
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        ctx = await create_context(Settings(telegram_token=TOKEN, telegram_api_base_url=base_url, db_path=db))
+        app = build_application(ctx, TOKEN, base_url, pace=False)
+        async with app:
+            await prepare(app)
+            await app.start()
+            assert app.updater is not None
+            await app.updater.start_polling(poll_interval=0.0, timeout=10)
+            await stop.wait()
+            await app.updater.stop()
+            await app.stop()
+        await ctx.close()
+
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        runner.run(main())
+
+
+# --------------------------------------------------------------------------------------- the driver
+class Users:
+    """The simulated users: per chat the queue of pending commands (send times); replies are matched in order."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.sent = [0] * count
+        self.pending: dict[int, collections.deque[float]] = {
+            10_000 + i: collections.deque() for i in range(count)
+        }
+        self.idle_since: dict[int, float] = {chat: 0.0 for chat in self.pending}
+        self.latencies: list[float] = []
+        self.messages = 0
+        self.unmatched = 0
+        self.recording = False
+        self.changed = asyncio.Event()
+
+    def text_for(self, chat: int) -> tuple[str, str]:
+        i = chat - 10_000
+        text = MIX[(i + self.sent[i]) % len(MIX)]
+        self.sent[i] += 1
+        return text, ("ko" if i % 2 else "zh-hant")
+
+    def replied(self, chat: int) -> None:
+        now = time.perf_counter()
+        self.messages += self.recording
+        queue = self.pending.get(chat)
+        if not queue:
+            self.unmatched += 1
+            return
+        started = queue.popleft()
+        if self.recording and started >= 0:
+            self.latencies.append(now - started)
+        if not queue:
+            self.idle_since[chat] = now
+        self.changed.set()
+
+    def outstanding(self) -> int:
+        return sum(len(q) for q in self.pending.values())
+
+
+async def drive(
+    kind: str, mode: str, rate: float, commands: int, warmup: int, users_n: int, pace: str, echo_transport: str,
+    timeout: float, seed: int,
+) -> dict[str, Any]:  # fmt: skip
+    from tests.fakes.telegram import FakeTelegram
+
+    rng = random.Random(seed)
+    users = Users(users_n)
+    with tempfile.TemporaryDirectory() as tmp:
+        async with FakeTelegram(token=TOKEN) as fake:
+
+            async def on_send(params: dict[str, Any]) -> tuple[int, Any]:
+                result = await fake._m_sendmessage(params, {})
+                users.replied(int(params["chat_id"]))
+                return 200, {"ok": True, "result": result}
+
+            fake.overrides["sendMessage"] = on_send
+            argv, env = bot_command(kind, fake.base_url, f"{tmp}/bench.db", pace, echo_transport)
+            proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                await _ready(fake, proc, timeout=60)
+
+                def send(chat: int, record: bool) -> None:
+                    text, lang = users.text_for(chat)
+                    users.pending[chat].append(time.perf_counter() if record else -1.0)
+                    fake.user_says(text, chat_id=chat, language_code=lang)
+
+                async def settle() -> None:
+                    deadline = time.perf_counter() + timeout
+                    while users.outstanding() and time.perf_counter() < deadline:
+                        users.changed.clear()
+                        try:
+                            await asyncio.wait_for(users.changed.wait(), 1.0)
+                        except TimeoutError:
+                            pass
+
+                async def open_loop(n: int, record: bool) -> None:
+                    loop = asyncio.get_running_loop()
+                    due = loop.time()
+                    for _ in range(n):
+                        due += rng.expovariate(rate)
+                        delay = due - loop.time()
+                        if delay > 0:
+                            await asyncio.sleep(delay)
+                        idle = [c for c, q in users.pending.items() if not q]
+                        chat = (
+                            rng.choice(idle) if idle else min(users.pending, key=users.idle_since.__getitem__)
+                        )
+                        send(chat, record)
+
+                async def closed_loop(n: int, record: bool) -> None:
+                    left = n
+
+                    async def user(chat: int) -> None:
+                        nonlocal left
+                        while left > 0:
+                            left -= 1
+                            send(chat, record)
+                            while users.pending[chat]:
+                                users.changed.clear()
+                                await users.changed.wait()
+
+                    await asyncio.gather(*(user(chat) for chat in list(users.pending)))
+
+                if mode == "open":
+                    await open_loop(warmup, False)
+                else:
+                    for chat in users.pending:  # one command each: every user known, every cache warm
+                        send(chat, False)
+                await settle()
+                users.recording = True
+                cpu0, t0 = cpu_times(proc.pid), time.perf_counter()
+                if mode == "open":
+                    await open_loop(commands, True)
+                else:
+                    await asyncio.wait_for(closed_loop(commands, True), timeout)
+                await settle()
+                cpu1, t1 = cpu_times(proc.pid), time.perf_counter()
+                users.recording = False
+            finally:
+                proc.send_signal(signal.SIGTERM)
                 try:
-                    await asyncio.wait_for(asyncio.gather(*(user(i) for i in range(users))), timeout)
-                    completed = True
-                except TimeoutError:
-                    completed = False
-                elapsed = time.perf_counter() - began
-                await app.updater.stop()
-                await app.stop()
-            await ctx.close()
-    done = len(latencies)
+                    _, err = await asyncio.to_thread(proc.communicate, timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    _, err = proc.communicate()
+            errors = [
+                line for line in (err or b"").decode(errors="replace").splitlines() if " ERROR " in line
+            ]
+    done = len(users.latencies)
+    lat = users.latencies
     return {
-        "completed": float(completed),
-        "commands": float(done),
-        "messages": float(parts),
-        "failures": float(failures),
-        "seconds": elapsed,
-        "commands_per_s": done / elapsed if elapsed else 0.0,
-        "messages_per_s": parts / elapsed if elapsed else 0.0,
-        "p50_ms": percentile(latencies, 0.50) * 1000,
-        "p99_ms": percentile(latencies, 0.99) * 1000,
-        "mean_ms": (statistics.fmean(latencies) * 1000) if latencies else float("nan"),
-        "max_ms": (max(latencies) * 1000) if latencies else float("nan"),
+        "bot": kind if kind == "sikpan" else f"echo ({echo_transport})",
+        "commands": done,
+        "unanswered": commands - done,  # within --timeout (an overloaded bot, or a reply that never came)
+        "messages": users.messages,
+        "cpu_ms_per_command": round((sum(cpu1) - sum(cpu0)) * 1000 / done, 3) if done else None,
+        "system_ms_per_command": round((cpu1[1] - cpu0[1]) * 1000 / done, 3) if done else None,
+        "seconds": round(t1 - t0, 2),
+        "commands_per_s": round(done / (t1 - t0), 1),
+        "p50_ms": round(percentile(lat, 0.50) * 1000, 1),
+        "p99_ms": round(percentile(lat, 0.99) * 1000, 1),
+        "max_ms": round(max(lat) * 1000, 1) if lat else None,
+        "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
+        "bot_errors_logged": len(errors),
     }
 
 
-def report(name: str, users: int, r: dict[str, float]) -> None:
-    status = "" if r["completed"] else "  (TIMED OUT: partial figures)"
-    print(
-        f"{name:8s} users={users} commands={int(r['commands'])} messages={int(r['messages'])} "
-        f"failures={int(r['failures'])} in {r['seconds']:.2f}s{status}\n"
-        f"         {r['commands_per_s']:.1f} commands/s ({r['messages_per_s']:.1f} messages/s); latency p50 "
-        f"{r['p50_ms']:.0f} ms, p99 {r['p99_ms']:.0f} ms, mean {r['mean_ms']:.0f} ms, max {r['max_ms']:.0f} ms"
+async def _ready(fake: Any, proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Until the bot polls (after ``getMe`` and, for sikpan, the command menu)."""
+    deadline = time.perf_counter() + timeout
+    while not any(c.method == "getUpdates" for c in fake.calls):
+        if proc.poll() is not None:
+            raise RuntimeError(
+                f"the bot exited with {proc.returncode}: {proc.stderr.read().decode()[-2000:]}"
+            )  # type: ignore[union-attr]
+        if time.perf_counter() > deadline:
+            raise RuntimeError("the bot did not start polling")
+        await asyncio.sleep(0.05)
+
+
+# --------------------------------------------------------------------------------------- transports alone
+def serve_fake() -> None:
+    """A fake Bot API in its own process for ``transport``: prints its base URL, serves until stdin closes."""
+    from tests.fakes.telegram import FakeTelegram
+
+    async def main() -> None:
+        async with FakeTelegram(token=TOKEN) as fake:
+            print(fake.base_url, flush=True)
+            await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+
+    asyncio.run(main())
+
+
+async def transports(requests: int, levels: list[int]) -> list[dict[str, Any]]:
+    """CPU of this process per ``sendMessage`` through each transport, at several requests in flight."""
+    import telegram
+    from telegram.request import HTTPXRequest
+
+    from bot.telegram.request import AiohttpRequest
+
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "_fake"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
     )
+    assert proc.stdout is not None and proc.stdin is not None
+    base_url = proc.stdout.readline().decode().strip()
+    rows: list[dict[str, Any]] = []
+    try:
+        for level in levels:
+            for name, make in (("httpx", HTTPXRequest), ("aiohttp", AiohttpRequest)):
+                request = make(connection_pool_size=max(level, 1), pool_timeout=30.0)
+                async with telegram.Bot(TOKEN, base_url=base_url, request=request) as bot:
+                    sem = asyncio.Semaphore(level)
+
+                    async def one(i: int, sem: asyncio.Semaphore = sem) -> None:
+                        async with sem:
+                            await bot.send_message(
+                                20_000 + i % 150, "<b>甲子</b> 하루 " * 8, parse_mode="HTML"
+                            )
+
+                    await asyncio.gather(*(one(i) for i in range(min(200, requests))))  # warm connections
+                    c0, t0 = time.process_time(), time.perf_counter()
+                    await asyncio.gather(*(one(i) for i in range(requests)))
+                    c1, t1 = time.process_time(), time.perf_counter()
+                rows.append({
+                    "transport": name, "in_flight": level, "requests": requests,
+                    "cpu_ms_per_request": round((c1 - c0) * 1000 / requests, 3),
+                    "requests_per_s": round(requests / (t1 - t0)),
+                })  # fmt: skip
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    return rows
 
 
-async def main() -> None:
+# --------------------------------------------------------------------------------------- main
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1].startswith("_"):  # a child process of this benchmark
+        role, rest = sys.argv[1], sys.argv[2:]
+        if role == "_echo":
+            run_echo_bot(rest[0], rest[2])
+        elif role == "_sikpan_unpaced":
+            run_sikpan_unpaced(rest[0], rest[1])
+        elif role == "_fake":
+            serve_fake()
+        return
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--users", type=int, default=200)
-    parser.add_argument("--per-user", type=int, default=5, help="commands per user in the unpaced run")
+    parser.add_argument("what", nargs="?", default="bots", choices=("bots", "transport"))
+    parser.add_argument("--mode", choices=("open", "closed"), default="open")
+    parser.add_argument("--rate", type=float, default=20.0, help="open loop: commands per second (Poisson)")
     parser.add_argument(
-        "--paced-per-user", type=int, default=1, help="commands per user in the paced run (0: skip)"
+        "--commands", type=int, default=None, help="measured commands (default: 30 s worth, ≥ 600)"
     )
-    parser.add_argument("--timeout", type=float, default=180.0, help="upper bound per run, seconds")
+    parser.add_argument("--warmup", type=int, default=150, help="open loop: warm-up commands, not counted")
+    parser.add_argument("--users", type=int, default=150)
+    parser.add_argument("--pace", choices=("production", "off"), default="production")
+    parser.add_argument("--bots", default="sikpan,echo", help="comma-separated: sikpan, echo")
+    parser.add_argument("--echo-transport", choices=("httpx", "aiohttp"), default="httpx")
+    parser.add_argument(
+        "--requests", type=int, default=3000, help="transport: requests per transport and level"
+    )
+    parser.add_argument("--in-flight", default="1,16,64", help="transport: requests in flight")
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--seed", type=int, default=18)
+    parser.add_argument("--json", action="store_true", help="one line of JSON")
     args = parser.parse_args()
-    report("unpaced", args.users, await run(args.users, args.per_user, False, args.timeout))
-    if args.paced_per_user:
-        report("paced", args.users, await run(args.users, args.paced_per_user, True, args.timeout))
+    stamp = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine()}
+    if args.what == "transport":
+        rows = asyncio.run(transports(args.requests, [int(x) for x in args.in_flight.split(",")]))
+        if args.json:
+            print(json.dumps({**stamp, "transport": rows}, ensure_ascii=False))
+        else:
+            for r in rows:
+                print(
+                    f"{r['transport']:8s} in flight {r['in_flight']:3d}: {r['cpu_ms_per_request']:.3f} ms CPU/request, {r['requests_per_s']} requests/s"
+                )
+        return
+    commands = args.commands or max(600, int(args.rate * 30))
+    results = []
+    for kind in args.bots.split(","):
+        results.append(asyncio.run(drive(
+            kind.strip(), args.mode, args.rate, commands, args.warmup, args.users, args.pace, args.echo_transport,
+            args.timeout, args.seed,
+        )))  # fmt: skip
+    out: dict[str, Any] = {
+        **stamp, "mode": args.mode, "rate": args.rate if args.mode == "open" else None,
+        "users": args.users, "pace": args.pace, "mix": list(MIX), "results": results,
+    }  # fmt: skip
+    by = {r["bot"].split()[0]: r for r in results}
+    if "sikpan" in by and "echo" in by and by["echo"]["cpu_ms_per_command"]:
+        out["cpu_ratio"] = round(by["sikpan"]["cpu_ms_per_command"] / by["echo"]["cpu_ms_per_command"], 2)
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False))
+        return
+    print(f"{out['date']} · {out['machine']}")
+    print(
+        f"{args.mode} loop"
+        + (f", {args.rate:g} commands/s (Poisson)" if args.mode == "open" else f", {args.users} users")
+        + f", pacing {args.pace}"
+    )
+    for r in results:
+        print(
+            f"  {r['bot']:15s} {r['commands']} commands ({r['unanswered']} unanswered, {r['messages']} messages) in {r['seconds']} s: "
+            f"{r['cpu_ms_per_command']} ms CPU/command, {r['commands_per_s']} commands/s; latency p50 {r['p50_ms']} ms, "
+            f"p99 {r['p99_ms']} ms, max {r['max_ms']} ms; {r['bot_errors_logged']} errors logged"
+        )
+    if "cpu_ratio" in out:
+        print(f"  CPU per command, sikpan / echo bot: {out['cpu_ratio']}×")
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

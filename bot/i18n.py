@@ -30,7 +30,7 @@ import re
 import string
 import struct
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from functools import cache
 from importlib import resources
@@ -301,6 +301,31 @@ def one_reply() -> Iterator[None]:
         yield
     finally:
         _GIVEN.reset(token)
+
+
+def given_terms() -> frozenset[str] | None:
+    """The terms already given as 한글(漢字) in the reply being rendered (None: not inside ``one_reply``)."""
+    given = _GIVEN.get()
+    return None if given is None else frozenset(given)
+
+
+@contextlib.contextmanager
+def terms_given(before: Iterable[str] | None) -> Iterator[set[str] | None]:
+    """Render a part of a reply as if ``before`` had been given (None: outside a reply); yields the set that
+    ``both`` fills (``before`` and the terms given since), for a cache of rendered parts (``bot.views``)."""
+    given = None if before is None else set(before)
+    token = _GIVEN.set(given)
+    try:
+        yield given
+    finally:
+        _GIVEN.reset(token)
+
+
+def mark_given(terms: Iterable[str]) -> None:
+    """Count ``terms`` as given in the reply being rendered (a cached part gave them)."""
+    given = _GIVEN.get()
+    if given is not None:
+        given.update(terms)
 
 
 def both(lang: str, text: object) -> str:

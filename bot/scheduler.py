@@ -921,18 +921,24 @@ async def start_senders(ctx: AppContext) -> Any:
         return None  # no Telegram, or its adapter runs in this process (role all): its sender serves
     from telegram import Bot  # python-telegram-bot: only with a Telegram token
     from telegram.error import InvalidToken, NetworkError
-    from telegram.request import HTTPXRequest
+
+    from bot.telegram.request import AiohttpRequest  # the bot's transport (as the adapter's)
 
     install_redaction([token])
     base_url = ctx.settings.telegram_api_base_url
-    bot = Bot(token, base_url=base_url, request=HTTPXRequest(connection_pool_size=64, pool_timeout=30.0))
-    await start_with_retries(
-        bot.initialize,
-        platform="telegram",
-        retry_on=(NetworkError,),
-        fatal=(InvalidToken,),
-        attempts=ctx.settings.start_attempts,
-    )
+    request = AiohttpRequest(connection_pool_size=64, pool_timeout=30.0)
+    bot = Bot(token, base_url=base_url, request=request)
+    try:
+        await start_with_retries(
+            bot.initialize,
+            platform="telegram",
+            retry_on=(NetworkError,),
+            fatal=(InvalidToken,),
+            attempts=ctx.settings.start_attempts,
+        )
+    except BaseException:
+        await request.shutdown()  # PTB leaves the HTTP session of a failed initialize open
+        raise
     store = DailyStore(ctx.storage)
 
     async def on_migrated(platform: str, old: str, new: str) -> None:

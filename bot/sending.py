@@ -8,9 +8,18 @@ Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
       entity; tags open at a split are closed at the end of the part and reopened (with their attributes)
       at the start of the next. A single line longer than the limit is cut at a space, else anywhere
       between characters.
-    - Pacing (token buckets): overall ``overall_rate`` msg/s (default 28, under Telegram's ~30), per chat
-      1 msg/s with a burst of ``per_chat_burst`` (default 3, so a split reply is not held back), per group
-      20 msg/min. The parts of one reply to one chat are sent in order (a lock per chat).
+    - Pacing (token buckets): overall ``overall_rate`` msg/s (default 28, under Telegram's ~30) with a burst
+      of ``overall_burst`` (default: one second's worth, 28), per chat 1 msg/s with a burst of
+      ``per_chat_burst`` (default 3, so a split reply is not held back), per group 20 msg/min (a burst of 20).
+      The bursts are the ones the platform allows: python-telegram-bot's ``AIORateLimiter`` defaults
+      (``overall_max_rate=30`` per 1 s, ``group_max_rate=20`` per 60 s, each an ``aiolimiter.AsyncLimiter``:
+      that many at once after a quiet period, then the rate) and the Bot FAQ's "short bursts" per chat; a
+      sustained flow (the daily fan-out) still leaves at ``overall_rate``. A burst of 1 held every reply
+      behind the one before it: at 20 commands/s (Poisson) the p99 wait was ~240 ms (issue #18). A send
+      with ``before_request`` (a daily reading, marked ``sending`` just before its request) is also spaced
+      one at a time at ``overall_rate`` with no burst (budget ``telegram:marked``: with Redis, across every
+      process), so a crash strands at most about one marked reading.
+      The parts of one reply to one chat are sent in order (a lock per chat).
       These budgets are the bot's one rate limiter (:mod:`bot.limits`: token buckets in this process, or
       shared by every process through Redis when ``SIKPAN_REDIS_URL`` is set). python-telegram-bot's ``AIORateLimiter`` (its
       ``rate-limiter`` extra) is not installed: it throttles single requests without knowing that the parts
@@ -107,15 +116,18 @@ def request_not_sent(exc: BaseException) -> bool:
 
     python-telegram-bot raises ``NetworkError``/``TimedOut`` in two ways:
 
-    - from a transport error (``raise TimedOut from err`` with httpx's exception as the cause): only a
-      connection that could not be made (``ConnectError``, ``ConnectTimeout``) or a request that never got
-      a connection from the pool (``PoolTimeout``) was not sent. A read or write timeout or a connection
-      dropped after the request was written may have been accepted: *maybe sent*.
+    - from a transport error (``raise TimedOut from err`` with the HTTP library's exception as the cause):
+      only a connection that could not be made or a request that never got a connection from the pool was
+      not sent — aiohttp's ``ClientConnectorError`` and ``ConnectionTimeoutError`` (our transport,
+      ``bot.telegram.request``), httpx's ``ConnectError``, ``ConnectTimeout`` and ``PoolTimeout`` (PTB's
+      default). A read or write timeout or a connection dropped after the request was written may have been
+      accepted: *maybe sent*.
     - from an HTTP answer whose JSON envelope says ``"ok": false`` (no cause): the Bot API refused the
       method (e.g. a 429 without ``retry_after``, a 500 with an error description), so it did not send.
       An answer whose body is not the Bot API's JSON (a proxy's 502 page: the cause is the parse error)
       proves nothing: maybe sent.
     """
+    import aiohttp
     import httpx
     from telegram.error import TelegramError
 
@@ -124,7 +136,14 @@ def request_not_sent(exc: BaseException) -> bool:
         return True  # the Bot API answered with an error envelope
     if isinstance(cause, TelegramError):
         return False  # an unparsable answer (a proxy's error page)
-    return isinstance(cause, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+    return isinstance(
+        cause,
+        aiohttp.ClientConnectorError
+        | aiohttp.ConnectionTimeoutError
+        | httpx.ConnectError
+        | httpx.ConnectTimeout
+        | httpx.PoolTimeout,
+    )
 
 
 def retry_after_seconds(value: int | float | timedelta | None) -> float:
@@ -410,6 +429,7 @@ class TelegramSender:
         on_blocked: BlockedCallback | None = None,
         on_migrated: MigratedCallback | None = None,
         overall_rate: float = 28.0,
+        overall_burst: float | None = None,
         per_chat_rate: float = 1.0,
         per_chat_burst: int = 3,
         group_per_minute: float = 20.0,
@@ -429,9 +449,16 @@ class TelegramSender:
         self.caption_limit = TELEGRAM_CAPTION_LIMIT
         self.pace = pace
         self._sleep = sleep
-        # the budgets (bot.limits): in this process, or shared by every process through Redis
+        # the budgets (bot.limits): in this process, or shared by every process through Redis.
+        # Overall: one second's worth at once after a quiet period, as AIORateLimiter's AsyncLimiter(30, 1)
+        # allows. Sends that mark a delivery before their request (``before_request``: the daily readings)
+        # are also spaced one at a time at the overall rate, without the burst: a kill -9 then finds at most
+        # about one reading marked ``sending`` whose request had not yet left (docs/reliability.md).
         self.limiter: Limiter = limiter if limiter is not None else LocalLimiter(sleep=sleep)
-        self._overall_rate = Rate(overall_rate, 1.0, 1.0)
+        self._overall_rate = Rate(
+            overall_rate, 1.0, overall_burst if overall_burst is not None else overall_rate
+        )
+        self._marked_rate = Rate(overall_rate, 1.0, 1.0)
         self._chat_rate = Rate(per_chat_rate, 1.0, per_chat_burst)
         self._group_rate = Rate(group_per_minute, 60.0, group_per_minute)
         self._chat_locks: dict[str, asyncio.Lock] = {}
@@ -453,9 +480,11 @@ class TelegramSender:
             if self.limiter.forget_if_full([f"telegram:chat:{chat}", f"telegram:group:{chat}"]):
                 del self._chat_locks[chat]
 
-    async def _pace(self, chat: str, chat_kind: str) -> None:
+    async def _pace(self, chat: str, chat_kind: str, marked: bool = False) -> None:
         if not self.pace:
             return
+        if marked:
+            await self.limiter.acquire("telegram:marked", self._marked_rate)
         await self.limiter.acquire(f"telegram:chat:{chat}", self._chat_rate)
         if chat_kind != "private":
             await self.limiter.acquire(f"telegram:group:{chat}", self._group_rate)
@@ -521,7 +550,7 @@ class TelegramSender:
                 attempt = 0
                 while True:
                     attempt += 1
-                    await self._pace(chat, chat_kind)
+                    await self._pace(chat, chat_kind, marked=before_request is not None and index == 0)
                     if before_request is not None and index == 0 and attempt == 1:
                         if not await before_request():
                             return SendOutcome(False, 0, (), "not_attempted", chat)

@@ -33,8 +33,10 @@ from bot.commands.base import (
     CommandSpec,
     Incoming,
     Reply,
+    caller,
     command,
     error_reply,
+    lang_of,
     lookup,
     reply,
     resolve_lang,
@@ -87,7 +89,8 @@ async def _dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
     lang = ctx.settings.lang
     name = "?"
     try:
-        lang = await resolve_lang(incoming, ctx)
+        user = await ctx.storage.get_user(incoming.user_key)  # the one user look-up of the command
+        lang = lang_of(user, incoming, ctx)
         parsed = split_command(incoming.text)
         if parsed is None:
             return error_reply("bot.error.not_a_command", lang)
@@ -100,9 +103,12 @@ async def _dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
         # the caller's own data is never shown to a group
         if privacy.refuse_in_public(spec.name, incoming.chat_kind, incoming.private_reply):
             return error_reply("bot.error.private_only", lang, name=spec.name)
-        await ctx.storage.touch_user(
-            incoming.user_key, incoming.platform, incoming.user_id, incoming.display_name
-        )
+        if user is None or (incoming.display_name is not None and incoming.display_name != user.display_name):
+            # first contact, or a new display name: the row is written (and read back in the same statement)
+            user = await ctx.storage.touch_user(
+                incoming.user_key, incoming.platform, incoming.user_id, incoming.display_name
+            )
+        incoming = replace(incoming, user=user)  # handlers read it with ``caller`` instead of the database
         try:
             result = await spec.handler(args, incoming, ctx)
         except CommandError as err:
@@ -140,6 +146,7 @@ __all__ = [
     "CommandSpec",
     "Incoming",
     "Reply",
+    "caller",
     "command",
     "dispatch",
     "error_reply",

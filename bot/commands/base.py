@@ -15,6 +15,7 @@ from typing import Any
 
 from bot.context import AppContext
 from bot.i18n import LANGS, normalize_lang
+from bot.storage import UserSettings
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,9 @@ class Incoming:
     user_is_admin: bool = True
     display_name: str | None = None
     private_reply: bool = False  # the transport can answer the caller alone here (Discord: ephemeral)
+    # The caller's row as ``dispatch`` read it for this command (one user look-up per command); read it
+    # with :func:`caller`. Adapters leave it None.
+    user: UserSettings | None = field(default=None, compare=False, repr=False)
 
     @property
     def user_key(self) -> str:
@@ -182,9 +186,23 @@ def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-async def resolve_lang(incoming: Incoming, ctx: AppContext) -> str:
+def lang_of(user: UserSettings | None, incoming: Incoming, ctx: AppContext) -> str:
     """The user's setting, else the platform's language hint, else SIKPAN_LANG."""
-    user = await ctx.storage.get_user(incoming.user_key)
     if user is not None and user.lang in LANGS:
         return user.lang
     return normalize_lang(incoming.lang_hint) or ctx.settings.lang
+
+
+async def caller(incoming: Incoming, ctx: AppContext) -> UserSettings | None:
+    """The caller's settings: the row ``dispatch`` read for this command, else one look-up.
+
+    A handler that changes the user (``update_user``) reads the row again from the storage afterwards.
+    """
+    if incoming.user is not None and incoming.user.user_key == incoming.user_key:
+        return incoming.user
+    return await ctx.storage.get_user(incoming.user_key)
+
+
+async def resolve_lang(incoming: Incoming, ctx: AppContext) -> str:
+    """The user's setting, else the platform's language hint, else SIKPAN_LANG."""
+    return lang_of(await caller(incoming, ctx), incoming, ctx)

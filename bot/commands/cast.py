@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +21,7 @@ from bot.commands._common import (
     resolve_local,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command
 from bot.context import AppContext
 from bot.i18n import N_, term
 from bot.viewmodels import BoardCell, CastView, ChartView, LessonView, PillarsView, TransmissionView, WhenView
@@ -117,6 +119,7 @@ def chart_view(chart: Chart, category: str | None = None) -> ChartView:
         }
         for t in chart.transmissions
     ]
+    readings, verdict = reading_and_verdict(chart, category)
     patterns: list[str] = []
     for name in chart.ke_ti():
         if name not in patterns and name != chart.method.char:
@@ -136,9 +139,9 @@ def chart_view(chart: Chart, category: str | None = None) -> ChartView:
         "patterns": patterns,
         "trace_rule": chart.trace.rule,
         "options": chart.options.to_json(),
-        "readings": readings_view(chart, category),
+        "readings": readings,
         "category": category,
-        "verdict": judge(chart, category).to_json(),
+        "verdict": verdict,
         "trace": chart.trace.to_json(),
         "guiren": chart.guiren.char,
         "forward": chart.forward,
@@ -161,7 +164,35 @@ def split_category(args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
 def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, Any]]:
     """``engine.liuren.reading.read(chart)`` as JSON (seed-003 text first when the 課 is one of the eight,
     then the composed seed-002 reading); language-neutral ids that ``templates/liuren/reading.*`` resolve."""
-    return [r.to_json() for r in reading.read(chart, category)]
+    return reading_and_verdict(chart, category)[0]
+
+
+# The reading and the verdict of a 課 (≈ 2.4 ms of CPU, most of a /cast) are the same for every cast of it:
+# cached by the chart *without its instant* and the 月建 and 太歲 branches, which ``read`` is then given
+# explicitly — so nothing else of the instant can reach them. Bounded (least recently used dropped).
+READING_CACHE_SIZE = 2048
+_READINGS: OrderedDict[tuple[Any, ...], tuple[list[dict[str, Any]], dict[str, Any]]] = OrderedDict()
+
+
+def reading_and_verdict(
+    chart: Chart, category: str | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """(``readings_view``, the verdict as JSON) of ``chart``; shared cached values: never mutate them."""
+    moment = chart.moment
+    bare = replace(chart, moment=None) if moment is not None else chart
+    month = moment.month.branch if moment is not None else None
+    year = moment.year.branch if moment is not None else None
+    key = (bare, month, year, category)
+    found = _READINGS.get(key)
+    if found is not None:
+        _READINGS.move_to_end(key)
+        return found
+    readings = [r.to_json() for r in reading.read(bare, category, month=month, year=year)]
+    value = (readings, judge(bare, category).to_json())
+    _READINGS[key] = value
+    while len(_READINGS) > READING_CACHE_SIZE:
+        _READINGS.popitem(last=False)
+    return value
 
 
 @command(
@@ -175,7 +206,7 @@ def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, A
     ),
 )
 async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    user = await ctx.storage.get_user(incoming.user_key)
+    user = await caller(incoming, ctx)
     args, category = split_category(args)
     kind, value = parse_cast_args(args)
     options = engine_options.build("liuren", user.options if user else {})

@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.commands import _options as engine_options
 from bot.commands._common import check_zone, zone_of
-from bot.commands.base import COMMANDS, ArgSpec, CommandError, Incoming, Reply, command, lookup, reply
+from bot.commands.base import COMMANDS, ArgSpec, CommandError, Incoming, Reply, caller, command, lookup, reply
 from bot.context import AppContext
 from bot.i18n import LANGS, N_
 from bot.msgids import FAMILIES, msgid
@@ -109,7 +109,7 @@ async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
     ephemeral=True,
 )
 async def lang(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    user = await ctx.storage.get_user(incoming.user_key)
+    user = await caller(incoming, ctx)
     if not args:
         return reply("lang", current=(user.lang if user else None), langs=list(LANGS), changed=False)
     word = args[0].strip().lower()
@@ -281,7 +281,7 @@ async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -
     """``/settings`` (everything), ``/settings liuren`` (one group), ``/settings liuren.daynight`` (one option
     and its values), ``/settings <option> <value>`` (set it), ``/settings reset``. The buttons of Telegram and
     Discord send the same lines (:mod:`bot.commands.setting_buttons`)."""
-    user = await ctx.storage.get_user(incoming.user_key)
+    user = await caller(incoming, ctx)
     options: dict[str, Any] = dict(user.options) if user else {}
     changed: str | None = None
     group: str | None = None

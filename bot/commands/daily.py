@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from bot.commands._common import OFF_WORDS, Record, record_and_reply, zone_of
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command, reply, resolve_lang
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply, resolve_lang
 from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context
 from bot.i18n import N_
 from bot.schedule_time import due_instant, next_due, parse_hhmm
@@ -127,7 +127,7 @@ async def daily(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
         sub = await store.get(sub.id)
         assert sub is not None
         return status_view(sub, await next_delivery(store, sub, now), changed=True)
-    user = await ctx.storage.get_user(incoming.user_key)
+    user = await caller(incoming, ctx)
     zone = zone_of(user, ctx)
     options = subscription_options(user)
     lang = await resolve_lang(incoming, ctx)
@@ -179,7 +179,7 @@ async def today_moment(incoming: Incoming, ctx: AppContext) -> Moment:
         delivered = await store.delivery(sub.id, local_today)
         due = delivered.due_at if delivered is not None else due_instant(local_today, sub.at_time, sub.zone)
         return subscription_moment(sub, due)
-    user = await ctx.storage.get_user(incoming.user_key)
+    user = await caller(incoming, ctx)
     zone = zone_of(user, ctx)
     options = subscription_options(user)
     day_starts = str(options.pop("day_starts"))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from bot.commands._common import zone_of
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command, reply
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply
 from bot.i18n import N_
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ async def history(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
         raise CommandError("bot.error.bad_number", value=args[0][:20])
     entries = await ctx.storage.list_history(incoming.user_key, limit=PAGE, before=before)
     total = await ctx.storage.count_history(incoming.user_key)
-    zone = zone_of(await ctx.storage.get_user(incoming.user_key), ctx)
+    zone = zone_of(await caller(incoming, ctx), ctx)
     rows = [
         {
             "no": e.seq,

@@ -14,7 +14,7 @@ from bot.commands._common import (
     record_and_reply,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command
 from bot.commands.cast import time_options
 from bot.context import AppContext
 from bot.i18n import N_
@@ -195,7 +195,7 @@ def liuyao_view(chart: Reading) -> LiuyaoView:
 )
 async def liuyao(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     method, digits, use = parse_liuyao_args(args)
-    user = await ctx.storage.get_user(incoming.user_key)
+    user = await caller(incoming, ctx)
     zone = zone_of(user, ctx)
     day_starts, longitude = time_options(user)
     at = (await ctx.clock.now()).astimezone(zone)

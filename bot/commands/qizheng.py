@@ -25,7 +25,7 @@ from bot.commands._common import (
     resolve_local,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command, reply
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply
 from bot.commands.core import _looks_numeric, find_city, parse_coordinate
 from bot.context import AppContext
 from bot.i18n import N_
@@ -181,7 +181,7 @@ def qizheng_view(data: dict[str, Any]) -> QizhengView:
     args=(ArgSpec("when", "string", required=False, description_msgid=N_("bot.arg.qizheng.when")),),
 )
 async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    user = await ctx.storage.get_user(incoming.user_key)
+    user = await caller(incoming, ctx)
     if len(args) == 1 and args[0].lower() in FORGET_WORDS:
         await ctx.storage.update_user(incoming.user_key, birth=None)
         return reply("qizheng_birth", forgotten=True)

@@ -13,7 +13,7 @@ from bot.commands._common import (
     record_and_reply,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, command
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command
 from bot.context import AppContext
 from bot.i18n import N_
 from bot.viewmodels import GroupedStarsView, GroupView, ShenshaInputs, ShenshaView, StarView
@@ -102,7 +102,7 @@ def grouped_view(stars: list[StarView]) -> GroupedStarsView:
 async def shensha(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     when: dict[str, str] | None = None
     if not args or (len(args) == 1 and args[0].lower() in NOW_WORDS):
-        user = await ctx.storage.get_user(incoming.user_key)
+        user = await caller(incoming, ctx)
         zone = zone_of(user, ctx)
         at = (await ctx.clock.now()).astimezone(zone)
         p = four_pillars(at)

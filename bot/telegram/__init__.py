@@ -80,6 +80,7 @@ from bot.sending import (
     visible_len,
 )
 from bot.startup import start_with_retries
+from bot.telegram.request import AiohttpRequest
 from bot.views import first_page, render
 
 if TYPE_CHECKING:
@@ -563,16 +564,22 @@ def build_application(
 ) -> AnyApplication:
     """Build the ``Application`` (handlers, sender, error handler) without starting anything."""
     install_redaction([token])
+    requests = (
+        AiohttpRequest(connection_pool_size=max(8, min(concurrent_updates, 512)), pool_timeout=30.0),
+        AiohttpRequest(connection_pool_size=1),  # getUpdates, on its own connection
+    )
     app = (
         ApplicationBuilder()
         .token(token)
         .base_url(base_url)
         .base_file_url(base_file_url or file_url_for(base_url))
         .concurrent_updates(concurrent_updates)
-        .connection_pool_size(max(8, min(concurrent_updates, 512)))
-        .pool_timeout(30.0)
+        # aiohttp, not PTB's default httpx (bot/telegram/request.py; figures in the README)
+        .request(requests[0])
+        .get_updates_request(requests[1])
         .build()
     )
+    app.bot_data["requests"] = requests
     if sender is None:
         sender = TelegramSender(
             app.bot,
@@ -590,6 +597,12 @@ def build_application(
     ctx.telegram_sender = sender
     ctx.telegram_application = app
     return app
+
+
+async def close_requests(app: AnyApplication) -> None:
+    """Close the HTTP sessions of ``build_application`` (``shutdown`` does it for an initialized app)."""
+    for request in app.bot_data.get("requests", ()):
+        await request.shutdown()
 
 
 async def prepare(app: AnyApplication) -> None:
@@ -628,14 +641,18 @@ async def start_application(ctx: AppContext, stop: asyncio.Event) -> AnyApplicat
     app = build_application(
         ctx, token, settings.telegram_api_base_url or DEFAULT_BASE_URL, rate=settings.telegram_send_rate
     )
-    await start_with_retries(
-        app.initialize,
-        platform="telegram",
-        retry_on=(NetworkError,),
-        fatal=(InvalidToken,),
-        attempts=settings.start_attempts,
-        stop=stop,
-    )
+    try:
+        await start_with_retries(
+            app.initialize,
+            platform="telegram",
+            retry_on=(NetworkError,),
+            fatal=(InvalidToken,),
+            attempts=settings.start_attempts,
+            stop=stop,
+        )
+    except BaseException:
+        await close_requests(app)  # PTB leaves the HTTP sessions of a failed initialize open
+        raise
     return app
 
 

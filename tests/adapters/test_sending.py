@@ -304,3 +304,43 @@ def test_a_discord_heading_moves_on_with_its_text():
     assert len(parts) == 2 and all(len(p) <= 200 for p in parts)
     assert not parts[0].endswith("**") and parts[1].startswith("**삼전**\n")
     assert "".join(parts).replace("\n", "") == text.replace("\n", "")
+
+
+async def test_the_overall_pacer_allows_a_burst_of_one_second_then_holds_the_rate(tg, bot):
+    """Issue #18: replies to different chats arriving together are not held behind each other up to one
+    second's worth (AIORateLimiter's AsyncLimiter(30, 1) allows as much); past it, the rate holds."""
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        await asyncio.sleep(seconds)
+
+    sender = TelegramSender(bot, overall_rate=28, sleep=sleep)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    outcomes = await asyncio.gather(*(sender.send(1000 + chat, "x") for chat in range(28)))
+    assert all(o.ok for o in outcomes) and waits == []  # 28 chats at once: no wait at all
+    outcomes = await asyncio.gather(*(sender.send(2000 + chat, "x") for chat in range(14)))
+    assert all(o.ok for o in outcomes)
+    # 42 sends from a bucket of 28 refilled at 28/s take at least 14/28 s, one token at a time
+    assert loop.time() - began >= 14 / 28 - 0.01
+    assert waits and all(w <= 1 / 28 + 1e-6 for w in waits)
+
+
+async def test_marked_deliveries_are_spaced_one_at_a_time_without_the_burst(tg, bot):
+    """A send with ``before_request`` (a daily reading marked ``sending`` right before its request) does not
+    take the burst: the marks are 1/rate apart, so a crash strands at most about one (docs/reliability.md)."""
+    loop = asyncio.get_running_loop()
+    marks: list[float] = []
+
+    async def mark() -> bool:
+        marks.append(loop.time())
+        return True
+
+    sender = TelegramSender(bot, overall_rate=20)
+    outcomes = await asyncio.gather(
+        *(sender.send(3000 + chat, "x", before_request=mark) for chat in range(6))
+    )
+    assert all(o.ok for o in outcomes) and len(marks) == 6
+    gaps = [b - a for a, b in zip(marks, marks[1:])]
+    assert all(g >= 1 / 20 - 0.005 for g in gaps), gaps

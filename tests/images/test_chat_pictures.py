@@ -172,3 +172,23 @@ async def test_discord_cast_embed_carries_the_picture_and_page_edits_keep_it(dc,
         assert pressed.ack_type == 7
         [restored] = pressed.original["attachments"]
         assert dc.uploaded[restored["id"]] == upload
+
+
+@pytest.mark.usefixtures("restore_discord_endpoints")
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [("liuyao", {"lines": "797979"}), ("qizheng", {"when": "1990-05-17 14:30 서울"})],
+)
+async def test_discord_liuyao_and_qizheng_embeds_carry_their_pictures(dc, tmp_path, command, options):
+    """Issue 14 "Done when": /liuyao 797979 and /qizheng 1990-05-17 14:30 서울 bring a picture on Discord too."""
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")):
+        inter = await dc.slash(command, options)
+        [first] = await dc.wait_followups(inter, 1, timeout=15)
+        [attachment] = first["attachments"]
+        assert attachment["filename"] == "chart.png"
+        picture = _png(dc.uploaded[attachment["id"]])
+        assert min(picture.size) >= 640 and (attachment["width"], attachment["height"]) == picture.size
+        if first["embeds"]:  # a stored cast: an embed with its pages, the picture inside it
+            assert first["embeds"][0]["image"]["url"] == attachment["url"]
+        else:  # an unsaved birth chart (no pages): the reply as text with the picture attached
+            assert "1990" in first["content"]
