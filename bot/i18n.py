@@ -338,18 +338,28 @@ def both(lang: str, text: object) -> str:
     qualified = _QUALIFIED.fullmatch(s)
     if qualified and lang != "lzh":
         head, qualifier = qualified.groups()
+        whole = term(lang, s)
+        if whole != s and "(" not in whole:
+            # the qualifier only tells the name apart (死(旺相) from the 長生 stage 死): the reading says it in
+            # Korean, the characters stay the name's own: 왕상휴수사의 사(死·旺相)
+            return _once(s, whole, f"{head}·{qualifier}")
         readings = term(lang, head), term(lang, qualifier)
         if readings != (head, qualifier):
             return f"{readings[0]}·{readings[1]}({head}·{qualifier})"
     reading = term(lang, s)
     if reading == s:
         return s
+    return _once(s, reading)
+
+
+def _once(s: str, reading: str, chars: str | None = None) -> str:
+    """한글(漢字) the first time a reply names ``s``, then 한글 alone (``one_reply``)."""
     given = _GIVEN.get()
     if given is not None:
         if s in given:
             return reading
         given.add(s)
-    return f"{reading}({s})"
+    return f"{reading}({chars or s})"
 
 
 @cache

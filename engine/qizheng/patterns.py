@@ -1,8 +1,9 @@
 """《八格賦》 (seed 004) clauses as data, evaluated by a small condition language.
 
 Each clause of ``data/patterns.json`` has ``id``, ``ge`` (格), ``kind`` (``clause``, or ``definition`` for the
-seed's explanations of a term: never evaluated, never listed as holding), ``quote`` / ``quote_ko`` (verbatim from
-the seed; the Korean is the whole sentence(s) translating the clause), ``status`` (``yes`` computable, ``partial``
+seed's explanations of a term: never evaluated, never listed as holding), ``quote`` (verbatim from the seed) /
+``quote_ko`` (the whole sentence(s) translating the clause, reworded from the seed's translation into natural
+Korean; ``ko_note`` keeps the seed's wording as 「이전 문구: 「…」」, see ``seed_ko``), ``status`` (``yes`` computable, ``partial``
 needs a fact the chart does not have, ``no`` too vague, ``definition``) with a ``reason``, for ``yes`` a ``when``
 condition (a JSON s-expression), and ``broad`` (the reason) where the verse itself holds for most births.
 
@@ -88,6 +89,15 @@ class Pattern:
     kind: str = "clause"  # or "definition"
     reading: str | None = None
     broad: str | None = None  # why the clause holds for most births, where it does
+    ko_note: str | None = None  # 「이전 문구: 「…」」: the seed's translation that quote_ko rewords
+
+    @property
+    def seed_ko(self) -> str:
+        """The seed's own Korean for the clause (quote_ko where it was not reworded)."""
+        prefix = "이전 문구: 「"
+        if self.ko_note and self.ko_note.startswith(prefix) and self.ko_note.endswith("」"):
+            return self.ko_note[len(prefix) : -1]
+        return self.quote_ko
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +143,7 @@ def patterns() -> tuple[Pattern, ...]:
                 kind=row.get("kind", "clause"),
                 reading=row.get("reading"),
                 broad=row.get("broad"),
+                ko_note=row.get("ko_note"),
             )
         )
     return tuple(out)

@@ -201,9 +201,36 @@ def test_quotes_are_verbatim_from_seed_004():
     seen = set()
     for p in patterns():
         assert p.quote in chinese[p.paragraph], p.id
-        assert p.quote_ko in korean[p.paragraph], p.id
+        assert p.seed_ko in korean[p.paragraph], (
+            p.id
+        )  # the seed's translation, kept in ko_note where reworded
         seen.add(p.paragraph)
     assert seen == set(range(1, 41))  # every paragraph of the seed is covered
+
+
+# Translationese of the seed-004 translation that the reworded Korean must not keep (issue 15: 「X은 이는…」,
+# 「필정」, 「곧 이는」, 「~함을 마땅하게 하지 않는다」, 「한 알의 별」).
+TRANSLATIONESE = (
+    "는 이는",
+    "은 이는",
+    "곧 이는",
+    "필정",
+    "마땅하게 하지 않",
+    "한 알의",
+    "이것이 곧 이는",
+    "저것은 이는",
+)
+
+
+def test_korean_is_reworded_and_keeps_the_seed_wording():
+    shared: dict[str, str] = {}
+    for p in patterns():
+        assert p.ko_note and p.seed_ko != p.quote_ko, p.id  # every clause reworded, the seed's text kept
+        for bad in TRANSLATIONESE:
+            assert bad not in p.quote_ko, (p.id, bad)
+        # clauses that share one sentence of the seed share one rewording: the Korean stays the whole translation
+        assert shared.setdefault(p.seed_ko, p.quote_ko) == p.quote_ko, p.id
+    assert "필정" in BY_ID["p22.4"].seed_ko and "반드시 무너진다" in BY_ID["p22.4"].quote_ko
 
 
 def test_sections_follow_the_seed_order():

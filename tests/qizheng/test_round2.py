@@ -272,11 +272,14 @@ def test_korean_is_the_whole_translation():
     paragraphs = [x.strip() for x in text.split("\n\n") if x.strip()]
     for p in patterns():
         ko = paragraphs[2 * p.paragraph]
-        start = ko.index(p.quote_ko)
+        start = ko.index(p.seed_ko)
         spans = _sentences(ko)
         assert any(a == start for a, _ in spans), (p.id, "starts mid-sentence")
-        assert any(b == start + len(p.quote_ko) for _, b in spans), (p.id, "cut before the sentence ends")
-    assert BY_ID["p03.1"].quote_ko.endswith("입원이라 부른다.")
+        assert any(b == start + len(p.seed_ko) for _, b in spans), (p.id, "cut before the sentence ends")
+    assert BY_ID["p03.1"].seed_ko.endswith("입원이라 부른다.")
+    assert BY_ID["p03.1"].quote_ko.endswith(
+        "입원(入垣)이라 한다."
+    )  # the rewording translates the same whole clause
 
 
 # ---- base rates ------------------------------------------------------------------------------------------------
