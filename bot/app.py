@@ -4,13 +4,18 @@ Roles (``sikpan run --role``, or ``SIKPAN_ROLE``; :data:`ROLES` maps each to its
 
 ==============  ===================================================================================
 ``all``         (default, one process) every adapter whose token is set — Telegram by long polling, or
-                the webhook app when ``TELEGRAM_WEBHOOK_URL`` is set — and the daily scheduler; the
-                console chat on stdin/stdout when no token is set
+                the webhook app when ``TELEGRAM_WEBHOOK_URL`` is set — and the daily scheduler (with
+                ``SIKPAN_REDIS_URL`` and a Telegram token: a queue worker too); the console chat on
+                stdin/stdout when no token is set
 ``telegram``    the Telegram adapter alone (polling or webhook, as configured); no scheduler
-``discord``     the Discord adapter alone (``AutoShardedClient``: ``DISCORD_SHARD_COUNT``/``_IDS``)
-``scheduler``   the daily scheduler, with send-only Telegram/Discord clients (no updates taken in)
-``worker``      sends the queued broadcast jobs (issue #17, Redis queue): refused until ``bot.queue``
-                lands — "needs SIKPAN_REDIS_URL" (exit 2)
+``discord``     the Discord adapter alone (``AutoShardedClient``: ``DISCORD_SHARD_COUNT``/``_IDS``); with
+                ``SIKPAN_REDIS_URL`` also the scheduler of the Discord readings
+``scheduler``   the daily scheduler, with send-only Telegram/Discord clients (no updates taken in); with
+                ``SIKPAN_REDIS_URL`` it schedules the Telegram readings alone and queues them for the
+                workers (Discord readings: the ``discord`` role's processes, which have the client)
+``worker``      sends the queued daily readings (:func:`bot.scheduler.run_worker`, the arq queue of
+                :mod:`bot.queue`; needs ``SIKPAN_REDIS_URL`` and ``TELEGRAM_BOT_TOKEN``), with the send
+                budgets shared through Redis; any number side by side
 ``webhook``     the Telegram webhook app (:mod:`bot.web`; needs the token, ``TELEGRAM_WEBHOOK_URL`` and
                 ``TELEGRAM_WEBHOOK_SECRET``): many replicas behind one URL, one database
 ==============  ===================================================================================
@@ -34,6 +39,7 @@ exists for (the scheduler of the ``scheduler`` role) stops everything, and ``run
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -44,7 +50,7 @@ from bot.config import ConfigError, Settings
 from bot.console import LineSource, run_console
 from bot.context import AppContext, Clock, SystemClock, create_context
 from bot.i18n import N_
-from bot.scheduler import run_scheduler
+from bot.scheduler import run_scheduler, run_worker
 from bot.startup import StartupError, check_database
 
 log = logging.getLogger(__name__)
@@ -55,6 +61,8 @@ Runner = Callable[[AppContext, asyncio.Event], Coroutine[Any, Any, None]]
 EXTRAS: dict[str, tuple[str, str]] = {"telegram": ("telegram", "telegram"), "discord": ("discord", "discord")}
 # The webhook app's libraries (extra [webhook]).
 WEBHOOK_MODULES = ("starlette", "uvicorn", "prometheus_client")
+# The Redis queue's libraries (extra [redis]).
+REDIS_MODULES = ("redis", "arq")
 
 
 class MissingExtra(RuntimeError):
@@ -141,11 +149,26 @@ def _need(ok: object, role: str, what: str) -> None:
         raise RoleError(N_("bot.error.role_needs"), f"--role {role} needs {what}", role=role, what=what)
 
 
+def require_redis_extra() -> None:
+    """The Redis queue's modules import (``bot.queue``: redis, arq); :class:`MissingExtra` naming ``[redis]``."""
+    try:
+        import bot.queue  # noqa: F401  (the queue's libraries, loaded now so a gap fails before start)
+    except ModuleNotFoundError as err:
+        if err.name is not None and err.name.split(".")[0] in REDIS_MODULES:
+            raise MissingExtra("redis queue", "redis", err.name) from None
+        raise
+
+
 def _plan_all(settings: Settings) -> Plan:
     runners = configured_runners(settings)
     if not runners:
         return Plan(console=True)
-    return Plan({**runners, "scheduler": run_scheduler}, adapters=frozenset(runners))
+    parts: dict[str, Runner] = {**runners, "scheduler": run_scheduler}
+    if settings.redis_url and settings.telegram_token:
+        # the scheduler queues the Telegram readings (bot.queue): this process works the queue too
+        require_redis_extra()
+        parts["worker"] = run_worker
+    return Plan(parts, adapters=frozenset(runners))
 
 
 def _plan_telegram(settings: Settings) -> Plan:
@@ -159,6 +182,13 @@ def _plan_telegram(settings: Settings) -> Plan:
 def _plan_discord(settings: Settings) -> Plan:
     _need(settings.discord_token, "discord", "DISCORD_BOT_TOKEN")
     runners = {"discord": transport_runner("discord")}
+    if settings.redis_url:
+        # with the Redis queue the scheduler role schedules Telegram alone: the Discord readings are
+        # scheduled here, where the Discord client is (several replicas: the database decides the claims)
+        return Plan(
+            {**runners, "scheduler": functools.partial(run_scheduler, platforms=("discord",))},
+            adapters=frozenset(runners),
+        )
     return Plan(runners, adapters=frozenset(runners))
 
 
@@ -173,6 +203,15 @@ def _plan_webhook(settings: Settings) -> Plan:
 
 def _plan_scheduler(settings: Settings) -> Plan:
     _need(settings.has_tokens, "scheduler", "TELEGRAM_BOT_TOKEN / DISCORD_BOT_TOKEN")
+    if settings.redis_url:
+        # the Telegram readings go to the queue (the workers send them): no client here; the Discord readings
+        # are scheduled by the ``discord`` role's processes, which have the client
+        _need(settings.telegram_token, "scheduler", "TELEGRAM_BOT_TOKEN")
+        require_redis_extra()
+        return Plan(
+            {"scheduler": functools.partial(run_scheduler, platforms=("telegram",))},
+            critical=frozenset({"scheduler"}),
+        )
     tokens = {"telegram": settings.telegram_token, "discord": settings.discord_token}
     senders = {f"{p}-sender": sender_runner(p) for p, token in tokens.items() if token}
     return Plan(
@@ -183,9 +222,12 @@ def _plan_scheduler(settings: Settings) -> Plan:
 
 
 def _plan_worker(settings: Settings) -> Plan:
-    # Wired at merge to bot.queue.run_worker(ctx, stop) (issue #17, the Redis queue); until then a refusal.
-    _need(False, "worker", "SIKPAN_REDIS_URL")
-    raise AssertionError("unreachable")
+    """Queued daily readings (``bot.queue``) sent through a Telegram sender of its own (no updates taken in)."""
+    _need(settings.redis_url, "worker", "SIKPAN_REDIS_URL")
+    _need(settings.telegram_token, "worker", "TELEGRAM_BOT_TOKEN")
+    transport_runner("telegram")  # python-telegram-bot present (MissingExtra naming [telegram] if not)
+    require_redis_extra()
+    return Plan({"worker": run_worker}, critical=frozenset({"worker"}))
 
 
 # The roles of ``sikpan run --role``: each resolves its runners from the settings (or refuses).

@@ -13,7 +13,11 @@ variable                     default                                     meaning
 ``SIKPAN_DB``                ``sikpan.db``                               SQLite file (WAL mode), or a
                                                                          ``postgresql://user@host/db`` URL
                                                                          (``?schema=`` ``&pool=`` optional)
-``SIKPAN_REDIS_URL``         unset                                       Redis: webhook update ids, /healthz
+``SIKPAN_REDIS_URL``         unset                                       Redis: shared send budgets
+                                                                         (``bot.limits``), the daily readings'
+                                                                         job queue (``bot.queue``, role
+                                                                         ``worker``), webhook update ids,
+                                                                         /healthz (``?prefix=`` optional)
 ``SIKPAN_LANG``              ``ko``                                      default language (``ko`` | ``lzh``)
 ``SIKPAN_TZ``                ``Asia/Seoul``                              default IANA zone of new users
 ``SIKPAN_ENV_FILE``          ``.env``                                    where to read the optional ``.env``

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from bot.admission import Admission
 from bot.config import Settings
+from bot.limits import Limiter
 from bot.sending import DiscordSender, TelegramSender
 from bot.storage import Storage
 
@@ -81,6 +82,8 @@ class AppContext:
     telegram_application: TelegramApplication | None = None
     discord_sender: DiscordSender | None = None
     discord_client: DiscordClient | None = None
+    # the send budgets of the process (bot.limits.limiter_of: in-process, or shared through Redis)
+    limiter: Limiter | None = None
     # told by the senders when a chat blocks the bot / a group migrates (the scheduler subscribes)
     on_blocked: list[Callback] = field(default_factory=list)
     on_migrated: list[Callback] = field(default_factory=list)

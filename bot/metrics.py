@@ -8,6 +8,10 @@ Metrics (names as Prometheus sees them)
     ``sikpan_rate_limited_total{platform}``             429 answers (``RetryAfter``) the senders honoured
     ``sikpan_deliveries_total{platform, status}``       daily readings by final status (sent, failed …)
     ``sikpan_webhook_updates_total{result}``            webhook POSTs: handled, duplicate, busy, refused …
+    ``sikpan_queue_enqueued_total{result}``             claimed readings handed to the Redis job queue
+                                                        (``queued``: new jobs; ``unreachable``: kept, retried)
+    ``sikpan_queue_jobs_total{result}``                 queue jobs run by workers (sent, retry, not_ready …)
+    ``sikpan_limiter_outage_waits_total``               sends that waited for Redis (the shared budget) to return
 
 The client library (``prometheus-client``, extra ``[webhook]``) is imported only when :func:`enable` is
 called — by the roles that serve ``/metrics`` — so the console, the CLI and a plain install neither need it
@@ -37,6 +41,9 @@ class _Metrics:
     rate_limited: Any
     deliveries: Any
     webhook_updates: Any
+    queue_enqueued: Any
+    queue_jobs: Any
+    limiter_outage_waits: Any
 
 
 _metrics: _Metrics | None = None
@@ -73,6 +80,18 @@ def enable() -> CollectorRegistry:
             ),
             webhook_updates=Counter(
                 "sikpan_webhook_updates", "Webhook requests by result", ("result",), registry=registry
+            ),
+            queue_enqueued=Counter(
+                "sikpan_queue_enqueued",
+                "Claimed readings handed to the job queue",
+                ("result",),
+                registry=registry,
+            ),
+            queue_jobs=Counter(
+                "sikpan_queue_jobs", "Queue jobs run by workers", ("result",), registry=registry
+            ),
+            limiter_outage_waits=Counter(
+                "sikpan_limiter_outage_waits", "Sends that waited for the shared budget", registry=registry
             ),
         )
     return _metrics.registry
@@ -138,6 +157,24 @@ def delivery(platform: str, status: str) -> None:
 def webhook_update(result: str) -> None:
     if _metrics is not None:
         _metrics.webhook_updates.labels(result).inc()
+
+
+def queue_enqueued(result: str, count: int = 1) -> None:
+    """Readings handed to the job queue (``queued``: new jobs) or kept for later (``unreachable``)."""
+    if _metrics is not None and count:
+        _metrics.queue_enqueued.labels(result).inc(count)
+
+
+def queue_job(result: str) -> None:
+    """A queue worker ran one job (its result: ``sent``, ``retry``, ``not_ready``, ``gone`` …)."""
+    if _metrics is not None:
+        _metrics.queue_jobs.labels(result).inc()
+
+
+def limiter_outage_wait() -> None:
+    """A send waited because Redis (the shared budget) was unreachable."""
+    if _metrics is not None:
+        _metrics.limiter_outage_waits.inc()
 
 
 def exposition(registry: CollectorRegistry) -> tuple[bytes, str]:

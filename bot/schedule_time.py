@@ -61,3 +61,39 @@ def latest_due(at: time, zone: ZoneInfo, now: datetime) -> tuple[date, datetime]
         if instant <= now:
             return d, instant
         d -= timedelta(days=1)
+
+
+def pending_due(
+    at: time, zone: ZoneInfo, now: datetime, since: datetime, done: date | None = None
+) -> tuple[date, datetime]:
+    """The first due (local date, UTC instant) of a subscription that is not handled yet, as of ``now``.
+
+    The latest due at or before ``now`` counts when it is not older than ``since`` (the subscription's start)
+    — it may be in the past: the scheduler sends it within its grace window or records it skipped — else the
+    next one after ``now``. ``done``: the latest local date that already has a delivery; only later dates.
+    """
+    d, due = latest_due(at, zone, now)
+    if due >= since and (done is None or d > done):
+        return d, due
+    d, due = next_due(at, zone, now)
+    while done is not None and d <= done:
+        d, due = next_due(at, zone, due)
+    return d, due
+
+
+def due_after(
+    at: time, zone: ZoneInfo, handled: date, handled_due: datetime, now: datetime
+) -> tuple[date, datetime]:
+    """The due to wait for once the day ``handled`` (due at ``handled_due``) is claimed or skipped.
+
+    The next due after it — unless that is already past at ``now`` too (the bot was down for days): then the
+    latest due at or before ``now``, so missed days collapse into one (sent within grace, else skipped).
+    """
+    d, due = next_due(at, zone, handled_due)
+    while d <= handled:
+        d, due = next_due(at, zone, due)
+    if due <= now:
+        latest_d, latest = latest_due(at, zone, now)
+        if latest_d > d:
+            return latest_d, latest
+    return d, due

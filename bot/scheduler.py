@@ -14,52 +14,73 @@ Rows (``bot/migrations/0002_daily.sql``)
 Loop (:meth:`DailyScheduler.run`)
     1. Recovery: ``sending`` rows become ``uncertain`` (they may have been delivered: we never send twice);
        ``claimed`` rows (never attempted) are sent now if still within the grace window, else ``skipped``.
-    2. Plan: for every active subscription the next due (local date, UTC instant) that has no delivery row
-       yet (``bot.schedule_time``: DST gaps shift forward, folds use the first occurrence), in a heap.
-    3. Sleep on the injected clock until the earliest due instant (or a change of subscriptions).
-    4. Claim every due row atomically (one ``BEGIN IMMEDIATE`` transaction of ``INSERT OR IGNORE``: a row
-       that exists already — sent before a restart, or claimed by another process — is not ours), or record
-       it ``skipped`` when it is older than the grace window (default 2 h; logged).
-    5. Render (shared: :class:`bot.daily.DailyRenderer`) and enqueue on the platform's queue; workers send
-       through the adapter's sender (``ctx.telegram_sender``, ``ctx.discord_sender``),
-       which paces (Telegram 28 msg/s overall, 1/s per chat, 20/min per group; Discord by its rate-limit
-       headers) and honours RetryAfter with the server's value. Outcomes: sent; Forbidden / chat not found →
-       ``blocked`` and the subscription disabled with its reason; anything else retried with exponential
-       backoff up to ``max_attempts`` times, then ``failed``.
+    2. What is due is in the database (``bot/migrations/0006_next_due.sql``): every active subscription
+       carries ``next_due_at``/``next_local_date``, the first due not handled yet, computed when the row is
+       written (``bot.schedule_time.pending_due``: DST gaps shift forward, folds use the first occurrence).
+    3. Claim (:meth:`bot.storage.DailyStore.claim_due`): one transaction selects the rows with
+       ``next_due_at <= now`` of the platforms this scheduler sends to (an index on ``next_due_at``; on
+       PostgreSQL ``FOR UPDATE SKIP LOCKED``, so schedulers side by side take disjoint rows), inserts their
+       delivery rows — ``claimed``, or ``skipped`` when older than the grace window (default 2 h; logged) —
+       and advances each ``next_due_at`` (``bot.schedule_time.due_after``; days missed while nothing ran
+       collapse into the latest). A delivery row that exists already (the UNIQUE key) is not ours.
+    4. Sleep on the injected clock until the earliest ``next_due_at`` (``MIN`` over the index), napping at
+       most ``poll_every`` seconds of real time, so a subscription written by any process is found without
+       any message between processes; ``notify()`` only shortens the nap of this process.
+    5. Without Redis: render (shared: :class:`bot.daily.DailyRenderer`) and enqueue on the platform's
+       in-process queue; workers send through the adapter's sender (``ctx.telegram_sender``,
+       ``ctx.discord_sender``), which paces (Telegram 28 msg/s overall, 1/s per chat, 20/min per
+       group; Discord by its rate-limit headers) and honours RetryAfter with the server's value. Outcomes
+       (:func:`send_and_record`): sent; Forbidden / chat not found → ``blocked`` and the subscription
+       disabled with its reason; anything else retried with exponential backoff up to ``max_attempts``
+       times, then ``failed``.
+       With ``SIKPAN_REDIS_URL``: the claimed rows go to the arq job queue (:mod:`bot.queue`, job id =
+       delivery id) and queue workers (:func:`run_worker`, :class:`DeliveryWorker`) render and send them
+       through the same sender, whose budgets then live in Redis (:mod:`bot.limits`). Rows the queue could
+       not take (Redis unreachable) stay ``claimed`` and are queued again at the next pass; after a Redis
+       restart (a new ``run_id``) every row of ours still ``claimed`` is queued again; a row still
+       ``claimed`` ``requeue_after`` (10 min) after its claim too. A job id already queued is one job.
 
 Across processes (issue #17; ``bot/migrations/0005_daily_owners.sql``)
-    Every scheduler run has a random token, a row in ``schedulers`` with a heartbeat, and its name in
-    ``deliveries.claimed_by`` of the rows it claims. Two schedulers that plan the same due both try the
-    insert: the UNIQUE key gives the row to one. Only the row's own scheduler moves it from ``claimed`` to
-    ``sending`` (one conditional UPDATE, right before the request): at most once, whatever the others
-    believe. Recovery takes over rows by age — of schedulers whose heartbeat is older than ``stale_after``,
-    or that left (a clean stop frees its never-attempted rows) — never "everything claimed is mine".
+    Every scheduler run (and every queue worker) has a random token, a row in ``schedulers`` with a
+    heartbeat, and its name in ``deliveries.claimed_by`` of the rows it claims (a worker: of the rows it
+    sends). Only the row's own scheduler moves it from ``claimed`` to ``sending`` (one conditional UPDATE,
+    right before the request); a queue worker takes any ``claimed`` row, the first one alone: at most once,
+    whatever the others believe, and whatever the queue runs twice. Recovery takes over rows by age — of
+    schedulers or workers whose heartbeat is older than ``stale_after``, or that left (a clean stop frees
+    its never-attempted rows) — never "everything claimed is mine".
     SQLite: one scheduler per database and platform, elected by lock files the kernel frees when their holder
     dies; the others wait. Recovery takes only rows of the platforms this scheduler can send to.
-    PostgreSQL: any number side by side; takeovers use ``FOR UPDATE SKIP LOCKED`` and run at every heartbeat. Subscriptions written by another process are found by polling ``updated_at``.
+    PostgreSQL: any number side by side; takeovers use ``FOR UPDATE SKIP LOCKED`` and run at every heartbeat.
 """
 
 from __future__ import annotations
 
 import asyncio
-import heapq
 import html
 import json
 import logging
-import time as monotonic_time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 
 from bot import metrics, pictures
+from bot.config import install_redaction
 from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, Moment, join_parts
 from bot.daily import picture as daily_picture
 from bot.i18n import gettext
-from bot.schedule_time import latest_due, next_due
-from bot.sending import TELEGRAM_CAPTION_LIMIT, BeforeRequest, SendOutcome, fit_caption, visible_len
+from bot.limits import limiter_of
+from bot.sending import (
+    TELEGRAM_CAPTION_LIMIT,
+    BeforeRequest,
+    SendOutcome,
+    TelegramSender,
+    fit_caption,
+    visible_len,
+)
+from bot.startup import start_with_retries
 from bot.storage import DailyStore, Subscription, utc_iso
 from engine.errors import EngineInputError
 
@@ -68,7 +89,7 @@ log = logging.getLogger(__name__)
 GRACE = timedelta(hours=2)
 STALE_AFTER = timedelta(seconds=90)  # a scheduler silent this long is gone: its rows are taken over
 HEARTBEAT_EVERY = 15.0  # seconds (real time)
-POLL_EVERY = 5.0  # seconds (real time) between looks for subscriptions changed by other processes
+POLL_EVERY = 5.0  # seconds (real time) between looks at the due index (rows written by other processes)
 STATUSES = ("claimed", "sending", "sent", "skipped", "blocked", "failed", "uncertain")
 
 
@@ -240,17 +261,6 @@ async def sleep_until(clock: Clock, instant: datetime) -> None:
 
 
 @dataclass
-class _Entry:
-    due: datetime
-    sub_id: int
-    local_date: date
-    version: int
-
-    def __lt__(self, other: _Entry) -> bool:  # the heap's order: by due alone (one comparison, issue 18)
-        return self.due < other.due
-
-
-@dataclass
 class _Job:
     delivery_id: int
     sub: Subscription
@@ -273,10 +283,30 @@ class SchedulerStats:
     failed: int = 0
     retried: int = 0
     uncertain: int = 0
+    queued: int = 0  # handed to the Redis job queue (bot.queue)
+
+
+class JobQueue(Protocol):
+    """Where claimed rows go when a Redis job queue runs (:class:`bot.queue.DeliveryQueue`)."""
+
+    platforms: frozenset[str]  # the platforms whose readings the queue workers send (the others: in-process)
+
+    async def enqueue(self, delivery_ids: Sequence[int]) -> int: ...  # how many were new to the queue
+
+    async def epoch(self) -> str: ...  # changes when the queue's server lost its data (a restart)
+
+    async def close(self) -> None: ...
+
+
+CLAIM_BATCH = 500
+REQUEUE_AFTER = timedelta(
+    minutes=10
+)  # a row of ours still ``claimed`` this long after its claim is queued again
 
 
 class DailyScheduler:
-    """Plans, claims, renders and sends the daily readings of every subscription (see the module doc)."""
+    """Claims what is due (from the database), renders and sends it — or hands it to the job queue (see the
+    module doc)."""
 
     def __init__(
         self,
@@ -293,14 +323,15 @@ class DailyScheduler:
         stale_after: timedelta = STALE_AFTER,
         heartbeat_every: float = HEARTBEAT_EVERY,
         poll_every: float = POLL_EVERY,
+        queue: JobQueue | None = None,
+        requeue_after: timedelta = REQUEUE_AFTER,
     ) -> None:
         self.ctx = ctx
+        self.requeue_after = requeue_after
         self.token = uuid.uuid4().hex
         self.stale_after = stale_after
         self.heartbeat_every = heartbeat_every
         self.poll_every = poll_every
-        self._watermark = ""
-        self._polled_at = monotonic_time.monotonic()
         self._registered = False
         self.shutdown_timeout = shutdown_timeout
         self.store = DailyStore(ctx.storage)
@@ -313,18 +344,15 @@ class DailyScheduler:
         self.backoff = backoff
         self.renderer = renderer or DailyRenderer()
         self.stats = SchedulerStats()
+        self.queue = queue
+        self._queue_epoch: str | None = None
+        self._unqueued: set[int] = set()  # claimed rows the queue could not take yet (Redis unreachable)
+        self._queue_down = False
         self._sleep = sleep
-        self._subs: dict[int, Subscription] = {}
-        self._versions: dict[int, int] = {}
-        self._last: dict[int, date] = {}
-        self._heap: list[_Entry] = []
-        self._dirty: set[int] = set()
-        self._reload_all = True
         self._wake = asyncio.Event()
         self._queues: dict[str, asyncio.Queue[_Job | None]] = {}
         self._worker_tasks: list[asyncio.Task[None]] = []
         self._retry_tasks: set[asyncio.Task[None]] = set()
-        self._due_cache: dict[tuple[str, time, datetime, bool], tuple[date, datetime]] = {}
         self._stopping = False
         self.waiting = False
         self.cycles = 0  # passes of the main loop (tests wait for the next one)
@@ -334,11 +362,10 @@ class DailyScheduler:
     # -- notifications from commands and senders --
 
     def notify(self, sub_id: int | None = None) -> None:
-        """A subscription changed (or all of them, with None): re-plan before the next sleep."""
-        if sub_id is None:
-            self._reload_all = True
-        else:
-            self._dirty.add(sub_id)
+        """A subscription of this process changed: look at the database now rather than at the next nap.
+
+        Only a shortcut: ``next_due_at`` is in the database, so a change made by any process is found at
+        the next look (every ``poll_every`` seconds) without it."""
         self.idle.clear()
         self._wake.set()
 
@@ -355,135 +382,102 @@ class DailyScheduler:
         await self.store.migrate_chat(platform, str(old), str(new))
         self.notify(None)
 
-    # -- planning --
-
-    def _due(self, sub: Subscription, ref: datetime, latest: bool) -> tuple[date, datetime]:
-        key = (sub.tz, sub.at_time, ref, latest)
-        hit = self._due_cache.get(key)
-        if hit is None:
-            if len(self._due_cache) > 200_000:
-                self._due_cache.clear()
-            fn = latest_due if latest else next_due
-            hit = self._due_cache[key] = fn(sub.at_time, sub.zone, ref)
-        return hit
-
-    def _plan(self, sub: Subscription, now: datetime) -> None:
-        """Push the subscription's first pending due (local date, instant) not yet handled."""
-        version = self._versions.get(sub.id, 0) + 1
-        self._versions[sub.id] = version
-        if not sub.active:
-            self._subs.pop(sub.id, None)
-            return
-        self._subs[sub.id] = sub
-        last = self._last.get(sub.id)
-        d, due = self._due(sub, now, latest=True)
-        if not (due >= sub.since and (last is None or d > last)):
-            d, due = self._due(sub, now, latest=False)
-            while last is not None and d <= last:
-                d, due = self._due(sub, due, latest=False)
-        heapq.heappush(self._heap, _Entry(due, sub.id, d, version))
-
-    def _plan_after(self, sub: Subscription, handled: date, due: datetime, record: bool = True) -> None:
-        if record:
-            self._last[sub.id] = max(handled, self._last.get(sub.id, handled))
-        last = self._last.get(sub.id, handled)
-        d, nxt = self._due(sub, due, latest=False)
-        while d <= max(last, handled):
-            d, nxt = self._due(sub, nxt, latest=False)
-        heapq.heappush(self._heap, _Entry(nxt, sub.id, d, self._versions.get(sub.id, 0)))
-
-    async def _refresh(self, now: datetime) -> None:
-        if self._reload_all:
-            self._reload_all = False
-            self._dirty.clear()
-            self._heap.clear()
-            self._subs.clear()
-            _, self._watermark = await self.store.changed_since(self._watermark)
-            self._polled_at = monotonic_time.monotonic()
-            self._last = await self.store.last_dates()
-            planned = 0
-            async for batch in self.store.active_batches():  # streamed: never every row at once
-                for sub in batch:
-                    self._plan(sub, now)
-                planned += len(batch)
-            log.info("daily: %d active subscriptions planned", planned)
-            return
-        if monotonic_time.monotonic() - self._polled_at >= self.poll_every:
-            # subscriptions written by other processes (their notify() does not reach this one)
-            self._polled_at = monotonic_time.monotonic()
-            changed, self._watermark = await self.store.changed_since(self._watermark)
-            self._dirty.update(changed)
-        if self._dirty:
-            ids, self._dirty = list(self._dirty), set()
-            self._last.update(await self.store.last_dates(ids))
-            for sid in ids:
-                found = await self.store.get(sid)
-                if found is None:
-                    self._versions[sid] = self._versions.get(sid, 0) + 1
-                    self._subs.pop(sid, None)
-                else:
-                    self._plan(found, now)
-
-    def next_due_at(self) -> datetime | None:
-        """The earliest planned due instant (stale heap entries dropped)."""
-        while self._heap:
-            top = self._heap[0]
-            if top.version == self._versions.get(top.sub_id) and top.sub_id in self._subs:
-                return top.due
-            heapq.heappop(self._heap)
-        return None
-
     # -- one pass --
 
-    async def tick(self, now: datetime) -> datetime | None:
-        """Claim, skip, render and enqueue everything due at ``now``; returns when to look again."""
-        await self._refresh(now)
-        to_claim: list[tuple[Subscription, date, datetime]] = []
-        to_skip: list[tuple[Subscription, date, datetime]] = []
-        waiting: list[_Entry] = []
-        while self._heap and self._heap[0].due <= now:
-            entry = heapq.heappop(self._heap)
-            if entry.version != self._versions.get(entry.sub_id) or entry.sub_id not in self._subs:
-                continue
-            sub = self._subs[entry.sub_id]
-            transport = self.transports.get(sub.platform)
-            if transport is None or not transport.configured():
-                # no adapter for this platform in this process (e.g. a console subscription): nothing is
-                # claimed or recorded; the day is left to a process that has the adapter
-                self._plan_after(sub, entry.local_date, entry.due, record=False)
-            elif now - entry.due > self.grace:
-                to_skip.append((sub, entry.local_date, entry.due))
-            elif not transport.ready():
-                waiting.append(entry)  # the adapter is still starting (or not configured)
+    def _queued(self, platform: str) -> bool:
+        """Do the queue workers send this platform's readings (else this scheduler, in-process)?"""
+        return self.queue is not None and platform in self.queue.platforms
+
+    def _sendable(self) -> tuple[list[str], list[str]]:
+        """(platforms whose due rows this scheduler claims now, configured platforms not ready yet)."""
+        ready: list[str] = []
+        starting: list[str] = []
+        for name in self.platforms():
+            if self._queued(name) or self.transports[name].ready():
+                ready.append(name)  # with a job queue the workers send: claiming needs no adapter here
             else:
-                to_claim.append((sub, entry.local_date, entry.due))
-        for entry in waiting:
-            heapq.heappush(self._heap, entry)
-        if to_skip:
-            await self.store.claim(to_skip, now, status="skipped")
-            for sub, d, due in to_skip:
+                starting.append(name)
+        return ready, starting
+
+    async def tick(self, now: datetime) -> datetime | None:
+        """Claim (or skip) everything due at ``now`` and send it or queue it; returns the next due instant of
+        the platforms this scheduler claims (None: nothing planned)."""
+        await self.store.fill_next_due(now)  # rows an older binary wrote (cheap: the index has no NULLs)
+        ready, starting = self._sendable()
+        while ready:
+            claimed, skipped = await self.store.claim_due(now, self.token, ready, self.grace, CLAIM_BATCH)
+            for sub in skipped:
                 log.warning(
                     "daily: skipped %s for subscription %s (%s:%s): due %s, now %s is past the %s grace",
-                    d,
+                    sub.next_local_date,
                     sub.id,
                     sub.platform,
                     sub.chat_id,
-                    utc_iso(due),
+                    utc_iso(sub.next_due_at) if sub.next_due_at else "-",
                     utc_iso(now),
                     self.grace,
                 )
-                self._plan_after(sub, d, due)
-            self.stats.skipped += len(to_skip)
-        if to_claim:
-            ids = await self.store.claim(to_claim, now, owner=self.token)
-            for sub, d, due in to_claim:
-                self._plan_after(sub, d, due)
-                delivery_id = ids.get((sub.id, d.isoformat()))
-                if delivery_id is None:
-                    continue  # a row exists already: sent (or being sent) before — never twice
-                await self._enqueue(delivery_id, sub, d, due, now)
-        self.waiting = bool(waiting)  # run() looks again after a short real-time nap
-        return self.next_due_at()
+            self.stats.skipped += len(skipped)
+            for delivery_id, sub in claimed:
+                if self._queued(sub.platform):
+                    self._unqueued.add(delivery_id)  # handed to the job queue below
+                    self.stats.claimed += 1
+                else:
+                    assert sub.next_local_date is not None and sub.next_due_at is not None
+                    await self._enqueue(delivery_id, sub, sub.next_local_date, sub.next_due_at, now)
+            if len(claimed) + len(skipped) < CLAIM_BATCH:
+                break
+        await self._hand_off()
+        later = [await self.store.earliest_due(ready)]
+        first_starting = await self.store.earliest_due(starting)
+        self.waiting = first_starting is not None and first_starting <= now  # looked at again every 0.5 s
+        if first_starting is not None and first_starting > now:
+            later.append(first_starting)  # wake then: the adapter may be ready by that time
+        return min((t for t in later if t is not None), default=None)
+
+    async def _hand_off(self) -> None:
+        """Give the claimed rows not queued yet to the job queue; Redis unreachable → kept, tried again at
+        the next pass (the rows stay ``claimed``: nothing is lost, and a job id is its delivery id, so a
+        row queued twice runs once)."""
+        if self.queue is None or not self._unqueued:
+            return
+        ids = sorted(self._unqueued)
+        try:
+            new = await self.queue.enqueue(ids)
+        except (OSError, ConnectionError, TimeoutError) as exc:
+            metrics.queue_enqueued("unreachable", len(ids))
+            if not self._queue_down:  # once per outage, not at every look
+                log.warning("daily: the job queue is unreachable (%s); %d readings wait", exc, len(ids))
+            self._queue_down = True
+            return
+        self.stats.queued += new
+        metrics.queue_enqueued("queued", new)
+        if self._queue_down:
+            log.warning("daily: the job queue is back; %d readings queued", len(ids))
+        self._queue_down = False
+        self._unqueued.difference_update(ids)
+
+    async def _check_queue(self) -> None:
+        """At every heartbeat: when the queue's server lost its data (a restart without persistence), queue
+        every row of ours that was never attempted again."""
+        if self.queue is None:
+            return
+        try:
+            epoch = await self.queue.epoch()
+        except (OSError, ConnectionError, TimeoutError) as exc:
+            log.warning("daily: the job queue is unreachable (%s)", exc)
+            return
+        now = await self.ctx.clock.now()
+        if self._queue_epoch is not None and epoch != self._queue_epoch:
+            mine = await self.store.claimed_by(self.token)
+            log.warning("daily: the job queue restarted; %d claimed readings queued again", len(mine))
+            self._unqueued.update(mine)
+        else:
+            # rows whose job ended without settling them (a job timeout): queued again (a live job with the
+            # same id is left alone, so this costs a look per old row)
+            self._unqueued.update(await self.store.claimed_by(self.token, before=now - self.requeue_after))
+        self._queue_epoch = epoch
+        await self._hand_off()
 
     async def _enqueue(
         self, delivery_id: int, sub: Subscription, d: date, due: datetime, now: datetime
@@ -502,7 +496,9 @@ class DailyScheduler:
     async def recover(self, now: datetime) -> None:
         """Rows of schedulers that are gone: in-flight ones become ``uncertain``; claimed ones are ours now and
         sent (within grace) or skipped. At start, and at every heartbeat where many schedulers run."""
-        stale_before = now - self.stale_after if self.ctx.storage.backend.multi_scheduler else None
+        # queue workers send from their own processes: their rows are theirs until their heartbeat is stale
+        by_age = self.ctx.storage.backend.multi_scheduler or self.queue is not None
+        stale_before = now - self.stale_after if by_age else None
         uncertain, claimed = await self.store.recover(now, self.token, stale_before, self.platforms())
         if uncertain:
             log.warning("daily: %d deliveries were in flight when the process stopped; not resent", uncertain)
@@ -522,6 +518,9 @@ class DailyScheduler:
                 )
                 await self.store.mark(delivery_id, "skipped", now, "past the grace window after a restart")
                 self.stats.skipped += 1
+                continue
+            if self._queued(sub.platform):
+                self._unqueued.add(delivery_id)  # a worker sends it (queued twice, it still runs once)
                 continue
             if sub.platform not in ready:
                 ready[sub.platform] = await self._wait_ready(sub.platform)
@@ -583,60 +582,26 @@ class DailyScheduler:
             # only the row's own scheduler gets True: a row taken over meanwhile is not sent from here
             return await self.store.start_sending(job.delivery_id, self.token, await clock.now())
 
-        transport = self.transports[platform]
-        try:
-            outcome = await transport.send(
-                job.sub,
-                job.text,
-                before_request=before_request,
-                moment=subscription_moment(job.sub, job.due),
-            )
-            ok, error, parts = outcome.ok, outcome.error, outcome.parts
-        except Exception as exc:  # the sender handles platform errors; this is the unexpected rest
-            log.exception("daily: sending delivery %s failed", job.delivery_id)
-            ok, error, parts = False, f"exception: {exc!r}", 0
-        now = await clock.now()
-        if error == "not_attempted":
+        result = await send_and_record(
+            self.store,
+            self.transports[platform],
+            job.delivery_id,
+            job.sub,
+            job.text,
+            before_request,
+            job.attempts,
+            self.max_attempts,
+            clock,
+            self.stats,
+            subscription_moment(job.sub, job.due),
+        )
+        if result == "not_attempted":
             job.attempts -= 1  # left ``claimed``: never tried, sent after the next start
-            return
-        if error == "uncertain":
-            # the platform may have accepted it (a lost answer, a read timeout): never sent again
-            await self.store.mark(job.delivery_id, "uncertain", now, "maybe delivered; not resent")
-            self.stats.uncertain += 1
-            metrics.delivery(platform, "uncertain")
-            log.error("daily: delivery %s may or may not have arrived; not resent", job.delivery_id)
-            return
-        if ok:
-            await self.store.mark(job.delivery_id, "sent", now)
-            self.stats.sent += 1
-            metrics.delivery(platform, "sent")
-        elif error in ("forbidden", "chat_not_found"):
-            await self.store.mark(job.delivery_id, "blocked", now, error)
-            await self.store.disable(job.sub.platform, job.sub.chat_id, f"{error}", now)
+        elif result == "blocked":
             self.notify(job.sub.id)
-            self.stats.blocked += 1
-            metrics.delivery(platform, "blocked")
-            log.info(
-                "daily: %s:%s refuses the bot; subscription %s disabled",
-                platform,
-                job.sub.chat_id,
-                job.sub.id,
-            )
-        elif error == "bad_request" or parts > 0 or job.attempts >= self.max_attempts:
-            # a bug, or a partly delivered reading (resending would repeat parts), or out of attempts
-            await self.store.mark(job.delivery_id, "failed", now, error)
-            self.stats.failed += 1
-            metrics.delivery(platform, "failed")
-            log.error(
-                "daily: delivery %s failed for good: %s (attempt %d)", job.delivery_id, error, job.attempts
-            )
-        else:
-            await self.store.mark(job.delivery_id, "claimed", now, error)
-            self.stats.retried += 1
+        elif result == "retry":
             delay = self.backoff * 2 ** (job.attempts - 1)
-            log.warning(
-                "daily: delivery %s: %s; retry %d in %.1fs", job.delivery_id, error, job.attempts, delay
-            )
+            log.warning("daily: delivery %s: retry %d in %.1fs", job.delivery_id, job.attempts, delay)
             task = asyncio.create_task(self._requeue(platform, job, delay))
             self._retry_tasks.add(task)
             task.add_done_callback(self._retry_tasks.discard)
@@ -693,8 +658,9 @@ class DailyScheduler:
             await asyncio.sleep(self.heartbeat_every)
             now = await self.ctx.clock.now()
             await self.store.heartbeat(self.token, now)
-            if self.ctx.storage.backend.multi_scheduler:
-                await self.recover(now)  # rows of a scheduler that died meanwhile
+            if self.ctx.storage.backend.multi_scheduler or self.queue is not None:
+                await self.recover(now)  # rows of a scheduler (or a queue worker) that died meanwhile
+            await self._check_queue()
 
     async def run(self, stop: asyncio.Event) -> None:
         self.install()
@@ -713,13 +679,13 @@ class DailyScheduler:
                 if stop.is_set():
                     break
                 self._wake.clear()
-                if self._dirty or self._reload_all:
-                    continue
                 self.sleeping_until = nxt
                 waits: set[asyncio.Task[Any]] = {stop_task, asyncio.create_task(self._wake.wait())}
-                if nxt is not None:
+                if nxt is not None and nxt > now:
                     waits.add(asyncio.create_task(sleep_until(clock, nxt)))
-                if self.waiting:  # an adapter is still starting: look again soon (real time)
+                elif nxt is not None:  # due, but held by another scheduler's claim right now: look again
+                    waits.add(asyncio.create_task(asyncio.sleep(0.05)))
+                if self.waiting or self._unqueued:  # an adapter still starting, or the queue unreachable
                     waits.add(asyncio.create_task(asyncio.sleep(0.5)))
                 waits.add(asyncio.create_task(asyncio.sleep(self.poll_every)))  # other processes' changes
                 self.cycles += 1
@@ -740,6 +706,8 @@ class DailyScheduler:
     async def close(self) -> None:
         """Stop the workers; readings still queued stay ``claimed`` and go out after the next start."""
         self._stopping = True
+        if self.queue is not None:
+            await self.queue.close()
         for task in list(self._retry_tasks):
             task.cancel()
         for queue in self._queues.values():  # workers skip what is queued and finish what is in flight
@@ -758,9 +726,257 @@ class DailyScheduler:
         self.ctx.storage.backend.resign()
 
 
-async def run_scheduler(ctx: AppContext, stop: asyncio.Event) -> None:
-    """Entry point used by ``bot.app.run``: the scheduler of this application until ``stop`` is set."""
-    scheduler = scheduler_of(ctx) or DailyScheduler(ctx)
+async def send_and_record(
+    store: DailyStore,
+    transport: Transport,
+    delivery_id: int,
+    sub: Subscription,
+    text: str,
+    before_request: BeforeRequest,
+    attempt: int,
+    max_attempts: int,
+    clock: Clock,
+    stats: SchedulerStats,
+    moment: Moment | None = None,
+) -> str:
+    """Send one reading through the platform's sender and write the outcome to its delivery row; returns
+    ``not_attempted`` | ``uncertain`` | ``sent`` | ``blocked`` | ``failed`` | ``retry`` (the row is ``claimed``
+    again: provably not delivered). Shared by the scheduler's in-process workers and the queue workers.
+    ``moment``: the reading's moment, for its picture (:func:`reading_picture`). Every settled outcome is
+    counted (:func:`bot.metrics.delivery`)."""
+    try:
+        outcome = await transport.send(sub, text, before_request=before_request, moment=moment)
+        ok, error, parts = outcome.ok, outcome.error, outcome.parts
+    except Exception as exc:  # the sender handles platform errors; this is the unexpected rest
+        log.exception("daily: sending delivery %s failed", delivery_id)
+        ok, error, parts = False, f"exception: {exc!r}", 0
+    now = await clock.now()
+    if error == "not_attempted":
+        return "not_attempted"
+    if error == "uncertain":
+        # the platform may have accepted it (a lost answer, a read timeout): never sent again
+        await store.mark(delivery_id, "uncertain", now, "maybe delivered; not resent")
+        stats.uncertain += 1
+        metrics.delivery(sub.platform, "uncertain")
+        log.error("daily: delivery %s may or may not have arrived; not resent", delivery_id)
+        return "uncertain"
+    if ok:
+        await store.mark(delivery_id, "sent", now)
+        stats.sent += 1
+        metrics.delivery(sub.platform, "sent")
+        return "sent"
+    if error in ("forbidden", "chat_not_found"):
+        await store.mark(delivery_id, "blocked", now, error)
+        await store.disable(sub.platform, sub.chat_id, f"{error}", now)
+        stats.blocked += 1
+        metrics.delivery(sub.platform, "blocked")
+        log.info("daily: %s:%s refuses the bot; subscription %s disabled", sub.platform, sub.chat_id, sub.id)
+        return "blocked"
+    if error == "bad_request" or parts > 0 or attempt >= max_attempts:
+        # a bug, or a partly delivered reading (resending would repeat parts), or out of attempts
+        await store.mark(delivery_id, "failed", now, error)
+        stats.failed += 1
+        metrics.delivery(sub.platform, "failed")
+        log.error("daily: delivery %s failed for good: %s (attempt %d)", delivery_id, error, attempt)
+        return "failed"
+    await store.mark(delivery_id, "claimed", now, error)
+    stats.retried += 1
+    log.warning("daily: delivery %s: %s (attempt %d); to be retried", delivery_id, error, attempt)
+    return "retry"
+
+
+class DeliveryWorker:
+    """A queue worker's side (:mod:`bot.queue`): one delivery row → render → the one sender → its outcome.
+
+    The row's state decides, never the queue: only a ``claimed`` row is sent, and only by whoever moves it
+    to ``sending`` first (:meth:`DailyStore.start_sending` with ``take``); a job run again after a crash
+    finds it ``sending``/``sent``/``uncertain`` and does nothing. The worker has a row in ``schedulers``
+    with a heartbeat, so the rows it was sending when it died become ``uncertain`` by age (never resent)."""
+
+    def __init__(
+        self,
+        ctx: AppContext,
+        *,
+        transports: Mapping[str, Transport] | None = None,
+        grace: timedelta = GRACE,
+        max_attempts: int = 3,
+        backoff: float = 2.0,
+        renderer: DailyRenderer | None = None,
+        heartbeat_every: float = HEARTBEAT_EVERY,
+    ) -> None:
+        self.ctx = ctx
+        self.token = "worker-" + uuid.uuid4().hex
+        self.store = DailyStore(ctx.storage)
+        self.transports: dict[str, Transport] = dict(
+            transports if transports is not None else default_transports(ctx)
+        )
+        self.grace = grace
+        self.max_attempts = max_attempts
+        self.backoff = backoff
+        self.renderer = renderer or DailyRenderer()
+        self.heartbeat_every = heartbeat_every
+        self.stats = SchedulerStats()
+        self.stopping = False
+
+    async def deliver(self, delivery_id: int) -> tuple[str, float | None]:
+        """Run one queue job: (its result, seconds after which the queue runs it again, or None)."""
+        result = await self._deliver(delivery_id)
+        metrics.queue_job(result[0])
+        return result
+
+    async def _deliver(self, delivery_id: int) -> tuple[str, float | None]:
+        clock = self.ctx.clock
+        found = await self.store.job(delivery_id)
+        if found is None:
+            return "gone", None
+        row, sub = found
+        if row.status != "claimed":
+            return row.status, None  # sent, in flight elsewhere, or settled: never again
+        now = await clock.now()
+        if not sub.active:
+            await self.store.mark(delivery_id, "skipped", now, "subscription inactive")
+            return "skipped", None
+        if now - row.due_at > self.grace:
+            await self.store.mark(delivery_id, "skipped", now, "past the grace window in the queue")
+            self.stats.skipped += 1
+            return "skipped", None
+        transport = self.transports.get(sub.platform)
+        if transport is None or not transport.ready():
+            return "not_ready", 5.0  # this worker cannot send to the platform (yet): the job waits
+        moment = subscription_moment(sub, row.due_at)
+        try:
+            # head and body strings shared between readings (bot.daily head forms), joined for this one
+            text = join_parts(*self.renderer.parts(moment, sub.lang, transport.channel))
+        except Exception as exc:  # an engine or template bug: record it, never loop on it
+            log.exception("daily: could not render subscription %s for %s", sub.id, row.local_date)
+            await self.store.mark(delivery_id, "failed", now, f"render: {exc!r}")
+            return "failed", None
+
+        async def before_request() -> bool:
+            if self.stopping:
+                return False
+            return await self.store.start_sending(delivery_id, self.token, await clock.now(), take=True)
+
+        attempt = row.attempts + 1
+        result = await send_and_record(
+            self.store,
+            transport,
+            delivery_id,
+            sub,
+            text,
+            before_request,
+            attempt,
+            self.max_attempts,
+            clock,
+            self.stats,
+            moment,
+        )
+        if result == "not_attempted":
+            return result, 1.0  # stopping, or taken by another worker meanwhile (then the rerun is a no-op)
+        if result == "retry":
+            return result, self.backoff * 2 ** (attempt - 1)
+        return result, None
+
+    async def heartbeat(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            await self.store.heartbeat(self.token, await self.ctx.clock.now())
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=self.heartbeat_every)
+            except TimeoutError:
+                continue
+
+
+async def run_worker(ctx: AppContext, stop: asyncio.Event, **options: Any) -> None:
+    """Entry point of the ``worker`` role: send queued daily readings until ``stop`` (needs
+    ``SIKPAN_REDIS_URL``). Telegram sends go through a :class:`bot.sending.TelegramSender` of this process
+    (no polling) with the shared Redis budgets; ``options`` go to :func:`bot.queue.run_queue_worker`."""
+    url = ctx.settings.redis_url
+    if not url:
+        raise ValueError("the worker role needs SIKPAN_REDIS_URL")
+    from bot.queue import run_queue_worker  # the redis extra: only where a Redis URL is configured
+
+    own_bot = await start_senders(ctx)
+    worker = DeliveryWorker(ctx, heartbeat_every=float(options.pop("heartbeat_every", HEARTBEAT_EVERY)))
+    beat_stop = asyncio.Event()
+    beat = asyncio.create_task(worker.heartbeat(beat_stop), name="worker-heartbeat")
+    try:
+        await run_queue_worker(url, worker.deliver, stop, **options)
+    finally:
+        worker.stopping = True
+        beat_stop.set()
+        await asyncio.gather(beat, return_exceptions=True)
+        await worker.store.unregister(worker.token)
+        if own_bot is not None:
+            await own_bot.shutdown()
+
+
+async def start_senders(ctx: AppContext) -> Any:
+    """The senders of a process that sends without running the chat adapters (the worker role; a
+    ``scheduler`` role without Redis, which sends Telegram readings itself, needs them too): a ``Bot`` on the
+    configured API with the process's budgets (shared through Redis when configured). Discord needs its
+    client: Discord readings stay with the process that runs the Discord adapter. Returns the ``Bot`` it
+    started (``await bot.shutdown()`` at the end), or None."""
+    token = ctx.settings.telegram_token
+    if not token or ctx.telegram_sender is not None:
+        return None  # no Telegram, or its adapter runs in this process (role all): its sender serves
+    from telegram import Bot  # python-telegram-bot: only with a Telegram token
+    from telegram.error import InvalidToken, NetworkError
+
+    from bot.telegram.request import AiohttpRequest  # the bot's transport (as the adapter's)
+
+    install_redaction([token])
+    base_url = ctx.settings.telegram_api_base_url
+    request = AiohttpRequest(connection_pool_size=64, pool_timeout=30.0)
+    bot = Bot(token, base_url=base_url, request=request)
+    try:
+        await start_with_retries(
+            bot.initialize,
+            platform="telegram",
+            retry_on=(NetworkError,),
+            fatal=(InvalidToken,),
+            attempts=ctx.settings.start_attempts,
+        )
+    except BaseException:
+        await request.shutdown()  # PTB leaves the HTTP session of a failed initialize open
+        raise
+    store = DailyStore(ctx.storage)
+
+    async def on_migrated(platform: str, old: str, new: str) -> None:
+        await store.migrate_chat(platform, old, new)
+
+    ctx.telegram_sender = TelegramSender(
+        bot,
+        on_migrated=on_migrated,
+        limiter=limiter_of(ctx),
+        overall_rate=ctx.settings.telegram_send_rate,
+    )
+    return bot
+
+
+def daily_queue(ctx: AppContext) -> JobQueue | None:
+    """The job queue of this process's schedulers: :class:`bot.queue.DeliveryQueue` when a Redis URL is
+    configured, else None (the scheduler sends in-process)."""
+    if not ctx.settings.redis_url:
+        return None
+    from bot.queue import DeliveryQueue  # the redis extra: only where a Redis URL is configured
+
+    return DeliveryQueue(ctx.settings.redis_url)
+
+
+async def run_scheduler(
+    ctx: AppContext, stop: asyncio.Event, *, platforms: Sequence[str] | None = None
+) -> None:
+    """Entry point used by ``bot.app.run``: the scheduler of this application until ``stop`` is set.
+
+    ``platforms``: only these platforms' readings (default: every platform whose token is set). A process
+    of the ``scheduler`` role with Redis passes the queue's platforms (``telegram``: the workers send them);
+    Discord readings are scheduled by the process that runs the Discord client."""
+    scheduler = scheduler_of(ctx)
+    if scheduler is None:
+        transports = default_transports(ctx)
+        if platforms is not None:
+            transports = {name: t for name, t in transports.items() if name in platforms}
+        scheduler = DailyScheduler(ctx, transports=transports, queue=daily_queue(ctx))
     await scheduler.run(stop)
 
 
@@ -774,12 +990,18 @@ __all__ = [
     "GRACE",
     "STALE_AFTER",
     "DailyScheduler",
+    "DeliveryWorker",
+    "JobQueue",
     "DiscordTransport",
     "SchedulerStats",
     "TelegramTransport",
     "Transport",
     "default_transports",
+    "daily_queue",
     "run_scheduler",
+    "run_worker",
+    "start_senders",
+    "send_and_record",
     "scheduler_of",
     "sleep_until",
     "subscription_moment",

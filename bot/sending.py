@@ -17,9 +17,11 @@ Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
       sustained flow (the daily fan-out) still leaves at ``overall_rate``. A burst of 1 held every reply
       behind the one before it: at 20 commands/s (Poisson) the p99 wait was ~240 ms (issue #18). A send
       with ``before_request`` (a daily reading, marked ``sending`` just before its request) is also spaced
-      one at a time at ``overall_rate`` with no burst, so a crash strands at most about one marked reading.
+      one at a time at ``overall_rate`` with no burst (budget ``telegram:marked``: with Redis, across every
+      process), so a crash strands at most about one marked reading.
       The parts of one reply to one chat are sent in order (a lock per chat).
-      These token buckets are the bot's one rate limiter. python-telegram-bot's ``AIORateLimiter`` (its
+      These budgets are the bot's one rate limiter (:mod:`bot.limits`: token buckets in this process, or
+      shared by every process through Redis when ``SIKPAN_REDIS_URL`` is set). python-telegram-bot's ``AIORateLimiter`` (its
       ``rate-limiter`` extra) is not installed: it throttles single requests without knowing that the parts
       of a reply belong together, and its own 429 retry (``max_retries=0`` by default) would sit beside the
       RetryAfter policy below. The daily scheduler's fan-out goes through this same sender and buckets.
@@ -56,7 +58,6 @@ import inspect
 import io
 import logging
 import re
-import time
 import warnings
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
@@ -65,6 +66,7 @@ from datetime import timedelta
 from typing import Any
 
 from bot import metrics
+from bot.limits import Limiter, LocalLimiter, Rate, TokenBucket  # noqa: F401 - TokenBucket re-exported
 from bot.sanitize import clean
 
 log = logging.getLogger(__name__)
@@ -104,43 +106,6 @@ async def _call_back(callback: BlockedCallback | None, *args: str) -> None:
     result = callback(*args)
     if inspect.isawaitable(result):
         await result
-
-
-class TokenBucket:
-    """Async token bucket: ``rate`` tokens per ``per`` seconds, at most ``burst`` stored; FIFO waiters."""
-
-    def __init__(
-        self,
-        rate: float,
-        per: float = 1.0,
-        burst: float | None = None,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
-    ) -> None:
-        if rate <= 0 or per <= 0:
-            raise ValueError("rate and per must be positive")
-        self.fill_rate = rate / per  # tokens per second
-        self.capacity = float(burst if burst is not None else 1.0)
-        self.tokens = self.capacity
-        self._clock = clock
-        self._sleep = sleep
-        self._last = clock()
-        self._lock = asyncio.Lock()
-
-    def _refill(self) -> None:
-        now = self._clock()
-        self.tokens = min(self.capacity, self.tokens + (now - self._last) * self.fill_rate)
-        self._last = now
-
-    async def acquire(self) -> None:
-        async with self._lock:
-            while True:
-                self._refill()
-                if self.tokens >= 1.0 - 1e-9:  # tolerate float rounding
-                    self.tokens = max(0.0, self.tokens - 1.0)
-                    return
-                await self._sleep((1.0 - self.tokens) / self.fill_rate)
 
 
 BeforeRequest = Callable[[], Awaitable[bool]]
@@ -473,6 +438,7 @@ class TelegramSender:
         limit: int = TELEGRAM_TEXT_LIMIT,
         pace: bool = True,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        limiter: Limiter | None = None,
     ) -> None:
         self.bot = bot
         self.on_blocked = on_blocked
@@ -483,19 +449,18 @@ class TelegramSender:
         self.caption_limit = TELEGRAM_CAPTION_LIMIT
         self.pace = pace
         self._sleep = sleep
-        # one second's worth at once after a quiet period, as AIORateLimiter's AsyncLimiter(30, 1) allows
-        self._overall = TokenBucket(
-            overall_rate, 1.0, overall_burst if overall_burst is not None else overall_rate, sleep=sleep
+        # the budgets (bot.limits): in this process, or shared by every process through Redis.
+        # Overall: one second's worth at once after a quiet period, as AIORateLimiter's AsyncLimiter(30, 1)
+        # allows. Sends that mark a delivery before their request (``before_request``: the daily readings)
+        # are also spaced one at a time at the overall rate, without the burst: a kill -9 then finds at most
+        # about one reading marked ``sending`` whose request had not yet left (docs/reliability.md).
+        self.limiter: Limiter = limiter if limiter is not None else LocalLimiter(sleep=sleep)
+        self._overall_rate = Rate(
+            overall_rate, 1.0, overall_burst if overall_burst is not None else overall_rate
         )
-        # Sends that mark a delivery before their request (``before_request``: the daily readings) are also
-        # spaced one at a time at the overall rate, without the burst: a kill -9 then finds at most about one
-        # reading marked ``sending`` whose request had not yet left (docs/reliability.md, test_crash.py).
-        self._marked = TokenBucket(overall_rate, 1.0, 1.0, sleep=sleep)
-        self._per_chat_rate = per_chat_rate
-        self._per_chat_burst = per_chat_burst
-        self._group_per_minute = group_per_minute
-        self._chat_buckets: dict[str, TokenBucket] = {}
-        self._group_buckets: dict[str, TokenBucket] = {}
+        self._marked_rate = Rate(overall_rate, 1.0, 1.0)
+        self._chat_rate = Rate(per_chat_rate, 1.0, per_chat_burst)
+        self._group_rate = Rate(group_per_minute, 60.0, group_per_minute)
         self._chat_locks: dict[str, asyncio.Lock] = {}
         self.retry_waits: list[float] = []  # every RetryAfter wait honoured (for tests and metrics)
         self.max_idle_chats = 10_000  # per-chat state kept before idle chats are pruned
@@ -508,40 +473,22 @@ class TelegramSender:
         return outcome
 
     def _prune(self) -> None:
-        """Forget the state of idle chats (unlocked, bucket refilled) so memory stays bounded."""
+        """Forget the state of idle chats (unlocked, budgets full again) so memory stays bounded."""
         for chat, lock in list(self._chat_locks.items()):
             if lock.locked():
                 continue
-            bucket = self._chat_buckets.get(chat)
-            group = self._group_buckets.get(chat)
-            if bucket is not None:
-                bucket._refill()
-            if group is not None:
-                group._refill()
-            if (bucket is None or bucket.tokens >= bucket.capacity) and (
-                group is None or group.tokens >= group.capacity
-            ):
+            if self.limiter.forget_if_full([f"telegram:chat:{chat}", f"telegram:group:{chat}"]):
                 del self._chat_locks[chat]
-                self._chat_buckets.pop(chat, None)
-                self._group_buckets.pop(chat, None)
 
     async def _pace(self, chat: str, chat_kind: str, marked: bool = False) -> None:
         if not self.pace:
             return
         if marked:
-            await self._marked.acquire()
-        bucket = self._chat_buckets.get(chat)
-        if bucket is None:
-            bucket = TokenBucket(self._per_chat_rate, 1.0, self._per_chat_burst, sleep=self._sleep)
-            self._chat_buckets[chat] = bucket
-        await bucket.acquire()
+            await self.limiter.acquire("telegram:marked", self._marked_rate)
+        await self.limiter.acquire(f"telegram:chat:{chat}", self._chat_rate)
         if chat_kind != "private":
-            group = self._group_buckets.get(chat)
-            if group is None:
-                group = TokenBucket(self._group_per_minute, 60.0, self._group_per_minute, sleep=self._sleep)
-                self._group_buckets[chat] = group
-            await group.acquire()
-        await self._overall.acquire()
+            await self.limiter.acquire(f"telegram:group:{chat}", self._group_rate)
+        await self.limiter.acquire("telegram:all", self._overall_rate)
 
     async def send_plain(self, chat_id: int | str, text: str, **kwargs: Any) -> SendOutcome:
         """Send plain text (escaped for HTML first)."""

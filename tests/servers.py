@@ -1,5 +1,5 @@
 """The real database servers of the tests: PostgreSQL at ``SIKPAN_TEST_PG`` (default the project machines'
-127.0.0.1:5432, trust auth, database ``test``).
+127.0.0.1:5432, trust auth, database ``test``) and Redis at ``SIKPAN_TEST_REDIS`` (default 127.0.0.1:6379).
 
 Without a server the tests that need it skip with the reason — except in CI (``CI=true``), where a missing
 server is a failure: CI must never pass by skipping them (issue #17).
@@ -18,6 +18,7 @@ from functools import cache
 import pytest
 
 PG_URL = os.environ.get("SIKPAN_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS_URL = os.environ.get("SIKPAN_TEST_REDIS", "redis://127.0.0.1:6379/0")
 
 
 def in_ci() -> bool:
@@ -106,3 +107,73 @@ def database(dialect: str, sqlite_path: str) -> Iterator[str]:
 
 
 DIALECTS = ("sqlite", "postgresql")
+
+
+@cache
+def redis_unavailable() -> str | None:
+    """None when Redis answers (and the ``redis`` extra is installed), else why not."""
+    try:
+        import arq  # noqa: F401
+        import redis.asyncio as aioredis
+        from redis.exceptions import RedisError
+    except ImportError:
+        return "the redis extra is not installed (pip install -e '.[redis]')"
+
+    async def probe() -> None:
+        client = aioredis.Redis.from_url(REDIS_URL, socket_connect_timeout=3, socket_timeout=3)
+        try:
+            await client.ping()
+        finally:
+            await client.aclose()
+
+    try:
+        _run(probe)
+    except (OSError, RedisError) as err:
+        return f"no Redis at {REDIS_URL}: {err}"
+    return None
+
+
+def require_redis() -> None:
+    reason = redis_unavailable()
+    if reason is None:
+        return
+    if in_ci():
+        pytest.fail(f"CI=true but the Redis tests cannot run: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def flush_prefix(url: str, prefix: str) -> int:
+    """Delete every key of the server that contains ``prefix`` (ours, and arq's ``arq:job:<prefix>…``)."""
+    import redis.asyncio as aioredis
+
+    async def flush() -> int:
+        client = aioredis.Redis.from_url(url)
+        try:
+            keys = [k async for k in client.scan_iter(match=f"*{prefix}*", count=1000)]
+            if keys:
+                await client.delete(*keys)
+            return len(keys)
+        finally:
+            await client.aclose()
+
+    return int(_run(flush))
+
+
+@contextmanager
+def fresh_redis_url(base: str | None = None) -> Iterator[str]:
+    """``SIKPAN_REDIS_URL`` with a key prefix of its own (``?prefix=``, bot.limits): the test's keys only,
+    deleted afterwards."""
+    url = base or REDIS_URL
+    if base is None:
+        require_redis()
+    prefix = "t" + uuid.uuid4().hex[:12] + ":"
+    sep = "&" if "?" in url else "?"
+    try:
+        yield f"{url}{sep}prefix={prefix}"
+    finally:
+        from redis.exceptions import RedisError
+
+        try:
+            flush_prefix(url, prefix)
+        except (OSError, RedisError):
+            pass  # a private server the test stopped

@@ -25,14 +25,15 @@ import sqlite3
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bot.schedule_time import due_after, latest_due, pending_due
 from bot.storage.backend import Backend, Params, Row, Tx
 from bot.storage.sqlite import SqliteBackend
 from bot.storage.urls import is_postgres_url
@@ -220,6 +221,9 @@ class Storage:
                     (mig.version, mig.name, _now()),
                 )
                 applied.append(mig.version)
+        if migrations is None and 6 in applied:
+            # 0006_next_due.sql adds the column; its values need the zone rules (Python)
+            await DailyStore(self).fill_next_due(datetime.now(UTC))
         return applied
 
     # ---- users ----------------------------------------------------------------------------------------
@@ -447,6 +451,8 @@ class Subscription:
     active: bool
     since: datetime
     disabled_reason: str | None = None
+    next_due_at: datetime | None = None  # the next due not handled yet (migrations/0006_next_due.sql)
+    next_local_date: date | None = None
 
     @property
     def zone(self) -> ZoneInfo:
@@ -469,6 +475,8 @@ class Subscription:
             active=bool(row["active"]),
             since=_since(row["since"]),
             disabled_reason=row["disabled_reason"],
+            next_due_at=parse_utc(row["next_due_at"]) if row["next_due_at"] else None,
+            next_local_date=date.fromisoformat(row["next_local_date"]) if row["next_local_date"] else None,
         )
 
 
@@ -539,7 +547,43 @@ class DailyStore:
                 "UPDATE deliveries SET user_key = ? WHERE subscription_id = ? AND user_key != ?",
                 (user_key, row["id"], user_key),
             )
+            row = await self._set_next_due(tx, Subscription.from_row(row), now)
         return Subscription.from_row(row)
+
+    @staticmethod
+    async def _set_next_due(tx: Tx, sub: Subscription, now: datetime) -> Row:
+        """Compute and store the subscription's next pending due (``bot.schedule_time.pending_due``)."""
+        last = await tx.fetchone(
+            "SELECT MAX(local_date) FROM deliveries WHERE subscription_id = ?", (sub.id,)
+        )
+        done = date.fromisoformat(last[0]) if last is not None and last[0] else None
+        d, due = pending_due(sub.at_time, sub.zone, now, sub.since, done)
+        row = await tx.fetchone(
+            "UPDATE subscriptions SET next_due_at = ?, next_local_date = ? WHERE id = ? RETURNING *",
+            (utc_iso(due), d.isoformat(), sub.id),
+        )
+        assert row is not None
+        return row
+
+    async def fill_next_due(self, now: datetime) -> int:
+        """Back-fill ``next_due_at`` of active rows that have none (rows of before migration 0006, or written
+        by an older binary); returns how many were filled."""
+        if not await self.storage.fetchone(
+            "SELECT 1 FROM subscriptions WHERE active = 1 AND next_due_at IS NULL LIMIT 1"
+        ):
+            return 0  # the usual case: no write transaction at all
+        filled = 0
+        while True:
+            async with self.storage.transaction() as tx:
+                rows = await tx.fetchall(
+                    "SELECT * FROM subscriptions WHERE active = 1 AND next_due_at IS NULL ORDER BY id LIMIT 500"
+                    + self.storage.backend.skip_locked
+                )
+                for row in rows:
+                    await self._set_next_due(tx, Subscription.from_row(row), now)
+            filled += len(rows)
+            if len(rows) < 500:
+                return filled
 
     async def for_chat(self, platform: str, chat_id: str) -> Subscription | None:
         row = await self.storage.fetchone(
@@ -559,8 +603,8 @@ class DailyStore:
     async def disable(self, platform: str, chat_id: str, reason: str, now: datetime) -> list[int]:
         """Deactivate the chat's subscription (``/daily off`` or a refusing chat); returns the ids."""
         rows = await self.storage.fetchall(
-            "UPDATE subscriptions SET active = 0, disabled_reason = ?, disabled_at = ?, updated_at = ?"
-            " WHERE platform = ? AND chat_id = ? AND active = 1 RETURNING id",
+            "UPDATE subscriptions SET active = 0, disabled_reason = ?, disabled_at = ?, updated_at = ?,"
+            " next_due_at = NULL, next_local_date = NULL WHERE platform = ? AND chat_id = ? AND active = 1 RETURNING id",
             (reason[:200], utc_iso(now), utc_iso(now), platform, chat_id),
         )
         return [int(r[0]) for r in rows]
@@ -690,6 +734,122 @@ class DailyStore:
                 )
         return {(int(r[1]), r[2]): int(r[0]) for r in rows}
 
+    async def claim_due(
+        self,
+        now: datetime,
+        owner: str,
+        platforms: Sequence[str],
+        grace: timedelta,
+        limit: int = 500,
+    ) -> tuple[list[tuple[int, Subscription]], list[Subscription]]:
+        """Claim what is due: active subscriptions of ``platforms`` whose ``next_due_at <= now`` (the indexed
+        query), at most ``limit`` of them, in one transaction that inserts their delivery rows — ``claimed`` by
+        ``owner``, or ``skipped`` when older than ``grace`` — and advances each ``next_due_at``
+        (``bot.schedule_time.due_after``).
+
+        PostgreSQL takes the rows ``FOR UPDATE SKIP LOCKED``: schedulers side by side claim disjoint rows.
+        SQLite holds the database (``BEGIN IMMEDIATE``) and elects one scheduler anyway. A delivery row that
+        exists already (the UNIQUE key) is not ours: never twice. Returns ((delivery id, subscription as
+        claimed) of the rows won, the subscriptions whose day was skipped); the subscriptions carry the
+        due they were claimed for in ``next_due_at`` / ``next_local_date``.
+        """
+        if not platforms:
+            return [], []
+        marks = ", ".join("?" * len(platforms))
+        token = uuid.uuid4().hex
+        stamp = utc_iso(now)
+        async with self.storage.transaction() as tx:
+            rows = await tx.fetchall(
+                f"SELECT * FROM subscriptions WHERE active = 1 AND next_due_at <= ? AND platform IN ({marks})"  # noqa: S608
+                " ORDER BY next_due_at, id LIMIT ?" + self.storage.backend.skip_locked,
+                (stamp, *platforms, limit),
+            )
+            subs = sorted((Subscription.from_row(r) for r in rows), key=lambda s: s.id)
+            inserts: list[Params] = []
+            advances: list[Params] = []
+            skipped: list[Subscription] = []
+            taken: dict[int, Subscription] = {}
+            for sub in subs:
+                d, due = sub.next_local_date, sub.next_due_at
+                assert d is not None and due is not None
+                latest_d, latest = latest_due(sub.at_time, sub.zone, now)
+                if latest > due and latest_d > d:  # days missed while nothing ran: only the latest counts
+                    d, due = latest_d, latest
+                    sub = replace(sub, next_due_at=due, next_local_date=d)
+                taken[sub.id] = sub
+                late = now - due > grace
+                if late:
+                    skipped.append(sub)
+                inserts.append(
+                    (
+                        sub.id,
+                        sub.user_key,
+                        d.isoformat(),
+                        utc_iso(due),
+                        "skipped" if late else "claimed",
+                        stamp,
+                        token,
+                        None if late else owner,
+                    )
+                )
+                nd, ndue = due_after(sub.at_time, sub.zone, d, due, now)
+                advances.append((utc_iso(ndue), nd.isoformat(), sub.id))
+            if not subs:
+                return [], []
+            await tx.executemany(
+                "INSERT INTO deliveries (subscription_id, user_key, local_date, due_at, status,"
+                " claimed_at, claim_token, claimed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                inserts,
+            )
+            await tx.executemany(
+                "UPDATE subscriptions SET next_due_at = ?, next_local_date = ? WHERE id = ?", advances
+            )
+            # the rows this transaction won, found through the (subscription_id, local_date) key: claim_token
+            # has no index, and a scan of every delivery per claim grows with the table (issue 18)
+            ids = sorted(taken)
+            won: list[Row] = []
+            for i in range(0, len(ids), 500):
+                chunk = ids[i : i + 500]
+                id_marks = ",".join("?" * len(chunk))
+                won.extend(
+                    await tx.fetchall(
+                        "SELECT id, subscription_id FROM deliveries"
+                        f" WHERE subscription_id IN ({id_marks}) AND claim_token = ? AND status = 'claimed'",  # noqa: S608
+                        (*chunk, token),
+                    )
+                )
+        claimed = sorted(((int(r[0]), taken[int(r[1])]) for r in won), key=lambda item: item[0])
+        return claimed, skipped
+
+    async def earliest_due(self, platforms: Sequence[str]) -> datetime | None:
+        """The earliest ``next_due_at`` of the active subscriptions of ``platforms`` (indexed)."""
+        if not platforms:
+            return None
+        marks = ", ".join("?" * len(platforms))
+        row = await self.storage.fetchone(
+            f"SELECT MIN(next_due_at) FROM subscriptions WHERE active = 1 AND next_due_at IS NOT NULL"  # noqa: S608
+            f" AND platform IN ({marks})",
+            tuple(platforms),
+        )
+        return parse_utc(row[0]) if row is not None and row[0] else None
+
+    async def claimed_by(self, owner: str, before: datetime | None = None) -> list[int]:
+        """Ids of the rows ``owner`` holds that were never attempted (to hand to the queue again); ``before``:
+        only rows claimed before that instant."""
+        rows = await self.storage.fetchall(
+            "SELECT id FROM deliveries WHERE status = 'claimed' AND claimed_by = ? AND claimed_at < ? ORDER BY id",
+            (owner, utc_iso(before) if before is not None else "9999"),
+        )
+        return [int(r[0]) for r in rows]
+
+    async def job(self, delivery_id: int) -> tuple[Delivery, Subscription] | None:
+        """A delivery row and its subscription (what a queue worker needs to send it)."""
+        row = await self.storage.fetchone("SELECT * FROM deliveries WHERE id = ?", (delivery_id,))
+        if row is None:
+            return None
+        sub = await self.get(int(row["subscription_id"]))
+        return (self._delivery(row), sub) if sub is not None else None
+
     async def mark(
         self,
         delivery_id: int,
@@ -704,16 +864,25 @@ class DailyStore:
             (status, error[:300] if error else None, finished, 1 if attempt else 0, delivery_id),
         )
 
-    async def start_sending(self, delivery_id: int, owner: str, now: datetime) -> bool:
+    async def start_sending(self, delivery_id: int, owner: str, now: datetime, *, take: bool = False) -> bool:
         """``claimed`` → ``sending`` for the row's own scheduler only; False: not ours (any more), don't send.
 
         One conditional UPDATE: of two schedulers that both believe the row theirs, one alone gets True.
+        ``take=True`` (a queue worker, :mod:`bot.queue`): whoever claimed the row, the first to move it from
+        ``claimed`` wins and becomes its owner (so the row is recovered by age if that worker dies).
         """
-        changed = await self.storage.execute(
-            "UPDATE deliveries SET status = 'sending', attempts = attempts + 1, error = NULL"
-            " WHERE id = ? AND status = 'claimed' AND claimed_by = ?",
-            (delivery_id, owner),
-        )
+        if take:
+            changed = await self.storage.execute(
+                "UPDATE deliveries SET status = 'sending', attempts = attempts + 1, error = NULL,"
+                " claimed_by = ? WHERE id = ? AND status = 'claimed'",
+                (owner, delivery_id),
+            )
+        else:
+            changed = await self.storage.execute(
+                "UPDATE deliveries SET status = 'sending', attempts = attempts + 1, error = NULL"
+                " WHERE id = ? AND status = 'claimed' AND claimed_by = ?",
+                (delivery_id, owner),
+            )
         return changed == 1
 
     # schedulers (one row per running scheduler, see migrations/0005_daily_owners.sql)

@@ -68,6 +68,7 @@ from bot.commands.base import Reply
 from bot.config import install_redaction
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
+from bot.limits import limiter_of
 from bot.msgids import msgid
 from bot.sending import (
     TELEGRAM_CAPTION_LIMIT as CAPTION_LIMIT,
@@ -585,6 +586,7 @@ def build_application(
             on_blocked=_fan_out(ctx.on_blocked),
             on_migrated=_fan_out(ctx.on_migrated),
             pace=pace,
+            limiter=limiter_of(ctx),
             overall_rate=rate,
         )
     adapter = TelegramAdapter(ctx, sender)

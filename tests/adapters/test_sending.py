@@ -272,11 +272,12 @@ async def test_per_chat_state_stays_bounded(tg, bot):
     for chat in range(1, 13):
         assert (await sender.send(chat, "x")).ok
     # chats that sent within the last second still need their pacing state: nothing was forgotten
-    assert len(sender._chat_buckets) == 12
-    for bucket in sender._chat_buckets.values():  # as if a long time had passed
+    buckets = sender.limiter.buckets  # the in-process LocalLimiter (bot.limits)
+    assert len([k for k in buckets if k.startswith("telegram:chat:")]) == 12
+    for bucket in buckets.values():  # as if a long time had passed
         bucket.tokens = bucket.capacity
     sender._prune()
-    assert sender._chat_locks == {} and sender._chat_buckets == {}
+    assert sender._chat_locks == {} and [k for k in buckets if k.startswith("telegram:chat:")] == []
 
 
 def test_a_heading_moves_on_with_the_text_it_heads():

@@ -55,6 +55,8 @@ Fault injection (each rule matches a method and optionally a chat id; ``times=No
     ``parameters.retry_after``; ``block(chat_id)`` — every send to it returns 403
     "Forbidden: bot was blocked by the user"; ``migrate(chat_id, new_chat_id)`` — 400 with
     ``migrate_to_chat_id``; ``overrides[method] = async fn(params) -> (status, payload)`` to replace a method.
+    ``flood_limit=30`` (a field): at most that many sends accepted in any ``flood_window`` (1 s) window,
+    beyond it 429 "Too Many Requests" with ``retry_after`` (:attr:`flood_rejections` counts them).
     ``lose_response(method, chat_id=None, times=1, delay=None)`` — the method is *performed* (a sent message
     is recorded in :attr:`sent`) but its answer is lost: the connection is dropped without a response, or,
     with ``delay``, the answer comes only after ``delay`` seconds (past the client's read timeout).
@@ -71,10 +73,12 @@ Recording
 from __future__ import annotations
 
 import asyncio
+import collections
 import html
 import io
 import itertools
 import json
+import math
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -87,6 +91,7 @@ from aiohttp import web
 from tests.fakes._server import LoopbackServer
 
 TEXT_LIMIT = 4096
+FLOOD_METHODS = frozenset({"sendMessage", "sendPhoto", "sendDocument"})  # what the flood limit counts
 CAPTION_LIMIT = 1024
 PHOTO_MAX_BYTES = 10 * 1024 * 1024  # sendPhoto: "The photo must be at most 10 MB in size"
 PHOTO_SIDES = (90, 320, 800, 1280, 2560)  # the longest side of each size Telegram keeps of a photo
@@ -259,6 +264,10 @@ class FakeTelegram(LoopbackServer):
     overrides: dict[str, Callable[[dict[str, Any]], Awaitable[tuple[int, Any]]]] = field(default_factory=dict)
     commands: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     webhook: dict[str, Any] | None = None
+    # Telegram's global flood limit ("about 30 messages per second" for a bot): with ``flood_limit`` set, a
+    # send beyond that many accepted sends in any ``flood_window`` seconds gets 429 with ``retry_after``
+    flood_limit: int | None = None
+    flood_window: float = 1.0
     admins: dict[int, set[int]] = field(default_factory=dict)  # chat id → user ids that are administrators
     owners: dict[int, int] = field(default_factory=dict)  # chat id → the creator's user id
     # the bot's messages as they stand now, by (chat id, message id): edits are checked against them
@@ -276,6 +285,8 @@ class FakeTelegram(LoopbackServer):
         self.port = 0
         self.confirmed_offset = 0
         self._losses: list[_Loss] = []
+        self._accepted: collections.deque[float] = collections.deque()  # monotonic times of accepted sends
+        self.flood_rejections = 0  # sends answered 429 by the flood limit
         self._file_ids = itertools.count(1)
         self._sent_photos: list[list[dict[str, Any]]] = []
 
@@ -544,6 +555,16 @@ class FakeTelegram(LoopbackServer):
                     rule.times -= 1
                 call.status = rule.status
                 return self._error(rule.status, rule.description, rule.parameters)
+        if self.flood_limit is not None and method in FLOOD_METHODS:
+            now = time.monotonic()
+            while self._accepted and now - self._accepted[0] >= self.flood_window:
+                self._accepted.popleft()
+            if len(self._accepted) >= self.flood_limit:
+                self.flood_rejections += 1
+                wait = max(1, math.ceil(self.flood_window - (now - self._accepted[0])))
+                call.status = 429
+                return self._error(429, f"Too Many Requests: retry after {wait}", {"retry_after": wait})
+            self._accepted.append(now)
         if method in self.overrides:
             status, payload = await self.overrides[method](params)
             call.status, call.result = status, payload.get("result")

@@ -180,7 +180,7 @@ async def test_a_clean_stop_frees_its_unsent_rows_at_once(store: Storage):
 
 
 async def test_a_subscription_written_by_another_process_is_planned(target: str):
-    """No in-process notify across processes: the scheduler polls ``subscriptions.updated_at``."""
+    """No in-process notify across processes: the scheduler finds it by ``next_due_at`` (indexed)."""
     clock = ManualClock(DUE + timedelta(seconds=5))
     sched_ctx = await create_context(Settings(db_path=target, lang="ko", tz="Asia/Seoul"), clock=clock)
     writer = await Storage.open(target)  # "another process": its own connection, no notify

@@ -55,6 +55,10 @@ async def test_migrations_are_applied_once(store: Storage):
     assert await store.migrate() == []
     rows = await store.fetchall("SELECT version FROM schema_version ORDER BY version")
     assert [int(r[0]) for r in rows] == [m.version for m in load_migrations(dialect=store.dialect)]
+    # 0006 (next_due_at, the daily planner) and 0007 (the webhook ledger) both applied on a fresh database
+    assert {6, 7} <= {int(r[0]) for r in rows}
+    await store.fetchall("SELECT next_due_at, next_local_date FROM subscriptions")
+    await store.fetchall("SELECT * FROM webhook_updates")
 
 
 async def test_users_round_trip(store: Storage):

@@ -20,6 +20,7 @@ from bot.telegram import webhook_options
 from tests.webhook.conftest import SECRET, free_port
 
 TOKEN = "7012345678:AAHfake-TelegramToken_for-tests-0123456"
+REDIS = "redis://127.0.0.1:6379/0"
 
 
 def test_dotenv_alone_switches_telegram_to_the_webhook(tmp_path):
@@ -103,6 +104,13 @@ WEBHOOK = {
             {"telegram-sender", "discord-sender", "scheduler"},
         ),  # fmt: skip
         ("webhook", WEBHOOK, {"telegram"}),
+        # with Redis: the scheduler queues the Telegram readings (no client), the workers send them, the
+        # Discord readings are scheduled where the Discord client runs, and role all works the queue too
+        ("scheduler", {"telegram_token": TOKEN, "discord_token": "d", "redis_url": REDIS}, {"scheduler"}),
+        ("worker", {"telegram_token": TOKEN, "redis_url": REDIS}, {"worker"}),
+        ("discord", {"discord_token": "d", "redis_url": REDIS}, {"discord", "scheduler"}),
+        ("all", {"telegram_token": TOKEN, "redis_url": REDIS}, {"telegram", "scheduler", "worker"}),
+        ("all", {"discord_token": "d", "redis_url": REDIS}, {"discord", "scheduler"}),
     ],
 )
 def test_each_role_runs_its_parts(role, settings, runners):
@@ -119,7 +127,9 @@ def test_each_role_runs_its_parts(role, settings, runners):
         ("discord", {"telegram_token": TOKEN}, "DISCORD_BOT_TOKEN"),
         ("webhook", {"telegram_token": TOKEN}, "TELEGRAM_WEBHOOK_URL"),
         ("scheduler", {}, "TELEGRAM_BOT_TOKEN / DISCORD_BOT_TOKEN"),
-        ("worker", {"telegram_token": TOKEN, "redis_url": "redis://127.0.0.1:6379"}, "SIKPAN_REDIS_URL"),
+        ("worker", {"telegram_token": TOKEN}, "SIKPAN_REDIS_URL"),
+        ("worker", {"redis_url": REDIS}, "TELEGRAM_BOT_TOKEN"),
+        ("scheduler", {"discord_token": "d", "redis_url": REDIS}, "TELEGRAM_BOT_TOKEN"),
     ],
 )
 def test_a_role_without_what_it_needs_is_refused(role, settings, needs):
