@@ -23,7 +23,7 @@ import json
 import re
 import sqlite3
 import uuid
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
@@ -616,52 +616,11 @@ class DailyStore:
             (new, _now(), platform, old, platform, new),
         )
 
-    async def changed_since(self, stamp: str) -> tuple[list[int], str]:
-        """Ids of the subscriptions updated at or after ``stamp`` (any process), and the new watermark."""
-        rows = await self.storage.fetchall(
-            "SELECT id, updated_at FROM subscriptions WHERE updated_at >= ? ORDER BY updated_at", (stamp,)
-        )
-        return [int(r[0]) for r in rows], (max(str(r[1]) for r in rows) if rows else stamp)
-
     async def active(self) -> list[Subscription]:
         rows = await self.storage.fetchall("SELECT * FROM subscriptions WHERE active = 1 ORDER BY id")
         return [Subscription.from_row(r) for r in rows]
 
-    async def active_batches(self, size: int = 2000) -> AsyncIterator[list[Subscription]]:
-        """The active subscriptions in id order, ``size`` at a time (one short query each, by key: the rows of
-        100,000 subscriptions are never all in memory at once)."""
-        after = 0
-        while True:
-            rows = await self.storage.fetchall(
-                "SELECT * FROM subscriptions WHERE active = 1 AND id > ? ORDER BY id LIMIT ?", (after, size)
-            )
-            if not rows:
-                return
-            batch = [Subscription.from_row(r) for r in rows]
-            after = batch[-1].id
-            yield batch
-            if len(rows) < size:
-                return
-
     # deliveries
-    async def last_dates(self, sub_ids: Iterable[int] | None = None) -> dict[int, date]:
-        """The latest local date that has a delivery row, per subscription."""
-        if sub_ids is None:
-            rows = await self.storage.fetchall(
-                "SELECT subscription_id, MAX(local_date) FROM deliveries GROUP BY subscription_id"
-            )
-        else:
-            ids = list(sub_ids)
-            if not ids:
-                return {}
-            marks = ",".join("?" * len(ids))
-            rows = await self.storage.fetchall(
-                "SELECT subscription_id, MAX(local_date) FROM deliveries"
-                f" WHERE subscription_id IN ({marks}) GROUP BY subscription_id",  # noqa: S608
-                ids,
-            )
-        return {int(r[0]): date.fromisoformat(r[1]) for r in rows}
-
     async def delivery(self, sub_id: int, local_date: date) -> Delivery | None:
         row = await self.storage.fetchone(
             "SELECT * FROM deliveries WHERE subscription_id = ? AND local_date = ?",
