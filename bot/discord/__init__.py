@@ -596,6 +596,19 @@ def syncs_commands(settings: Settings) -> bool:
     return settings.discord_shard_ids is None or 0 in settings.discord_shard_ids
 
 
+async def _login(client: discord.Client, token: str, attempts: int, stop: asyncio.Event) -> None:
+    """Log in (GET /users/@me …), retried with back-off; a refused token fails at once; StartupError ends
+    ``sikpan run`` with exit 1."""
+    await start_with_retries(
+        lambda: client.login(token),
+        platform="discord",
+        retry_on=(discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError),
+        fatal=(discord.LoginFailure,),
+        attempts=attempts,
+        stop=stop,
+    )
+
+
 async def run_discord(ctx: AppContext, stop: asyncio.Event, **options: Any) -> None:
     """Run the Discord adapter until ``stop`` is set; ``options`` go to :func:`build_client`."""
     settings = ctx.settings
@@ -612,14 +625,7 @@ async def run_discord(ctx: AppContext, stop: asyncio.Event, **options: Any) -> N
     async with client:
         # login (GET /users/@me …), retried with back-off; a refused token fails at once; StartupError
         # ends ``sikpan run`` with exit 1 (then the gateway connection reconnects by itself)
-        await start_with_retries(
-            lambda: client.login(token),
-            platform="discord",
-            retry_on=(discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError),
-            fatal=(discord.LoginFailure,),
-            attempts=settings.start_attempts,
-            stop=stop,
-        )
+        await _login(client, token, settings.start_attempts, stop)
         runner = asyncio.create_task(client.connect(), name="discord-client")
         waiter = asyncio.create_task(stop.wait(), name="discord-stop")
         try:
@@ -668,14 +674,7 @@ async def run_discord_sender(ctx: AppContext, stop: asyncio.Event) -> None:
     ctx.discord_client = client
     ctx.discord_sender = DiscordSender(on_blocked=_fan_out(ctx.on_blocked))
     async with client:
-        await start_with_retries(
-            lambda: client.login(token),
-            platform="discord",
-            retry_on=(discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError),
-            fatal=(discord.LoginFailure,),
-            attempts=settings.start_attempts,
-            stop=stop,
-        )
+        await _login(client, token, settings.start_attempts, stop)
         log.info("discord: sending as %s (no gateway)", client.user)
         await stop.wait()
     log.info("discord: sender stopped")
