@@ -229,7 +229,6 @@ async def send_rate(count: int, limit_per_s: int = 30, storm: float = 0.0) -> di
                             ],
                         )
                     s = DailyScheduler(ctx, workers=64)
-                    await s._refresh(START)
                     clock.at = datetime(2026, 11, 30, 0, 0, tzinfo=UTC)  # 09:00 KST
                     t0 = time.perf_counter()
                     await s.tick(clock.at)

@@ -66,7 +66,7 @@ from datetime import timedelta
 from typing import Any
 
 from bot import metrics
-from bot.limits import Limiter, LocalLimiter, Rate, TokenBucket  # noqa: F401 - TokenBucket re-exported
+from bot.limits import Limiter, LocalLimiter, Rate, Slot, TokenBucket, Window  # noqa: F401 - TokenBucket re-exported
 from bot.sanitize import clean
 
 log = logging.getLogger(__name__)
@@ -429,7 +429,7 @@ class TelegramSender:
         on_blocked: BlockedCallback | None = None,
         on_migrated: MigratedCallback | None = None,
         overall_rate: float = 28.0,
-        overall_burst: float | None = None,
+        max_late: float = 0.03,
         per_chat_rate: float = 1.0,
         per_chat_burst: int = 3,
         group_per_minute: float = 20.0,
@@ -450,15 +450,16 @@ class TelegramSender:
         self.pace = pace
         self._sleep = sleep
         # the budgets (bot.limits): in this process, or shared by every process through Redis.
-        # Overall: one second's worth at once after a quiet period, as AIORateLimiter's AsyncLimiter(30, 1)
-        # allows. Sends that mark a delivery before their request (``before_request``: the daily readings)
-        # are also spaced one at a time at the overall rate, without the burst: a kill -9 then finds at most
-        # about one reading marked ``sending`` whose request had not yet left (docs/reliability.md).
+        # Overall: a sliding window like the platform's own rule (bot.limits.Window.of_rate: 28/s → at most 29
+        # in any 1.036 s), so a second's worth may go at once after a quiet spell, never more. Sends that mark
+        # a delivery before their request (``before_request``: the daily readings) are also spaced one at a
+        # time at the overall rate, without the burst: a kill -9 then finds at most about one reading marked
+        # ``sending`` whose request had not yet left (docs/reliability.md).
         self.limiter: Limiter = limiter if limiter is not None else LocalLimiter(sleep=sleep)
-        self._overall_rate = Rate(
-            overall_rate, 1.0, overall_burst if overall_burst is not None else overall_rate
-        )
+        self._overall = Window.of_rate(overall_rate)
         self._marked_rate = Rate(overall_rate, 1.0, 1.0)
+        self.max_late = max_late
+        self.late_slots = 0  # overall slots given up because the request would have left too late for them
         self._chat_rate = Rate(per_chat_rate, 1.0, per_chat_burst)
         self._group_rate = Rate(group_per_minute, 60.0, group_per_minute)
         self._chat_locks: dict[str, asyncio.Lock] = {}
@@ -480,15 +481,32 @@ class TelegramSender:
             if self.limiter.forget_if_full([f"telegram:chat:{chat}", f"telegram:group:{chat}"]):
                 del self._chat_locks[chat]
 
-    async def _pace(self, chat: str, chat_kind: str, marked: bool = False) -> None:
+    async def _pace(self, chat: str, chat_kind: str, marked: bool = False) -> Slot:
+        """Wait for every budget of this send; its overall slot (settled when the request ends)."""
         if not self.pace:
-            return
+            return Slot(0.0)
         if marked:
             await self.limiter.acquire("telegram:marked", self._marked_rate)
         await self.limiter.acquire(f"telegram:chat:{chat}", self._chat_rate)
         if chat_kind != "private":
             await self.limiter.acquire(f"telegram:group:{chat}", self._group_rate)
-        await self.limiter.acquire("telegram:all", self._overall_rate)
+        return await self.limiter.acquire("telegram:all", self._overall)
+
+    async def _on_time(self, slot: Slot) -> Slot:
+        """Immediately before a request: a request leaving more than ``max_late`` after its overall slot (the
+        loop was busy, the mark's commit was slow) is in flight while later slots are reserved as if it had
+        left on time; it takes a new slot instead (the late one stays unused)."""
+        while self.pace and self.limiter.now() - slot.at > self.max_late:
+            self.late_slots += 1
+            slot = await self.limiter.acquire("telegram:all", self._overall)
+        return slot
+
+    async def _request(self, slot: Slot, request: Awaitable[Any]) -> Any:
+        """Make the request of an overall slot; however it ends, the window counts it from then on."""
+        try:
+            return await request
+        finally:
+            await self.limiter.settle(slot)
 
     async def send_plain(self, chat_id: int | str, text: str, **kwargs: Any) -> SendOutcome:
         """Send plain text (escaped for HTML first)."""
@@ -550,30 +568,37 @@ class TelegramSender:
                 attempt = 0
                 while True:
                     attempt += 1
-                    await self._pace(chat, chat_kind, marked=before_request is not None and index == 0)
+                    slot = await self._pace(chat, chat_kind, marked=before_request is not None and index == 0)
                     if before_request is not None and index == 0 and attempt == 1:
                         if not await before_request():
                             return SendOutcome(False, 0, (), "not_attempted", chat)
+                    slot = await self._on_time(slot)
                     try:
                         if photo is not None and index == 0:
-                            message = await self.bot.send_photo(
-                                chat_id=chat_id,
-                                photo=InputFile(photo, filename=filename),
-                                caption=part or None,
-                                parse_mode=ParseMode.HTML,
-                                reply_to_message_id=reply_to_message_id,
-                                allow_sending_without_reply=True,
-                                reply_markup=reply_markup if index == len(parts) - 1 else None,
+                            message = await self._request(
+                                slot,
+                                self.bot.send_photo(
+                                    chat_id=chat_id,
+                                    photo=InputFile(photo, filename=filename),
+                                    caption=part or None,
+                                    parse_mode=ParseMode.HTML,
+                                    reply_to_message_id=reply_to_message_id,
+                                    allow_sending_without_reply=True,
+                                    reply_markup=reply_markup if index == len(parts) - 1 else None,
+                                ),
                             )
                         else:
-                            message = await self.bot.send_message(
-                                chat_id=chat_id,
-                                text=part,
-                                parse_mode=ParseMode.HTML,
-                                disable_web_page_preview=True,
-                                reply_to_message_id=reply_to_message_id if index == 0 else None,
-                                allow_sending_without_reply=True,
-                                reply_markup=reply_markup if index == len(parts) - 1 else None,
+                            message = await self._request(
+                                slot,
+                                self.bot.send_message(
+                                    chat_id=chat_id,
+                                    text=part,
+                                    parse_mode=ParseMode.HTML,
+                                    disable_web_page_preview=True,
+                                    reply_to_message_id=reply_to_message_id if index == 0 else None,
+                                    allow_sending_without_reply=True,
+                                    reply_markup=reply_markup if index == len(parts) - 1 else None,
+                                ),
                             )
                         sent_ids.append(message.message_id)
                         break

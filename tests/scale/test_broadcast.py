@@ -160,10 +160,8 @@ async def test_three_schedulers_four_workers_send_every_chat_once_within_the_cap
         print(
             f"\npeak {max_per_window(accepted(tg))}/s accepted, {max_per_window(attempts)}/s tried, 429s {tg.flood_rejections}"
         )
-        # No 429 on a quiet machine (measured: 0). On the shared 2-core machine under load a process can stall
-        # long enough that its send lands next to the following slot: the fake answers 429 and the sender waits
-        # out its retry_after — measured 0 to 63 of 1,200 (load average 6 to 9), and never a reading lost or doubled (asserted above).
-        assert tg.flood_rejections <= n * 0.15, tg.flood_rejections
+        # the shared window (bot.limits.Window) is the platform's rule with a margin: no 429 at all
+        assert tg.flood_rejections == 0, tg.flood_rejections
         times = accepted(tg)
         assert max_per_window(times) <= CAP
         span = max(times) - min(times)
@@ -200,7 +198,7 @@ async def test_kill_9_of_a_worker_mid_run_sends_nothing_twice():
         assert max(chats.values()) == 1  # never twice
         assert set(done) <= {"sent", "uncertain"} and done.get("uncertain", 0) <= 8  # ≤ its in-flight sends
         assert len(chats) >= n - done.get("uncertain", 0)
-        assert tg.flood_rejections <= n * 0.15  # 429s only from machine-load stalls, each waited out
+        assert tg.flood_rejections == 0
 
 
 @asynccontextmanager
@@ -284,4 +282,4 @@ async def test_redis_stopped_10_s_mid_broadcast_loses_and_doubles_nothing():
         # the policy is to wait: sends that had their slot before the stop may finish, none after
         during = [c for c in tg.sent if down_at + 1.0 < c.at < up_at]
         assert during == [] and sent_before < n
-        assert tg.flood_rejections <= n * 0.15  # 429s only from machine-load stalls, each waited out
+        assert tg.flood_rejections == 0
