@@ -263,7 +263,7 @@ class LocalLimiter:
 
 
 # The same arithmetic as TokenBucket.reserve / SlidingWindow.reserve, on the server's clock (µs), atomic.
-# KEYS[1]: the budget. Returns the microseconds to wait for the slot it reserved.
+# KEYS[1]: the budget. Returns the microseconds to wait for the slot it reserved, and the slot (µs, server clock).
 # GCRA — ARGV[1]: microseconds per token; ARGV[2]: burst. State: the TAT (a string, µs).
 _GCRA = """
 local t = redis.call('TIME')
@@ -276,7 +276,7 @@ local at = tat - tau
 if at < now then at = now end
 local new_tat = tat + interval
 redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX', math.ceil((new_tat - now) / 1000) + 1000)
-return math.ceil(at - now)
+return {math.ceil(at - now), string.format('%.0f', at)}
 """
 
 # Window — ARGV[1]: count; ARGV[2]: the window in µs; ARGV[3]: this slot's name. State: a sorted set of slot
@@ -296,7 +296,7 @@ redis.call('ZADD', KEYS[1], string.format('%.0f', at), ARGV[3])
 redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(count + 1))
 local ttl = math.ceil((at + window - now) / 1000) + 1000
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
-return math.ceil(at - now)
+return {math.ceil(at - now), string.format('%.0f', at)}
 """
 
 # A Window's slot whose request ended: ARGV[1]: count; ARGV[2]: the window in µs; ARGV[3]: the slot's name.
@@ -333,6 +333,15 @@ def redis_client(url: str) -> Any:
 
     dsn, _ = split_redis_url(url)
     return aioredis.Redis.from_url(dsn, socket_timeout=2.0, socket_connect_timeout=2.0)
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """One reservation in Redis: seconds to wait, the slot's name (a window's) and its time on Redis's clock."""
+
+    wait: float
+    member: str | None
+    server_at: float
 
 
 class RedisLimiter:
@@ -373,18 +382,18 @@ class RedisLimiter:
     def now(self) -> float:
         return self._clock()
 
-    async def reserve(self, key: str, budget: Budget) -> tuple[float, str | None]:
-        """Reserve the next slot of the budget; the seconds until it and the slot's name (a window's), Redis
-        errors propagate."""
+    async def reserve(self, key: str, budget: Budget) -> Reservation:
+        """Reserve the next slot of the budget (Redis errors propagate)."""
         name = self.prefix + "limit:" + key
+        member = None
         if isinstance(budget, Window):
             member = f"{self._name}:{next(self._names)}"
-            wait_us = await self._window(
+            wait_us, at_us = await self._window(
                 keys=[name], args=[budget.count, 1_000_000.0 * budget.seconds, member]
             )
-            return max(0.0, int(wait_us) / 1_000_000.0), member
-        wait_us = await self._gcra(keys=[name], args=[1_000_000.0 * budget.interval, budget.burst])
-        return max(0.0, int(wait_us) / 1_000_000.0), None
+        else:
+            wait_us, at_us = await self._gcra(keys=[name], args=[1_000_000.0 * budget.interval, budget.burst])
+        return Reservation(max(0.0, int(wait_us) / 1_000_000.0), member, int(at_us) / 1_000_000.0)
 
     async def acquire(self, key: str, budget: Budget) -> Slot:
         started = self._clock()
@@ -392,7 +401,7 @@ class RedisLimiter:
         waited = False
         while True:
             try:
-                wait, member = await self.reserve(key, budget)
+                reservation = await self.reserve(key, budget)
             except self._unreachable as exc:
                 if self._clock() - started >= self.fallback_after:
                     self.fallbacks += 1
@@ -412,7 +421,8 @@ class RedisLimiter:
                 await self._sleep(pause)
                 pause = min(_RETRY_MAX, pause * 2)
                 continue
-            slot = Slot(self._clock() + wait, key, member, budget)
+            wait = reservation.wait
+            slot = Slot(self._clock() + wait, key, reservation.member, budget)
             if wait > 0:
                 await self._sleep(wait)
             return slot
