@@ -194,7 +194,7 @@ async def send_rate(count: int, storm: float = 0.0, limiter: str = "local") -> d
             bot = Bot(fake.token, base_url=fake.base_url, request=AiohttpRequest(connection_pool_size=64))
             try:
                 async with bot:
-                    ctx.telegram_sender = TelegramSender(bot, limiter=budgets)
+                    sender = ctx.telegram_sender = TelegramSender(bot, limiter=budgets)
                     since = (START - timedelta(days=1)).isoformat(timespec="seconds")
                     async with ctx.storage.transaction() as db:
                         await db.executemany(
@@ -254,6 +254,7 @@ async def send_rate(count: int, storm: float = 0.0, limiter: str = "local") -> d
         "peak_per_1s": peak,
         "429s_over_limit": fake.flood_rejections,
         "429s_injected": fake.storm_rejections,
+        "late_slots": sender.late_slots,  # requests that left more than max_late after their slot
     }
 
 
