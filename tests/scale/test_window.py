@@ -156,5 +156,6 @@ async def test_redis_window_is_one_budget_for_two_processes_in_the_order_reserve
     slots = sorted(reservations[0] + reservations[1])
     assert max_per_window(slots, budget.seconds - 1e-6) <= budget.count  # one budget, on the server's clock
     assert slots[-1] - slots[0] >= 3 * budget.seconds  # 40 sends: four windows' worth
-    for own in reservations:  # each client's slots in the order it reserved them (first come, first served)
-        assert own == sorted(own)
+    for own in reservations:  # each client's slots in the order it reserved them (first come, first served;
+        # Redis's clock is the wall clock, seen to step back by microseconds on this machine)
+        assert all(b >= a - 1e-3 for a, b in zip(own, own[1:])), own
