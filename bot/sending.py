@@ -8,19 +8,20 @@ Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
       entity; tags open at a split are closed at the end of the part and reopened (with their attributes)
       at the start of the next. A single line longer than the limit is cut at a space, else anywhere
       between characters.
-    - Pacing (token buckets): overall ``overall_rate`` msg/s (default 28, under Telegram's ~30) with a burst
-      of ``overall_burst`` (default: one second's worth, 28), per chat 1 msg/s with a burst of
-      ``per_chat_burst`` (default 3, so a split reply is not held back), per group 20 msg/min (a burst of 20).
-      The bursts are the ones the platform allows: python-telegram-bot's ``AIORateLimiter`` defaults
-      (``overall_max_rate=30`` per 1 s, ``group_max_rate=20`` per 60 s, each an ``aiolimiter.AsyncLimiter``:
-      that many at once after a quiet period, then the rate) and the Bot FAQ's "short bursts" per chat; a
-      sustained flow (the daily fan-out) still leaves at ``overall_rate``. A burst of 1 held every reply
-      behind the one before it: at 20 commands/s (Poisson) the p99 wait was ~240 ms (issue #18). A send
-      with ``before_request`` (a daily reading, marked ``sending`` just before its request) is also spaced
-      one at a time at ``overall_rate`` with no burst (budget ``telegram:marked``: with Redis, across every
-      process), so a crash strands at most about one marked reading.
+    - Pacing: overall ``overall_rate`` msg/s (default 28, under Telegram's 30) as a sliding window like the
+      platform's own rule (:class:`bot.limits.Window`: at most 29 sends in any 29/28 s, so never 30 in one
+      second, a burst of 29 after a quiet moment), each send counted from its request's end (the slot is
+      settled when the answer comes; one that leaves more than ``max_late`` after its slot is settled as it
+      leaves); per chat 1 msg/s with a burst of ``per_chat_burst`` (default 3, so a split reply is not held
+      back), per group 20 msg/min (a burst of 20). A token bucket with a burst of one second (python-telegram-
+      bot's ``AIORateLimiter``, an ``aiolimiter.AsyncLimiter(30, 1)``) lets twice the rate into one second
+      after a quiet spell, which the platform's window answers with 429; the window does not. A burst of 1
+      held every reply behind the one before it: at 20 commands/s (Poisson) the p99 wait was ~240 ms (issue
+      #18). A send with ``before_request`` (a daily reading, marked ``sending`` just before its request) is
+      also spaced one at a time at ``overall_rate`` with no burst (budget ``telegram:marked``: with Redis,
+      across every process), so a crash strands at most about one marked reading.
       The parts of one reply to one chat are sent in order (a lock per chat).
-      These budgets are the bot's one rate limiter (:mod:`bot.limits`: token buckets in this process, or
+      These budgets are the bot's one rate limiter (:mod:`bot.limits`: in this process, or
       shared by every process through Redis when ``SIKPAN_REDIS_URL`` is set). python-telegram-bot's ``AIORateLimiter`` (its
       ``rate-limiter`` extra) is not installed: it throttles single requests without knowing that the parts
       of a reply belong together, and its own 429 retry (``max_retries=0`` by default) would sit beside the
