@@ -67,7 +67,7 @@ from datetime import timedelta
 from typing import Any
 
 from bot import metrics
-from bot.limits import Limiter, LocalLimiter, Rate, Slot, TokenBucket, Window  # noqa: F401 - TokenBucket re-exported
+from bot.limits import Budget, Limiter, LocalLimiter, Rate, Slot, TokenBucket, Window  # noqa: F401 - TokenBucket re-exported
 from bot.sanitize import clean
 
 log = logging.getLogger(__name__)
@@ -487,18 +487,27 @@ class TelegramSender:
         if not self.pace:
             return Slot(0.0)
         if marked:
-            await self.limiter.acquire("telegram:marked", self._marked_rate)
+            await self._on_time("telegram:marked", self._marked_rate)
         await self.limiter.acquire(f"telegram:chat:{chat}", self._chat_rate)
         if chat_kind != "private":
             await self.limiter.acquire(f"telegram:group:{chat}", self._group_rate)
-        return await self.limiter.acquire("telegram:all", self._overall)
+        return await self._on_time("telegram:all", self._overall)
 
-    async def _on_time(self, slot: Slot) -> None:
-        """Immediately before a request: one leaving more than ``max_late`` after its overall slot (a busy loop,
-        a slow commit of the mark) has its slot moved to now (settled early), so the sends reserved from here on
-        count it from when it leaves, not from when it was due. Taking a new slot instead wasted the late one
-        and made every later send wait for it (measured: the daily fan-out at 42 % of the rate on a loaded
-        machine, where a ``synchronous=FULL`` commit often takes longer than ``max_late``)."""
+    async def _on_time(self, key: str, budget: Budget) -> Slot:
+        """A slot this process woke up for in time (within ``max_late``): one it woke too late for (a busy
+        loop) is given up and a new one taken. Several waiters whose slots passed during a stall would
+        otherwise go at once: past the platform's window (overall), or marking several readings ``sending``
+        together (``telegram:marked``: a kill -9 would strand them all)."""
+        while True:
+            slot = await self.limiter.acquire(key, budget)
+            if self.limiter.now() - slot.at <= self.max_late:
+                return slot
+            self.late_slots += 1
+
+    async def _still_on_time(self, slot: Slot) -> None:
+        """Immediately before the request, after the mark's commit: a request leaving more than ``max_late``
+        after its overall slot settles the slot as it leaves, so the sends reserved from here on count it from
+        then (waiting for a new slot here would hold a reading marked ``sending`` that has not left)."""
         if self.pace and self.limiter.now() - slot.at > self.max_late:
             self.late_slots += 1
             await self.limiter.settle(slot)
@@ -574,7 +583,7 @@ class TelegramSender:
                     if before_request is not None and index == 0 and attempt == 1:
                         if not await before_request():
                             return SendOutcome(False, 0, (), "not_attempted", chat)
-                    await self._on_time(slot)
+                    await self._still_on_time(slot)
                     try:
                         if photo is not None and index == 0:
                             message = await self._request(
