@@ -11,8 +11,8 @@ Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
     - Pacing: overall ``overall_rate`` msg/s (default 28, under Telegram's 30) as a sliding window like the
       platform's own rule (:class:`bot.limits.Window`: at most 29 sends in any 29/28 s, so never 30 in one
       second, a burst of 29 after a quiet moment), each send counted from its request's end (the slot is
-      settled when the answer comes; one that leaves more than ``max_late`` after its slot is settled as it
-      leaves); per chat 1 msg/s with a burst of ``per_chat_burst`` (default 3, so a split reply is not held
+      settled when the answer comes); a slot woken for more than ``max_late`` late is given up for a new one,
+      and a request that still leaves late (the mark's commit) settles its slot as it leaves; per chat 1 msg/s with a burst of ``per_chat_burst`` (default 3, so a split reply is not held
       back), per group 20 msg/min (a burst of 20). A token bucket with a burst of one second (python-telegram-
       bot's ``AIORateLimiter``, an ``aiolimiter.AsyncLimiter(30, 1)``) lets twice the rate into one second
       after a quiet spell, which the platform's window answers with 429; the window does not. A burst of 1
