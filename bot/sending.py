@@ -486,21 +486,23 @@ class TelegramSender:
         """Wait for every budget of this send; its overall slot (settled when the request ends)."""
         if not self.pace:
             return Slot(0.0)
-        if marked:
-            await self._on_time("telegram:marked", self._marked_rate)
+        if marked:  # half an interval at most: two marks never closer than that
+            await self._on_time(
+                "telegram:marked", self._marked_rate, min(self.max_late, self._marked_rate.interval / 2)
+            )
         await self.limiter.acquire(f"telegram:chat:{chat}", self._chat_rate)
         if chat_kind != "private":
             await self.limiter.acquire(f"telegram:group:{chat}", self._group_rate)
-        return await self._on_time("telegram:all", self._overall)
+        return await self._on_time("telegram:all", self._overall, self.max_late)
 
-    async def _on_time(self, key: str, budget: Budget) -> Slot:
+    async def _on_time(self, key: str, budget: Budget, max_late: float) -> Slot:
         """A slot this process woke up for in time (within ``max_late``): one it woke too late for (a busy
         loop) is given up and a new one taken. Several waiters whose slots passed during a stall would
         otherwise go at once: past the platform's window (overall), or marking several readings ``sending``
         together (``telegram:marked``: a kill -9 would strand them all)."""
         while True:
             slot = await self.limiter.acquire(key, budget)
-            if self.limiter.now() - slot.at <= self.max_late:
+            if self.limiter.now() - slot.at <= max_late:
                 return slot
             self.late_slots += 1
 
