@@ -20,6 +20,11 @@ Roles (``sikpan run --role``, or ``SIKPAN_ROLE``; :data:`ROLES` maps each to its
                 ``TELEGRAM_WEBHOOK_SECRET``): many replicas behind one URL, one database
 ==============  ===================================================================================
 
+Any role also serves ``/metrics`` and ``/healthz`` (:mod:`bot.monitor`, extra ``[webhook]``) on
+``SIKPAN_METRICS_LISTEN``:``SIKPAN_METRICS_PORT`` when the port is set (the task ``metrics``: one that
+cannot listen stops the process) — except that a process serving the webhook on that same port already
+serves them there.
+
 ``run(settings, stop)`` resolves the role's runners first (a missing extra or setting fails before anything
 opens: :class:`MissingExtra`, :class:`RoleError`), checks the database (:func:`bot.startup.check_database`),
 opens it (migrating it), then starts the runners. It returns when ``stop`` is set (or the console reaches
@@ -39,6 +44,7 @@ exists for (the scheduler of the ``scheduler`` role) stops everything, and ``run
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 from collections.abc import Callable, Coroutine
@@ -120,6 +126,19 @@ def require_webhook_extra() -> None:
     except ModuleNotFoundError as err:
         if err.name is not None and err.name.split(".")[0] in WEBHOOK_MODULES:
             raise MissingExtra("telegram webhook", "webhook", err.name) from None
+        raise
+
+
+def monitor_runner() -> Runner:
+    """:func:`bot.monitor.run_monitor`, imported now; :class:`MissingExtra` naming ``[webhook]`` if its
+    libraries (Starlette, uvicorn, prometheus-client) are absent."""
+    try:
+        from bot.monitor import run_monitor
+
+        return run_monitor
+    except ModuleNotFoundError as err:
+        if err.name is not None and err.name.split(".")[0] in WEBHOOK_MODULES:
+            raise MissingExtra("metrics listener", "webhook", err.name) from None
         raise
 
 
@@ -243,8 +262,19 @@ assert tuple(ROLES) == ROLE_NAMES
 
 
 def plan(settings: Settings) -> Plan:
-    """The runners of ``settings.role``; :class:`RoleError` / :class:`MissingExtra` when it cannot run."""
-    return ROLES[settings.role](settings)
+    """The runners of ``settings.role``; :class:`RoleError` / :class:`MissingExtra` when it cannot run.
+
+    With ``SIKPAN_METRICS_PORT`` the metrics listener comes first (it turns the metrics on before the other
+    runners record anything) and is critical; not when the webhook app already serves that port."""
+    parts = ROLES[settings.role](settings)
+    port = settings.metrics_port
+    if port is None or (settings.serves_webhook and port == settings.telegram_webhook_port):
+        return parts
+    return dataclasses.replace(
+        parts,
+        runners={"metrics": monitor_runner(), **parts.runners},
+        critical=parts.critical | {"metrics"},
+    )
 
 
 async def run(
