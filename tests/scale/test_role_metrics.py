@@ -81,7 +81,9 @@ async def test_scheduler_and_worker_serve_metrics_and_healthz_over_http():
             Proxy(rd.hostname or "127.0.0.1", rd.port or 6379) as redis_proxy,
             FakeTelegram(token=TOKEN) as tg,
         ):
-            base = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "SIKPAN_", "DISCORD_"))}
+            base = {
+                k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "SIKPAN_", "DISCORD_"))
+            }
             common = {
                 **base,
                 "SIKPAN_ENV_FILE": os.devnull,
@@ -98,8 +100,14 @@ async def test_scheduler_and_worker_serve_metrics_and_healthz_over_http():
             }
             procs = {
                 role: await asyncio.create_subprocess_exec(
-                    sys.executable, "-m", "bot.cli", "run", cwd=ROOT, env=env,
-                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+                    sys.executable,
+                    "-m",
+                    "bot.cli",
+                    "run",
+                    cwd=ROOT,
+                    env=env,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.PIPE,
                 )  # fmt: skip
                 for role, env in envs.items()
             }
