@@ -44,10 +44,11 @@ exists for (the scheduler of the ``scheduler`` role) stops everything, and ``run
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Collection, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,61 +86,55 @@ class RoleError(ConfigError):
     """The role cannot run with these settings (a token or URL it needs is not set); exit status 2."""
 
 
+@contextlib.contextmanager
+def _extra(part: str, extra: str, libraries: Collection[str]) -> Iterator[None]:
+    """Imports made inside, of an optional extra's modules, that fail on a missing library raise
+    :class:`MissingExtra` naming ``part`` and ``extra`` (any other missing module is a bug: re-raised)."""
+    try:
+        yield
+    except ModuleNotFoundError as err:
+        if err.name is not None and err.name.split(".")[0] in libraries:
+            raise MissingExtra(part, extra, err.name) from None
+        raise
+
+
 def transport_runner(platform: str) -> Runner:
     """The run function of an adapter, imported now (its chat library is an optional extra)."""
     extra, library = EXTRAS[platform]
-    try:
+    runner: Runner
+    with _extra(platform, extra, (library,)):
         if platform == "telegram":
-            from bot.telegram import run_telegram
-
-            return run_telegram
-        from bot.discord import run_discord
-
-        return run_discord
-    except ModuleNotFoundError as err:
-        if err.name is not None and err.name.split(".")[0] == library:
-            raise MissingExtra(platform, extra, err.name) from None
-        raise
+            from bot.telegram import run_telegram as runner
+        else:
+            from bot.discord import run_discord as runner
+    return runner
 
 
 def sender_runner(platform: str) -> Runner:
     """A send-only client of the platform (for the scheduler role): the sender, no updates taken in."""
     extra, library = EXTRAS[platform]
-    try:
+    runner: Runner
+    with _extra(platform, extra, (library,)):
         if platform == "telegram":
-            from bot.telegram import run_telegram_sender
-
-            return run_telegram_sender
-        from bot.discord import run_discord_sender
-
-        return run_discord_sender
-    except ModuleNotFoundError as err:
-        if err.name is not None and err.name.split(".")[0] == library:
-            raise MissingExtra(platform, extra, err.name) from None
-        raise
+            from bot.telegram import run_telegram_sender as runner
+        else:
+            from bot.discord import run_discord_sender as runner
+    return runner
 
 
 def require_webhook_extra() -> None:
     """The webhook app's modules import (``bot.web``); :class:`MissingExtra` naming ``[webhook]`` if not."""
-    try:
+    with _extra("telegram webhook", "webhook", WEBHOOK_MODULES):
         import bot.web  # noqa: F401  (the webhook's libraries, loaded now so a gap fails before start)
-    except ModuleNotFoundError as err:
-        if err.name is not None and err.name.split(".")[0] in WEBHOOK_MODULES:
-            raise MissingExtra("telegram webhook", "webhook", err.name) from None
-        raise
 
 
 def monitor_runner() -> Runner:
     """:func:`bot.monitor.run_monitor`, imported now; :class:`MissingExtra` naming ``[webhook]`` if its
     libraries (Starlette, uvicorn, prometheus-client) are absent."""
-    try:
-        from bot.monitor import run_monitor
-
-        return run_monitor
-    except ModuleNotFoundError as err:
-        if err.name is not None and err.name.split(".")[0] in WEBHOOK_MODULES:
-            raise MissingExtra("metrics listener", "webhook", err.name) from None
-        raise
+    runner: Runner
+    with _extra("metrics listener", "webhook", WEBHOOK_MODULES):
+        from bot.monitor import run_monitor as runner
+    return runner
 
 
 def configured_runners(settings: Settings) -> dict[str, Runner]:
@@ -170,12 +165,8 @@ def _need(ok: object, role: str, what: str) -> None:
 
 def require_redis_extra() -> None:
     """The Redis queue's modules import (``bot.queue``: redis, arq); :class:`MissingExtra` naming ``[redis]``."""
-    try:
+    with _extra("redis queue", "redis", REDIS_MODULES):
         import bot.queue  # noqa: F401  (the queue's libraries, loaded now so a gap fails before start)
-    except ModuleNotFoundError as err:
-        if err.name is not None and err.name.split(".")[0] in REDIS_MODULES:
-            raise MissingExtra("redis queue", "redis", err.name) from None
-        raise
 
 
 def _plan_all(settings: Settings) -> Plan:
