@@ -98,28 +98,18 @@ def _extra(part: str, extra: str, libraries: Collection[str]) -> Iterator[None]:
         raise
 
 
-def transport_runner(platform: str) -> Runner:
-    """The run function of an adapter, imported now (its chat library is an optional extra)."""
+def transport_runner(platform: str, *, send_only: bool = False) -> Runner:
+    """The run function of an adapter — or, ``send_only``, of a send-only client (the scheduler role: the
+    sender, no updates taken in) — imported now (its chat library is an optional extra)."""
     extra, library = EXTRAS[platform]
-    runner: Runner
     with _extra(platform, extra, (library,)):
         if platform == "telegram":
-            from bot.telegram import run_telegram as runner
-        else:
-            from bot.discord import run_discord as runner
-    return runner
+            from bot.telegram import run_telegram, run_telegram_sender
 
+            return run_telegram_sender if send_only else run_telegram
+        from bot.discord import run_discord, run_discord_sender
 
-def sender_runner(platform: str) -> Runner:
-    """A send-only client of the platform (for the scheduler role): the sender, no updates taken in."""
-    extra, library = EXTRAS[platform]
-    runner: Runner
-    with _extra(platform, extra, (library,)):
-        if platform == "telegram":
-            from bot.telegram import run_telegram_sender as runner
-        else:
-            from bot.discord import run_discord_sender as runner
-    return runner
+        return run_discord_sender if send_only else run_discord
 
 
 def require_webhook_extra() -> None:
@@ -223,7 +213,7 @@ def _plan_scheduler(settings: Settings) -> Plan:
             critical=frozenset({"scheduler"}),
         )
     tokens = {"telegram": settings.telegram_token, "discord": settings.discord_token}
-    senders = {f"{p}-sender": sender_runner(p) for p, token in tokens.items() if token}
+    senders = {f"{p}-sender": transport_runner(p, send_only=True) for p, token in tokens.items() if token}
     return Plan(
         {**senders, "scheduler": run_scheduler},
         adapters=frozenset(senders),

@@ -30,7 +30,7 @@ def test_uvloop_is_the_loop_where_it_is_a_dependency() -> None:
 def test_the_condition_is_the_dependency_marker() -> None:
     [uvloop] = [r for r in requires("sikpan") or [] if r.startswith("uvloop")]
     assert "extra ==" not in uvloop  # a dependency of every install, not of an extra
-    assert "sys_platform != \"win32\"" in uvloop and "platform_python_implementation == \"CPython\"" in uvloop
+    assert 'sys_platform != "win32"' in uvloop and 'platform_python_implementation == "CPython"' in uvloop
 
 
 @pytest.mark.parametrize("value", ["0", "off", "false", "no"])

@@ -3,26 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
-from bot.storage import Storage
 from bot.storage.webhook import Claim, UpdateLedger
 from tests.servers import REDIS_URL, require_redis
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-async def store(target: str) -> AsyncIterator[Storage]:
-    """The database of ``target`` (each engine), open for the test."""
-    storage = await Storage.open(target)
-    try:
-        yield storage
-    finally:
-        await storage.close()
 
 
 async def test_first_claim_is_mine_then_busy_then_done(store):
