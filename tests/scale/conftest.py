@@ -2,7 +2,8 @@
 ``full_broadcast``) takes about six minutes at 30 sends per second: when it is selected it starts in the
 background right after collection (``broadcast_run.BackgroundRun``: its own processes, servers, schema and
 key prefix) while the rest of the suite runs, and the test — moved to the end of the session — checks its
-result. ``pytest -m "not full_broadcast"`` leaves it out (README); CI runs it."""
+result. ``pytest -m "not full_broadcast"`` leaves it out (README; the marker is registered in pyproject.toml);
+CI runs it."""
 
 from __future__ import annotations
 
@@ -10,14 +11,6 @@ import pytest
 
 from tests.scale.broadcast_run import RUN, BackgroundRun
 from tests.servers import pg_unavailable, redis_unavailable
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        "full_broadcast: the 10,000-reading broadcast (about 6 min, in the background); "
-        "deselect with -m 'not full_broadcast'",
-    )
 
 
 @pytest.hookimpl(trylast=True)  # after -m / -k have deselected
