@@ -7,6 +7,7 @@ import asyncio
 import re
 import time
 from datetime import timedelta
+from typing import Any
 
 import pytest
 import telegram
@@ -336,9 +337,8 @@ async def test_the_overall_pacer_allows_a_burst_of_a_second_and_never_exceeds_th
     assert most <= 30, " ".join(f"{t - times[0]:.3f}" for t in times)
 
 
-async def test_marked_deliveries_are_spaced_one_at_a_time_without_the_burst(tg, bot):
-    """A send with ``before_request`` (a daily reading marked ``sending`` right before its request) does not
-    take the burst: the marks are 1/rate apart, so a crash strands at most about one (docs/reliability.md)."""
+def _mark_recorder() -> tuple[list[float], Any]:
+    """A ``before_request`` that records when each reading is marked (loop time) and lets it go."""
     loop = asyncio.get_running_loop()
     marks: list[float] = []
 
@@ -346,6 +346,13 @@ async def test_marked_deliveries_are_spaced_one_at_a_time_without_the_burst(tg, 
         marks.append(loop.time())
         return True
 
+    return marks, mark
+
+
+async def test_marked_deliveries_are_spaced_one_at_a_time_without_the_burst(tg, bot):
+    """A send with ``before_request`` (a daily reading marked ``sending`` right before its request) does not
+    take the burst: the marks are 1/rate apart, so a crash strands at most about one (docs/reliability.md)."""
+    marks, mark = _mark_recorder()
     sender = TelegramSender(bot, overall_rate=20)
     outcomes = await asyncio.gather(
         *(sender.send(3000 + chat, "x", before_request=mark) for chat in range(6))
@@ -360,13 +367,7 @@ async def test_marked_deliveries_are_spaced_one_at_a_time_without_the_burst(tg, 
 async def test_a_stall_does_not_let_the_waiting_marked_deliveries_through_together(tg, bot):
     """Slots that passed while the loop was blocked are given up for new ones: the waiting readings are
     marked one at a time after the stall as before it, not all at once (a kill -9 then would strand them)."""
-    loop = asyncio.get_running_loop()
-    marks: list[float] = []
-
-    async def mark() -> bool:
-        marks.append(loop.time())
-        return True
-
+    marks, mark = _mark_recorder()
     sender = TelegramSender(bot, overall_rate=20)
     sends = [asyncio.create_task(sender.send(4000 + chat, "x", before_request=mark)) for chat in range(8)]
     await asyncio.sleep(0.02)  # every send has reserved its slot (1/20 s apart)
