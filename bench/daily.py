@@ -53,9 +53,9 @@ from bot.app import create_context  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.schedule_time import pending_due  # noqa: E402
 from bot.scheduler import DailyScheduler, daily_queue  # noqa: E402
+from bot.sending import SendOutcome, TelegramSender  # noqa: E402
 from bot.storage import utc_iso  # noqa: E402
 from bot.zones import zone  # noqa: E402
-from bot.sending import SendOutcome, TelegramSender  # noqa: E402
 
 ZONES = (
     "Asia/Seoul",
@@ -385,8 +385,13 @@ async def main() -> None:
     parser.add_argument("--subs", type=int, default=100_000)
     parser.add_argument("--send", type=int, default=300)
     parser.add_argument("--quick", action="store_true", help="10,000 subscriptions, 100 sends")
-    parser.add_argument("--db", help="part 1 on this PostgreSQL server (a fresh schema), e.g. postgresql://127.0.0.1:5432/test")
-    parser.add_argument("--redis", help="part 1 through the arq queue on this Redis server (a fresh key prefix)")
+    parser.add_argument(
+        "--db",
+        help="part 1 on this PostgreSQL server (a fresh schema), e.g. postgresql://127.0.0.1:5432/test",
+    )
+    parser.add_argument(
+        "--redis", help="part 1 through the arq queue on this Redis server (a fresh key prefix)"
+    )
     parser.add_argument("--part", choices=("all", "render", "send"), default="all")
     parser.add_argument("--scenario", choices=("random", "same"), help=argparse.SUPPRESS)  # one child's part
     args = parser.parse_args()
@@ -398,7 +403,9 @@ async def main() -> None:
         return
     if args.part in ("all", "render"):
         for same in (False, True):
-            print(json.dumps(scenario_in_child(subs, same, args.db, args.redis), ensure_ascii=False), flush=True)
+            print(
+                json.dumps(scenario_in_child(subs, same, args.db, args.redis), ensure_ascii=False), flush=True
+            )
     if args.part == "render":
         return
     print(json.dumps(await send_rate(sends), ensure_ascii=False), flush=True)

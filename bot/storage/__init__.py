@@ -675,50 +675,6 @@ class DailyStore:
             error=row["error"],
         )
 
-    async def claim(
-        self,
-        items: list[tuple[Subscription, date, datetime]],
-        now: datetime,
-        status: str = "claimed",
-        owner: str | None = None,
-    ) -> dict[tuple[int, str], int]:
-        """Insert one row per (subscription, local date) unless it exists; returns the new rows' ids.
-
-        One write transaction: what this returns is ours alone (the UNIQUE key decides between racers,
-        whichever process they run in); ``owner`` is the claiming scheduler's token.
-        """
-        if not items:
-            return {}
-        token = uuid.uuid4().hex
-        stamp = utc_iso(now)
-        params = [
-            (s.id, s.user_key, d.isoformat(), utc_iso(due), status, stamp, token, owner)
-            for s, d, due in sorted(items, key=lambda item: (item[0].id, item[1]))
-        ]  # one key order for every scheduler: concurrent claims of the same rows wait, never deadlock
-        async with self.storage.transaction() as tx:
-            await tx.executemany(
-                "INSERT INTO deliveries (subscription_id, user_key, local_date, due_at, status,"
-                " claimed_at, claim_token, claimed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                params,
-            )
-            if status != "claimed":
-                return {}
-            # the rows this transaction won, found through the (subscription_id, local_date) key: claim_token
-            # has no index, and a scan of every delivery per claim grows with the table (issue 18)
-            ids = sorted({s.id for s, _, _ in items})
-            rows: list[Row] = []
-            for i in range(0, len(ids), 500):
-                chunk = ids[i : i + 500]
-                marks = ",".join("?" * len(chunk))
-                rows.extend(
-                    await tx.fetchall(
-                        "SELECT id, subscription_id, local_date FROM deliveries"
-                        f" WHERE subscription_id IN ({marks}) AND claim_token = ?",  # noqa: S608
-                        (*chunk, token),
-                    )
-                )
-        return {(int(r[1]), r[2]): int(r[0]) for r in rows}
-
     async def claim_due(
         self,
         now: datetime,
@@ -757,7 +713,8 @@ class DailyStore:
         async with self.storage.transaction(durable=False) as tx:
             rows = await tx.fetchall(
                 f"SELECT {SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE active = 1 AND next_due_at <= ?"  # noqa: S608
-                f" AND platform IN ({marks}) ORDER BY next_due_at, id LIMIT ?" + self.storage.backend.skip_locked,
+                f" AND platform IN ({marks}) ORDER BY next_due_at, id LIMIT ?"
+                + self.storage.backend.skip_locked,
                 (stamp, *platforms, limit),
             )
             groups: dict[tuple[str, str, str, str], list[Subscription]] = {}
@@ -783,7 +740,9 @@ class DailyStore:
                 inserts.setdefault((d, due, late), {}).update((sub.id, sub) for sub in members)
                 advances.setdefault(after, []).extend(sub.id for sub in members)
             for (d, due, late), by_id in inserts.items():
-                ids = sorted(by_id)  # one key order for every scheduler: concurrent claims wait, never deadlock
+                ids = sorted(
+                    by_id
+                )  # one key order for every scheduler: concurrent claims wait, never deadlock
                 for i in range(0, len(ids), CLAIM_CHUNK):
                     chunk = ids[i : i + CLAIM_CHUNK]
                     won = await tx.fetchall(

@@ -110,7 +110,9 @@ class SqliteBackend:
             if not durable:
                 self.con.execute("PRAGMA synchronous=NORMAL")
             try:
-                self.con.execute("BEGIN IMMEDIATE")  # the write lock first: no upgrade deadlock between processes
+                self.con.execute(
+                    "BEGIN IMMEDIATE"
+                )  # the write lock first: no upgrade deadlock between processes
                 try:
                     yield self.tx
                 except BaseException:
