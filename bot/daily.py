@@ -208,11 +208,6 @@ def body_context(moment: Moment, pillars: Any | None = None) -> dict[str, Any]:
     return body
 
 
-def prepare(moment: Moment) -> Prepared:
-    p = _pillars(moment)
-    return Prepared(head=head_context(moment, p), body_key=body_key(moment, p))
-
-
 def daily_context(moment: Moment) -> dict[str, Any]:
     """The whole view model of a reading (``head`` and ``body``), as ``/today`` stores and renders it."""
     p = _pillars(moment)
