@@ -180,10 +180,10 @@ _NAMED_BRANCHES = ("身宮", "歲駕", "祿勳", "玉堂", "空亡", "驛馬", "
 _OFFSETS = {"sanfang": (0, 4, -4), "sizheng": (0, 3, -3, 6), "opp": (6,)}
 
 
-def _test(*kinds: str) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
+def _test(*kinds: str) -> Callable[[Callable[..., Fact]], Callable[..., Fact]]:
     """Marks an ``op_`` method with the kinds of its arguments (how the compiler reads them)."""
 
-    def mark(method: Callable[..., bool]) -> Callable[..., bool]:
+    def mark(method: Callable[..., Fact]) -> Callable[..., Fact]:
         method.kinds = kinds  # type: ignore[attr-defined]
         return method
 
@@ -228,27 +228,33 @@ class _Compiler:
             raise ConditionError(f"{op} takes {len(kinds)} arguments: {expr!r}")
         return self._shared("atom", expr, lambda slot: self._atom(slot, method, kinds, args))
 
-    def _atom(self, slot: int, method: Callable[..., bool], kinds: tuple[str, ...], args: list[Any]) -> Check:
+    def _atom(self, slot: int, method: Callable[..., Fact], kinds: tuple[str, ...], args: list[Any]) -> Check:
         readers = {STARS: self.stars, BRANCHES: self.branches, HOUSES_: self.houses}
         resolved = tuple(readers[k](a) if k in readers else _constant(a) for k, a in zip(kinds, args))
         if method is Evaluator.op_branch_in:  # the fact names the first reference as written
             resolved = (_constant(str(args[0]).lstrip("@")), *resolved)
 
+        if len(resolved) > 3:
+            raise ConditionError(f"a test takes at most three arguments: {method.__name__}")
+        r0, r1, r2 = (*resolved, _constant(None), _constant(None), _constant(None))[:3]
+        call: Callable[[Evaluator], Fact] = (
+            (lambda ev: method(ev)),
+            (lambda ev: method(ev, r0(ev))),
+            (lambda ev: method(ev, r0(ev), r1(ev))),
+            (lambda ev: method(ev, r0(ev), r1(ev), r2(ev))),
+        )[len(resolved)]
+
         def atom(ev: Evaluator) -> bool:
-            memo = ev.atoms.get(slot)
-            if memo is None:
-                start, before = len(ev.facts), ev.unknown
-                value = bool(method(ev, *[r(ev) for r in resolved]))
-                memo = ev.atoms[slot] = (
-                    value,
-                    ev.facts[start:],
-                    None if ev.unknown is before else ev.unknown,
-                )
-                return value
-            ev.facts.extend(memo[1])
-            if memo[2] is not None:
-                ev.unknown = memo[2]
-            return memo[0]
+            fact = ev.atoms.get(slot)
+            if fact is None:
+                before = ev.unknown
+                fact = ev.atoms[slot] = call(ev)
+                if ev.unknown is not None and ev.unknown is not before:  # kept for the clauses sharing the atom
+                    ev.unknowns[slot] = ev.unknown
+            elif ev.unknowns and slot in ev.unknowns:
+                ev.unknown = ev.unknowns[slot]
+            ev.facts.append(fact)
+            return fact.value
 
         return atom
 
@@ -404,7 +410,8 @@ class Evaluator:
         self.house_names: dict[Branch, str] = {h.branch: h.name for h in chart.houses}
         self.roles = self._roles()
         self.refs: dict[int, Any] = {}  # chart-dependent references, by compiled slot
-        self.atoms: dict[int, tuple[bool, list[Fact], str | None]] = {}  # evaluated atoms, by slot
+        self.atoms: dict[int, Fact] = {}  # evaluated atoms, by slot
+        self.unknowns: dict[int, str] = {}  # the atoms that found the chart lacking their fact
 
     def eval(self, expr: Expr) -> bool:
         """Evaluate a condition (compiled on first use)."""
@@ -471,10 +478,6 @@ class Evaluator:
         return tuple(dict.fromkeys(palace[s] for s in stars))
 
     # ---- evaluation -------------------------------------------------------------------------------------
-    def fact(self, test: str, args: Sequence[str], value: bool) -> bool:
-        self.facts.append(Fact(test, tuple(args), value))
-        return value
-
     def _desc(self, stars: Sequence[str]) -> str:
         return "、".join(stars)
 
@@ -482,40 +485,40 @@ class Evaluator:
         return "".join([BRANCH_CHARS[b] for b in branches])
 
     @_test(STARS, BRANCHES)
-    def op_at(self, stars: tuple[str, ...], bs: tuple[Branch, ...]) -> bool:
+    def op_at(self, stars: tuple[str, ...], bs: tuple[Branch, ...]) -> Fact:
         """Some body of the set sits in one of the palaces."""
         palace = self.palace
         hits = [s for s in stars if palace[s] in bs]
         shown = hits or stars
         where = "".join([BRANCH_CHARS[palace[s]] for s in shown])
-        return self.fact("at", [self._desc(shown), where, self._bdesc(bs)], bool(hits))
+        return Fact("at", (self._desc(shown), where, self._bdesc(bs)), bool(hits))
 
     @_test(STARS, HOUSES_)
-    def op_in_house(self, stars: tuple[str, ...], names: tuple[str, ...]) -> bool:
+    def op_in_house(self, stars: tuple[str, ...], names: tuple[str, ...]) -> Fact:
         palace, house_names = self.palace, self.house_names
         hits = [s for s in stars if house_names[palace[s]] in names]
         shown = hits or stars
         where = "、".join([house_names[palace[s]] for s in shown])
-        return self.fact("in_house", [self._desc(shown), where, "、".join(names)], bool(hits))
+        return Fact("in_house", (self._desc(shown), where, "、".join(names)), bool(hits))
 
     @_test(BRANCHES, BRANCHES)
-    def op_branch_in(self, label: str, a: tuple[Branch, ...], b: tuple[Branch, ...]) -> bool:
-        return self.fact("branch_in", [label, self._bdesc(a), self._bdesc(b)], bool(set(a) & set(b)))
+    def op_branch_in(self, label: str, a: tuple[Branch, ...], b: tuple[Branch, ...]) -> Fact:
+        return Fact("branch_in", (label, self._bdesc(a), self._bdesc(b)), bool(set(a) & set(b)))
 
     @_test(STARS, STARS)
-    def op_same(self, stars_a: tuple[str, ...], stars_b: tuple[str, ...]) -> bool:
+    def op_same(self, stars_a: tuple[str, ...], stars_b: tuple[str, ...]) -> Fact:
         """Two *different* bodies, one from each set, share a palace."""
         palace = self.palace
         for a in stars_a:
             for b in stars_b:
                 if a != b and palace[a] == palace[b]:
-                    return self.fact("same", [a, b, BRANCH_CHARS[palace[a]]], True)
-        return self.fact("same", [self._desc(stars_a), self._desc(stars_b), ""], False)
+                    return Fact("same", (a, b, BRANCH_CHARS[palace[a]]), True)
+        return Fact("same", (self._desc(stars_a), self._desc(stars_b), ""), False)
 
     @_test(STARS, STARS, BRANCHES)
     def op_flank(
         self, stars_a: tuple[str, ...], stars_b: tuple[str, ...], targets: tuple[Branch, ...]
-    ) -> bool:
+    ) -> Fact:
         """夾: one body of set A on one side of the target palace and one of set B on the other (by palace)."""
         palace = self.palace
         for t in targets:
@@ -526,37 +529,37 @@ class Evaluator:
                         continue
                     pa, pb = palace[a], palace[b]
                     if (pa, pb) in ((left, right), (right, left)):
-                        return self.fact("flank", [a, b, t.char], True)
-        return self.fact("flank", [self._desc(stars_a), self._desc(stars_b), self._bdesc(targets)], False)
+                        return Fact("flank", (a, b, t.char), True)
+        return Fact("flank", (self._desc(stars_a), self._desc(stars_b), self._bdesc(targets)), False)
 
     @_test(STARS)
-    def op_alone(self, names: tuple[str, ...]) -> bool:
+    def op_alone(self, names: tuple[str, ...]) -> Fact:
         """All these bodies share one palace and no other body is there."""
         palaces = {self.palace[s] for s in names}
         if len(palaces) != 1:
-            return self.fact("alone", [self._desc(names), ""], False)
+            return Fact("alone", (self._desc(names), ""), False)
         (p,) = palaces
         others = [b.name for b in self.chart.bodies.values() if b.palace == p and b.name not in names]
-        return self.fact("alone", [self._desc(names), p.char], not others)
+        return Fact("alone", (self._desc(names), p.char), not others)
 
     @_test(BRANCHES)
-    def op_empty_palaces(self, bs: tuple[Branch, ...]) -> bool:
+    def op_empty_palaces(self, bs: tuple[Branch, ...]) -> Fact:
         """No body in any of these palaces (「四正俱空」)."""
         occupied = [name for name, p in self.palace.items() if p in bs]
-        return self.fact("empty_palaces", [self._bdesc(bs)], not occupied)
+        return Fact("empty_palaces", (self._bdesc(bs),), not occupied)
 
     @_test(STARS, STARS)
-    def op_ahead(self, stars_a: tuple[str, ...], stars_b: tuple[str, ...]) -> bool:
+    def op_ahead(self, stars_a: tuple[str, ...], stars_b: tuple[str, ...]) -> Fact:
         """「前」: A is ahead of B along the zodiac (0° < λA − λB < 180°)."""
         bodies = self.chart.bodies
         for a in stars_a:
             for b in stars_b:
                 if a != b and 0.0 < (bodies[a].longitude - bodies[b].longitude) % 360.0 < 180.0:
-                    return self.fact("ahead", [a, b], True)
-        return self.fact("ahead", [self._desc(stars_a), self._desc(stars_b)], False)
+                    return Fact("ahead", (a, b), True)
+        return Fact("ahead", (self._desc(stars_a), self._desc(stars_b)), False)
 
     @_test()
-    def op_yin_cong(self) -> bool:
+    def op_yin_cong(self) -> Fact:
         """太陽引遠而從近: the nearest body ahead of the Sun is farther than the nearest one behind it."""
         sun = self.chart.bodies["太陽"].longitude
         others = [b for b in self.chart.bodies.values() if b.name != "太陽"]
@@ -564,169 +567,169 @@ class Evaluator:
         behind = min(others, key=lambda b: (sun - b.longitude) % 360.0)
         d_ahead = (ahead.longitude - sun) % 360.0
         d_behind = (sun - behind.longitude) % 360.0
-        return self.fact(
-            "yin_cong", [ahead.name, f"{d_ahead:.1f}", behind.name, f"{d_behind:.1f}"], d_ahead > d_behind
+        return Fact(
+            "yin_cong", (ahead.name, f"{d_ahead:.1f}", behind.name, f"{d_behind:.1f}"), d_ahead > d_behind
         )
 
     @_test(STARS)
-    def op_ru_yuan(self, stars: tuple[str, ...]) -> bool:
+    def op_ru_yuan(self, stars: tuple[str, ...]) -> Fact:
         hits = [s for s in stars if self.chart.bodies[s].ru_yuan]
-        return self.fact("ru_yuan", [self._desc(hits or stars)], bool(hits))
+        return Fact("ru_yuan", (self._desc(hits or stars),), bool(hits))
 
     @_test(STARS, LITERAL)
-    def op_in_mansion(self, stars: tuple[str, ...], names: list[str]) -> bool:
+    def op_in_mansion(self, stars: tuple[str, ...], names: list[str]) -> Fact:
         bodies = self.chart.bodies
         hits = [s for s in stars if bodies[s].mansion in names]
         shown = hits or stars
         where = "".join([bodies[s].mansion for s in shown])
-        return self.fact("in_mansion", [self._desc(shown), where, "".join(names)], bool(hits))
+        return Fact("in_mansion", (self._desc(shown), where, "".join(names)), bool(hits))
 
     @_test(LITERAL)
-    def op_ming_mansion(self, names: list[str]) -> bool:
+    def op_ming_mansion(self, names: list[str]) -> Fact:
         m = self.chart.ming_mansion.name
-        return self.fact("ming_mansion", [m, "".join(names)], m in names)
+        return Fact("ming_mansion", (m, "".join(names)), m in names)
 
     @_test(STARS)
-    def op_own_mansion(self, stars: tuple[str, ...]) -> bool:
+    def op_own_mansion(self, stars: tuple[str, ...]) -> Fact:
         bodies = self.chart.bodies
         hits = [s for s in stars if bodies[s].in_own_mansion]
         shown = hits or stars
-        return self.fact(
-            "own_mansion", [self._desc(shown), "".join([bodies[s].mansion for s in shown])], bool(hits)
+        return Fact(
+            "own_mansion", (self._desc(shown), "".join([bodies[s].mansion for s in shown])), bool(hits)
         )
 
     @_test(LITERAL)
-    def op_season(self, branches: list[str]) -> bool:
+    def op_season(self, branches: list[str]) -> Fact:
         m = self.chart.month
-        return self.fact("season", [m.char, "".join(branches)], m.char in branches)
+        return Fact("season", (m.char, "".join(branches)), m.char in branches)
 
     @_test(STARS, LITERAL)
-    def op_motion(self, stars: tuple[str, ...], kinds: list[str]) -> bool:
+    def op_motion(self, stars: tuple[str, ...], kinds: list[str]) -> Fact:
         """The body's motion (順 逆 留, chart ``motion``) is one of ``kinds``."""
         bodies = self.chart.bodies
         hits = [s for s in stars if bodies[s].motion in kinds]
         shown = hits or stars
-        return self.fact(
+        return Fact(
             "motion",
-            [self._desc(shown), "".join([bodies[s].motion for s in shown]), "".join(kinds)],
+            (self._desc(shown), "".join([bodies[s].motion for s in shown]), "".join(kinds)),
             bool(hits),
         )
 
     @_test()
-    def op_eclipse(self) -> bool:
+    def op_eclipse(self) -> Fact:
         """An eclipse on the birth day (seed ¶28 「日月遇蝕」; chart ``eclipse``)."""
         c = self.chart
         if not c.eclipse_computed:
             self.unknown = "eclipse not computed: the chart was built from longitudes, not from an instant"
-            return self.fact("eclipse", ["", ""], False)
+            return Fact("eclipse", ("", ""), False)
         if c.eclipse is None:
-            return self.fact("eclipse", ["", ""], False)
-        return self.fact("eclipse", [c.eclipse.kind, f"{c.eclipse.moon_latitude:+.2f}"], True)
+            return Fact("eclipse", ("", ""), False)
+        return Fact("eclipse", (c.eclipse.kind, f"{c.eclipse.moon_latitude:+.2f}"), True)
 
     @_test()
-    def op_leak(self) -> bool:
+    def op_leak(self) -> Fact:
         """漏: one 政 alone on its side of the 羅計 axis (``leaked``)."""
         found = self.roles["$漏"]
-        return self.fact("leak", [self._desc(found)], bool(found))
+        return Fact("leak", (self._desc(found),), bool(found))
 
     @_test(STARS, STARS)
-    def op_is(self, stars_a: tuple[str, ...], stars_b: tuple[str, ...]) -> bool:
+    def op_is(self, stars_a: tuple[str, ...], stars_b: tuple[str, ...]) -> Fact:
         """A body that belongs to both sets (e.g. the leaked star is the 官星)."""
         both = [s for s in stars_a if s in stars_b]
-        return self.fact("is", [self._desc(both or stars_a), self._desc(stars_b)], bool(both))
+        return Fact("is", (self._desc(both or stars_a), self._desc(stars_b)), bool(both))
 
     @_test(STARS)
-    def op_retro(self, stars: tuple[str, ...]) -> bool:
+    def op_retro(self, stars: tuple[str, ...]) -> Fact:
         hits = [s for s in stars if self.chart.bodies[s].retrograde]
-        return self.fact("retro", [self._desc(hits or stars)], bool(hits))
+        return Fact("retro", (self._desc(hits or stars),), bool(hits))
 
     @_test(STARS)
-    def op_empty(self, stars: tuple[str, ...]) -> bool:
+    def op_empty(self, stars: tuple[str, ...]) -> Fact:
         """The body sits in a 空亡 palace of the year pillar."""
         kong = self.chart.kongwang
         hits = [s for s in stars if self.palace[s] in kong]
-        return self.fact("empty", [self._desc(hits or stars), self._bdesc(kong)], bool(hits))
+        return Fact("empty", (self._desc(hits or stars), self._bdesc(kong)), bool(hits))
 
     @_test(STARS, STARS)
-    def op_generates(self, stars_a: tuple[str, ...], stars_b: tuple[str, ...]) -> bool:
+    def op_generates(self, stars_a: tuple[str, ...], stars_b: tuple[str, ...]) -> Fact:
         for a in stars_a:
             for b in stars_b:
                 if tables.star_element(a).generates(tables.star_element(b)):
-                    return self.fact("generates", [a, b], True)
-        return self.fact("generates", [self._desc(stars_a), self._desc(stars_b)], False)
+                    return Fact("generates", (a, b), True)
+        return Fact("generates", (self._desc(stars_a), self._desc(stars_b)), False)
 
     def _vitality(self, star: str) -> Vitality:
         return vitality(tables.star_element(star), self.chart.month, five_seasons=False)
 
     @_test(STARS)
-    def op_de_ling(self, stars: tuple[str, ...]) -> bool:
+    def op_de_ling(self, stars: tuple[str, ...]) -> Fact:
         """得令: the body's element is 旺 or 相 in the birth month (four-season form of the seed's 令星)."""
         hits = [s for s in stars if self._vitality(s) in (Vitality.WANG, Vitality.XIANG)]
         shown = hits or stars
-        return self.fact(
-            "de_ling", [self._desc(shown), "".join([self._vitality(s).char for s in shown])], bool(hits)
+        return Fact(
+            "de_ling", (self._desc(shown), "".join([self._vitality(s).char for s in shown])), bool(hits)
         )
 
     @_test(STARS)
-    def op_xiu_qiu(self, stars: tuple[str, ...]) -> bool:
+    def op_xiu_qiu(self, stars: tuple[str, ...]) -> Fact:
         """休囚: the body's element is 休, 囚 or 死 in the birth month."""
         bad = (Vitality.XIU, Vitality.QIU, Vitality.SI)
         hits = [s for s in stars if self._vitality(s) in bad]
         shown = hits or stars
-        return self.fact(
-            "xiu_qiu", [self._desc(shown), "".join([self._vitality(s).char for s in shown])], bool(hits)
+        return Fact(
+            "xiu_qiu", (self._desc(shown), "".join([self._vitality(s).char for s in shown])), bool(hits)
         )
 
     def _stage(self, star: str) -> Stage:
         return changsheng(YANG_STEM_OF[tables.star_element(star)], self.palace[star])
 
     @_test(STARS)
-    def op_sheng_wang(self, stars: tuple[str, ...]) -> bool:
+    def op_sheng_wang(self, stars: tuple[str, ...]) -> Fact:
         """生旺: the palace is 長生, 冠帶, 臨官 or 帝旺 of the body's element (yang-stem 長生 table)."""
         hits = [s for s in stars if self._stage(s) in SHENG_WANG]
         shown = hits or stars
-        return self.fact(
-            "sheng_wang", [self._desc(shown), "".join([self._stage(s).char for s in shown])], bool(hits)
+        return Fact(
+            "sheng_wang", (self._desc(shown), "".join([self._stage(s).char for s in shown])), bool(hits)
         )
 
     @_test(STARS)
-    def op_at_ku(self, stars: tuple[str, ...]) -> bool:
+    def op_at_ku(self, stars: tuple[str, ...]) -> Fact:
         """The body sits in the 庫 of its element (金丑 木未 火戌 水土辰)."""
         hits = [s for s in stars if self.palace[s] == KU.get(tables.star_element(s), KU_DEFAULT)]
-        return self.fact("at_ku", [self._desc(hits or stars)], bool(hits))
+        return Fact("at_ku", (self._desc(hits or stars),), bool(hits))
 
     @_test(STARS)
-    def op_du_controls(self, stars: tuple[str, ...]) -> bool:
+    def op_du_controls(self, stars: tuple[str, ...]) -> Fact:
         """躔克: the body is in a mansion whose 七曜 controls its element (「木星居亢」, 「夏金躔室」)."""
         bodies = self.chart.bodies
         hits = [s for s in stars if tables.star_element(bodies[s].du_zhu).controls(tables.star_element(s))]
         shown = hits or stars
-        return self.fact(
-            "du_controls", [self._desc(shown), "".join([bodies[s].mansion for s in shown])], bool(hits)
+        return Fact(
+            "du_controls", (self._desc(shown), "".join([bodies[s].mansion for s in shown])), bool(hits)
         )
 
     @_test(STARS)
-    def op_du_element(self, stars: tuple[str, ...]) -> bool:
+    def op_du_element(self, stars: tuple[str, ...]) -> Fact:
         """朝元 reading: the body is in a mansion whose 七曜 has its own element (「躔四火度」)."""
         bodies = self.chart.bodies
         hits = [s for s in stars if tables.star_element(bodies[s].du_zhu) == tables.star_element(s)]
         shown = hits or stars
-        return self.fact(
-            "du_element", [self._desc(shown), "".join([bodies[s].mansion for s in shown])], bool(hits)
+        return Fact(
+            "du_element", (self._desc(shown), "".join([bodies[s].mansion for s in shown])), bool(hits)
         )
 
     @_test(STARS)
-    def op_ru_ju(self, stars: tuple[str, ...]) -> bool:
+    def op_ru_ju(self, stars: tuple[str, ...]) -> Fact:
         """入局: the body sits in the 三合 of its element (「主是火，得居寅午戌為入局」); 土 has no 三合."""
         hits = []
         for s in stars:
             element = tables.star_element(s)
             if element != Element.EARTH and sanhe(self.palace[s])[3] == element:
                 hits.append(s)
-        return self.fact("ru_ju", [self._desc(hits or stars)], bool(hits))
+        return Fact("ru_ju", (self._desc(hits or stars),), bool(hits))
 
 
-_TESTS: dict[str, Callable[..., bool]] = {
+_TESTS: dict[str, Callable[..., Fact]] = {
     name[3:]: method for name, method in vars(Evaluator).items() if name.startswith("op_")
 }
 
