@@ -249,7 +249,9 @@ class _Compiler:
             if fact is None:
                 before = ev.unknown
                 fact = ev.atoms[slot] = call(ev)
-                if ev.unknown is not None and ev.unknown is not before:  # kept for the clauses sharing the atom
+                if (
+                    ev.unknown is not None and ev.unknown is not before
+                ):  # kept for the clauses sharing the atom
                     ev.unknowns[slot] = ev.unknown
             elif ev.unknowns and slot in ev.unknowns:
                 ev.unknown = ev.unknowns[slot]
