@@ -330,8 +330,15 @@ class _Compiler:
         return self._shared("houses", ref, lambda slot: _derived(slot, None, build))
 
 
+_CONSTANTS: dict[Callable[[Evaluator], Any], Any] = {}  # the references that do not depend on the chart
+
+
 def _constant(value: Any) -> Callable[[Evaluator], Any]:
-    return lambda ev: value
+    def ref(ev: Evaluator) -> Any:
+        return value
+
+    _CONSTANTS[ref] = value
+    return ref
 
 
 def _all_of(parts: tuple[Check, ...]) -> Check:
@@ -357,21 +364,27 @@ def _any_of(parts: tuple[Check, ...]) -> Check:
 def _merged(
     slot: int, parts: tuple[Callable[[Evaluator], tuple[Any, ...]], ...]
 ) -> Callable[[Evaluator], Any]:
-    """The union of the parts' members in order, first occurrence kept (once per chart)."""
+    """The union of the parts' members in order, first occurrence kept (once per chart; at compile time when
+    no part depends on the chart)."""
 
-    def build(ev: Evaluator) -> tuple[Any, ...]:
+    def build(ev: Evaluator | None) -> tuple[Any, ...]:
         out: dict[Any, None] = {}
         for part in parts:
-            out.update(dict.fromkeys(part(ev)))
+            out.update(dict.fromkeys(_CONSTANTS[part] if ev is None else part(ev)))
         return tuple(out)
 
+    if all(part in _CONSTANTS for part in parts):
+        return _constant(build(None))
     return _derived(slot, None, build)
 
 
 def _derived(
     slot: int, base: Callable[[Evaluator], Any] | None, build: Callable[[Any], Any]
 ) -> Callable[[Evaluator], Any]:
-    """``build`` of ``base(ev)`` (of ``ev`` itself when no base), computed once per chart in slot ``slot``."""
+    """``build`` of ``base(ev)`` (of ``ev`` itself when no base), computed once per chart in slot ``slot`` (at
+    compile time when the base does not depend on the chart)."""
+    if base is not None and base in _CONSTANTS:
+        return _constant(build(_CONSTANTS[base]))
 
     def ref(ev: Evaluator) -> Any:
         memo = ev.refs
