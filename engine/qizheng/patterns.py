@@ -577,13 +577,14 @@ class Evaluator:
     def op_yin_cong(self) -> Fact:
         """太陽引遠而從近: the nearest body ahead of the Sun is farther than the nearest one behind it."""
         sun = self.chart.bodies["太陽"].longitude
-        others = [b for b in self.chart.bodies.values() if b.name != "太陽"]
-        ahead = min(others, key=lambda b: (b.longitude - sun) % 360.0)
-        behind = min(others, key=lambda b: (sun - b.longitude) % 360.0)
-        d_ahead = (ahead.longitude - sun) % 360.0
-        d_behind = (sun - behind.longitude) % 360.0
+        others = [(b.longitude, b.name) for b in self.chart.bodies.values() if b.name != "太陽"]
+        # the first nearest in body order, as min() gives
+        d_ahead, ahead = min(((lon - sun) % 360.0, i) for i, (lon, _) in enumerate(others))
+        d_behind, behind = min(((sun - lon) % 360.0, i) for i, (lon, _) in enumerate(others))
         return Fact(
-            "yin_cong", (ahead.name, f"{d_ahead:.1f}", behind.name, f"{d_behind:.1f}"), d_ahead > d_behind
+            "yin_cong",
+            (others[ahead][1], f"{d_ahead:.1f}", others[behind][1], f"{d_behind:.1f}"),
+            d_ahead > d_behind,
         )
 
     @_test(STARS)
@@ -674,7 +675,7 @@ class Evaluator:
         return Fact("generates", (self._desc(stars_a), self._desc(stars_b)), False)
 
     def _vitality(self, star: str) -> Vitality:
-        return vitality(tables.star_element(star), self.chart.month, five_seasons=False)
+        return _four_season_vitality(tables.star_element(star), self.chart.month)
 
     @_test(STARS)
     def op_de_ling(self, stars: tuple[str, ...]) -> Fact:
@@ -696,7 +697,7 @@ class Evaluator:
         )
 
     def _stage(self, star: str) -> Stage:
-        return changsheng(YANG_STEM_OF[tables.star_element(star)], self.palace[star])
+        return _stage_of(tables.star_element(star), self.palace[star])
 
     @_test(STARS)
     def op_sheng_wang(self, stars: tuple[str, ...]) -> Fact:
@@ -747,6 +748,17 @@ class Evaluator:
 _TESTS: dict[str, Callable[..., Fact]] = {
     name[3:]: method for name, method in vars(Evaluator).items() if name.startswith("op_")
 }
+
+
+@cache
+def _four_season_vitality(element: Element, month: Branch) -> Vitality:
+    return vitality(element, month, five_seasons=False)
+
+
+@cache
+def _stage_of(element: Element, palace: Branch) -> Stage:
+    """十二長生 stage of an element at a palace (the yang stem of the element)."""
+    return changsheng(YANG_STEM_OF[element], palace)
 
 
 def leaked(chart: QizhengChart) -> tuple[str, ...]:
