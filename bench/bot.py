@@ -58,6 +58,8 @@ import time  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from typing import Any  # noqa: E402
 
+from tests.fakes.telegram import FakeTelegram  # noqa: E402
+
 TOKEN = "7000000001:AAbenchmark-token-not-a-real-one-000"
 MIX = ("/cast now", "/liuyao", "/shensha")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -161,13 +163,31 @@ def run_sikpan_unpaced(base_url: str, db: str) -> None:
 
 
 # --------------------------------------------------------------------------------------- the driver
+REPLY_METHODS = frozenset({"sendMessage", "sendPhoto"})  # a reply is a text or a photo message
+
+
+class BenchTelegram(FakeTelegram):
+    """The fake Bot API, telling ``on_reply(chat_id)`` of every message it accepts (text or photo)."""
+
+    on_reply: Any = None
+
+    async def _dispatch(
+        self, token: str, method: str, params: dict[str, Any], files: dict[str, bytes], call: Any
+    ) -> Any:
+        response = await super()._dispatch(token, method, params, files, call)
+        if call.status == 200 and method in REPLY_METHODS and self.on_reply is not None:
+            self.on_reply(int(params["chat_id"]))
+        return response
+
+
 class Users:
-    """The simulated users: per chat the queue of pending commands (send times); replies are matched in order."""
+    """The simulated users: per chat the queue of pending commands (send time, text, update id); replies are
+    matched in order."""
 
     def __init__(self, count: int) -> None:
         self.count = count
         self.sent = [0] * count
-        self.pending: dict[int, collections.deque[float]] = {
+        self.pending: dict[int, collections.deque[tuple[float, str, int]]] = {
             10_000 + i: collections.deque() for i in range(count)
         }
         self.idle_since: dict[int, float] = {chat: 0.0 for chat in self.pending}
@@ -190,7 +210,7 @@ class Users:
         if not queue:
             self.unmatched += 1
             return
-        started = queue.popleft()
+        started = queue.popleft()[0]
         if self.recording and started >= 0:
             self.latencies.append(now - started)
         if not queue:
@@ -200,24 +220,21 @@ class Users:
     def outstanding(self) -> int:
         return sum(len(q) for q in self.pending.values())
 
+    def unanswered(self) -> list[tuple[int, float, str, int]]:
+        """(chat, send time, text, update id) of every command still waiting for its reply."""
+        return [(chat, *item) for chat, queue in self.pending.items() for item in queue]
+
 
 async def drive(
     kind: str, mode: str, rate: float, commands: int, warmup: int, users_n: int, pace: str, echo_transport: str,
-    timeout: float, seed: int,
+    timeout: float, stall: float, seed: int,
 ) -> dict[str, Any]:  # fmt: skip
-    from tests.fakes.telegram import FakeTelegram
-
     rng = random.Random(seed)
     users = Users(users_n)
     with tempfile.TemporaryDirectory() as tmp:
-        async with FakeTelegram(token=TOKEN) as fake:
+        async with BenchTelegram(token=TOKEN) as fake:
 
-            async def on_send(params: dict[str, Any]) -> tuple[int, Any]:
-                result = await fake._m_sendmessage(params, {})
-                users.replied(int(params["chat_id"]))
-                return 200, {"ok": True, "result": result}
-
-            fake.overrides["sendMessage"] = on_send
+            fake.on_reply = users.replied
             argv, env = bot_command(kind, fake.base_url, f"{tmp}/bench.db", pace, echo_transport)
             proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             try:
@@ -225,17 +242,25 @@ async def drive(
 
                 def send(chat: int, record: bool) -> None:
                     text, lang = users.text_for(chat)
-                    users.pending[chat].append(time.perf_counter() if record else -1.0)
-                    fake.user_says(text, chat_id=chat, language_code=lang)
+                    update = fake.make_update(text, chat_id=chat, language_code=lang)
+                    users.pending[chat].append(
+                        (time.perf_counter() if record else -1.0, text, update["update_id"])
+                    )
+                    fake.push_update(update)
 
                 async def settle() -> None:
+                    """Until every command is answered, or no reply came for ``stall`` seconds (or
+                    ``timeout`` passed): what is left is reported as unanswered, not waited for."""
                     deadline = time.perf_counter() + timeout
-                    while users.outstanding() and time.perf_counter() < deadline:
+                    last, left = time.perf_counter(), users.outstanding()
+                    while left and time.perf_counter() < deadline and time.perf_counter() - last < stall:
                         users.changed.clear()
                         try:
                             await asyncio.wait_for(users.changed.wait(), 1.0)
                         except TimeoutError:
                             pass
+                        if users.outstanding() != left:
+                            last, left = time.perf_counter(), users.outstanding()
 
                 async def open_loop(n: int, record: bool) -> None:
                     loop = asyncio.get_running_loop()
@@ -280,6 +305,7 @@ async def drive(
                 await settle()
                 cpu1, t1 = cpu_times(proc.pid), time.perf_counter()
                 users.recording = False
+                unanswered = diagnose(fake, users)
             finally:
                 proc.send_signal(signal.SIGTERM)
                 try:
@@ -290,12 +316,17 @@ async def drive(
             errors = [
                 line for line in (err or b"").decode(errors="replace").splitlines() if " ERROR " in line
             ]
+    warm_left = sum(1 for _, started, _, _ in users.unanswered() if started < 0)
     done = len(users.latencies)
     lat = users.latencies
     return {
         "bot": kind if kind == "sikpan" else f"echo ({echo_transport})",
         "commands": done,
-        "unanswered": commands - done,  # within --timeout (an overloaded bot, or a reply that never came)
+        # measured commands with no reply when the replies stopped coming (``--stall``) or ``--timeout``
+        "unanswered": commands - done,
+        "unanswered_warmup": warm_left,
+        "unanswered_detail": unanswered[:10],  # what the fake saw of each (see diagnose())
+        "unmatched_messages": users.unmatched,  # messages to a chat with no command pending (a split reply)
         "messages": users.messages,
         "cpu_ms_per_command": round((sum(cpu1) - sum(cpu0)) * 1000 / done, 3) if done else None,
         "system_ms_per_command": round((cpu1[1] - cpu0[1]) * 1000 / done, 3) if done else None,
@@ -306,7 +337,25 @@ async def drive(
         "max_ms": round(max(lat) * 1000, 1) if lat else None,
         "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
         "bot_errors_logged": len(errors),
+        "bot_errors": errors[:3],
     }
+
+
+def diagnose(fake: Any, users: Users) -> list[dict[str, Any]]:
+    """For each command still unanswered: its text, whether the bot fetched the update (the offset it
+    confirmed), and every call the fake received for that chat after the update was queued."""
+    out = []
+    for chat, started, text, update_id in users.unanswered():
+        calls = [
+            f"{c.method} {c.status}"
+            for c in fake.calls
+            if str(c.params.get("chat_id")) == str(chat) and c.method != "getUpdates"
+        ]
+        out.append({
+            "chat": chat, "text": text, "update_id": update_id, "warmup": started < 0,
+            "fetched": fake.confirmed_offset > update_id, "calls_to_chat": calls[-6:],
+        })  # fmt: skip
+    return out
 
 
 async def _ready(fake: Any, proc: subprocess.Popen[bytes], timeout: float) -> None:
@@ -325,8 +374,6 @@ async def _ready(fake: Any, proc: subprocess.Popen[bytes], timeout: float) -> No
 # --------------------------------------------------------------------------------------- transports alone
 def serve_fake() -> None:
     """A fake Bot API in its own process for ``transport``: prints its base URL, serves until stdin closes."""
-    from tests.fakes.telegram import FakeTelegram
-
     async def main() -> None:
         async with FakeTelegram(token=TOKEN) as fake:
             print(fake.base_url, flush=True)
@@ -407,7 +454,10 @@ def main() -> None:
         "--requests", type=int, default=3000, help="transport: requests per transport and level"
     )
     parser.add_argument("--in-flight", default="1,16,64", help="transport: requests in flight")
-    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--timeout", type=float, default=300.0, help="longest wait for the last replies")
+    parser.add_argument(
+        "--stall", type=float, default=20.0, help="stop waiting when no reply came for this many seconds"
+    )
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument("--json", action="store_true", help="one line of JSON")
     args = parser.parse_args()
@@ -427,7 +477,7 @@ def main() -> None:
     for kind in args.bots.split(","):
         results.append(asyncio.run(drive(
             kind.strip(), args.mode, args.rate, commands, args.warmup, args.users, args.pace, args.echo_transport,
-            args.timeout, args.seed,
+            args.timeout, args.stall, args.seed,
         )))  # fmt: skip
     out: dict[str, Any] = {
         **stamp, "mode": args.mode, "rate": args.rate if args.mode == "open" else None,
