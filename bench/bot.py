@@ -27,10 +27,18 @@ commands at the same rate first, not counted. ``closed``: every user sends its n
 answer to the previous one has arrived (throughput-bound), after one warm-up command each.
 
 Figures per bot: CPU ms per command (user + system time of the bot process from ``/proc/<pid>/stat`` over
-the measured commands, divided by their number; it includes the long polling), latency from the moment the
-update is queued on the fake server until the fake has accepted the reply (``sendMessage``), p50/p99/max,
+the measured commands, divided by their number; it includes the long polling) and that of the event loop's
+thread alone (``loop_cpu_ms_per_command``: sikpan draws its chart pictures on another thread), latency from
+the moment the update is queued on the fake server until the fake has accepted the reply (the first
+``sendMessage`` or ``sendPhoto`` to the chat: ``/cast`` and ``/liuyao`` answer with a photo), p50/p99/max,
 commands/s and messages/s. ``cpu_ratio`` = sikpan's CPU per command / the echo bot's, measured in the same
-run. Latency depends on the machine's load (CPU-time ratios much less): repeat on a quiet machine.
+run (``loop_cpu_ratio``: sikpan's event loop alone). Latency depends on the machine's load (CPU-time ratios
+much less): repeat on a quiet machine.
+
+Unanswered commands are reported, not waited for: when no reply came for ``--stall`` seconds (or after
+``--timeout``) the run ends and ``unanswered_detail`` says, per command left, whether the bot fetched the
+update and what the fake received for that chat. ``BENCH_PY_SPY=/path/to/py-spy`` records a profile of the
+bot over the measured commands (``prof-<bot>.txt``, collapsed stacks).
 """
 
 from __future__ import annotations
@@ -74,9 +82,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def cpu_times(pid: int) -> tuple[float, float]:
-    """(user, system) CPU seconds of a process (all its threads), from /proc."""
-    with open(f"/proc/{pid}/stat") as f:
+def cpu_times(pid: int, thread: int | None = None) -> tuple[float, float]:
+    """(user, system) CPU seconds of a process (all its threads), or of one of its threads, from /proc."""
+    with open(f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK  # utime, stime (fields 14 and 15 of stat)
 
@@ -297,15 +305,21 @@ async def drive(
                         send(chat, False)
                 await settle()
                 users.recording = True
+                spy = _py_spy(proc.pid, kind)
                 cpu0, t0 = cpu_times(proc.pid), time.perf_counter()
+                loop0 = cpu_times(proc.pid, proc.pid)  # the main thread: the event loop
                 if mode == "open":
                     await open_loop(commands, True)
                 else:
                     await asyncio.wait_for(closed_loop(commands, True), timeout)
                 await settle()
                 cpu1, t1 = cpu_times(proc.pid), time.perf_counter()
+                loop1 = cpu_times(proc.pid, proc.pid)
                 users.recording = False
                 unanswered = diagnose(fake, users)
+                if spy is not None:
+                    spy.send_signal(signal.SIGINT)
+                    await asyncio.to_thread(spy.wait, 60)
             finally:
                 proc.send_signal(signal.SIGTERM)
                 try:
@@ -330,6 +344,8 @@ async def drive(
         "messages": users.messages,
         "cpu_ms_per_command": round((sum(cpu1) - sum(cpu0)) * 1000 / done, 3) if done else None,
         "system_ms_per_command": round((cpu1[1] - cpu0[1]) * 1000 / done, 3) if done else None,
+        # the event loop's thread alone; the rest is other threads (sikpan: the picture drawer)
+        "loop_cpu_ms_per_command": round((sum(loop1) - sum(loop0)) * 1000 / done, 3) if done else None,
         "seconds": round(t1 - t0, 2),
         "commands_per_s": round(done / (t1 - t0), 1),
         "p50_ms": round(percentile(lat, 0.50) * 1000, 1),
@@ -356,6 +372,21 @@ def diagnose(fake: Any, users: Users) -> list[dict[str, Any]]:
             "fetched": fake.confirmed_offset > update_id, "calls_to_chat": calls[-6:],
         })  # fmt: skip
     return out
+
+
+def _py_spy(pid: int, kind: str) -> subprocess.Popen[bytes] | None:
+    """With ``BENCH_PY_SPY=/path/to/py-spy`` (not a project dependency): a sampling profile of the bot over
+    the measured commands, ``prof-<bot>.txt`` in the working directory (collapsed stacks, for flamegraph tools) (all threads, idle
+    samples left out: where the CPU time goes)."""
+    exe = os.environ.get("BENCH_PY_SPY")
+    if not exe:
+        return None
+    out = f"prof-{kind}.txt"
+    return subprocess.Popen(
+        [exe, "record", "--pid", str(pid), "--format", "raw", "--rate", "250", "-o", out],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 async def _ready(fake: Any, proc: subprocess.Popen[bytes], timeout: float) -> None:
@@ -486,6 +517,10 @@ def main() -> None:
     by = {r["bot"].split()[0]: r for r in results}
     if "sikpan" in by and "echo" in by and by["echo"]["cpu_ms_per_command"]:
         out["cpu_ratio"] = round(by["sikpan"]["cpu_ms_per_command"] / by["echo"]["cpu_ms_per_command"], 2)
+        # sikpan's event loop alone (everything but drawing the chart pictures) / the whole echo bot
+        out["loop_cpu_ratio"] = round(
+            by["sikpan"]["loop_cpu_ms_per_command"] / by["echo"]["cpu_ms_per_command"], 2
+        )
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
         return
@@ -498,11 +533,15 @@ def main() -> None:
     for r in results:
         print(
             f"  {r['bot']:15s} {r['commands']} commands ({r['unanswered']} unanswered, {r['messages']} messages) in {r['seconds']} s: "
-            f"{r['cpu_ms_per_command']} ms CPU/command, {r['commands_per_s']} commands/s; latency p50 {r['p50_ms']} ms, "
+            f"{r['cpu_ms_per_command']} ms CPU/command ({r['loop_cpu_ms_per_command']} on the event loop), "
+            f"{r['commands_per_s']} commands/s; latency p50 {r['p50_ms']} ms, "
             f"p99 {r['p99_ms']} ms, max {r['max_ms']} ms; {r['bot_errors_logged']} errors logged"
         )
     if "cpu_ratio" in out:
-        print(f"  CPU per command, sikpan / echo bot: {out['cpu_ratio']}×")
+        print(
+            f"  CPU per command, sikpan / echo bot: {out['cpu_ratio']}× (sikpan's event loop alone:"
+            f" {out['loop_cpu_ratio']}×)"
+        )
 
 
 if __name__ == "__main__":
