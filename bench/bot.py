@@ -241,7 +241,6 @@ async def drive(
     users = Users(users_n)
     with tempfile.TemporaryDirectory() as tmp:
         async with BenchTelegram(token=TOKEN) as fake:
-
             fake.on_reply = users.replied
             argv, env = bot_command(kind, fake.base_url, f"{tmp}/bench.db", pace, echo_transport)
             proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -405,6 +404,7 @@ async def _ready(fake: Any, proc: subprocess.Popen[bytes], timeout: float) -> No
 # --------------------------------------------------------------------------------------- transports alone
 def serve_fake() -> None:
     """A fake Bot API in its own process for ``transport``: prints its base URL, serves until stdin closes."""
+
     async def main() -> None:
         async with FakeTelegram(token=TOKEN) as fake:
             print(fake.base_url, flush=True)
