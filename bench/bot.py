@@ -339,6 +339,8 @@ async def drive(
         "unanswered": commands - done,
         "unanswered_warmup": warm_left,
         "unanswered_detail": unanswered[:10],  # what the fake saw of each (see diagnose())
+        # of those, in a chat with several commands pending (a user over the admission limits: dropped)
+        "unanswered_in_backlog": sum(1 for u in unanswered if u["pending_in_chat"] > 1),
         "unmatched_messages": users.unmatched,  # messages to a chat with no command pending (a split reply)
         "messages": users.messages,
         "cpu_ms_per_command": round((sum(cpu1) - sum(cpu0)) * 1000 / done, 3) if done else None,
@@ -358,7 +360,9 @@ async def drive(
 
 def diagnose(fake: Any, users: Users) -> list[dict[str, Any]]:
     """For each command still unanswered: its text, whether the bot fetched the update (the offset it
-    confirmed), and every call the fake received for that chat after the update was queued."""
+    confirmed), how many commands its chat had pending (more than one: the bot fell behind and the driver
+    gave busy users more; past the admission limits — a burst of 10, then 1/s a user — the bot drops them
+    by design, ``bot/admission.py``), and the last calls the fake received for that chat."""
     out = []
     for chat, started, text, update_id in users.unanswered():
         calls = [
@@ -368,7 +372,8 @@ def diagnose(fake: Any, users: Users) -> list[dict[str, Any]]:
         ]
         out.append({
             "chat": chat, "text": text, "update_id": update_id, "warmup": started < 0,
-            "fetched": fake.confirmed_offset > update_id, "calls_to_chat": calls[-6:],
+            "fetched": fake.confirmed_offset > update_id, "pending_in_chat": len(users.pending[chat]),
+            "calls_to_chat": calls[-6:],
         })  # fmt: skip
     return out
 
@@ -532,7 +537,7 @@ def main() -> None:
     )
     for r in results:
         print(
-            f"  {r['bot']:15s} {r['commands']} commands ({r['unanswered']} unanswered, {r['messages']} messages) in {r['seconds']} s: "
+            f"  {r['bot']:15s} {r['commands']} commands ({r['unanswered']} unanswered, {r['unanswered_in_backlog']} of them queued behind others of their user, {r['messages']} messages) in {r['seconds']} s: "
             f"{r['cpu_ms_per_command']} ms CPU/command ({r['loop_cpu_ms_per_command']} on the event loop), "
             f"{r['commands_per_s']} commands/s; latency p50 {r['p50_ms']} ms, "
             f"p99 {r['p99_ms']} ms, max {r['max_ms']} ms; {r['bot_errors_logged']} errors logged"
