@@ -74,3 +74,31 @@ async def test_shensha_pages_are_what_the_old_templates_gave(ctx, text, lang):
         for page in views.pages_of("shensha"):
             expected = reference_render(reply, channel, page)
             assert views.render(reply, channel, page=page) == expected, (channel, page)
+
+
+async def test_the_cached_stars_are_the_engine_s_and_never_handed_out(ctx):
+    """``stars_of`` (cached per day, month, year, hour) equals the engine's stars converted afresh, and a
+    reply gets its own copy: changing a reply's context cannot change the next reply."""
+    from bot.commands import shensha as shensha_command
+    from engine.core.cycle import Branch, GanZhi
+    from engine.shensha import evaluate
+
+    shensha_command.stars_of.cache_clear()
+    day, month, year, hour = (
+        GanZhi.parse("甲子"),
+        Branch.from_char("寅"),
+        GanZhi.parse("甲辰"),
+        Branch.from_char("午"),
+    )
+    cached, groups = shensha_command.stars_of(day, month, year, hour)
+    fresh = shensha_command.stars_view(evaluate(day, month=month, year=year, hour=hour))
+    assert cached == fresh and groups == shensha_command.grouped_view(fresh)
+    first = await dispatch(
+        Incoming("telegram", "1", "1", "/shensha 甲子 寅 午時 甲辰年", lang_hint="ko"), ctx
+    )
+    first.context["stars"].clear()
+    second = await dispatch(
+        Incoming("telegram", "1", "1", "/shensha 甲子 寅 午時 甲辰年", lang_hint="ko"), ctx
+    )
+    assert second.context["stars"] == fresh
+    assert shensha_command.stars_of.cache_info().hits >= 1
