@@ -145,14 +145,17 @@ class SqliteBackend:
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         async with self.lock:
-            return self.con.execute(sql, params).fetchall()
+            before = self.con.total_changes
+            rows = self.con.execute(sql, params).fetchall()
+            commit = self._committed() if self.con.total_changes != before else 0  # … RETURNING wrote
+        await self._durable(commit)
+        return rows
 
     async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
         async with self.lock:
             before = self.con.total_changes
             row = self.con.execute(sql, params).fetchone()
-            wrote = self.con.total_changes != before  # e.g. INSERT … RETURNING
-            commit = self._committed() if wrote else 0
+            commit = self._committed() if self.con.total_changes != before else 0  # e.g. INSERT … RETURNING
         await self._durable(commit)
         return row
 

@@ -113,3 +113,18 @@ async def test_reads_make_no_sync(tmp_path, syncs) -> None:
     await storage.fetchone("SELECT COUNT(*) FROM history")
     assert syncs == []
     await storage.close()
+
+
+async def test_a_write_through_fetchone_waits_for_its_sync(tmp_path, syncs) -> None:
+    """``INSERT … RETURNING`` read with fetchone/fetchall (``touch_user``) is a write: synced before it returns."""
+    storage = await Storage.open(tmp_path / "s.db")
+    backend = storage.backend
+    assert isinstance(backend, sqlite_backend.SqliteBackend)
+    syncs.clear()
+    await storage.touch_user("telegram:5", "telegram", "5", "Tester")
+    assert len(syncs) == 1 and backend._synced == backend._commits
+    rows = await storage.fetchall(
+        "INSERT INTO history_counters (user_key, last_seq) VALUES ('z', 1) RETURNING last_seq"
+    )
+    assert rows[0][0] == 1 and len(syncs) == 2 and backend._synced == backend._commits
+    await storage.close()
