@@ -2,11 +2,14 @@
 
 - One connection per process in WAL mode. A write that returned (a :meth:`~SqliteBackend.transaction` block,
   :meth:`~SqliteBackend.execute`) survives a crash and a power loss, as with ``synchronous=FULL`` — but its
-  ``fsync`` is not made on the event loop (#18: 0.2–7 ms a commit on a shared disk, every other chat waiting):
-  COMMIT runs with ``synchronous=NORMAL`` (the WAL frames are written, not synced) and the writer then waits
-  for one ``fsync`` of the ``-wal`` file on a worker thread that covers every commit made before it started
-  (*group commit*: concurrent commands share one sync). A crash before that sync may lose only writes whose
-  callers had not returned yet. Checkpoints sync the WAL and the database themselves (``NORMAL`` in WAL mode).
+  ``fsync`` does not hold the event loop when the disk is slow (#18: 0.2 ms a commit on a quiet disk, 6–7 ms
+  measured on a shared one, every other chat waiting): COMMIT runs with ``synchronous=NORMAL`` (the WAL frames
+  are written, not synced) and the writer then waits for one ``fsync`` of the ``-wal`` file that began after
+  its COMMIT and covers every commit made before it (*group commit*: concurrent commands share one sync).
+  While syncs are fast (a moving average under :data:`INLINE_SYNC_MAX`) the sync is made on the loop — a thread
+  hop costs more CPU (≈ 0.1–0.25 ms) than such a sync blocks; once they are slow, on a worker thread, so the
+  loop goes on serving other chats. A crash before the sync may lose only writes whose callers had not
+  returned yet. Checkpoints sync the WAL and the database themselves (``NORMAL`` in WAL mode).
 - No thread hop per statement (#18): a statement costs microseconds, so it runs on the loop; every
   transaction is short and synchronous between ``BEGIN IMMEDIATE`` and ``COMMIT`` (the storage never awaits
   anything else inside one), so coroutines of one process never interleave inside a transaction. An
@@ -20,6 +23,7 @@ import asyncio
 import fcntl
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -28,6 +32,9 @@ from pathlib import Path
 from bot.storage.backend import Params, Row, Tx
 
 BUSY_TIMEOUT_MS = 10_000
+# a sync of the WAL is made on the event loop while the moving average of their durations is below this many
+# seconds (cheaper than the thread hop); above it, on the worker thread (the loop serves others meanwhile)
+INLINE_SYNC_MAX = 0.0005
 
 
 class SqliteTx:
@@ -66,6 +73,8 @@ class SqliteBackend:
         self._sync: asyncio.Future[None] | None = None  # the fsync in flight
         self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-sync") if wal else None
         self.syncs = 0  # fsyncs made (tests, benchmarks: commits / syncs is the group size)
+        self.sync_seconds = 0.0  # moving average of the syncs' durations (decides inline or on the thread)
+        self.inline_sync_max = INLINE_SYNC_MAX
 
     def try_lead(self, platforms: Sequence[str]) -> bool:
         """Hold ``<db>.scheduler-<platform>.lock`` (``flock``) of every platform given, or none: one scheduler
@@ -118,16 +127,23 @@ class SqliteBackend:
         """Until write number ``commit`` is on disk: an fsync of the WAL that started after it was committed
         (one in flight started before it covers only the earlier ones, so this waits for the next)."""
         while self._synced < commit and self._syncer is not None:
+            if self.sync_seconds < self.inline_sync_max:
+                self._synced_to(self._commits, _timed_fsync(self._wal))  # on the loop: the disk is fast
+                return
             if self._sync is None or self._sync.done():
                 self._sync = asyncio.ensure_future(self._sync_wal())
             await asyncio.shield(self._sync)
 
     async def _sync_wal(self) -> None:
         upto = self._commits
-        assert self._syncer is not None and self._wal is not None
-        await asyncio.get_running_loop().run_in_executor(self._syncer, _fsync, self._wal)
+        assert self._syncer is not None
+        took = await asyncio.get_running_loop().run_in_executor(self._syncer, _timed_fsync, self._wal)
+        self._synced_to(upto, took)
+
+    def _synced_to(self, upto: int, took: float) -> None:
         self.syncs += 1
         self._synced = max(self._synced, upto)
+        self.sync_seconds = 0.8 * self.sync_seconds + 0.2 * took
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[SqliteTx]:
@@ -207,6 +223,14 @@ class SqliteBackend:
             self.con.close()
         if self._syncer is not None:
             self._syncer.shutdown(wait=True)
+
+
+def _timed_fsync(path: str | None) -> float:
+    """:func:`_fsync` of ``path``; returns how long it took (seconds)."""
+    assert path is not None
+    began = time.perf_counter()
+    _fsync(path)
+    return time.perf_counter() - began
 
 
 def _fsync(path: str) -> None:

@@ -1,11 +1,13 @@
 """SQLite group commit (``bot/storage/sqlite.py``): a write returns only once an fsync of the WAL that started
-after its COMMIT has finished; concurrent writers share syncs; the fsync is never made on the event loop."""
+after its COMMIT has finished; concurrent writers share syncs; while syncs are fast they are made on the loop,
+once they are slow on the worker thread."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import threading
+import time
 
 import pytest
 
@@ -31,6 +33,7 @@ async def test_a_write_returns_after_a_sync_that_covers_it(tmp_path, syncs) -> N
     storage = await Storage.open(tmp_path / "s.db")
     backend = storage.backend
     assert isinstance(backend, sqlite_backend.SqliteBackend)
+    backend.inline_sync_max = 0.0  # a slow disk: every sync on the worker thread
     assert str(backend.con.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
     wal = f"{tmp_path / 's.db'}-wal"
     seq = await storage.add_history(
@@ -49,6 +52,7 @@ async def test_concurrent_writers_share_syncs_and_each_is_covered(tmp_path, sync
     storage = await Storage.open(tmp_path / "s.db")
     backend = storage.backend
     assert isinstance(backend, sqlite_backend.SqliteBackend)
+    backend.inline_sync_max = 0.0  # syncs on the worker thread: the writers meanwhile commit and group
     before = backend.syncs
     returned: list[tuple[int, int]] = []  # (its commit number, synced count when it returned)
 
@@ -91,6 +95,7 @@ async def test_a_write_waits_for_the_sync_it_needs(tmp_path, monkeypatch) -> Non
     backend = storage.backend
     assert isinstance(backend, sqlite_backend.SqliteBackend)
     monkeypatch.setattr(sqlite_backend, "_fsync", slow)
+    backend.inline_sync_max = 0.0
     first = asyncio.create_task(
         storage.execute("INSERT INTO history_counters (user_key, last_seq) VALUES ('a', 1)")
     )
@@ -127,4 +132,41 @@ async def test_a_write_through_fetchone_waits_for_its_sync(tmp_path, syncs) -> N
         "INSERT INTO history_counters (user_key, last_seq) VALUES ('z', 1) RETURNING last_seq"
     )
     assert rows[0][0] == 1 and len(syncs) == 2 and backend._synced == backend._commits
+    await storage.close()
+
+
+async def test_fast_syncs_are_made_on_the_loop_slow_ones_on_the_thread(tmp_path, monkeypatch) -> None:
+    """The thread hop costs more CPU than a fast sync blocks: inline while the average is under the bound;
+    a disk that turns slow sends the syncs to the worker thread, and back once it is fast again."""
+    threads: list[str] = []
+    delay = [0.0]
+
+    def timed(path: str) -> None:
+        threads.append(threading.current_thread().name)
+        if delay[0]:
+            time.sleep(delay[0])
+
+    storage = await Storage.open(tmp_path / "s.db")
+    backend = storage.backend
+    assert isinstance(backend, sqlite_backend.SqliteBackend)
+    monkeypatch.setattr(sqlite_backend, "_fsync", timed)
+    backend.sync_seconds = 0.0  # forget the real syncs of opening (the machine's disk may be slow)
+    loop_thread = threading.current_thread().name
+
+    async def write(i: int) -> None:
+        await storage.execute("INSERT INTO history_counters (user_key, last_seq) VALUES (?, 1)", (f"k{i}",))
+
+    for i in range(3):
+        await write(i)
+    assert threads == [loop_thread] * 3  # fast: on the loop
+    delay[0] = 0.01  # the disk turns slow (10 ms a sync)
+    for i in range(3, 8):
+        await write(i)
+    assert threads[3] == loop_thread and threads[-1] != loop_thread  # measured slow once, then the thread
+    assert backend.sync_seconds > backend.inline_sync_max
+    delay[0] = 0.0
+    for i in range(8, 40):
+        await write(i)
+    assert threads[-1] == loop_thread  # fast again: back on the loop
+    assert backend._synced == backend._commits
     await storage.close()
