@@ -211,6 +211,9 @@ class AiohttpRequest(BaseRequest):
                 "Pool timeout: every connection is in use; the request was not sent"
             ) from aiohttp.ConnectionTimeoutError(f"no free connection within {pool} s")
         try:
+            # one turn of the loop first: a pooled keep-alive connection the server has closed meanwhile is
+            # noticed (its EOF processed) and not reused — a write to it would fail as "maybe sent"
+            await asyncio.sleep(0)
             async with asyncio.timeout(_sum(connect, write, read)):
                 async with session.request(method, url, **kwargs) as response:
                     return response.status, await response.read()
