@@ -123,19 +123,10 @@ def liuyao(quick: bool) -> dict[str, Any]:
 
     out: dict[str, Any] = {"ours": median_cpu(ours, n, rounds)}
     try:
-        from ichingshifa import ichingshifa as peer_module
+        peer_cast = ly.peer_caster(next_input)
     except ImportError:
         out["ichingshifa"] = None
         return out
-    peer = peer_module.Iching()
-
-    def peer_cast() -> object:
-        _, day, _ = next_input()
-        digits = peer.bookgua()
-        ben = digits.replace("9", "7").replace("6", "8")
-        zhi = digits.replace("9", "8").replace("6", "7")
-        return peer.decode_two_gua(ben, zhi, day.chars)
-
     out["ichingshifa"] = median_cpu(peer_cast, max(50, n // 10), rounds)
     return out
 

@@ -39,6 +39,23 @@ def inputs(n: int, seed: int = 5) -> list[tuple[Branch, GanZhi, str | None]]:
     return [(Branch(rng.randrange(12)), GanZhi.of(rng.randrange(60)), rng.choice(USES)) for _ in range(n)]
 
 
+def peer_caster(next_input: Callable[[], tuple[Branch, GanZhi, str | None]]) -> Callable[[], object]:
+    """ichingshifa's cast and decode of one chart (``bookgua`` + ``decode_two_gua``, the day from
+    ``next_input``); ImportError when the peer is not installed (the ``bench`` extra)."""
+    from ichingshifa import ichingshifa as peer_module
+
+    peer = peer_module.Iching()
+
+    def peer_cast() -> object:
+        _, day, _ = next_input()
+        digits = peer.bookgua()
+        ben = digits.replace("9", "7").replace("6", "8")
+        zhi = digits.replace("9", "8").replace("6", "7")
+        return peer.decode_two_gua(ben, zhi, day.chars)
+
+    return peer_cast
+
+
 def measure(fn: Callable[[], object], count: int, rounds: int) -> float:
     """Median µs per call over ``rounds`` rounds of ``count`` calls."""
     per = []
@@ -90,17 +107,7 @@ def main() -> None:
         ("sikpan cast+build+to_json", measure(cast_build_json, n, rounds)),
     ]
     try:
-        from ichingshifa import ichingshifa as peer_module
-
-        peer = peer_module.Iching()
-
-        def peer_cast() -> object:
-            _, day, _ = next_input()
-            digits = peer.bookgua()
-            ben = digits.replace("9", "7").replace("6", "8")
-            zhi = digits.replace("9", "8").replace("6", "7")
-            return peer.decode_two_gua(ben, zhi, day.chars)
-
+        peer_cast = peer_caster(next_input)
         peer_cast()
         peer_n = max(50, n // 10)
         rows.append(("ichingshifa bookgua+decode_two_gua", measure(peer_cast, peer_n, rounds)))

@@ -20,6 +20,11 @@ Roles (``sikpan run --role``, or ``SIKPAN_ROLE``; :data:`ROLES` maps each to its
                 ``TELEGRAM_WEBHOOK_SECRET``): many replicas behind one URL, one database
 ==============  ===================================================================================
 
+Any role also serves ``/metrics`` and ``/healthz`` (:mod:`bot.monitor`, extra ``[webhook]``) on
+``SIKPAN_METRICS_LISTEN``:``SIKPAN_METRICS_PORT`` when the port is set (the task ``metrics``: one that
+cannot listen stops the process) — except that a process serving the webhook on that same port already
+serves them there.
+
 ``run(settings, stop)`` resolves the role's runners first (a missing extra or setting fails before anything
 opens: :class:`MissingExtra`, :class:`RoleError`), checks the database (:func:`bot.startup.check_database`),
 opens it (migrating it), then starts the runners. It returns when ``stop`` is set (or the console reaches
@@ -39,9 +44,11 @@ exists for (the scheduler of the ``scheduler`` role) stops everything, and ``run
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import functools
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Collection, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,48 +86,45 @@ class RoleError(ConfigError):
     """The role cannot run with these settings (a token or URL it needs is not set); exit status 2."""
 
 
-def transport_runner(platform: str) -> Runner:
-    """The run function of an adapter, imported now (its chat library is an optional extra)."""
-    extra, library = EXTRAS[platform]
+@contextlib.contextmanager
+def _extra(part: str, extra: str, libraries: Collection[str]) -> Iterator[None]:
+    """Imports made inside, of an optional extra's modules, that fail on a missing library raise
+    :class:`MissingExtra` naming ``part`` and ``extra`` (any other missing module is a bug: re-raised)."""
     try:
-        if platform == "telegram":
-            from bot.telegram import run_telegram
-
-            return run_telegram
-        from bot.discord import run_discord
-
-        return run_discord
+        yield
     except ModuleNotFoundError as err:
-        if err.name is not None and err.name.split(".")[0] == library:
-            raise MissingExtra(platform, extra, err.name) from None
+        if err.name is not None and err.name.split(".")[0] in libraries:
+            raise MissingExtra(part, extra, err.name) from None
         raise
 
 
-def sender_runner(platform: str) -> Runner:
-    """A send-only client of the platform (for the scheduler role): the sender, no updates taken in."""
+def transport_runner(platform: str, *, send_only: bool = False) -> Runner:
+    """The run function of an adapter — or, ``send_only``, of a send-only client (the scheduler role: the
+    sender, no updates taken in) — imported now (its chat library is an optional extra)."""
     extra, library = EXTRAS[platform]
-    try:
+    with _extra(platform, extra, (library,)):
         if platform == "telegram":
-            from bot.telegram import run_telegram_sender
+            from bot.telegram import run_telegram, run_telegram_sender
 
-            return run_telegram_sender
-        from bot.discord import run_discord_sender
+            return run_telegram_sender if send_only else run_telegram
+        from bot.discord import run_discord, run_discord_sender
 
-        return run_discord_sender
-    except ModuleNotFoundError as err:
-        if err.name is not None and err.name.split(".")[0] == library:
-            raise MissingExtra(platform, extra, err.name) from None
-        raise
+        return run_discord_sender if send_only else run_discord
 
 
 def require_webhook_extra() -> None:
     """The webhook app's modules import (``bot.web``); :class:`MissingExtra` naming ``[webhook]`` if not."""
-    try:
+    with _extra("telegram webhook", "webhook", WEBHOOK_MODULES):
         import bot.web  # noqa: F401  (the webhook's libraries, loaded now so a gap fails before start)
-    except ModuleNotFoundError as err:
-        if err.name is not None and err.name.split(".")[0] in WEBHOOK_MODULES:
-            raise MissingExtra("telegram webhook", "webhook", err.name) from None
-        raise
+
+
+def monitor_runner() -> Runner:
+    """:func:`bot.monitor.run_monitor`, imported now; :class:`MissingExtra` naming ``[webhook]`` if its
+    libraries (Starlette, uvicorn, prometheus-client) are absent."""
+    runner: Runner
+    with _extra("metrics listener", "webhook", WEBHOOK_MODULES):
+        from bot.monitor import run_monitor as runner
+    return runner
 
 
 def configured_runners(settings: Settings) -> dict[str, Runner]:
@@ -151,12 +155,8 @@ def _need(ok: object, role: str, what: str) -> None:
 
 def require_redis_extra() -> None:
     """The Redis queue's modules import (``bot.queue``: redis, arq); :class:`MissingExtra` naming ``[redis]``."""
-    try:
+    with _extra("redis queue", "redis", REDIS_MODULES):
         import bot.queue  # noqa: F401  (the queue's libraries, loaded now so a gap fails before start)
-    except ModuleNotFoundError as err:
-        if err.name is not None and err.name.split(".")[0] in REDIS_MODULES:
-            raise MissingExtra("redis queue", "redis", err.name) from None
-        raise
 
 
 def _plan_all(settings: Settings) -> Plan:
@@ -213,7 +213,7 @@ def _plan_scheduler(settings: Settings) -> Plan:
             critical=frozenset({"scheduler"}),
         )
     tokens = {"telegram": settings.telegram_token, "discord": settings.discord_token}
-    senders = {f"{p}-sender": sender_runner(p) for p, token in tokens.items() if token}
+    senders = {f"{p}-sender": transport_runner(p, send_only=True) for p, token in tokens.items() if token}
     return Plan(
         {**senders, "scheduler": run_scheduler},
         adapters=frozenset(senders),
@@ -243,8 +243,19 @@ assert tuple(ROLES) == ROLE_NAMES
 
 
 def plan(settings: Settings) -> Plan:
-    """The runners of ``settings.role``; :class:`RoleError` / :class:`MissingExtra` when it cannot run."""
-    return ROLES[settings.role](settings)
+    """The runners of ``settings.role``; :class:`RoleError` / :class:`MissingExtra` when it cannot run.
+
+    With ``SIKPAN_METRICS_PORT`` the metrics listener comes first (it turns the metrics on before the other
+    runners record anything) and is critical; not when the webhook app already serves that port."""
+    parts = ROLES[settings.role](settings)
+    port = settings.metrics_port
+    if port is None or (settings.serves_webhook and port == settings.telegram_webhook_port):
+        return parts
+    return dataclasses.replace(
+        parts,
+        runners={"metrics": monitor_runner(), **parts.runners},
+        critical=parts.critical | {"metrics"},
+    )
 
 
 async def run(

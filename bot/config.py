@@ -34,6 +34,9 @@ variable                     default                                     meaning
 ``TELEGRAM_WEBHOOK_PORT``    ``8443``                                    its port (``/healthz``, ``/metrics`` too)
 ``TELEGRAM_WEBHOOK_PATH``    ``telegram``                                its path for the updates
 ``TELEGRAM_SEND_RATE``       ``28``                                      messages per second, all chats together
+``SIKPAN_METRICS_PORT``      unset (no listener)                         ``/metrics`` and ``/healthz`` of any
+                                                                         role on this port (``bot.monitor``)
+``SIKPAN_METRICS_LISTEN``    ``127.0.0.1``                               the address that listener binds
 ``DISCORD_SHARD_COUNT``      unset (Discord's recommendation)            total shards of the bot
 ``DISCORD_SHARD_IDS``        unset (every shard)                         this process's shards, ``0,1`` or ``0-3``
 ``DISCORD_SYNC_COMMANDS``    on for the process that runs shard 0        sync the slash commands at start (0/1)
@@ -71,6 +74,7 @@ DEFAULT_TZ = "Asia/Seoul"
 DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"
 DEFAULT_WEBHOOK_PORT = 8443
 DEFAULT_WEBHOOK_PATH = "telegram"
+DEFAULT_METRICS_LISTEN = "127.0.0.1"  # a laptop's ``sikpan run`` exposes nothing to the network
 DEFAULT_TELEGRAM_SEND_RATE = 28.0  # Telegram's ~30 messages/second to different chats, with a margin
 REDACTED = "[REDACTED]"
 ROLES = ("all", "telegram", "discord", "scheduler", "worker", "webhook")
@@ -109,6 +113,8 @@ class Settings:
     discord_shard_count: int | None = None  # None: as many as Discord recommends (GET /gateway/bot)
     discord_shard_ids: tuple[int, ...] | None = None  # None: every shard in this process
     discord_sync_commands: bool | None = None  # None: the process that runs shard 0 syncs
+    metrics_port: int | None = None  # set: /metrics and /healthz on this port, any role (bot.monitor)
+    metrics_listen: str = DEFAULT_METRICS_LISTEN
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -119,6 +125,13 @@ class Settings:
     def webhook(self) -> bool:
         """Telegram updates come by webhook (``TELEGRAM_WEBHOOK_URL`` is set)."""
         return bool(self.telegram_webhook_url)
+
+    @property
+    def serves_webhook(self) -> bool:
+        """This process's role runs the Telegram webhook app (its port serves /healthz and /metrics too)."""
+        return self.role == "webhook" or (
+            self.webhook and bool(self.telegram_token) and self.role in ("all", "telegram")
+        )
 
     @property
     def has_tokens(self) -> bool:
@@ -197,9 +210,12 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
             value=bounded(role, 64),
             roles=", ".join(ROLES),
         )
+    metrics_port = _port(get, "SIKPAN_METRICS_PORT", None)
     return Settings(
         **webhook,
         **shards,
+        metrics_port=metrics_port,
+        metrics_listen=get("SIKPAN_METRICS_LISTEN", DEFAULT_METRICS_LISTEN) or DEFAULT_METRICS_LISTEN,
         role=role,
         telegram_send_rate=rate,
         history_limit=int(limit_raw) or None if limit_raw is not None else None,
@@ -234,6 +250,21 @@ def _flag(get: Any, name: str) -> bool | None:
     )  # fmt: skip
 
 
+def _port(get: Any, name: str, default: int | None) -> int | None:
+    """A TCP port (1-65535) from ``name``, ``default`` when unset."""
+    raw = get(name)
+    if raw is None:
+        return default
+    if not (raw.isascii() and raw.isdigit() and 0 < int(raw[:6]) < 65536):
+        raise ConfigError(
+            N_("bot.error.config_number"),
+            f"{name} must be a port number (1-65535): {bounded(raw, 64)!r}",
+            name=name,
+            value=bounded(raw, 64),
+        )
+    return int(raw)
+
+
 def _webhook_settings(get: Any) -> dict[str, Any]:
     """``TELEGRAM_WEBHOOK_*``: a URL needs a secret (an open webhook lets anyone post updates as Telegram)."""
     url = get("TELEGRAM_WEBHOOK_URL")
@@ -255,17 +286,7 @@ def _webhook_settings(get: Any) -> dict[str, Any]:
             "TELEGRAM_WEBHOOK_SECRET must be 1-256 characters of A-Z a-z 0-9 _ -",
             length=len(secret),
         )
-    port_raw = get("TELEGRAM_WEBHOOK_PORT")
-    port = DEFAULT_WEBHOOK_PORT
-    if port_raw is not None:
-        if not (port_raw.isascii() and port_raw.isdigit() and 0 < int(port_raw[:6]) < 65536):
-            raise ConfigError(
-                N_("bot.error.config_number"),
-                f"TELEGRAM_WEBHOOK_PORT must be a port number (1-65535): {bounded(port_raw, 64)!r}",
-                name="TELEGRAM_WEBHOOK_PORT",
-                value=bounded(port_raw, 64),
-            )
-        port = int(port_raw)
+    port = _port(get, "TELEGRAM_WEBHOOK_PORT", DEFAULT_WEBHOOK_PORT)
     return {
         "telegram_webhook_url": url,
         "telegram_webhook_secret": secret,

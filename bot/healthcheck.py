@@ -3,8 +3,11 @@
 - A process that serves the Telegram webhook (``SIKPAN_ROLE=webhook``, or ``all``/``telegram`` with
   ``TELEGRAM_WEBHOOK_URL`` set): ``GET http://127.0.0.1:$TELEGRAM_WEBHOOK_PORT/healthz`` must answer 200
   (the app checks the database and Redis itself, and says 503 while it drains).
-- Any other role: the database answers a ``SELECT 1`` (SQLite: opened read-only, never created;
-  PostgreSQL: one connection) — cheap, and what every role needs.
+- Any other role with ``SIKPAN_METRICS_PORT`` set: ``GET /healthz`` of its metrics listener
+  (:mod:`bot.monitor`: the database and Redis answer; 503 while it stops), on ``SIKPAN_METRICS_LISTEN`` —
+  ``127.0.0.1`` when that is a wildcard address.
+- Otherwise: the database answers a ``SELECT 1`` (SQLite: opened read-only, never created; PostgreSQL: one
+  connection) — cheap, and what every role needs (but not Redis, nor whether the process still runs).
 
 Settings come from the environment (and ``.env``) exactly as ``sikpan run`` reads them.
 """
@@ -24,14 +27,15 @@ from bot.storage.urls import is_postgres_url, split_url
 TIMEOUT = 5.0
 
 
-def serves_webhook(settings: Settings) -> bool:
-    return settings.role == "webhook" or (settings.webhook and settings.role in ("all", "telegram"))
+WILDCARDS = ("0.0.0.0", "::", "")
 
 
-def check_webhook(settings: Settings) -> bool:
-    url = f"http://127.0.0.1:{settings.telegram_webhook_port}/healthz"
+def check_healthz(host: str, port: int) -> bool:
+    """``GET http://host:port/healthz`` answers 200."""
+    host = "127.0.0.1" if host in WILDCARDS else host
+    url = f"http://[{host}]:{port}/healthz" if ":" in host else f"http://{host}:{port}/healthz"
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:  # noqa: S310 - a fixed local URL
+        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:  # noqa: S310 - our own listener, from the settings
             return int(response.status) == 200
     except (urllib.error.URLError, OSError):
         return False
@@ -73,7 +77,12 @@ def main() -> int:
         settings = load_settings()
     except ConfigError:
         return 1
-    healthy = check_webhook(settings) if serves_webhook(settings) else check_database(settings)
+    if settings.serves_webhook:
+        healthy = check_healthz("127.0.0.1", settings.telegram_webhook_port)
+    elif settings.metrics_port is not None:
+        healthy = check_healthz(settings.metrics_listen, settings.metrics_port)
+    else:
+        healthy = check_database(settings)
     return 0 if healthy else 1
 
 

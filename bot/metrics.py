@@ -5,7 +5,10 @@ Metrics (names as Prometheus sees them)
     ``sikpan_commands_total{command, outcome}``        commands answered (outcome ``ok`` | ``error``)
     ``sikpan_command_seconds{command}``                 command latency (``dispatch``: parse → reply), histogram
     ``sikpan_sends_total{platform, outcome}``           replies and readings sent (``ok`` or the failure reason)
-    ``sikpan_rate_limited_total{platform}``             429 answers (``RetryAfter``) the senders honoured
+    ``sikpan_rate_limited_total{platform}``             429 answers: Telegram's ``RetryAfter`` the sender
+                                                        honoured, every 429 Discord sent discord.py (seen
+                                                        by the client's ``http_trace``, which retries them)
+    ``sikpan_rate_limit_wait_seconds{platform}``        the ``retry_after`` of those 429s, histogram
     ``sikpan_deliveries_total{platform, status}``       daily readings by final status (sent, failed …)
     ``sikpan_webhook_updates_total{result}``            webhook POSTs: handled, duplicate, busy, refused …
     ``sikpan_queue_enqueued_total{result}``             claimed readings handed to the Redis job queue
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+RETRY_AFTER_BUCKETS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0)
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ class _Metrics:
     latency: Any
     sends: Any
     rate_limited: Any
+    rate_limit_wait: Any
     deliveries: Any
     webhook_updates: Any
     queue_enqueued: Any
@@ -71,6 +76,13 @@ def enable() -> CollectorRegistry:
             sends=Counter("sikpan_sends", "Messages sent", ("platform", "outcome"), registry=registry),
             rate_limited=Counter(
                 "sikpan_rate_limited", "429 answers honoured", ("platform",), registry=registry
+            ),
+            rate_limit_wait=Histogram(
+                "sikpan_rate_limit_wait_seconds",
+                "The retry_after of the 429 answers",
+                ("platform",),
+                buckets=RETRY_AFTER_BUCKETS,
+                registry=registry,
             ),
             deliveries=Counter(
                 "sikpan_deliveries",
@@ -142,10 +154,12 @@ def counts_sends(
     return counted
 
 
-def rate_limited(platform: str) -> None:
-    """The platform answered 429 (the sender waits as told)."""
+def rate_limited(platform: str, retry_after: float | None = None) -> None:
+    """The platform answered 429 (the sender, or discord.py, waits ``retry_after`` seconds as told)."""
     if _metrics is not None:
         _metrics.rate_limited.labels(platform).inc()
+        if retry_after is not None:
+            _metrics.rate_limit_wait.labels(platform).observe(retry_after)
 
 
 def delivery(platform: str, status: str) -> None:

@@ -587,7 +587,7 @@ class TelegramSender:
                                 f"still 429 after {attempt} attempts",
                             )
                         log.info("telegram: 429 for chat %s, waiting %.1fs as told", chat, wait)
-                        metrics.rate_limited(self.platform)
+                        metrics.rate_limited(self.platform, wait)
                         self.retry_waits.append(wait)
                         await self._sleep(wait)
                     except ChatMigrated as exc:

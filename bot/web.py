@@ -9,9 +9,9 @@ Routes
     Redeliveries are deduplicated by ``update_id`` across replicas (:class:`bot.storage.webhook.UpdateLedger`
     on the database, or :class:`~bot.storage.webhook.RedisUpdateLedger` when ``SIKPAN_REDIS_URL`` is set): handled already → 200 and nothing done; being handled elsewhere → 503 (Telegram
     tries again later). Malformed bodies → 400.
-    ``GET /healthz`` — 200 when the database (and Redis, when ``SIKPAN_REDIS_URL`` is set) answer within
-    2 s, 503 otherwise or while stopping (a load balancer takes the replica out first).
-    ``GET /metrics`` — :mod:`bot.metrics` in Prometheus' text format.
+    ``GET /healthz``, ``GET /metrics`` — :func:`bot.monitor.monitor_routes` (the database and Redis answer
+    → 200, else 503, and 503 while stopping: a load balancer takes the replica out first; the metrics of
+    :mod:`bot.metrics`), the same routes every other role serves on ``SIKPAN_METRICS_PORT``.
 
 Stopping (:func:`serve_webhook`, when ``stop`` is set — SIGTERM): ``/healthz`` turns 503, uvicorn closes
 the listening socket (no new connections) and lets every request in flight finish (handled, answered),
@@ -24,24 +24,31 @@ every replica may call it; ``drop_pending_updates`` is never set (nothing queued
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import json
 import logging
 import socket
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 from telegram import Update
 
 from bot import metrics
+from bot.monitor import (
+    Health,
+    QuietServer,
+    monitor_routes,
+    process_checks,
+    server_config,
+    start_serving,
+    stop_serving,
+)
 from bot.storage.webhook import LEASE, Claim, Ledger, RedisUpdateLedger, UpdateLedger
 
 if TYPE_CHECKING:
@@ -54,25 +61,26 @@ log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 ALLOWED_UPDATES = ["message", "callback_query"]
 MAX_BODY = 1 << 20  # an update is a few kilobytes; refuse megabytes
-HEALTH_TIMEOUT = 2.0
 PURGE_EVERY = 600.0  # seconds between deletions of update ids older than a day
-
-HealthCheck = Callable[[], Awaitable[None]]
 
 
 @dataclass
 class WebhookState:
-    """What the routes share: the PTB application, the ledger, the checks; ``stopping`` once stop is set."""
+    """What the routes share: the PTB application, the ledger, the health checks (``stopping`` once stop is
+    set)."""
 
     ctx: AppContext
     application: Application[Any, Any, Any, Any, Any, Any]
     ledger: Ledger
     secret: str
-    checks: dict[str, HealthCheck] = field(default_factory=dict)
-    stopping: bool = False
+    health: Health = field(default_factory=lambda: Health(label="webhook"))
     webhook_set: bool = False  # setWebhook answered (the server was listening before it)
     in_flight: set[int] = field(default_factory=set)
     handled: int = 0
+
+    @property
+    def stopping(self) -> bool:
+        return self.health.stopping
 
 
 def _refused(status: int, result: str) -> Response:
@@ -127,69 +135,18 @@ async def _update(request: Request) -> Response:
     return Response(status_code=200)
 
 
-async def _healthz(request: Request) -> Response:
-    state: WebhookState = request.app.state.webhook
-    report: dict[str, str] = {}
-    healthy = not state.stopping
-    if state.stopping:
-        report["webhook"] = "stopping"
-    for name, check in state.checks.items():
-        try:
-            await asyncio.wait_for(check(), HEALTH_TIMEOUT)
-            report[name] = "ok"
-        except Exception as exc:  # the health boundary: any failure of a check is "unhealthy", reported
-            report[name] = f"down: {type(exc).__name__}"
-            healthy = False
-    return JSONResponse(report, status_code=200 if healthy else 503)
-
-
-async def _metrics(request: Request) -> Response:
-    body, content_type = metrics.exposition(metrics.enable())
-    return Response(body, media_type=content_type)
-
-
-def database_check(ctx: AppContext) -> HealthCheck:
-    async def check() -> None:
-        await ctx.storage.fetchone("SELECT 1")
-
-    return check
-
-
-def redis_check(url: str) -> HealthCheck:
-    """PING Redis (``redis.asyncio``, imported only when ``SIKPAN_REDIS_URL`` is set)."""
-    import redis.asyncio as aioredis
-
-    async def check() -> None:
-        client = aioredis.Redis.from_url(url, socket_connect_timeout=HEALTH_TIMEOUT)
-        try:
-            await client.ping()
-        finally:
-            await client.aclose()
-
-    return check
-
-
 def build_app(state: WebhookState, path: str) -> Starlette:
     """The ASGI app (routes above) around ``state``."""
     metrics.enable()
     app = Starlette(
         routes=[
             Route("/" + path.strip("/"), _update, methods=["POST"]),
-            Route("/healthz", _healthz, methods=["GET"]),
-            Route("/metrics", _metrics, methods=["GET"]),
+            *monitor_routes(state.health),
         ],
         max_body_size=MAX_BODY,
     )
     app.state.webhook = state
     return app
-
-
-class _Server(uvicorn.Server):
-    """uvicorn without its own signal handlers: ``sikpan run`` owns SIGTERM/SIGINT (they set ``stop``)."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
 
 
 async def _every(seconds: float, job: Callable[[], Awaitable[Any]], what: str) -> None:
@@ -226,34 +183,24 @@ async def serve_webhook(
         if settings.redis_url
         else UpdateLedger(ctx.storage, bot_key)
     )
-    checks: dict[str, HealthCheck] = {"database": database_check(ctx)}
-    if settings.redis_url:
-        checks["redis"] = redis_check(settings.redis_url)
-    state = WebhookState(ctx=ctx, application=application, ledger=ledger, secret=secret, checks=checks)
+    health = Health(process_checks(ctx), label="webhook")
+    state = WebhookState(ctx=ctx, application=application, ledger=ledger, secret=secret, health=health)
     ctx.webhook_state = state
-    config = uvicorn.Config(
+    config = server_config(
         build_app(state, settings.telegram_webhook_path),
-        host=settings.telegram_webhook_listen,
-        port=settings.telegram_webhook_port,
-        lifespan="off",
-        log_config=None,  # keep the process's logging (and its token redaction)
-        access_log=False,
-        server_header=False,
+        settings.telegram_webhook_listen,
+        settings.telegram_webhook_port,
         limit_concurrency=limit_concurrency,
         timeout_graceful_shutdown=grace,
         timeout_keep_alive=30,
     )
-    server = _Server(config)
-    serving = asyncio.create_task(server.serve(sockets=[sock] if sock else None), name="webhook-server")
+    server = QuietServer(config)
     renew = asyncio.create_task(_every(LEASE.total_seconds() / 3, _renew(state), "lease renewal"))
     purge = asyncio.create_task(_every(PURGE_EVERY, _purge(state), "purge"))
     stopper = asyncio.create_task(stop.wait())
+    serving: asyncio.Task[None] | None = None
     try:
-        while not server.started and not serving.done():
-            await asyncio.sleep(0.02)
-        if serving.done():
-            serving.result()  # the port is taken, or similar: raise it
-            raise RuntimeError("the webhook server stopped at start")
+        serving = await start_serving(server, sock)  # the port is taken, or similar: raises it
         await application.bot.set_webhook(
             url=url, secret_token=secret, allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False
         )
@@ -267,12 +214,11 @@ async def serve_webhook(
         )
         await asyncio.wait({serving, stopper}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        state.stopping = True  # /healthz says 503; new updates go to another replica
+        health.stopping = True  # /healthz says 503; new updates go to another replica
         started = time.monotonic()
         log.info("telegram: webhook stopping, %d updates in flight", len(state.in_flight))
-        server.should_exit = True  # uvicorn: close the listener, finish the requests in flight
-        with contextlib.suppress(asyncio.CancelledError):
-            await serving
+        if serving is not None:  # uvicorn: close the listener, finish the requests in flight
+            await stop_serving(server, serving)
         log.info(
             "telegram: webhook drained in %.1fs (%d updates handled)",
             time.monotonic() - started,

@@ -11,9 +11,11 @@ import asyncio
 import os
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from functools import cache
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -107,6 +109,26 @@ def database(dialect: str, sqlite_path: str) -> Iterator[str]:
 
 
 DIALECTS = ("sqlite", "postgresql")
+
+
+@pytest.fixture(params=DIALECTS)
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """``SIKPAN_DB`` of a test run once per engine: a SQLite file, a fresh PostgreSQL schema (import the
+    fixture into a suite's conftest)."""
+    with database(request.param, str(tmp_path / "db.sqlite")) as where:
+        yield where
+
+
+@pytest.fixture
+async def store(target: str) -> AsyncIterator[Any]:
+    """The :class:`bot.storage.Storage` on ``target``, open for the test."""
+    from bot.storage import Storage
+
+    storage = await Storage.open(target)
+    try:
+        yield storage
+    finally:
+        await storage.close()
 
 
 @cache

@@ -15,6 +15,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import platform
 import signal
 import sqlite3
 import sys
@@ -77,16 +78,20 @@ async def main_async(settings: Settings) -> None:
                 loop.remove_signal_handler(sig)
 
 
-def loop_factory(environ: dict[str, str] | None = None) -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's event loop factory when uvloop is installed and not turned off (``SIKPAN_UVLOOP=0``), else
-    None (asyncio's default loop)."""
+# Where uvloop is a dependency: the marker of pyproject.toml's ``uvloop`` requirement, evaluated here.
+UVLOOP_PLATFORM = sys.platform != "win32" and platform.python_implementation() == "CPython"
+
+
+def loop_factory(
+    environ: dict[str, str] | None = None, *, uvloop_platform: bool = UVLOOP_PLATFORM
+) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop factory where uvloop is a dependency (Linux, macOS: CPython) unless turned off
+    (``SIKPAN_UVLOOP=0``), else None (asyncio's default loop)."""
     env = os.environ if environ is None else environ
-    if env.get("SIKPAN_UVLOOP", "").strip().lower() in ("0", "false", "no", "off"):
+    if env.get("SIKPAN_UVLOOP", "").strip().lower() in ("0", "false", "no", "off") or not uvloop_platform:
         return None
-    try:
-        import uvloop
-    except ImportError:  # an optional dependency (not on Windows): the bot runs on asyncio's loop
-        return None
+    import uvloop  # a dependency wherever ``uvloop_platform`` holds
+
     return uvloop.new_event_loop
 
 

@@ -36,7 +36,7 @@ import discord
 import yarl
 from discord import app_commands
 
-from bot import pictures, privacy
+from bot import metrics, pictures, privacy
 from bot.admission import Verdict
 from bot.commands import (
     CommandSpec,
@@ -116,6 +116,39 @@ def command_line(spec: CommandSpec, values: dict[str, Any]) -> str:
     return " ".join(p for p in parts if p)
 
 
+async def _retry_after(response: aiohttp.ClientResponse) -> float | None:
+    """The seconds a 429 asks for: the body's ``retry_after`` (what discord.py waits), else the
+    ``X-RateLimit-Reset-After`` / ``Retry-After`` header; None when it names none."""
+    try:
+        data = await response.json(content_type=None)  # cached: discord.py reads the same body after us
+    except (aiohttp.ClientError, ValueError, UnicodeDecodeError):
+        data = None
+    value = data.get("retry_after") if isinstance(data, dict) else None
+    if value is None:
+        value = response.headers.get("X-RateLimit-Reset-After") or response.headers.get("Retry-After")
+    try:
+        seconds = float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+    return seconds if seconds is not None and 0 <= seconds < 1e6 else None
+
+
+def rate_limit_trace() -> aiohttp.TraceConfig:
+    """An aiohttp trace for the client's HTTP session (``http_trace``): every 429 Discord answers is counted
+    in :func:`bot.metrics.rate_limited` with its ``retry_after`` — discord.py waits and retries those itself,
+    so the sender never sees them."""
+
+    async def on_request_end(
+        session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestEndParams
+    ) -> None:
+        if params.response.status == 429:
+            metrics.rate_limited("discord", await _retry_after(params.response))
+
+    trace = aiohttp.TraceConfig()
+    trace.on_request_end.append(on_request_end)
+    return trace
+
+
 class SikpanClient(discord.AutoShardedClient):
     """The bot's client: sharded (``shard_count`` None = as many as Discord recommends, ``shard_ids`` None =
     all of them in this process), one command tree for every shard."""
@@ -144,6 +177,7 @@ class SikpanClient(discord.AutoShardedClient):
                 guild_ready_timeout=guild_ready_timeout,
                 shard_count=shard_count,
                 shard_ids=list(shard_ids),
+                http_trace=rate_limit_trace(),
             )
         else:
             super().__init__(
@@ -151,6 +185,7 @@ class SikpanClient(discord.AutoShardedClient):
                 allowed_mentions=discord.AllowedMentions.none(),
                 guild_ready_timeout=guild_ready_timeout,
                 shard_count=shard_count,
+                http_trace=rate_limit_trace(),
             )
         self.ctx = ctx
         self.sender = sender
@@ -670,7 +705,11 @@ async def run_discord_sender(ctx: AppContext, stop: asyncio.Event) -> None:
         settings.discord_api_base_url or DEFAULT_API_BASE_URL,
         settings.discord_gateway_url or DEFAULT_GATEWAY_URL,
     )
-    client = SendOnlyClient(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
+    client = SendOnlyClient(
+        intents=discord.Intents.none(),
+        allowed_mentions=discord.AllowedMentions.none(),
+        http_trace=rate_limit_trace(),
+    )
     ctx.discord_client = client
     ctx.discord_sender = DiscordSender(on_blocked=_fan_out(ctx.on_blocked))
     async with client:
@@ -687,6 +726,7 @@ __all__ = [
     "build_client",
     "command_line",
     "configure_endpoints",
+    "rate_limit_trace",
     "run_discord",
     "run_discord_sender",
     "same_schema",

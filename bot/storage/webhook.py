@@ -25,6 +25,7 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from bot.limits import redis_client, split_redis_url
 from bot.storage import Storage, utc_iso
 
 LEASE = timedelta(seconds=30)  # a handler's hold on an update; renewed every LEASE / 3 while it runs
@@ -191,9 +192,9 @@ class RedisUpdateLedger:
 
     @classmethod
     def connect(cls, url: str, bot: str, **kwargs: Any) -> RedisUpdateLedger:
-        import redis.asyncio as aioredis
-
-        return cls(aioredis.Redis.from_url(url, socket_timeout=5.0), bot, **kwargs)
+        """A ledger on ``SIKPAN_REDIS_URL``: its ``?prefix=`` (ours, not redis-py's) starts the keys."""
+        kwargs.setdefault("prefix", split_redis_url(url)[1] + "webhook:")
+        return cls(redis_client(url), bot, **kwargs)
 
     def key(self, update_id: int) -> str:
         return f"{self.prefix}{self.bot}:{update_id}"

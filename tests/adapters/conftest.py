@@ -63,8 +63,11 @@ class Running:
 
 
 @contextlib.asynccontextmanager
-async def running(settings: Settings, ready: FakeTelegram | None = None) -> AsyncIterator[Running]:
-    """``sikpan run`` (``bot.app.run``) in-process until the block ends (then stop, bounded)."""
+async def running(
+    settings: Settings, ready: FakeTelegram | None = None, clock: Any = None
+) -> AsyncIterator[Running]:
+    """``sikpan run`` (``bot.app.run``, on ``clock`` if given) in-process until the block ends (then stop,
+    bounded); with ``ready``, once it polls that fake Telegram."""
     import bot.app
 
     handle = Running()
@@ -75,7 +78,7 @@ async def running(settings: Settings, ready: FakeTelegram | None = None) -> Asyn
         return handle.ctx
 
     bot.app.create_context = capture  # type: ignore[assignment]
-    task = asyncio.create_task(bot.app.run(settings, handle.stop))
+    task = asyncio.create_task(bot.app.run(settings, handle.stop, clock=clock))
     try:
         if ready is not None:
             before = len([c for c in ready.calls if c.method == "getUpdates"])

@@ -148,6 +148,34 @@ async def test_forbidden_recipient_is_reported_once_and_rate_limits_are_honoured
         )
 
 
+@pytest.mark.parametrize("global_", [False, True], ids=["per-route", "global"])
+async def test_a_429_on_a_reply_is_waited_out_counted_and_the_reply_arrives_once(dc, tmp_path, global_):
+    """discord.py retries a 429 itself (the sender never sees it): the client's ``http_trace`` counts it in
+    ``sikpan_rate_limited_total{platform="discord"}`` with its ``retry_after``."""
+    from bot import metrics
+
+    registry = metrics.enable()
+
+    def value(name: str) -> float:
+        return registry.get_sample_value(name, {"platform": "discord"}) or 0.0
+
+    before = value("sikpan_rate_limited_total"), value("sikpan_rate_limit_wait_seconds_sum")
+    async with discord_bot(dc, str(tmp_path / "db.sqlite")):
+        dc.rate_limit_next(0.4, global_=global_)
+        inter = await dc.slash("start", user_id=4290)
+        await dc.wait_followups(inter, 1, timeout=10)
+        await asyncio.sleep(0.3)  # later parts, if any
+        after = value("sikpan_rate_limited_total"), value("sikpan_rate_limit_wait_seconds_sum")
+    posts = [r for r in dc.requests if r.method == "POST" and r.path.startswith("webhooks/")]
+    assert posts[0].status == 429 and all(r.status == 200 for r in posts[1:])
+    assert posts[1].at - posts[0].at >= 0.4  # the server's retry_after, waited out
+    assert len(posts) - 1 == len(inter.followups)  # the refused post was sent again once, nothing twice
+    shown = [_shown(m) for m in inter.followups]
+    assert shown and all(shown) and len(set(shown)) == len(shown)
+    assert after[0] - before[0] == 1
+    assert after[1] - before[1] == pytest.approx(0.4)  # the body's retry_after, not the rounded header
+
+
 async def test_restart_keeps_history_and_both_adapters_run_in_one_loop(dc, tg, tmp_path):
     db = str(tmp_path / "db.sqlite")
     both = discord_settings(dc, db, telegram_token=tg.token, telegram_api_base_url=tg.base_url)

@@ -4,46 +4,23 @@ components, and the page a button names."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Any
 
-import bot.discord as dmod
-from bot.app import create_context
 from bot.commands import pages
-from bot.config import Settings
-from tests.adapters.conftest import Running, tg_settings
+from tests.adapters.conftest import Running, running, tg_settings
+from tests.conftest import discord_bot, discord_settings
 from tests.fakes.clock import ManualClock
 from tests.fakes.discord import FakeDiscord
 from tests.fakes.telegram import FakeTelegram, visible_text
 
 
-@contextlib.asynccontextmanager
-async def telegram_at(tg: FakeTelegram, db: str, at: datetime, lang: str = "ko") -> AsyncIterator[Running]:
+def telegram_at(
+    tg: FakeTelegram, db: str, at: datetime, lang: str = "ko"
+) -> AbstractAsyncContextManager[Running]:
     """``sikpan run`` (``bot.app.run``) with the Telegram adapter, on a clock standing at ``at``."""
-    import bot.app
-
-    handle = Running()
-    original = bot.app.create_context
-
-    async def capture(settings: Settings, clock: Any = None) -> Any:
-        handle.ctx = await original(settings, clock)
-        return handle.ctx
-
-    bot.app.create_context = capture  # type: ignore[assignment]
-    before = len([c for c in tg.calls if c.method == "getUpdates"])
-    task = asyncio.create_task(
-        bot.app.run(tg_settings(tg, db, lang=lang), handle.stop, clock=ManualClock(at))
-    )
-    try:
-        await tg.wait_for("getUpdates", before + 1, timeout=10)
-        yield handle
-    finally:
-        bot.app.create_context = original  # type: ignore[assignment]
-        handle.stop.set()
-        await asyncio.wait_for(task, 20)
+    return running(tg_settings(tg, db, lang=lang), ready=tg, clock=ManualClock(at))
 
 
 def buttons(call: Any) -> list[dict[str, Any]]:
@@ -83,27 +60,9 @@ async def press(tg: FakeTelegram, run: Running, button: dict[str, Any], message:
     return edited[0], visible_text(edited[0].html, "HTML")
 
 
-@contextlib.asynccontextmanager
-async def discord_at(dc: FakeDiscord, db: str, at: datetime, lang: str = "ko") -> AsyncIterator[Any]:
-    """The Discord adapter (``bot.discord.run_discord``) on a clock standing at ``at``."""
-    settings = Settings(
-        discord_token=dc.token,
-        discord_api_base_url=dc.api_base_url,
-        discord_gateway_url=dc.gateway_url,
-        db_path=db,
-        lang=lang,
-        tz="Asia/Seoul",
-    )
-    ctx = await create_context(settings, ManualClock(at))
-    stop = asyncio.Event()
-    task = asyncio.create_task(dmod.run_discord(ctx, stop, guild_ready_timeout=0.1))
-    try:
-        await dc.wait_ready()
-        yield ctx
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 15)
-        await ctx.close()
+def discord_at(dc: FakeDiscord, db: str, at: datetime, lang: str = "ko") -> AbstractAsyncContextManager[Any]:
+    """The Discord adapter (``bot.discord.run_discord``) on a clock standing at ``at``; yields its context."""
+    return discord_bot(dc, db, clock=ManualClock(at), settings=discord_settings(dc, db, lang=lang))
 
 
 def components(message: dict[str, Any]) -> list[dict[str, Any]]:

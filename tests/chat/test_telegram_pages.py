@@ -13,21 +13,11 @@ import pytest
 from bot.commands import pages
 from bot.i18n import gettext
 from tests.adapters.conftest import running, tg_settings
+from tests.chat._views import ask as _ask
+from tests.chat._views import buttons as _buttons
 from tests.fakes.telegram import visible_text
 
 SEED_003_GENGCHEN_8 = {"lzh": "此重審之卦，前引後從，日干拱貴", "ko": "앞에서 이끌고 뒤에서 따르며"}
-
-
-def _buttons(call) -> list[dict]:
-    markup = call.result.get("reply_markup") or {}
-    return [b for row in markup.get("inline_keyboard", []) for b in row]
-
-
-async def _ask(tg, run, text, chat_id, **kw):
-    before = len(tg.sent_to(chat_id))
-    update = tg.user_says(text, chat_id=chat_id, **kw)
-    await run.telegram.wait_handled(update["update_id"], 20)
-    return tg.sent_to(chat_id)[before:]
 
 
 async def _press(tg, run, button, message, chat_id, **kw):

@@ -59,7 +59,8 @@ Fault injection
     the message); its answer is a callback of type 7 UPDATE_MESSAGE (the message edited: recorded with
     ``via="update"``), 6, or 4; ``wait_acked(inter)`` waits for it;
     ``forbid_channel(channel_id, code=50007)`` — 403 "Cannot send messages to this user" on messages to it;
-    ``rate_limit_next(retry_after, times=1, global_=False)`` — the next message posts get a 429;
+    ``rate_limit_next(retry_after, times=1, global_=False, scope=None)`` — the next message posts get a
+    429 with Discord's body and headers (per-route ``user``/``shared``, or global);
     ``fail(method, path_regex, status, payload, times=1)`` — generic.
 
 Recording
@@ -411,11 +412,28 @@ class FakeDiscord(LoopbackServer):
     ) -> None:
         self._fails.append(_Fail(method, re.compile(path_regex), status, payload, times, headers or {}))
 
-    def rate_limit_next(self, retry_after: float, times: int = 1, global_: bool = False) -> None:
+    def rate_limit_next(
+        self, retry_after: float, times: int = 1, global_: bool = False, scope: str | None = None
+    ) -> None:
+        """The next ``times`` message posts (channel messages and follow-ups) get a 429 as Discord answers it
+        (docs "Rate Limits", "Exceeding A Rate Limit"): the body ``{"message", "retry_after", "global"}``;
+        ``Retry-After`` in whole seconds (rounded up) and ``Via`` (Cloudflare's, which discord.py requires
+        to honour a 429); a per-route limit (``scope`` ``user`` or ``shared``) with its
+        ``X-RateLimit-Limit/Remaining: 0/Reset/Reset-After/Bucket/Scope``, a global one (``global_``) with
+        ``X-RateLimit-Global: true`` and ``X-RateLimit-Scope: global`` only."""
         payload = {"message": "You are being rate limited.", "retry_after": retry_after, "global": global_}
-        headers = {"Retry-After": str(retry_after), "Via": "1.1 google"}
+        headers = {"Retry-After": str(math.ceil(retry_after)), "Via": "1.1 google"}
         if global_:
-            headers["X-RateLimit-Global"] = "true"
+            headers |= {"X-RateLimit-Global": "true", "X-RateLimit-Scope": "global"}
+        else:
+            headers |= {
+                "X-RateLimit-Limit": str(self.bucket_limit),
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset": f"{time.time() + retry_after:.3f}",
+                "X-RateLimit-Reset-After": f"{retry_after:.3f}",
+                "X-RateLimit-Bucket": "fake-messages-bucket",
+                "X-RateLimit-Scope": scope or "user",
+            }
         self.fail("POST", r"^/(channels/\d+/messages|webhooks/.*)$", 429, payload, times, headers)
 
     @staticmethod
@@ -703,7 +721,7 @@ class FakeDiscord(LoopbackServer):
             "X-RateLimit-Bucket": re.sub(r"\d{6,}", "id", key.split("|")[0]).replace(" ", "_"),
         }
         if over:
-            headers["Retry-After"] = f"{reset_after:.3f}"
+            headers["Retry-After"] = str(math.ceil(reset_after))  # whole seconds, as Discord sends it
             headers["Via"] = "1.1 google"
             headers["X-RateLimit-Scope"] = "user"
         return over, headers
@@ -771,7 +789,7 @@ class FakeDiscord(LoopbackServer):
         over, headers = self._ratelimit_headers(self._bucket_key(method, path))
         if over:
             self.rate_limited += 1
-            retry = float(headers["Retry-After"])
+            retry = float(headers["X-RateLimit-Reset-After"])
             payload = {"message": "You are being rate limited.", "retry_after": retry, "global": False}
             return self._json(429, payload, headers)
 

@@ -21,6 +21,7 @@ from bot.images import render_liuren
 from engine.core.cycle import GanZhi
 from engine.liuren import chart_for_ju
 from tests.adapters.conftest import running, tg_settings
+from tests.chat._views import buttons as _tg_buttons
 from tests.chat.test_discord_pages import _buttons as discord_buttons
 from tests.chat.test_discord_pages import _press as discord_press
 from tests.conftest import discord_bot
@@ -32,11 +33,6 @@ def _png(data: bytes) -> Image.Image:
     assert image.format == "PNG"
     image.load()
     return image
-
-
-def _tg_buttons(call) -> list[dict]:
-    markup = call.params.get("reply_markup") or {}
-    return [b for row in markup.get("inline_keyboard", []) for b in row]
 
 
 async def _ask(tg, run, text, chat_id, **kw):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +16,9 @@ import pytest
 from bot.config import Settings
 from bot.context import AppContext, create_context
 from tests.fakes.telegram import FakeTelegram
-from tests.servers import DIALECTS, database
+from tests.servers import store, target
+
+__all__ = ["store", "target"]  # the fixtures of tests.servers: each test once per engine
 
 SECRET = "s3cret-Value_1"
 HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -32,12 +34,6 @@ def free_port() -> int:
 async def tg() -> AsyncIterator[FakeTelegram]:
     async with FakeTelegram(token="7012345678:AAHfake-TelegramToken_for-tests-0123456") as fake:
         yield fake
-
-
-@pytest.fixture(params=DIALECTS)
-def target(request, tmp_path) -> Iterator[str]:
-    with database(request.param, str(tmp_path / "hook.db")) as where:
-        yield where
 
 
 def webhook_settings(tg: FakeTelegram, db: str, port: int, **extra: Any) -> Settings:

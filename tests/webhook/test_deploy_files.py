@@ -44,6 +44,12 @@ def test_compose_scale_profile_has_the_servers_one_scheduler_workers_and_two_web
     assert "postgresql://sikpan:${POSTGRES_PASSWORD}@postgres:5432/sikpan" in text
     assert "SIKPAN_REDIS_URL: redis://redis:6379/0" in text
     assert 'command: ["migrate"]' in _service(text, "migrate")
+    for name in ("scheduler", "worker", "discord"):  # /metrics and /healthz on 9100, the health check asks it
+        service = _service(text, name)
+        assert 'SIKPAN_METRICS_PORT: "9100"' in service and "SIKPAN_METRICS_LISTEN: 0.0.0.0" in service, name
+        assert '- "9100"' in service and "healthcheck: " in service, name
+    assert 'test: ["CMD", "python", "-m", "bot.healthcheck"]' in _service(text, "scheduler")
+    assert re.search(r"^EXPOSE 9100$", (ROOT / "Dockerfile").read_text(), re.M)
 
 
 def _healthcheck(env: dict[str, str]) -> int:
@@ -84,3 +90,35 @@ async def test_healthcheck_of_the_webhook_role_asks_healthz(tg, tmp_path):
     assert await asyncio.to_thread(_healthcheck, env) == 1  # nothing listens
     async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), port)):
         assert await asyncio.to_thread(_healthcheck, env) == 0
+
+
+async def test_healthcheck_of_a_role_with_a_metrics_port_asks_its_healthz(tmp_path):
+    """A scheduler with ``SIKPAN_METRICS_PORT``: the check is its listener's /healthz, not the database file
+    alone — nothing listening is unhealthy although the database is there."""
+    import asyncio
+    import sqlite3
+
+    from bot.config import Settings
+    from bot.context import create_context
+    from bot.monitor import run_monitor
+
+    db = tmp_path / "db.sqlite"
+    sqlite3.connect(db).close()
+    port = free_port()
+    env = {"SIKPAN_DB": str(db), "SIKPAN_ROLE": "scheduler", "SIKPAN_METRICS_PORT": str(port)}
+    assert await asyncio.to_thread(_healthcheck, env) == 1  # nothing listens
+    ctx = await create_context(Settings(db_path=str(db), role="scheduler", metrics_port=port))
+    stop = asyncio.Event()
+    task = asyncio.create_task(run_monitor(ctx, stop))
+    try:
+        for _ in range(100):
+            if await asyncio.to_thread(_healthcheck, env) == 0:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the metrics listener's /healthz never answered 200")
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+        await ctx.close()
+    assert await asyncio.to_thread(_healthcheck, env) == 1  # stopped: nothing listens again

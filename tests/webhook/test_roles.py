@@ -61,6 +61,8 @@ def test_dotenv_alone_switches_telegram_to_the_webhook(tmp_path):
         ({"DISCORD_SHARD_IDS": "0,1"}, "bot.error.config_shards"),  # ids without a count
         ({"DISCORD_SHARD_COUNT": "2", "DISCORD_SHARD_IDS": "1-2"}, "bot.error.config_shards"),
         ({"DISCORD_SYNC_COMMANDS": "maybe"}, "bot.error.config_flag"),
+        ({"SIKPAN_METRICS_PORT": "0"}, "bot.error.config_number"),
+        ({"SIKPAN_METRICS_PORT": "9100x"}, "bot.error.config_number"),
     ],
 )
 def test_bad_deployment_settings_are_refused_in_both_languages(tmp_path, env, code):
@@ -78,6 +80,16 @@ def test_shard_settings(tmp_path):
         env_file=tmp_path / "none.env",
     )
     assert (s.discord_shard_count, s.discord_shard_ids, s.discord_sync_commands) == (4, (0, 2, 3), False)
+
+
+def test_metrics_listener_is_off_by_default_and_local_when_on(tmp_path):
+    assert load_settings({}, env_file=tmp_path / "none.env").metrics_port is None
+    on = load_settings({"SIKPAN_METRICS_PORT": "9100"}, env_file=tmp_path / "none.env")
+    assert (on.metrics_port, on.metrics_listen) == (9100, "127.0.0.1")
+    env_file = tmp_path / ".env"
+    env_file.write_text("SIKPAN_METRICS_PORT=9101\nSIKPAN_METRICS_LISTEN=0.0.0.0\n", encoding="utf-8")
+    from_file = load_settings({}, env_file=env_file)
+    assert (from_file.metrics_port, from_file.metrics_listen) == (9101, "0.0.0.0")
 
 
 def _settings(**kw) -> Settings:
@@ -138,12 +150,42 @@ def test_a_role_without_what_it_needs_is_refused(role, settings, needs):
     assert err.value.params["what"] == needs
 
 
+@pytest.mark.parametrize(
+    "role, settings",
+    [
+        ("all", {}),  # the console, watched too
+        ("scheduler", {"telegram_token": TOKEN, "redis_url": REDIS}),
+        ("worker", {"telegram_token": TOKEN, "redis_url": REDIS}),
+        ("discord", {"discord_token": "d"}),
+        ("telegram", {"telegram_token": TOKEN}),  # polling
+        ("webhook", {**WEBHOOK, "telegram_webhook_port": 8443}),  # its own port besides the webhook's
+    ],
+)
+def test_a_metrics_port_adds_the_listener_first_to_any_role(role, settings):
+    without = app.plan(_settings(role=role, **settings))
+    parts = app.plan(_settings(role=role, metrics_port=9100, **settings))
+    assert list(parts.runners) == ["metrics", *without.runners]  # first: metrics on before any send
+    assert parts.critical == without.critical | {"metrics"}  # a listener that cannot bind stops the role
+    assert parts.adapters == without.adapters and parts.console == without.console
+
+
+def test_the_webhook_port_already_serves_metrics():
+    same = _settings(role="webhook", metrics_port=8443, telegram_webhook_port=8443, **WEBHOOK)
+    assert set(app.plan(same).runners) == {"telegram"}
+    also = _settings(role="all", metrics_port=8443, telegram_webhook_port=8443, **WEBHOOK)
+    assert "metrics" not in app.plan(also).runners
+
+
 def test_the_webhook_without_its_extra_names_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # "not installed"
     monkeypatch.delitem(sys.modules, "bot.web", raising=False)
+    monkeypatch.delitem(sys.modules, "bot.monitor", raising=False)
     with pytest.raises(app.MissingExtra) as err:
         app.plan(_settings(role="webhook", **WEBHOOK))
     assert err.value.extra == "webhook"
+    with pytest.raises(app.MissingExtra) as err:  # the metrics listener of any role needs it too
+        app.plan(_settings(role="worker", telegram_token=TOKEN, redis_url=REDIS, metrics_port=9100))
+    assert err.value.extra == "webhook" and err.value.platform == "metrics listener"
 
 
 def _sikpan(args: list[str], env: dict[str, str], **kw) -> subprocess.CompletedProcess[str]:

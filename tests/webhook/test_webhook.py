@@ -120,18 +120,22 @@ async def test_a_telegram_429_is_counted(tg, tmp_path):
         from bot import metrics
 
         registry = metrics.enable()
-        before = registry.get_sample_value("sikpan_rate_limited_total", {"platform": "telegram"}) or 0.0
+
+        def value(name: str) -> float:
+            return registry.get_sample_value(name, {"platform": "telegram"}) or 0.0
+
+        before = value("sikpan_rate_limited_total"), value("sikpan_rate_limit_wait_seconds_sum")
         tg.rate_limit(1, chat_id=96)  # (PTB reads retry_after 0 as no RetryAfter at all)
         assert (await hook.post(tg.make_update("/start", chat_id=96))).status == 200
         assert len(tg.sent_to(96)) == 1  # sent after the wait Telegram asked for
-        after = registry.get_sample_value("sikpan_rate_limited_total", {"platform": "telegram"})
-        assert after - before == 1
+        assert value("sikpan_rate_limited_total") - before[0] == 1
+        assert value("sikpan_rate_limit_wait_seconds_sum") - before[1] == 1.0  # its retry_after
 
 
 async def test_with_redis_configured_update_ids_are_kept_in_redis(tg, tmp_path):
-    from tests.webhook.test_ledger import REDIS_URL, _require_redis
+    from tests.servers import REDIS_URL, require_redis
 
-    _require_redis()
+    require_redis()
     settings = webhook_settings(tg, str(tmp_path / "hook.db"), free_port(), redis_url=REDIS_URL)
     async with webhook(settings) as hook:
         import random
