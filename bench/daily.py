@@ -1,19 +1,23 @@
 """Benchmark: the daily run for many subscribers, and the send rate against the fake Telegram server.
 
-Run: ``.venv/bin/python bench/daily.py [--subs 100000] [--send 300] [--quick]``.
+Run: ``.venv/bin/python bench/daily.py [--subs 100000] [--send 300] [--quick] [--render-only]
+[--db postgresql://127.0.0.1:5432/test] [--redis redis://127.0.0.1:6379/0]``.
 
 Part 1 — render and enqueue (issue 18 target: 100,000 subscriptions over 20 zones in < 15 s).
-    A temp database gets ``--subs`` active Telegram subscriptions (bulk insert, not timed; written at distinct
-    seconds before the day) spread over 20 IANA zones (whole, half and 45-minute offsets, DST and not), a
-    random local minute of the day each, 50/50 ko/lzh, 80/20 大六壬/六爻. Then one whole day is driven through
-    :class:`bot.scheduler.DailyScheduler` on a hand-moved clock: plan every subscription (``_refresh``, in
-    batches from the database), and at every due minute ``tick`` — claim the rows in the database (one
-    transaction per minute, committed with ``synchronous=FULL``), render (shared pieces, heads from forms:
-    :class:`bot.daily.DailyRenderer`) and put each reading on the platform queue (no worker consumes it:
-    this part measures the producer only). Each scenario runs in its own process. Reported: wall time in
-    total and per phase, this process's CPU time (wall − CPU is waiting: fsync, other load on the machine),
-    peak RSS, readings enqueued, charts computed, bodies and heads rendered, head forms made.
-    A second scenario puts every subscriber at 07:00 local (20 bursts of 5,000).
+    A database gets ``--subs`` active Telegram subscriptions (bulk insert, not timed) spread over 20 IANA zones
+    (whole, half and 45-minute offsets, DST and not), a random local minute of the day each, 50/50 ko/lzh,
+    80/20 大六壬/六爻, each with its ``next_due_at`` as ``/daily`` writes it. Then one whole day is driven through
+    :meth:`bot.scheduler.DailyScheduler.tick` on a hand-moved clock, the production path: at every due minute
+    ``DailyStore.claim_due`` (one transaction per minute and batch), render (shared pieces, heads from forms:
+    :class:`bot.daily.DailyRenderer`) and put each reading on the platform queue (no worker consumes it: this
+    part measures the producer only); on SQLite the log written during the day is checkpointed at the end
+    (timed). ``--db``: on that PostgreSQL server, in a fresh schema (dropped after). ``--redis``: the claimed
+    rows go to the arq queue on that server under a fresh key prefix (deleted after) — the workers render
+    there, so the producer's phases are claim and enqueue. Each scenario runs in its own process. Reported:
+    wall and CPU (this process's) in total and per phase (inside ``claim_due``, ``DailyRenderer.parts``, the
+    queue put or ``DeliveryQueue.enqueue``; wall − CPU is waiting: the disk, the servers, other load), peak
+    RSS (and before the day), readings enqueued, rows claimed, charts computed, bodies and heads rendered,
+    head forms made. A second scenario puts every subscriber at 07:00 local (20 bursts of 5,000).
 
 Part 2 — send rate (issue 18: ≥ 95 % of the configured rate, zero loss). The fake Bot API server
     (tests/fakes/telegram.py, ``flood_limit=30``) applies Telegram's documented limit as a sliding window: more
@@ -40,8 +44,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import nullcontext
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, nullcontext
 from datetime import UTC, datetime, timedelta
+from datetime import time as dt_time
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +57,11 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from bot.app import create_context  # noqa: E402
 from bot.config import Settings  # noqa: E402
-from bot.scheduler import DailyScheduler  # noqa: E402
+from bot.schedule_time import pending_due  # noqa: E402
+from bot.scheduler import DailyScheduler, daily_queue  # noqa: E402
 from bot.sending import SendOutcome, TelegramSender  # noqa: E402
+from bot.storage import utc_iso  # noqa: E402
+from bot.zones import zone  # noqa: E402
 
 ZONES = (
     "Asia/Seoul",
@@ -105,63 +115,132 @@ class NullTransport:
         return SendOutcome(True, 1, (), None, sub.chat_id)
 
 
-async def seed(ctx: Any, n: int, same_time: bool, rng: random.Random) -> None:
+def seed_rows(n: int, same_time: bool, rng: random.Random) -> Iterator[list[tuple[Any, ...]]]:
+    """The bench's subscriptions in chunks of 10,000, each with its ``next_due_at`` as ``/daily`` writes it
+    (:meth:`bot.storage.DailyStore.subscribe` → ``bot.schedule_time.pending_due``): the bench's own rows never
+    inflate the measured peak."""
     since = START.isoformat(timespec="seconds")  # subscribed at the start of the benchmarked day
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for i in range(n):
-        # written at distinct seconds before the day, as subscriptions made over time are (the scheduler polls
-        # ``updated_at`` for changes made by other processes)
-        stamp = (START - timedelta(seconds=n - i)).isoformat(timespec="seconds")
-        zone = ZONES[i % len(ZONES)]
-        at = "07:00" if same_time else f"{rng.randrange(24):02d}:{rng.randrange(60):02d}"
+        zone_name = ZONES[i % len(ZONES)]
+        at = dt_time(7, 0) if same_time else dt_time(rng.randrange(24), rng.randrange(60))
         lang = "ko" if rng.random() < 0.5 else "lzh"
         kind = "liuren" if rng.random() < 0.8 else "liuyao"
+        d, due = pending_due(at, zone(zone_name), START, START)
+        stamp = (START - timedelta(seconds=n - i)).isoformat(timespec="seconds")
         rows.append(
-            ("telegram", str(10_000_000 + i), "private", f"telegram:{10_000_000 + i}", at, zone, lang, kind,
-             json.dumps({"day_starts": "23:00"}), since, stamp, stamp)
+            ("telegram", str(10_000_000 + i), "private", f"telegram:{10_000_000 + i}", at.strftime("%H:%M"),
+             zone_name, lang, kind, json.dumps({"day_starts": "23:00"}), since, stamp, stamp, utc_iso(due),
+             d.isoformat())
         )  # fmt: skip
-        if len(rows) == 10_000 or i == n - 1:  # in chunks: the bench's own rows do not inflate the peak RSS
-            async with ctx.storage.transaction() as db:
-                await db.executemany(
-                    "INSERT INTO subscriptions (platform, chat_id, chat_kind, user_key, at_time, tz, lang, kind,"
-                    " options, active, since, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
-                    rows,
-                )
-            rows.clear()
+        if len(rows) == 10_000 or i == n - 1:
+            yield rows
+            rows = []
 
 
-async def render_and_enqueue(n: int, same_time: bool) -> dict[str, Any]:
+async def seed(ctx: Any, n: int, same_time: bool, rng: random.Random) -> None:
+    for rows in seed_rows(n, same_time, rng):
+        async with ctx.storage.transaction() as db:
+            await db.executemany(
+                "INSERT INTO subscriptions (platform, chat_id, chat_kind, user_key, at_time, tz, lang, kind,"
+                " options, active, since, created_at, updated_at, next_due_at, next_local_date)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+
+class Phases:
+    """Wall time spent inside the wrapped calls, per phase, and CPU (process) time of the phases whose calls are
+    few (one claim per minute): reading the process clock around every reading's render would cost more
+    than some of what it measures; their CPU is in ``other_cpu_s``."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+
+    def add(self, phase: str, wall: float, cpu: float | None = None) -> None:
+        self.wall[phase] = self.wall.get(phase, 0.0) + wall
+        if cpu is not None:
+            self.cpu[phase] = self.cpu.get(phase, 0.0) + cpu
+
+    def wrap_async(self, obj: Any, name: str, phase: str) -> None:
+        inner = getattr(obj, name)
+
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            w, c = time.perf_counter(), time.process_time()
+            try:
+                return await inner(*args, **kwargs)
+            finally:
+                self.add(phase, time.perf_counter() - w, time.process_time() - c)
+
+        setattr(obj, name, timed)
+
+    def wrap(self, obj: Any, name: str, phase: str) -> None:
+        """Wall time only (a call per reading)."""
+        inner = getattr(obj, name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            w = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                self.add(phase, time.perf_counter() - w)
+
+        setattr(obj, name, timed)
+
+
+async def render_and_enqueue(n: int, same_time: bool, db: str | None, redis: str | None) -> dict[str, Any]:
     rng = random.Random(8)
     with tempfile.TemporaryDirectory() as tmp:
         clock = Clock(START)
-        ctx = await create_context(Settings(db_path=f"{tmp}/bench.db"), clock=clock)
+        settings = Settings(db_path=db or f"{tmp}/bench.db", redis_url=redis)
+        ctx = await create_context(settings, clock=clock)
+        queue = daily_queue(ctx)
         try:
             await seed(ctx, n, same_time, rng)
-            s = DailyScheduler(ctx, transports={"telegram": NullTransport()}, workers=0)
+            s = DailyScheduler(ctx, transports={"telegram": NullTransport()}, workers=0, queue=queue)
+            phases = Phases()
+            phases.wrap_async(s.store, "claim_due", "claim")
+            phases.wrap(s.renderer, "parts", "render")
+            if queue is not None:
+                phases.wrap_async(queue, "enqueue", "enqueue")
+            else:
+                phases.wrap(s, "_put", "enqueue")
+            rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             c0 = time.process_time()
             t0 = time.perf_counter()
-            await s._refresh(START)
-            t_plan = time.perf_counter() - t0
             end = START + timedelta(days=1)
-            ticks = 0
-            t1 = time.perf_counter()
+            ticks = 1
             nxt = await s.tick(START)
             while nxt is not None and nxt < end:
                 clock.at = nxt
                 nxt = await s.tick(nxt)
                 ticks += 1
-            t_run = time.perf_counter() - t1
+            if ctx.storage.dialect == "sqlite":  # the log written during the day, copied into the database:
+                w, c = time.perf_counter(), time.process_time()  # measured, not left to the next process
+                await ctx.storage.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                phases.add("checkpoint", time.perf_counter() - w, time.process_time() - c)
+            wall = time.perf_counter() - t0
             cpu = time.process_time() - c0
-            queued = sum(q.qsize() for q in s._queues.values())
+            queued = (
+                await queue.pending()  # type: ignore[attr-defined]  # bot.queue.DeliveryQueue
+                if queue is not None
+                else sum(q.qsize() for q in s._queues.values())
+            )
             rows = await ctx.storage.fetchone("SELECT COUNT(*) FROM deliveries WHERE status = 'claimed'")
             st = s.renderer.stats
             return {
                 "subscriptions": n,
                 "scenario": "all at 07:00 local" if same_time else "random minute of the day",
-                "plan_s": round(t_plan, 2),
-                "run_s": round(t_run, 2),
-                "total_s": round(t_plan + t_run, 2),
-                "cpu_s": round(cpu, 2),  # this process's CPU time; total − cpu ≈ waiting (fsync, other load)
+                "db": ctx.storage.dialect,
+                "queue": "redis (arq)" if queue is not None else "in-process",
+                "wall_s": round(wall, 2),
+                "cpu_s": round(cpu, 2),  # this process's CPU time; wall − cpu ≈ waiting (fsync, server, load)
+                **{f"{k}_wall_s": round(v, 2) for k, v in phases.wall.items()},
+                **{f"{k}_cpu_s": round(v, 2) for k, v in phases.cpu.items()},
+                "other_cpu_s": round(
+                    cpu - sum(phases.cpu.values()), 2
+                ),  # render, the in-process put, the loop
                 "ticks": ticks,
                 "enqueued": queued,
                 "claimed_rows": int(rows[0]) if rows else 0,
@@ -170,8 +249,11 @@ async def render_and_enqueue(n: int, same_time: bool) -> dict[str, Any]:
                 "heads_rendered": st.heads,
                 "head_forms": s.renderer.forms.compiled,
                 "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                "rss_before_day_mb": round(rss0 / 1024),
             }
         finally:
+            if queue is not None:
+                await queue.close()
             await ctx.close()
 
 
@@ -261,9 +343,41 @@ async def send_rate(count: int, storm: float = 0.0, limiter: str = "local") -> d
     }
 
 
-def scenario_in_child(subs: int, same_time: bool) -> dict[str, Any]:
+@asynccontextmanager
+async def fresh_servers(db: str | None, redis: str | None) -> AsyncIterator[tuple[str | None, str | None]]:
+    """A new schema on the PostgreSQL server (``?schema=``, bot.storage.postgres) and a new key prefix on the
+    Redis server (``?prefix=``, bot.limits), both removed afterwards: other users of the servers are untouched."""
+    tag = "bench_" + uuid.uuid4().hex[:12]
+    db_url = f"{db}{'&' if '?' in db else '?'}schema={tag}" if db else None
+    redis_url = f"{redis}{'&' if '?' in redis else '?'}prefix={tag}:" if redis else None
+    try:
+        yield db_url, redis_url
+    finally:
+        if db:
+            import asyncpg
+
+            con = await asyncpg.connect(db)
+            try:
+                await con.execute(f'DROP SCHEMA IF EXISTS "{tag}" CASCADE')
+            finally:
+                await con.close()
+        if redis:
+            import redis.asyncio as aioredis
+
+            client = aioredis.Redis.from_url(redis)
+            try:
+                keys = [k async for k in client.scan_iter(match=f"*{tag}:*", count=1000)]
+                for i in range(0, len(keys), 1000):
+                    await client.delete(*keys[i : i + 1000])
+            finally:
+                await client.aclose()
+
+
+def scenario_in_child(subs: int, same_time: bool, db: str | None, redis: str | None) -> dict[str, Any]:
     """One render-and-enqueue scenario in a fresh process, so that its peak RSS is its own."""
     args = [sys.executable, __file__, "--scenario", "same" if same_time else "random", "--subs", str(subs)]
+    args += ["--db", db] if db else []
+    args += ["--redis", redis] if redis else []
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return result
@@ -281,14 +395,26 @@ async def main() -> None:
         help="the send budgets: in this process, in Redis (SIKPAN_TEST_REDIS), or one run of each",
     )
     parser.add_argument("--send-only", action="store_true", help="part 2 only")
+    parser.add_argument(
+        "--db",
+        help="part 1 on this PostgreSQL server (a fresh schema), e.g. postgresql://127.0.0.1:5432/test",
+    )
+    parser.add_argument(
+        "--redis", help="part 1 through the arq queue on this Redis server (a fresh key prefix)"
+    )
+    parser.add_argument("--render-only", action="store_true", help="part 1 only")
     parser.add_argument("--scenario", choices=("random", "same"), help=argparse.SUPPRESS)  # one child's part
     args = parser.parse_args()
     subs, sends = (10_000, 100) if args.quick else (args.subs, args.send)
     if args.scenario:
-        print(json.dumps(await render_and_enqueue(subs, args.scenario == "same"), ensure_ascii=False))
+        async with fresh_servers(args.db, args.redis) as (db, redis):
+            result = await render_and_enqueue(subs, args.scenario == "same", db, redis)
+        print(json.dumps(result, ensure_ascii=False))
         return
     for same in () if args.send_only else (False, True):
-        print(json.dumps(scenario_in_child(subs, same), ensure_ascii=False), flush=True)
+        print(json.dumps(scenario_in_child(subs, same, args.db, args.redis), ensure_ascii=False), flush=True)
+    if args.render_only:
+        return
     for limiter in ("local", "redis") if args.send_limiters == "both" else (args.send_limiters,):
         print(json.dumps(await send_rate(sends, limiter=limiter), ensure_ascii=False), flush=True)
         print(json.dumps(await send_rate(sends, storm=0.1, limiter=limiter), ensure_ascii=False), flush=True)

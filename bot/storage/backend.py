@@ -37,7 +37,10 @@ class Backend(Protocol):
 
     def resign(self) -> None: ...
 
-    def transaction(self) -> AbstractAsyncContextManager[Tx]: ...
+    def transaction(self, durable: bool = True) -> AbstractAsyncContextManager[Tx]:
+        """One write transaction. ``durable=False``: its commit does not wait for the disk — a crash of the
+        process never loses it, a crash of the machine (or of the database server) may roll it back whole;
+        for transactions nothing outside the database acts on before a later durable commit."""
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]: ...
 

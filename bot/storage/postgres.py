@@ -106,8 +106,12 @@ class PgBackend:
         return cls(pool, url)
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[PgTx]:
+    async def transaction(self, durable: bool = True) -> AsyncIterator[PgTx]:
+        """``durable=False``: ``synchronous_commit = off`` for this transaction only (the server may lose it
+        in a crash of its own, never half of it; a later durable commit flushes the WAL up to it)."""
         async with self.pool.acquire() as con, con.transaction():
+            if not durable:
+                await con.execute("SET LOCAL synchronous_commit = off")
             yield PgTx(con)
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:

@@ -17,7 +17,7 @@ from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from engine.core.cycle import Branch, GanZhi
+from engine.core.cycle import BRANCHES, Branch, GanZhi, Stem
 from engine.core.relations import Stage, stage_branch, yima
 from engine.errors import EngineInputError
 from engine.qizheng import ephemeris, gusu, motion, tables
@@ -69,7 +69,7 @@ def zheng_offset(t_cent: float) -> float:
 
 def palace_of(longitude: float, offset: float = 0.0) -> Branch:
     """Branch of the 30° palace holding a longitude: (10 − ⌊λ/30°⌋) mod 12 (戌 = 0–30°)."""
-    return Branch((10 - math.floor(((longitude - offset) % 360.0) / 30.0)) % 12)
+    return BRANCHES[(10 - math.floor(((longitude - offset) % 360.0) / 30.0)) % 12]
 
 
 def palace_start(branch: Branch, offset: float = 0.0) -> float:
@@ -463,6 +463,20 @@ def _bodies(
     return out
 
 
+@cache
+def _hua_yao(method: HuaMethod, stem: Stem) -> Mapping[str, str]:
+    """化曜 of a year stem by ``method`` (read-only, shared by the charts of that stem)."""
+    hua = tables.hua_yao_shishen(stem) if method == HuaMethod.SHISHEN else tables.hua_yao_rotation(stem)
+    return MappingProxyType(hua)
+
+
+@cache
+def _en_nan(ming_zhu: str) -> Mapping[str, tuple[str, ...]]:
+    """恩 難 仇 用 of a 命主 (rules.json ``en_nan``; read-only, shared)."""
+    table = tables.rules()["en_nan"][ming_zhu]
+    return MappingProxyType({k: tuple(table[k]) for k in ("恩", "難", "仇", "用")})
+
+
 def build_chart(
     longitudes: Mapping[str, float],
     *,
@@ -500,18 +514,13 @@ def build_chart(
     ming_mansion = mansion_of(ming_point, t_cent, options.mansions)
     moon_palace = bodies["太陰"].palace
     shen = moon_palace if options.shen == ShenMethod.MOON else shen_by_hour(moon_palace, hour)
+    by_palace: dict[Branch, list[str]] = {}
+    for b in bodies.values():
+        by_palace.setdefault(b.palace, []).append(b.name)
     houses = []
     for i, name in enumerate(HOUSES):
         branch = ming.shift(-i)
-        occupants = tuple(b.name for b in bodies.values() if b.palace == branch)
-        houses.append(House(name, branch, tables.palace_lord(branch), occupants))
-    hua = (
-        tables.hua_yao_shishen(year.stem)
-        if options.hua == HuaMethod.SHISHEN
-        else tables.hua_yao_rotation(year.stem)
-    )
-    en_table = tables.rules()["en_nan"][tables.palace_lord(ming)]
-    en_nan = {k: tuple(en_table[k]) for k in ("恩", "難", "仇", "用")}
+        houses.append(House(name, branch, tables.palace_lord(branch), tuple(by_palace.get(branch, ()))))
     return QizhengChart(
         options=options,
         bodies=MappingProxyType(bodies),
@@ -524,8 +533,8 @@ def build_chart(
         ming_mansion=ming_mansion,
         shen=shen,
         houses=tuple(houses),
-        hua_yao=MappingProxyType(hua),
-        en_nan=MappingProxyType(en_nan),
+        hua_yao=_hua_yao(options.hua, year.stem),
+        en_nan=_en_nan(tables.palace_lord(ming)),
         daxian=daxian_table(ming, (ming_point - offset) % 30.0, options.daxian, options.tongxian),
         daytime=daytime,
         at=at,

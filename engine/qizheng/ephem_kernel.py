@@ -58,6 +58,7 @@ class SegmentTable:
 
     coef: Vec  # (records, 3, terms)
     derivative: Vec  # (terms, terms): T'_k(s) = Σ_j derivative[j, k] · T_j(s)
+    second_derivative: Vec  # (terms, terms): derivative @ derivative, for T''_k(s)
     first: IntVec  # (segments,)
     count: IntVec
     init: Vec
@@ -74,6 +75,11 @@ class SegmentTable:
         separately, so instants that share ``whole`` (the Earth at t, a body at t − τ) keep their difference
         to ~1e-10 s instead of the ~4e-5 s granularity of one JD float.
         """
+        out = self.derivatives(segment, whole, fraction, 1 if velocity else 0)
+        return out[0], (out[1] if velocity else None)
+
+    def derivatives(self, segment: IntVec, whole: Vec, fraction: Vec, order: int) -> list[Vec]:
+        """Position (km) and its first ``order`` (≤ 2) time derivatives (km/day, km/day²), as :meth:`evaluate`."""
         init, intlen, count = self.init[segment], self.intlen[segment], self.count[segment]
         # As jplephem splits tdb + tdb2: the whole part is reduced modulo the record length alone, then the
         # fraction is added to that remainder (< intlen ≤ 32 days), so the sum keeps ~1e-10 s.
@@ -89,11 +95,13 @@ class SegmentTable:
         # T_k(s) = cos(k·arccos s): one call instead of the recurrence (agrees with jplephem's Clenshaw sum
         # to ~1e-15 relative; tests/qizheng/test_ephem_excerpt.py).
         basis = np.cos(np.arccos(np.clip(s, -1.0, 1.0))[..., None] * self.orders)
-        position = np.einsum("...ck,...k->c...", rows, basis)
-        if not velocity:
-            return position, None
-        rates = np.einsum("...ck,...k->c...", rows, basis @ self.derivative)
-        return position, rates * (2.0 * S_PER_DAY / intlen)
+        out = [np.einsum("...ck,...k->c...", rows, basis)]
+        scale = 2.0 * S_PER_DAY / intlen  # d/dt = scale · d/ds, per day
+        if order >= 1:
+            out.append(np.einsum("...ck,...k->c...", rows, basis @ self.derivative) * scale)
+        if order >= 2:
+            out.append(np.einsum("...ck,...k->c...", rows, basis @ self.second_derivative) * (scale * scale))
+        return out
 
 
 def load_table(path: Path) -> SegmentTable:
@@ -128,6 +136,7 @@ def load_table(path: Path) -> SegmentTable:
     arrays = (
         coef,
         derivative,
+        derivative @ derivative,
         np.asarray(first, dtype=np.intp),
         np.asarray(counts, dtype=np.intp),
         np.asarray(inits, dtype=np.float64),

@@ -28,6 +28,12 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from skyfield.constants import ASEC2RAD
+from skyfield.framelib import ICRS_to_J2000 as ICRS_TO_J2000
+from skyfield.functions import mxm, mxmxm, rot_x
+from skyfield.nutationlib import build_nutation_matrix, iau2000a
+from skyfield.nutationlib import mean_obliquity as skyfield_mean_obliquity
+from skyfield.precessionlib import compute_precession
 
 from engine.errors import OutOfRangeError
 from engine.qizheng.ephem_kernel import SEGMENT_INDEX, default_table
@@ -71,6 +77,7 @@ _UTC_START = datetime(1972, 1, 1, tzinfo=UTC)
 STEP_DAYS = 0.125  # half-width of the central difference for speeds
 
 J2000 = 2451545.0
+_TENTH_USEC_TO_RAD = ASEC2RAD / 1e7  # skyfield's iau2000a returns tenths of a micro-arcsecond
 ZIQI_PERIOD_DAYS = 10227.1792  # 《七政算內篇》 「周積10227.1792日」
 
 
@@ -108,13 +115,6 @@ def _timescale() -> Any:
     from skyfield.api import load
 
     return load.timescale(builtin=True)
-
-
-@cache
-def _ecliptic_frame() -> Any:
-    from skyfield.framelib import ecliptic_frame
-
-    return ecliptic_frame
 
 
 def check_range(at: datetime) -> None:
@@ -236,6 +236,46 @@ def _cross(a: Vec, b: Vec) -> Vec:
 
 
 @dataclass(frozen=True, slots=True)
+class _Frame:
+    """The time-dependent quantities of a batch of TT instants (skyfield's IAU 2006 precession and IAU 2000A
+    nutation, as its ``ecliptic_frame.rotation_at`` and ``Time.M`` compute them)."""
+
+    whole: Vec  # (1, n) TDB = whole + fraction (JD in two parts, as skyfield's Time)
+    fraction: Vec  # (1, n)
+    rot: Vec  # (3, 3, n) ICRF → true ecliptic and equinox of date
+    equator: Vec  # (3, 3, n) ICRF → true equator and equinox of date (skyfield ``Time.M``)
+    dpsi: Vec  # (n,) nutation in longitude, radians
+    deps: Vec  # (n,) nutation in obliquity, radians
+    mean_obliquity: Vec  # (n,) radians
+
+
+def _frame(grid: Vec) -> _Frame:
+    """:class:`_Frame` of the TT instants ``grid`` (1-D): the products of skyfield's ``rotation_at`` and
+    ``Time.M``, with the precession matrix taken instant by instant (its array form costs three times as much
+    for three instants)."""
+    t = _timescale().tt_jd(grid)
+    whole = np.asarray(t.whole, dtype=np.float64)
+    fraction = np.asarray(t.tdb_fraction, dtype=np.float64)
+    tdb = whole + fraction
+    dpsi, deps = iau2000a(t.tt)
+    dpsi, deps = dpsi * _TENTH_USEC_TO_RAD, deps * _TENTH_USEC_TO_RAD
+    mean = skyfield_mean_obliquity(tdb) * ASEC2RAD
+    precession = np.stack([compute_precession(float(x)) for x in tdb], axis=-1)
+    equator = mxmxm(build_nutation_matrix(mean, mean + deps, dpsi), precession, ICRS_TO_J2000)
+    rot = mxm(rot_x(-(mean + deps)), equator)
+    return _Frame(whole[None, :], fraction[None, :], rot, equator, dpsi, deps, mean)
+
+
+def _gast_hours(jd_tt: float, frame: _Frame, k: int) -> float:
+    """Greenwich apparent sidereal time at ``jd_tt``, instant ``k`` of ``frame``: skyfield's ``Time.gast`` on
+    that instant alone, given the nutation and mean obliquity already computed for it."""
+    t = _timescale().tt_jd(jd_tt)
+    t._nutation_angles_radians = (frame.dpsi[k], frame.deps[k])
+    t._mean_obliquity_radians = frame.mean_obliquity[k]
+    return float(t.gast)
+
+
+@dataclass(frozen=True, slots=True)
 class _Chain:
     """The apparent-place chain at t − h, t, t + h for every instant of a batch (last axis: 3 · instants)."""
 
@@ -246,8 +286,7 @@ class _Chain:
     v_km: Vec  # (xyz, rows, 3k)
     earth_p: Vec  # (xyz, 3k) barycentric Earth, au
     earth_v: Vec
-    rot: Vec  # (3, 3, 3k) ICRF → ecliptic of date
-    times: Any  # the skyfield Time of the 3k instants
+    frame: _Frame
 
 
 def _chain(jd_tt: Vec) -> _Chain:
@@ -258,34 +297,34 @@ def _chain(jd_tt: Vec) -> _Chain:
 def _chain_at(grid: Vec) -> _Chain:
     """The apparent-place chain at each TT of ``grid`` (1-D).
 
-    Three vectorised evaluations: every segment at the instants (with velocities), then the seven bodies at
-    their retarded instants, twice (light-time iteration).
+    Two vectorised evaluations: every segment at the instants (with velocities and accelerations), then the
+    seven bodies at their retarded instants (light-time iteration).
     """
     table = default_table()
-    ts = _timescale()
-    t3 = ts.tt_jd(grid)
-    whole = np.asarray(t3.whole, dtype=np.float64)[None, :]  # TDB = whole + fraction (JD, two parts)
-    fraction = np.asarray(t3.tdb_fraction, dtype=np.float64)[None, :]
-    rot = np.asarray(_ecliptic_frame().rotation_at(t3), dtype=np.float64)  # (3, 3, times)
-    p_km, v_km = table.evaluate(_ROWS[:, None], whole, fraction, velocity=True)  # (xyz, rows, times)
-    assert v_km is not None
+    frame = _frame(grid)
+    whole, fraction = frame.whole, frame.fraction
+    p_km, v_km, a_km = table.derivatives(_ROWS[:, None], whole, fraction, 2)  # (xyz, rows, times)
     n = len(SEVEN)
     earth_p = (p_km[:, n + 1] + p_km[:, n + 2]) / AU_KM  # (xyz, times)
     earth_v = (v_km[:, n + 1] + v_km[:, n + 2]) / AU_KM
     geometric = _bodies_km(p_km) / AU_KM  # (xyz, bodies, times)
     sun_now = geometric[:, _SUN]
 
+    # Light time, two iterations (residual ≈ τ·(v/c)² < 1e-4 s). The first reads the body at t − τ₀ from its
+    # Taylor polynomial at t (x − τ₀ẋ + τ₀²ẍ/2: off by τ₀³/6·|d³x/dt³| < 1e-11 au, which moves the second τ
+    # by < 1e-13 day); the second evaluates the Chebyshev records at the retarded instants.
     pos = geometric - earth_p[:, None, :]
-    for _ in range(2):  # light-time iteration: residual ≈ τ·(v/c)² < 1e-4 s
-        retarded = fraction - _norm(pos) / C_AU_PER_DAY  # (bodies, times)
-        when = np.concatenate([retarded, retarded[_MOON : _MOON + 1]])
-        rows, _ = table.evaluate(_BODY_ROWS[:, None], whole, when)
-        pos = _bodies_km(rows) / AU_KM - earth_p[:, None, :]
+    tau = (_norm(pos) / C_AU_PER_DAY)[None]  # (1, bodies, times), days
+    pos = pos + tau * (0.5 * tau * _bodies_km(a_km) - _bodies_km(v_km)) / AU_KM
+    retarded = fraction - _norm(pos) / C_AU_PER_DAY  # (bodies, times)
+    when = np.concatenate([retarded, retarded[_MOON : _MOON + 1]])
+    rows, _ = table.evaluate(_BODY_ROWS[:, None], whole, when)
+    pos = _bodies_km(rows) / AU_KM - earth_p[:, None, :]
     pos[:, _PLANETS] = _deflect_by_sun(pos[:, _PLANETS], (earth_p - sun_now)[:, None, :])
     pos = _aberration(pos, earth_v[:, None, :])
-    ecl = np.einsum("ijt,jbt->ibt", rot, pos)
+    ecl = np.einsum("ijt,jbt->ibt", frame.rot, pos)
     lam = _ecliptic_longitude(ecl)  # (bodies, times)
-    return _Chain(lam, ecl, pos, p_km, v_km, earth_p, earth_v, rot, t3)
+    return _Chain(lam, ecl, pos, p_km, v_km, earth_p, earth_v, frame)
 
 
 def _osculating(chain: _Chain) -> tuple[Vec, Vec]:
@@ -294,8 +333,9 @@ def _osculating(chain: _Chain) -> tuple[Vec, Vec]:
     n = len(SEVEN)
     moon_p = (chain.p_km[:, _MOON] + chain.p_km[:, n]) / AU_KM
     moon_v = (chain.v_km[:, _MOON] + chain.v_km[:, n]) / AU_KM
-    r = np.einsum("ijt,jt->it", chain.rot, moon_p - chain.earth_p)
-    v = np.einsum("ijt,jt->it", chain.rot, moon_v - chain.earth_v)
+    rot = chain.frame.rot
+    r = np.einsum("ijt,jt->it", rot, moon_p - chain.earth_p)
+    v = np.einsum("ijt,jt->it", rot, moon_v - chain.earth_v)
     h = _cross(r, v)
     node = np.degrees(np.arctan2(h[0], -h[1])) % 360.0
     ecc = _cross(v, h) / MU_AU3_D2 - r / _norm(r)
@@ -384,7 +424,7 @@ def motion_sample(jd_tt: float) -> MotionSample:
 def compute_tt(jd_tt: float, jd_ut: float, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZHENGSUAN) -> RawPositions:
     """Every point of the chart at TT ``jd_tt`` (UT ``jd_ut`` for 紫氣), from the shipped DE440 excerpt."""
     chain = _chain(np.array([jd_tt]))
-    t3, lam, ecl, pos = chain.times, chain.lam, chain.ecl, chain.pos
+    frame, lam, ecl, pos = chain.frame, chain.lam, chain.ecl, chain.pos
     beta = np.degrees(np.arctan2(ecl[2, :, 1], np.hypot(ecl[0, :, 1], ecl[1, :, 1])))
 
     longitudes: dict[str, float] = {}
@@ -396,7 +436,7 @@ def compute_tt(jd_tt: float, jd_ut: float, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZ
         speeds[name] = _central_speed(lam[i])
         accelerations[name] = _second_difference(lam[i])
         latitudes[name] = float(beta[i])
-    eq = np.asarray(t3.M, dtype=np.float64)[:, :, 1] @ pos[:, _SUN, 1]
+    eq = frame.equator[:, :, 1] @ pos[:, _SUN, 1]
     sun_ra = (math.degrees(math.atan2(eq[1], eq[0])) / 15.0) % 24.0
 
     node, apogee = _osculating(chain)
@@ -405,8 +445,7 @@ def compute_tt(jd_tt: float, jd_ut: float, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZ
     longitudes["true_apogee"] = float(apogee[1])
     speeds["true_apogee"] = _central_speed(apogee)
 
-    dpsi_all, deps_all = t3._nutation_angles_radians
-    dpsi = math.degrees(float(dpsi_all[1]))
+    dpsi = math.degrees(float(frame.dpsi[1]))
     t_cent = (jd_tt - J2000) / 36525.0
     for key, func in (("mean_node", meeus_mean_node), ("mean_apogee", meeus_mean_apogee)):
         longitudes[key] = (func(t_cent) + dpsi) % 360.0
@@ -414,7 +453,6 @@ def compute_tt(jd_tt: float, jd_ut: float, ziqi_epoch: ZiqiEpoch = ZiqiEpoch.QIZ
     longitudes["紫氣"] = ziqi_longitude(jd_ut, ziqi_epoch)
     speeds["紫氣"] = ZIQI_SPEED
 
-    mean_obl = float(np.asarray(t3._mean_obliquity_radians)[1])
-    true_obl = math.degrees(mean_obl + float(deps_all[1]))
-    gast = float(np.asarray(t3.gast)[1])
+    true_obl = math.degrees(float(frame.mean_obliquity[1]) + float(frame.deps[1]))
+    gast = _gast_hours(jd_tt, frame, 1)
     return RawPositions(longitudes, speeds, jd_tt, jd_ut, sun_ra, gast, true_obl, latitudes, accelerations)

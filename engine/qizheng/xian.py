@@ -15,6 +15,7 @@ Pure functions of the 命宮, the options and ages; the rules and their sources 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from engine.core.cycle import Branch, GanZhi
@@ -48,12 +49,21 @@ def daxian_table(
     ming: Branch, ming_degree: float, table: DaxianTable, tongxian: Tongxian = Tongxian.NONE
 ) -> tuple[Daxian, ...]:
     """The twelve 大限 from 命宮 (branch +1 each), ages [from, to)."""
+    ming_years = ming_xian_years(ming_degree) if table == DaxianTable.MINGDU else None
+    return _daxian_table(ming, table, tongxian, ming_years)
+
+
+@cache
+def _daxian_table(
+    ming: Branch, table: DaxianTable, tongxian: Tongxian, ming_years: float | None
+) -> tuple[Daxian, ...]:
+    """:func:`daxian_table` given the 命限 years (``mingdu`` only); built once for each of its few keys."""
     dx = tables.rules()["daxian"]
     years = {k: float(v) for k, v in dx["years"].items()}
     if table == DaxianTable.ANCIENT:
         years.update({k: float(v) for k, v in dx["years_ancient"].items()})
-    if table == DaxianTable.MINGDU:
-        years["命宮"] = ming_xian_years(ming_degree)
+    if ming_years is not None:
+        years["命宮"] = ming_years
     out = []
     age = 1.0 + tongxian_years(tongxian)
     for i, name in enumerate(dx["order"]):

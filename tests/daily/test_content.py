@@ -15,6 +15,7 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from bot.daily import (
+    KINDS,
     DailyRenderer,
     Moment,
     body_context,
@@ -144,3 +145,20 @@ def test_renderer_memory_is_bounded_and_texts_unchanged():
     assert len(r._prepared) <= 3 and len(r._bodies) <= 1
     assert [r.text(m, "ko", "console") for m in moments] == first
     assert first == [DailyRenderer().text(m, "ko", "console") for m in moments]
+
+
+def test_both_kinds_at_one_instant_share_the_pillars_and_keep_their_own_heads():
+    """The renderer works the pillars and head once per (instant, zone, day start): the 六爻 reading of the
+    same minute gets its own title (its kind), equal to one rendered alone; a pass's end forgets the
+    per-minute pieces and keeps the bodies (shared over the 時辰)."""
+    r = DailyRenderer()
+    at = utc(2026, 11, 29, 22, 0)
+    texts = {kind: r.text(Moment.of(at, "Asia/Seoul", kind=kind), "ko", "telegram") for kind in KINDS}
+    assert len(r._local) == 1 and texts["liuren"] != texts["liuyao"]
+    for kind, text in texts.items():
+        assert text == DailyRenderer().text(Moment.of(at, "Asia/Seoul", kind=kind), "ko", "telegram")
+    r.end_pass()
+    assert not r._local and not r._prepared and not r._heads and r.stats.bodies == 2
+    later = r.text(Moment.of(at + timedelta(minutes=1), "Asia/Seoul"), "ko", "telegram")
+    assert r.stats.bodies == 2  # the same 辰時 body
+    assert later == DailyRenderer().text(Moment.of(at + timedelta(minutes=1), "Asia/Seoul"), "ko", "telegram")

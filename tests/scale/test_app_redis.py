@@ -14,8 +14,8 @@ from bot.config import Settings
 from bot.limits import RedisLimiter
 from bot.storage import DailyStore, Storage
 from tests.fakes.telegram import FakeTelegram
-from tests.scale.test_broadcast import subscribe_due
 from tests.servers import fresh_redis_url
+from tests.subscriptions import subscribe_due_in
 
 TOKEN = "7012345678:AAHfake-TelegramToken_for-redis-app-01"
 pytestmark = pytest.mark.filterwarnings("ignore:Deprecated since version v22.2")
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Deprecated since version v22.2")
 
 async def test_role_all_with_redis_queues_and_sends_each_reading_once(tmp_path, monkeypatch):
     db = str(tmp_path / "app.db")
-    await subscribe_due(db, 3, first_chat=700)
+    await subscribe_due_in(db, 3, first_chat=700)
     contexts: list[AppContext] = []
     original = create_context
 
@@ -68,7 +68,7 @@ async def test_roles_scheduler_and_worker_with_redis_send_each_reading_once(tmp_
     """``--role scheduler`` (Telegram readings → the queue, no client) and ``--role worker`` (the queue → the
     fake Bot API) as ``bot.app.run`` runs them: each reading once, through arq."""
     db = str(tmp_path / "roles.db")
-    await subscribe_due(db, 3, first_chat=800)
+    await subscribe_due_in(db, 3, first_chat=800)
     with fresh_redis_url() as url:
         async with FakeTelegram(token=TOKEN) as tg:
             common = {"telegram_token": tg.token, "telegram_api_base_url": tg.base_url, "db_path": db}

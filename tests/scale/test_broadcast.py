@@ -17,42 +17,19 @@ import signal
 import sys
 from collections import Counter
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 
 import pytest
 
-from bot.storage import DailyStore, Storage
+from bot.storage import Storage
 from tests.fakes.telegram import FLOOD_METHODS, FakeTelegram
 from tests.servers import fresh_pg_url, fresh_redis_url, require_pg, require_redis
+from tests.subscriptions import subscribe_due_in
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 TOKEN = "7012345678:AAHfake-TelegramToken_for-broadcasts-1"
 CAP = 30  # the fake's flood limit: sends per second
-
-
-async def subscribe_due(target: str, n: int, first_chat: int = 5000) -> None:
-    """``n`` subscriptions (zone UTC) due one minute ago on the real clock, written a day before."""
-    now = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=1)
-    storage = await Storage.open(target)
-    try:
-        daily = DailyStore(storage)
-        for i in range(n):
-            await daily.subscribe(
-                platform="telegram",
-                chat_id=str(first_chat + i),
-                chat_kind="private",
-                user_key=f"telegram:{first_chat + i}",
-                at_time=time(now.hour, now.minute),
-                tz="UTC",
-                lang="ko",
-                kind=None,
-                options={},
-                now=now - timedelta(days=1),
-            )
-    finally:
-        await storage.close()
 
 
 def role_env(db: str, redis_url: str, tg: FakeTelegram, **extra: str) -> dict[str, str]:
@@ -172,7 +149,7 @@ async def test_kill_9_of_a_worker_mid_run_sends_nothing_twice():
     decides, so a reading that was in flight at the kill is ``uncertain`` and never resent."""
     n = 450
     async with servers() as (db, redis_url, tg):
-        await subscribe_due(db, n)
+        await subscribe_due_in(db, n)
         env = role_env(db, redis_url, tg, ROLE_STALE="2", ROLE_JOB_TIMEOUT="20", ROLE_MAX_JOBS="8")
         workers = [await spawn("worker", env) for _ in range(4)]
         procs = [await spawn("scheduler", env) for _ in range(2)] + workers
@@ -249,7 +226,7 @@ async def test_redis_stopped_10_s_mid_broadcast_loses_and_doubles_nothing():
     with fresh_pg_url() as db:
         async with private_redis() as (base, restart_after), FakeTelegram(token=TOKEN, flood_limit=CAP) as tg:
             with fresh_redis_url(base) as redis_url:
-                await subscribe_due(db, n)
+                await subscribe_due_in(db, n)
                 env = role_env(db, redis_url, tg, ROLE_STALE="4")
                 procs = [await spawn("scheduler", env) for _ in range(2)]
                 procs += [await spawn("worker", env) for _ in range(3)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time as clock
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -21,6 +21,7 @@ from bot.storage import DailyStore
 from tests.daily.conftest import FakeTransport
 from tests.scale.test_broadcast import max_per_window, private_redis
 from tests.servers import fresh_redis_url
+from tests.subscriptions import subscribe_due
 
 
 def test_the_prefix_is_ours_and_the_rest_goes_to_redis():
@@ -149,19 +150,7 @@ async def test_a_job_run_again_sends_only_a_row_that_is_still_claimed(tmp_path):
     ctx = await create_context(Settings(db_path=str(tmp_path / "w.db"), lang="ko", tz="UTC"))
     try:
         daily = DailyStore(ctx.storage)
-        for chat in ("a", "b"):
-            await daily.subscribe(
-                platform="telegram",
-                chat_id=chat,
-                chat_kind="private",
-                user_key=f"telegram:{chat}",
-                at_time=time(now.hour, now.minute),
-                tz="UTC",
-                lang="ko",
-                kind=None,
-                options={},
-                now=now - timedelta(days=1),
-            )
+        await subscribe_due(daily, ("a", "b"), now)
         claimed, _ = await daily.claim_due(now, "sched", ["telegram"], timedelta(hours=2))
         (first, _), (second, _) = claimed
         await daily.mark(second, "sending", now)  # in flight at a crash

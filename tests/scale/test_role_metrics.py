@@ -19,8 +19,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.fakes.proxy import Proxy
 from tests.fakes.telegram import FakeTelegram
-from tests.scale.test_broadcast import ROOT, subscribe_due
+from tests.scale.test_broadcast import ROOT
 from tests.servers import fresh_pg_url, fresh_redis_url, require_pg, require_redis
+from tests.subscriptions import subscribe_due_in
 from tests.webhook.conftest import free_port
 
 TOKEN = "7012345678:AAHfake-TelegramToken_for-role-metrics1"
@@ -74,7 +75,7 @@ async def test_scheduler_and_worker_serve_metrics_and_healthz_over_http():
     require_pg()
     require_redis()
     with fresh_pg_url() as db, fresh_redis_url() as redis_url:
-        await subscribe_due(db, N, first_chat=9100)
+        await subscribe_due_in(db, N, first_chat=9100)
         pg, rd = urlsplit(db), urlsplit(redis_url)
         async with (
             Proxy(pg.hostname or "127.0.0.1", pg.port or 5432) as pg_proxy,

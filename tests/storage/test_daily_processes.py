@@ -18,6 +18,7 @@ from bot.sending import SendOutcome
 from bot.storage import DailyStore, Storage
 from tests.fakes.clock import ManualClock
 from tests.servers import require_pg
+from tests.subscriptions import subscribe_due_in
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -137,9 +138,9 @@ async def test_sqlite_elects_one_scheduler_per_platform(tmp_path):
 
 async def _claimed_rows(store: DailyStore, owner: str, n: int) -> list[int]:
     await _subscribe(store, n)
-    subs = await store.active()
-    ids = await store.claim([(s, DUE.date(), DUE) for s in subs], DUE, owner=owner)
-    return sorted(ids.values())
+    claimed, skipped = await store.claim_due(DUE, owner, ["telegram"], timedelta(hours=2))
+    assert skipped == [] and len(claimed) == n
+    return [delivery_id for delivery_id, _ in claimed]
 
 
 async def test_recovery_takes_over_only_rows_of_schedulers_that_are_gone(store: Storage):
@@ -203,29 +204,6 @@ async def test_a_subscription_written_by_another_process_is_planned(target: str)
         await sched_ctx.close()
 
 
-async def _due_a_minute_ago(target: str, n: int) -> None:
-    """``n`` subscriptions (zone UTC) due one minute ago on the real clock, subscribed a day before."""
-    now = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=1)
-    storage = await Storage.open(target)
-    try:
-        daily = DailyStore(storage)
-        for i in range(n):
-            await daily.subscribe(
-                platform="telegram",
-                chat_id=str(5000 + i),
-                chat_kind="private",
-                user_key=f"telegram:{5000 + i}",
-                at_time=time(now.hour, now.minute),
-                tz="UTC",
-                lang="ko",
-                kind=None,
-                options={},
-                now=now - timedelta(days=1),
-            )
-    finally:
-        await storage.close()
-
-
 async def _spawn(target: str, out: Path, seconds: float) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         sys.executable,
@@ -250,7 +228,7 @@ async def test_two_processes_send_each_reading_once_even_when_one_is_killed(targ
     (SQLite: the election passes at once; PostgreSQL: by heartbeat age); no chat gets its reading twice, and
     every chat has it unless it was in flight at the kill."""
     db, out, n = target, tmp_path / "sent.txt", 400
-    await _due_a_minute_ago(db, n)
+    await subscribe_due_in(db, n)
     first = await _spawn(db, out, 60)
     for _ in range(300):  # until the first one sends
         if _lines(out):
@@ -283,20 +261,30 @@ async def test_two_processes_send_each_reading_once_even_when_one_is_killed(targ
     assert len(pids) == 2  # both processes sent: the second took over the rest
 
 
-async def test_concurrent_claims_in_opposite_orders_split_the_rows_without_deadlock(target: str):
-    """Two schedulers whose heaps list the same due rows in different orders claim them at once: each row
-    goes to exactly one, and no transaction fails (the storage inserts in one key order)."""
+async def test_concurrent_claims_split_the_rows_without_deadlock(target: str):
+    """Two schedulers' connections claim the same 400 due rows at once, in batches of 37: each row goes to
+    exactly one of them, none is left, and no transaction fails (PostgreSQL: ``SKIP LOCKED``; SQLite: one
+    writer at a time)."""
     first, second = await Storage.open(target), await Storage.open(target)
     try:
         a, b = DailyStore(first), DailyStore(second)
         await _subscribe(a, 400)
-        subs = await a.active()
-        items = [(s, DUE.date(), DUE) for s in subs]
-        won_a, won_b = await asyncio.gather(
-            a.claim(items, DUE, owner="a"), b.claim(list(reversed(items)), DUE, owner="b")
-        )
-        assert not won_a.keys() & won_b.keys()
-        assert len(won_a) + len(won_b) == 400
+
+        async def drain(store: DailyStore, owner: str) -> list[int]:
+            won: list[int] = []
+            while True:
+                claimed, skipped = await store.claim_due(DUE, owner, ["telegram"], timedelta(hours=2), 37)
+                assert skipped == []
+                won += [sub.id for _, sub in claimed]
+                if not claimed:
+                    return won
+                await asyncio.sleep(0)
+
+        won_a, won_b = await asyncio.gather(drain(a, "a"), drain(b, "b"))
+        assert not set(won_a) & set(won_b)
+        assert sorted(won_a + won_b) == sorted(s.id for s in await a.active())
+        rows = await first.fetchall("SELECT claimed_by, COUNT(*) FROM deliveries GROUP BY claimed_by")
+        assert {r[0]: int(r[1]) for r in rows} == {"a": len(won_a), "b": len(won_b)}
     finally:
         await first.close()
         await second.close()
