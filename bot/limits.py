@@ -83,11 +83,13 @@ class Window:
 
     @classmethod
     def of_rate(cls, rate: float) -> Window:
-        """A sustained ``rate`` per second as a window of one send more than a second's worth, stretched to
-        keep the rate: 28/s → at most 29 in any 29/28 s (1.036 s). Against Telegram's 30 in any second that
-        leaves one send and 36 ms of slack for a request that reaches the server later than its slot."""
-        count = int(rate) + 1
-        return cls(count, count / rate)
+        """A sustained ``rate`` per second as a window of a second's worth of sends, stretched by one send's
+        interval: 28/s → at most 28 in any 29/28 s (1.036 s; 27.0 sends/s sustained, a burst of 28). Against
+        Telegram's 30 in any second that leaves two sends and 36 ms of slack for requests that reach the
+        server later than their slot (a slot is counted from its request's end only once that end is known:
+        a request still in flight when a later slot is reserved counts at its slot)."""
+        count = max(1, int(rate))
+        return cls(count, (count + 1) / rate)
 
 
 Budget = Rate | Window

@@ -9,8 +9,8 @@ Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
       at the start of the next. A single line longer than the limit is cut at a space, else anywhere
       between characters.
     - Pacing: overall ``overall_rate`` msg/s (default 28, under Telegram's 30) as a sliding window like the
-      platform's own rule (:class:`bot.limits.Window`: at most 29 sends in any 29/28 s, so never 30 in one
-      second, a burst of 29 after a quiet moment), each send counted from its request's end (the slot is
+      platform's own rule (:class:`bot.limits.Window`: at most 28 sends in any 29/28 s, so never 30 in one
+      second, a burst of 28 after a quiet moment), each send counted from its request's end (the slot is
       settled when the answer comes); a slot woken for more than ``max_late`` late is given up for a new one,
       and a request that still leaves late (the mark's commit) settles its slot as it leaves; per chat 1 msg/s with a burst of ``per_chat_burst`` (default 3, so a split reply is not held
       back), per group 20 msg/min (a burst of 20). A token bucket with a burst of one second (python-telegram-
@@ -451,7 +451,7 @@ class TelegramSender:
         self.pace = pace
         self._sleep = sleep
         # the budgets (bot.limits): in this process, or shared by every process through Redis.
-        # Overall: a sliding window like the platform's own rule (bot.limits.Window.of_rate: 28/s → at most 29
+        # Overall: a sliding window like the platform's own rule (bot.limits.Window.of_rate: 28/s → at most 28
         # in any 1.036 s), so a second's worth may go at once after a quiet spell, never more. Sends that mark
         # a delivery before their request (``before_request``: the daily readings) are also spaced one at a
         # time at the overall rate, without the burst: a kill -9 then finds at most about one reading marked
