@@ -29,28 +29,118 @@ def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(io.BytesIO(font_bytes(bold)), size)
 
 
-TextMask = tuple[object, tuple[int, int]]  # Pillow's core L mask and its offset from the anchor point
+@cache
+def png_palette() -> Image.Image:
+    """A fixed 8-bit palette: every palette colour blended over each background in BLEND_STEPS steps (the
+    antialiased edges of text and lines), so the indexed PNG looks like an RGB render at a third of the
+    bytes to encode (issue 14: ≤ 50 ms per image)."""
+    colours: list[tuple[int, int, int]] = []
+    for bg in BACKGROUNDS:
+        base = PALETTE[bg]
+        for rgb in PALETTE.values():
+            for k in range(BLEND_STEPS + 1):
+                t = k / BLEND_STEPS
+                r, g, b = (round(base[i] * (1 - t) + rgb[i] * t) for i in range(3))
+                colours.append((r, g, b))
+    unique = list(dict.fromkeys(colours))
+    assert len(unique) <= 256, len(unique)
+    flat = [v for c in unique for v in c]
+    image = Image.new("P", (1, 1))
+    image.putpalette(flat + [0] * (768 - len(flat)))
+    return image
+
+
+def _quantize(image: Image.Image) -> Image.Image:
+    """An RGB image on the fixed palette (nearest colour, no dithering)."""
+    return image.quantize(palette=png_palette(), dither=Image.Dither.NONE)
+
+
+@cache
+def index(name: str) -> int:
+    """The palette index of a named colour (as :func:`_quantize` maps it)."""
+    return _quantize(Image.new("RGB", (1, 1), PALETTE[name])).getpixel((0, 0))  # type: ignore[return-value]
+
+
+@cache
+def _alphas() -> Image.Image:
+    return Image.frombytes("L", (256, 1), bytes(range(256)))
+
+
+@cache
+def source_palette() -> list[int]:
+    """The fixed palette with each named colour's entry (:func:`index`) set to the exact colour it stands for:
+    Pillow's quantizer maps some named colours to a near neighbour (``paper`` to (248, 245, 234)), and text
+    is blended over the exact colour, as an RGB render would blend it before quantizing."""
+    flat = list(png_palette().getpalette())  # type: ignore[arg-type]
+    for name, rgb in PALETTE.items():
+        flat[3 * index(name) : 3 * index(name) + 3] = rgb
+    return flat
+
+
+@cache
+def ladder(ink: str, bg: int) -> tuple[int, ...]:
+    """Coverage 0…255 of ``ink`` over palette entry ``bg`` → the palette index: Pillow's own blend of the
+    colours (``paste`` with a mask, as ``draw_bitmap`` does) mapped by :func:`_quantize`, so text drawn
+    straight on the indexed image gets the indices an RGB render quantized afterwards gets."""
+    strip = Image.new("RGB", (256, 1), tuple(source_palette()[3 * bg : 3 * bg + 3]))
+    strip.paste(PALETTE[ink], (0, 0, 256, 1), _alphas())
+    return tuple(_quantize(strip).tobytes())
 
 
 @lru_cache(maxsize=4096)
-def text_mask(text: str, size: int, bold: bool, anchor: str, start: tuple[float, float]) -> TextMask:
-    """The antialiased glyph mask of one line of text, rasterised by FreeType once per (text, font, anchor,
-    sub-pixel start): the 干支, 六親, palace and column labels recur in every picture, and FreeType is most of
-    the drawing time (issue 18). ``start`` is the fractional part of the anchor point, as Pillow passes it.
-    Bounded: 4096 masks of a few KiB each."""
-    return font(size, bold).getmask2(text, "L", anchor=anchor, start=start)
+def text_mask(
+    text: str, size: int, bold: bool, anchor: str, start: tuple[float, float]
+) -> tuple[Image.Image, tuple[int, int]]:
+    """The antialiased coverage mask (L) of one line of text and its offset from the anchor point, rasterised
+    by FreeType once per (text, font, anchor, sub-pixel start): the 干支, 六親, palace and column labels recur
+    in every picture, and FreeType was most of the drawing time (issue 18). ``start`` is the fractional part
+    of the anchor point, as Pillow's ``ImageDraw.text`` passes it. Bounded: 4096 masks of a few KiB."""
+    core, offset = font(size, bold).getmask2(text, "L", anchor=anchor, start=start)
+    mask = Image.new("L", core.size)
+    # 255 over 0 through Pillow's blend is the coverage itself (Pillow has no public call to wrap a mask)
+    ImageDraw.Draw(mask).draw.draw_bitmap((0, 0), core, 255)
+    return mask, offset
 
 
-def _text(pen: ImageDraw.ImageDraw, item: Text) -> None:
-    """``pen.text`` for one line, from the mask cache: the same pixels (Pillow's own ``text`` calls
-    ``getmask2`` and ``draw_bitmap`` exactly so; Pillow has no public call taking a prepared mask)."""
-    if "\n" in item.text:
-        pen.text((item.x, item.y), item.text, _rgb(item.color), font(item.size, item.bold), item.anchor.value)
-        return
-    fx, fy = math.modf(item.x)[0], math.modf(item.y)[0]
-    mask, (dx, dy) = text_mask(item.text, item.size, item.bold, item.anchor.value, (fx, fy))
-    ink, _ = pen._getink(_rgb(item.color))
-    pen.draw.draw_bitmap((int(item.x) + dx, int(item.y) + dy), mask, ink)
+@lru_cache(maxsize=4096)
+def _glyphs(
+    text: str, size: int, bold: bool, anchor: str, start: tuple[float, float], ink: str, bg: int
+) -> Image.Image:
+    """The text as palette indices over a uniform background ``bg``: its mask through :func:`ladder`."""
+    mask, _ = text_mask(text, size, bold, anchor, start)
+    return Image.frombytes("P", mask.size, mask.point(list(ladder(ink, bg))).tobytes())
+
+
+def _text(image: Image.Image, item: Text) -> Image.Image:
+    """Draw one text item on the indexed image (the same pixels as ``ImageDraw.text`` on an RGB image
+    quantized afterwards): over a uniform background the cached indices are pasted; over mixed pixels the
+    text's box is drawn in RGB and mapped back."""
+    if "\n" in item.text:  # not used by the layouts: the whole image through RGB
+        source = image.copy()
+        source.putpalette(source_palette())
+        rgb = source.convert("RGB")
+        ImageDraw.Draw(rgb).text(
+            (item.x, item.y), item.text, _rgb(item.color), font(item.size, item.bold), item.anchor.value
+        )
+        return _quantize(rgb)
+    start = (math.modf(item.x)[0], math.modf(item.y)[0])
+    key = (item.text, item.size, item.bold, item.anchor.value, start)
+    mask, (dx, dy) = text_mask(*key)
+    if not mask.width or not mask.height:
+        return image
+    x, y = int(item.x) + dx, int(item.y) + dy
+    box = (x, y, x + mask.width, y + mask.height)
+    region = image.crop(box)
+    if x >= 0 and y >= 0 and box[2] <= image.width and box[3] <= image.height:
+        lo, hi = region.getextrema()
+        if lo == hi:
+            image.paste(_glyphs(*key, item.color, lo), (x, y))
+            return image
+    region.putpalette(source_palette())
+    rgb = region.convert("RGB")
+    rgb.paste(_rgb(item.color), (0, 0, mask.width, mask.height), mask)
+    image.paste(_quantize(rgb), (x, y))
+    return image
 
 
 def _rgb(name: str) -> tuple[int, int, int]:
@@ -70,51 +160,34 @@ def _wedge_polygon(w: Wedge) -> list[tuple[float, float]]:
 
 
 def render(scene: Scene) -> Image.Image:
-    """The scene as an RGB image (opaque background)."""
-    image = Image.new("RGB", (scene.width, scene.height), _rgb(scene.background))
+    """The scene as an indexed image on the fixed palette (opaque background), drawn in that mode: lines,
+    boxes, circles and wedges are not antialiased (one palette index each), text through :func:`_text`."""
+    image = Image.new("P", (scene.width, scene.height), index(scene.background))
+    image.putpalette(png_palette().getpalette())  # type: ignore[arg-type]
     pen = ImageDraw.Draw(image)
     for item in scene.items:
         if isinstance(item, Text):
-            _text(pen, item)
+            drawn = _text(image, item)
+            if drawn is not image:
+                image, pen = drawn, ImageDraw.Draw(drawn)
         elif isinstance(item, Segment):
-            pen.line((item.x0, item.y0, item.x1, item.y1), fill=_rgb(item.color), width=item.width)
+            pen.line((item.x0, item.y0, item.x1, item.y1), fill=index(item.color), width=item.width)
         elif isinstance(item, Box):
             pen.rectangle(
                 (item.x0, item.y0, item.x1, item.y1),
-                outline=_rgb(item.outline) if item.outline else None,
-                fill=_rgb(item.fill) if item.fill else None,
+                outline=index(item.outline) if item.outline else None,
+                fill=index(item.fill) if item.fill else None,
                 width=item.width,
             )
         elif isinstance(item, Circle):
             pen.ellipse(
                 (item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r),
-                outline=_rgb(item.outline) if item.outline else None,
-                fill=_rgb(item.fill) if item.fill else None,
+                outline=index(item.outline) if item.outline else None,
+                fill=index(item.fill) if item.fill else None,
                 width=item.width,
             )
         elif isinstance(item, Wedge):
-            pen.polygon(_wedge_polygon(item), fill=_rgb(item.fill))
-    return image
-
-
-@cache
-def png_palette() -> Image.Image:
-    """A fixed 8-bit palette: every palette colour blended over each background in BLEND_STEPS steps (the
-    antialiased edges of text and lines), so the indexed PNG looks like the RGB render at a third of the
-    bytes to encode (issue 14: ≤ 50 ms per image)."""
-    colours: list[tuple[int, int, int]] = []
-    for bg in BACKGROUNDS:
-        base = PALETTE[bg]
-        for rgb in PALETTE.values():
-            for k in range(BLEND_STEPS + 1):
-                t = k / BLEND_STEPS
-                r, g, b = (round(base[i] * (1 - t) + rgb[i] * t) for i in range(3))
-                colours.append((r, g, b))
-    unique = list(dict.fromkeys(colours))
-    assert len(unique) <= 256, len(unique)
-    flat = [v for c in unique for v in c]
-    image = Image.new("P", (1, 1))
-    image.putpalette(flat + [0] * (768 - len(flat)))
+            pen.polygon(_wedge_polygon(item), fill=index(item.fill))
     return image
 
 
@@ -122,8 +195,7 @@ def encode(image: Image.Image) -> bytes:
     """PNG bytes: indexed colour on the fixed palette, opaque (no tRNS), no text chunks, no timestamp, fixed
     compression (the same image gives the same bytes)."""
     out = io.BytesIO()
-    indexed = image.quantize(palette=png_palette(), dither=Image.Dither.NONE)
-    indexed.save(out, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+    image.save(out, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
     return out.getvalue()
 
 
