@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+import zlib
 from functools import cache, lru_cache
 from importlib import resources
 
@@ -13,7 +14,11 @@ from PIL import Image, ImageDraw, ImageFont
 from bot.images.scene import PALETTE, Box, Circle, Scene, Segment, Text, Wedge
 
 FONT_FILES = {False: "NotoSansCJKkr-Regular.subset.otf", True: "NotoSansCJKkr-Bold.subset.otf"}
-PNG_COMPRESS_LEVEL = 3
+# zlib run-length strategy: measured 15–20 % less CPU than the default strategy at level 3 for the same size
+# within ±15 % (39–98 KiB a picture; bench/images.py --encodings), Telegram's photo limit is 10 MB. With Z_RLE
+# the level only tells stored (0) from compressed.
+PNG_COMPRESS_LEVEL = 1
+PNG_COMPRESS_TYPE = zlib.Z_RLE
 BLEND_STEPS = 6  # antialiasing levels kept per colour pair in the indexed PNG
 BACKGROUNDS = ("paper", "panel", "gold", "faint")  # the fills text and lines are drawn on
 
@@ -195,7 +200,9 @@ def encode(image: Image.Image) -> bytes:
     """PNG bytes: indexed colour on the fixed palette, opaque (no tRNS), no text chunks, no timestamp, fixed
     compression (the same image gives the same bytes)."""
     out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+    image.save(
+        out, format="PNG", compress_level=PNG_COMPRESS_LEVEL, compress_type=PNG_COMPRESS_TYPE, optimize=False
+    )
     return out.getvalue()
 
 
