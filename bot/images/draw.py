@@ -135,12 +135,13 @@ def _text(image: Image.Image, item: Text) -> Image.Image:
         return image
     x, y = int(item.x) + dx, int(item.y) + dy
     box = (x, y, x + mask.width, y + mask.height)
-    region = image.crop(box)
     if x >= 0 and y >= 0 and box[2] <= image.width and box[3] <= image.height:
-        lo, hi = region.getextrema()
+        # on Pillow's core image: the Image wrappers (palette copies) cost more than the pixels here
+        lo, hi = image.im.crop(box).getextrema()
         if lo == hi:
-            image.paste(_glyphs(*key, item.color, lo), (x, y))
+            image.im.paste(_glyphs(*key, item.color, lo).im, box)
             return image
+    region = image.crop(box)
     region.putpalette(source_palette())
     rgb = region.convert("RGB")
     rgb.paste(_rgb(item.color), (0, 0, mask.width, mask.height), mask)
