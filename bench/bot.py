@@ -27,10 +27,18 @@ commands at the same rate first, not counted. ``closed``: every user sends its n
 answer to the previous one has arrived (throughput-bound), after one warm-up command each.
 
 Figures per bot: CPU ms per command (user + system time of the bot process from ``/proc/<pid>/stat`` over
-the measured commands, divided by their number; it includes the long polling), latency from the moment the
-update is queued on the fake server until the fake has accepted the reply (``sendMessage``), p50/p99/max,
+the measured commands, divided by their number; it includes the long polling) and that of the event loop's
+thread alone (``loop_cpu_ms_per_command``: sikpan draws its chart pictures on another thread), latency from
+the moment the update is queued on the fake server until the fake has accepted the reply (the first
+``sendMessage`` or ``sendPhoto`` to the chat: ``/cast`` and ``/liuyao`` answer with a photo), p50/p99/max,
 commands/s and messages/s. ``cpu_ratio`` = sikpan's CPU per command / the echo bot's, measured in the same
-run. Latency depends on the machine's load (CPU-time ratios much less): repeat on a quiet machine.
+run (``loop_cpu_ratio``: sikpan's event loop alone). Latency depends on the machine's load (CPU-time ratios
+much less): repeat on a quiet machine.
+
+Unanswered commands are reported, not waited for: when no reply came for ``--stall`` seconds (or after
+``--timeout``) the run ends and ``unanswered_detail`` says, per command left, whether the bot fetched the
+update and what the fake received for that chat. ``BENCH_PY_SPY=/path/to/py-spy`` records a profile of the
+bot over the measured commands (``prof-<bot>.txt``, collapsed stacks).
 """
 
 from __future__ import annotations
@@ -58,6 +66,8 @@ import time  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from typing import Any  # noqa: E402
 
+from tests.fakes.telegram import FakeTelegram  # noqa: E402
+
 TOKEN = "7000000001:AAbenchmark-token-not-a-real-one-000"
 MIX = ("/cast now", "/liuyao", "/shensha")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -72,9 +82,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def cpu_times(pid: int) -> tuple[float, float]:
-    """(user, system) CPU seconds of a process (all its threads), from /proc."""
-    with open(f"/proc/{pid}/stat") as f:
+def cpu_times(pid: int, thread: int | None = None) -> tuple[float, float]:
+    """(user, system) CPU seconds of a process (all its threads), or of one of its threads, from /proc."""
+    with open(f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK  # utime, stime (fields 14 and 15 of stat)
 
@@ -161,13 +171,31 @@ def run_sikpan_unpaced(base_url: str, db: str) -> None:
 
 
 # --------------------------------------------------------------------------------------- the driver
+REPLY_METHODS = frozenset({"sendMessage", "sendPhoto"})  # a reply is a text or a photo message
+
+
+class BenchTelegram(FakeTelegram):
+    """The fake Bot API, telling ``on_reply(chat_id)`` of every message it accepts (text or photo)."""
+
+    on_reply: Any = None
+
+    async def _dispatch(
+        self, token: str, method: str, params: dict[str, Any], files: dict[str, bytes], call: Any
+    ) -> Any:
+        response = await super()._dispatch(token, method, params, files, call)
+        if call.status == 200 and method in REPLY_METHODS and self.on_reply is not None:
+            self.on_reply(int(params["chat_id"]))
+        return response
+
+
 class Users:
-    """The simulated users: per chat the queue of pending commands (send times); replies are matched in order."""
+    """The simulated users: per chat the queue of pending commands (send time, text, update id); replies are
+    matched in order."""
 
     def __init__(self, count: int) -> None:
         self.count = count
         self.sent = [0] * count
-        self.pending: dict[int, collections.deque[float]] = {
+        self.pending: dict[int, collections.deque[tuple[float, str, int]]] = {
             10_000 + i: collections.deque() for i in range(count)
         }
         self.idle_since: dict[int, float] = {chat: 0.0 for chat in self.pending}
@@ -190,7 +218,7 @@ class Users:
         if not queue:
             self.unmatched += 1
             return
-        started = queue.popleft()
+        started = queue.popleft()[0]
         if self.recording and started >= 0:
             self.latencies.append(now - started)
         if not queue:
@@ -200,24 +228,20 @@ class Users:
     def outstanding(self) -> int:
         return sum(len(q) for q in self.pending.values())
 
+    def unanswered(self) -> list[tuple[int, float, str, int]]:
+        """(chat, send time, text, update id) of every command still waiting for its reply."""
+        return [(chat, *item) for chat, queue in self.pending.items() for item in queue]
+
 
 async def drive(
     kind: str, mode: str, rate: float, commands: int, warmup: int, users_n: int, pace: str, echo_transport: str,
-    timeout: float, seed: int,
+    timeout: float, stall: float, seed: int,
 ) -> dict[str, Any]:  # fmt: skip
-    from tests.fakes.telegram import FakeTelegram
-
     rng = random.Random(seed)
     users = Users(users_n)
     with tempfile.TemporaryDirectory() as tmp:
-        async with FakeTelegram(token=TOKEN) as fake:
-
-            async def on_send(params: dict[str, Any]) -> tuple[int, Any]:
-                result = await fake._m_sendmessage(params, {})
-                users.replied(int(params["chat_id"]))
-                return 200, {"ok": True, "result": result}
-
-            fake.overrides["sendMessage"] = on_send
+        async with BenchTelegram(token=TOKEN) as fake:
+            fake.on_reply = users.replied
             argv, env = bot_command(kind, fake.base_url, f"{tmp}/bench.db", pace, echo_transport)
             proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             try:
@@ -225,17 +249,25 @@ async def drive(
 
                 def send(chat: int, record: bool) -> None:
                     text, lang = users.text_for(chat)
-                    users.pending[chat].append(time.perf_counter() if record else -1.0)
-                    fake.user_says(text, chat_id=chat, language_code=lang)
+                    update = fake.make_update(text, chat_id=chat, language_code=lang)
+                    users.pending[chat].append(
+                        (time.perf_counter() if record else -1.0, text, update["update_id"])
+                    )
+                    fake.push_update(update)
 
                 async def settle() -> None:
+                    """Until every command is answered, or no reply came for ``stall`` seconds (or
+                    ``timeout`` passed): what is left is reported as unanswered, not waited for."""
                     deadline = time.perf_counter() + timeout
-                    while users.outstanding() and time.perf_counter() < deadline:
+                    last, left = time.perf_counter(), users.outstanding()
+                    while left and time.perf_counter() < deadline and time.perf_counter() - last < stall:
                         users.changed.clear()
                         try:
                             await asyncio.wait_for(users.changed.wait(), 1.0)
                         except TimeoutError:
                             pass
+                        if users.outstanding() != left:
+                            last, left = time.perf_counter(), users.outstanding()
 
                 async def open_loop(n: int, record: bool) -> None:
                     loop = asyncio.get_running_loop()
@@ -272,14 +304,21 @@ async def drive(
                         send(chat, False)
                 await settle()
                 users.recording = True
+                spy = _py_spy(proc.pid, kind)
                 cpu0, t0 = cpu_times(proc.pid), time.perf_counter()
+                loop0 = cpu_times(proc.pid, proc.pid)  # the main thread: the event loop
                 if mode == "open":
                     await open_loop(commands, True)
                 else:
                     await asyncio.wait_for(closed_loop(commands, True), timeout)
                 await settle()
                 cpu1, t1 = cpu_times(proc.pid), time.perf_counter()
+                loop1 = cpu_times(proc.pid, proc.pid)
                 users.recording = False
+                unanswered = diagnose(fake, users)
+                if spy is not None:
+                    spy.send_signal(signal.SIGINT)
+                    await asyncio.to_thread(spy.wait, 60)
             finally:
                 proc.send_signal(signal.SIGTERM)
                 try:
@@ -290,15 +329,24 @@ async def drive(
             errors = [
                 line for line in (err or b"").decode(errors="replace").splitlines() if " ERROR " in line
             ]
+    warm_left = sum(1 for _, started, _, _ in users.unanswered() if started < 0)
     done = len(users.latencies)
     lat = users.latencies
     return {
         "bot": kind if kind == "sikpan" else f"echo ({echo_transport})",
         "commands": done,
-        "unanswered": commands - done,  # within --timeout (an overloaded bot, or a reply that never came)
+        # measured commands with no reply when the replies stopped coming (``--stall``) or ``--timeout``
+        "unanswered": commands - done,
+        "unanswered_warmup": warm_left,
+        "unanswered_detail": unanswered[:10],  # what the fake saw of each (see diagnose())
+        # of those, in a chat with several commands pending (a user over the admission limits: dropped)
+        "unanswered_in_backlog": sum(1 for u in unanswered if u["pending_in_chat"] > 1),
+        "unmatched_messages": users.unmatched,  # messages to a chat with no command pending (a split reply)
         "messages": users.messages,
         "cpu_ms_per_command": round((sum(cpu1) - sum(cpu0)) * 1000 / done, 3) if done else None,
         "system_ms_per_command": round((cpu1[1] - cpu0[1]) * 1000 / done, 3) if done else None,
+        # the event loop's thread alone; the rest is other threads (sikpan: the picture drawer)
+        "loop_cpu_ms_per_command": round((sum(loop1) - sum(loop0)) * 1000 / done, 3) if done else None,
         "seconds": round(t1 - t0, 2),
         "commands_per_s": round(done / (t1 - t0), 1),
         "p50_ms": round(percentile(lat, 0.50) * 1000, 1),
@@ -306,7 +354,43 @@ async def drive(
         "max_ms": round(max(lat) * 1000, 1) if lat else None,
         "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
         "bot_errors_logged": len(errors),
+        "bot_errors": errors[:3],
     }
+
+
+def diagnose(fake: Any, users: Users) -> list[dict[str, Any]]:
+    """For each command still unanswered: its text, whether the bot fetched the update (the offset it
+    confirmed), how many commands its chat had pending (more than one: the bot fell behind and the driver
+    gave busy users more; past the admission limits — a burst of 10, then 1/s a user — the bot drops them
+    by design, ``bot/admission.py``), and the last calls the fake received for that chat."""
+    out = []
+    for chat, started, text, update_id in users.unanswered():
+        calls = [
+            f"{c.method} {c.status}"
+            for c in fake.calls
+            if str(c.params.get("chat_id")) == str(chat) and c.method != "getUpdates"
+        ]
+        out.append({
+            "chat": chat, "text": text, "update_id": update_id, "warmup": started < 0,
+            "fetched": fake.confirmed_offset > update_id, "pending_in_chat": len(users.pending[chat]),
+            "calls_to_chat": calls[-6:],
+        })  # fmt: skip
+    return out
+
+
+def _py_spy(pid: int, kind: str) -> subprocess.Popen[bytes] | None:
+    """With ``BENCH_PY_SPY=/path/to/py-spy`` (not a project dependency): a sampling profile of the bot over
+    the measured commands, ``prof-<bot>.txt`` in the working directory (collapsed stacks, for flamegraph tools) (all threads, idle
+    samples left out: where the CPU time goes)."""
+    exe = os.environ.get("BENCH_PY_SPY")
+    if not exe:
+        return None
+    out = f"prof-{kind}.txt"
+    return subprocess.Popen(
+        [exe, "record", "--pid", str(pid), "--format", "raw", "--rate", "250", "-o", out],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 async def _ready(fake: Any, proc: subprocess.Popen[bytes], timeout: float) -> None:
@@ -325,7 +409,6 @@ async def _ready(fake: Any, proc: subprocess.Popen[bytes], timeout: float) -> No
 # --------------------------------------------------------------------------------------- transports alone
 def serve_fake() -> None:
     """A fake Bot API in its own process for ``transport``: prints its base URL, serves until stdin closes."""
-    from tests.fakes.telegram import FakeTelegram
 
     async def main() -> None:
         async with FakeTelegram(token=TOKEN) as fake:
@@ -407,7 +490,10 @@ def main() -> None:
         "--requests", type=int, default=3000, help="transport: requests per transport and level"
     )
     parser.add_argument("--in-flight", default="1,16,64", help="transport: requests in flight")
-    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--timeout", type=float, default=300.0, help="longest wait for the last replies")
+    parser.add_argument(
+        "--stall", type=float, default=20.0, help="stop waiting when no reply came for this many seconds"
+    )
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument("--json", action="store_true", help="one line of JSON")
     args = parser.parse_args()
@@ -427,7 +513,7 @@ def main() -> None:
     for kind in args.bots.split(","):
         results.append(asyncio.run(drive(
             kind.strip(), args.mode, args.rate, commands, args.warmup, args.users, args.pace, args.echo_transport,
-            args.timeout, args.seed,
+            args.timeout, args.stall, args.seed,
         )))  # fmt: skip
     out: dict[str, Any] = {
         **stamp, "mode": args.mode, "rate": args.rate if args.mode == "open" else None,
@@ -436,6 +522,10 @@ def main() -> None:
     by = {r["bot"].split()[0]: r for r in results}
     if "sikpan" in by and "echo" in by and by["echo"]["cpu_ms_per_command"]:
         out["cpu_ratio"] = round(by["sikpan"]["cpu_ms_per_command"] / by["echo"]["cpu_ms_per_command"], 2)
+        # sikpan's event loop alone (everything but drawing the chart pictures) / the whole echo bot
+        out["loop_cpu_ratio"] = round(
+            by["sikpan"]["loop_cpu_ms_per_command"] / by["echo"]["cpu_ms_per_command"], 2
+        )
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
         return
@@ -447,12 +537,16 @@ def main() -> None:
     )
     for r in results:
         print(
-            f"  {r['bot']:15s} {r['commands']} commands ({r['unanswered']} unanswered, {r['messages']} messages) in {r['seconds']} s: "
-            f"{r['cpu_ms_per_command']} ms CPU/command, {r['commands_per_s']} commands/s; latency p50 {r['p50_ms']} ms, "
+            f"  {r['bot']:15s} {r['commands']} commands ({r['unanswered']} unanswered, {r['unanswered_in_backlog']} of them queued behind others of their user, {r['messages']} messages) in {r['seconds']} s: "
+            f"{r['cpu_ms_per_command']} ms CPU/command ({r['loop_cpu_ms_per_command']} on the event loop), "
+            f"{r['commands_per_s']} commands/s; latency p50 {r['p50_ms']} ms, "
             f"p99 {r['p99_ms']} ms, max {r['max_ms']} ms; {r['bot_errors_logged']} errors logged"
         )
     if "cpu_ratio" in out:
-        print(f"  CPU per command, sikpan / echo bot: {out['cpu_ratio']}×")
+        print(
+            f"  CPU per command, sikpan / echo bot: {out['cpu_ratio']}× (sikpan's event loop alone:"
+            f" {out['loop_cpu_ratio']}×)"
+        )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ daily reading's picture is :func:`bot.daily.picture`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +26,7 @@ from engine.errors import EngineInputError
 
 if TYPE_CHECKING:
     from bot.context import AppContext
+    from bot.images.scene import Scene
 
 log = logging.getLogger(__name__)
 
@@ -58,15 +60,30 @@ def render(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
     kind, inputs, options = src.get("kind"), src.get("inputs") or {}, src.get("options") or {}
     try:
         if kind == "cast":
-            return _liuren(inputs, options, lang)
+            return png_of(_liuren(inputs, options, lang))
         if kind == "liuyao":
-            return _liuyao(inputs, options, lang)
+            return png_of(_liuyao(inputs, options, lang))
         if kind == "qizheng":
-            return _qizheng(inputs, options, lang)
+            return png_of(_qizheng(inputs, options, lang))
     except (EngineInputError, KeyError, TypeError, ValueError) as exc:
         # a row this version cannot cast again: the reply is sent without its picture
         log.warning("pictures: %s row not drawable (%s: %s)", kind, type(exc).__name__, exc)
     return None
+
+
+# Drawing is 10–30 ms of CPU (Pillow rasterising and PNG encoding: ``bench/images.py``) against ~1 ms for the
+# chart and its scene, and many replies draw the same scene: every ``/cast now`` of one 時辰 in one language,
+# a page button that puts the picture back. The PNG is a pure function of the scene (``bot.images.draw``), so
+# the last PICTURES_KEPT scenes keep their bytes (≈ 40–100 KiB each; lru_cache is thread-safe).
+PICTURES_KEPT = 128
+
+
+@functools.lru_cache(maxsize=PICTURES_KEPT)
+def png_of(scene: Scene) -> bytes:
+    """The PNG of a scene (cached, see above)."""
+    from bot.images.draw import to_png
+
+    return to_png(scene)
 
 
 _drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
@@ -85,8 +102,8 @@ async def run_drawing(draw: Callable[[], bytes]) -> bytes:
     return await asyncio.get_running_loop().run_in_executor(_drawer, draw)
 
 
-def _liuren(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -> bytes:
-    from bot.images import render_liuren
+def _liuren(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -> Scene:
+    from bot.images import liuren as liuren_picture
     from engine.calendar import DayStart
     from engine.core.cycle import Branch, GanZhi
     from engine.liuren import Options, build_chart, chart_at, chart_for_ju
@@ -112,11 +129,11 @@ def _liuren(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) ->
             solar_longitude=float(longitude) if longitude is not None else None,
             latitude=float(latitude) if latitude is not None else None,
         )
-    return render_liuren(chart, lang)
+    return liuren_picture.layout(chart, lang).scene
 
 
-def _liuyao(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -> bytes:
-    from bot.images import render_liuyao
+def _liuyao(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -> Scene:
+    from bot.images import liuyao as liuyao_picture
     from engine.core.cycle import Branch, GanZhi
     from engine.liuyao import build
     from engine.liuyao.cast import Cast, Method
@@ -130,7 +147,7 @@ def _liuyao(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) ->
         use=inputs.get("use"),
         options=opts,
     )
-    return render_liuyao(chart.chart, lang)
+    return liuyao_picture.layout(chart.chart, lang).scene
 
 
 def _liuyao_options(options: Mapping[str, Any]) -> Any:
@@ -160,8 +177,8 @@ def _liuyao_options(options: Mapping[str, Any]) -> Any:
     return Options(**kwargs)
 
 
-def _qizheng(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -> bytes:
-    from bot.images import render_qizheng
+def _qizheng(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -> Scene:
+    from bot.images import qizheng as qizheng_picture
     from engine.qizheng import Place, QizhengOptions, natal_chart
 
     lat = inputs.get("lat")
@@ -183,7 +200,7 @@ def _qizheng(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -
             lon=float(inputs["lon"]),
             tz=str(inputs.get("zone") or "UTC"),
         )
-    return render_qizheng(chart, lang, place)
+    return qizheng_picture.layout(chart, lang, place).scene
 
 
 __all__ = [

@@ -263,7 +263,24 @@ def _shensha_meanings(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
     month = context.get("month")
     # seed 000's four seasons 寅卯辰 巳午未 申酉戌 亥子丑 (as bot.cli.shensha.SEASONS)
     season = "春夏秋冬"[((Branch.from_char(month) - Branch.YIN) % 12) // 3] if month else None
-    return {"star_meaning": meanings, "star_nature": natures, "season": season}
+    # what the pages count and list, computed once here (≈ 170 stars: Jinja's select/selectattr tests over
+    # them were most of rendering a 神煞 reply)
+    of_nature: dict[str | None, list[Any]] = {}
+    for row in context.get("stars") or ():
+        of_nature.setdefault(natures[row["id"]], []).append(row)
+    values = list(natures.values())
+    counts = {
+        "ji": values.count("吉"),
+        "xiong": values.count("凶"),
+        "other": sum(1 for v in values if v not in ("吉", "凶")),
+    }
+    return {
+        "star_meaning": meanings,
+        "star_nature": natures,
+        "season": season,
+        "nature_counts": counts,
+        "stars_of_nature": of_nature,
+    }
 
 
 def _liuyao_stars(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
@@ -338,19 +355,25 @@ def page_view(view: str, page: str | None) -> str:
     return f"{view}_{page}"
 
 
+@cache
+def _view_template(lang: str, channel: str, view: str) -> jinja2.Template:
+    """The channel's template of ``view``, else the console's (resolved once: a missing template is a file
+    look-up and an exception every time Jinja is asked for it)."""
+    env = channel_environment(lang, channel)
+    try:
+        return env.get_template(template_name(view, channel))
+    except jinja2.TemplateNotFound:
+        return env.get_template(template_name(view, "console"))
+
+
 _BLANKS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
 def render(reply: Reply, channel: str, page: str | None = None) -> str:
     """The text of ``reply`` for ``channel`` ("telegram" | "discord" | "console"); ``page`` one of
     :func:`pages_of` ``(reply.view)`` (None: the whole view, as before pages existed)."""
-    env = channel_environment(reply.lang, channel)
     view = page_view(reply.view, page)
-    name = template_name(view, channel)
-    try:
-        template = env.get_template(name)
-    except jinja2.TemplateNotFound:
-        template = env.get_template(template_name(view, "console"))
+    template = _view_template(reply.lang, channel, view)
     extra = VIEW_EXTRAS.get(reply.view)
     context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
     with one_reply():

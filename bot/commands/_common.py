@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 from bot.commands.base import CommandError, Incoming, Reply, reply
 from bot.context import AppContext
 from bot.pictures import source as picture_source
-from bot.storage import UserSettings
+from bot.storage import UserSettings, dumps
 from bot.zones import zone_or_none
 from engine.calendar import resolve_local as calendar_resolve_local
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
@@ -121,11 +121,6 @@ def fmt_offset(at: datetime) -> str:
     return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-def jsonable(obj: Any) -> Any:
-    """A JSON round trip, so a fresh reply and its stored copy are the same object."""
-    return json.loads(json.dumps(obj, ensure_ascii=False))
-
-
 @dataclass(frozen=True)
 class Record:
     kind: str
@@ -136,18 +131,19 @@ class Record:
 
 
 async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> Reply:
-    """Store a cast in the user's history and answer with the view; ``/show N`` answers the same."""
-    context = jsonable(dict(rec.context))
-    inputs, options = jsonable(dict(rec.inputs)), jsonable(dict(rec.options))
+    """Store a cast in the user's history and answer with the view; ``/show N`` answers the same: the reply is
+    made of the very JSON that is stored (one ``dumps`` each, read back)."""
+    texts = dumps(dict(rec.context)), dumps(dict(rec.inputs)), dumps(dict(rec.options))
+    context, inputs, options = (json.loads(text) for text in texts)
     created = (await ctx.clock.now()).isoformat(timespec="seconds")
     seq = await ctx.storage.add_history(
         incoming.user_key,
         kind=rec.kind,
         command=incoming.text.strip()[:200],
-        inputs=inputs,
-        options=options,
+        inputs=texts[1],
+        options=texts[2],
         view=rec.view,
-        context=context,
+        context=texts[0],
         created_at=created,
     )
     if ctx.settings.history_limit:  # retention (SIKPAN_HISTORY_LIMIT); unset keeps every cast

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from bot.commands._common import (
@@ -90,6 +91,16 @@ def grouped_view(stars: list[StarView]) -> GroupedStarsView:
     return {"by_branch": branch_groups, "by_stem": stem_groups, "others": others}
 
 
+@lru_cache(maxsize=1024)
+def stars_of(
+    day: GanZhi, month: Branch | None, year: GanZhi | None, hour: Branch | None
+) -> tuple[list[StarView], GroupedStarsView]:
+    """The stars of a day (month, year, hour) as the view shows them, and grouped: the same for every
+    ``/shensha`` of that hour (≈ 170 stars, 0.4 ms to convert), so cached. Shared values: never mutate them."""
+    stars = stars_view(evaluate(day, month=month, year=year, hour=hour))
+    return stars, grouped_view(stars)
+
+
 @command(
     "shensha",
     aliases=("신살", "神煞", "神殺"),
@@ -121,15 +132,14 @@ async def shensha(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
     month: Branch | None = parsed["month"]
     year: GanZhi | None = parsed["year"]
     hour: Branch | None = parsed["hour"]
-    result = evaluate(day, month=month, year=year, hour=hour)
+    stars, groups = stars_of(day, month, year, hour)
     inputs: ShenshaInputs = {
         "day": day.chars,
         "month": month.char if month is not None else None,
         "year": year.chars if year is not None else None,
         "hour": hour.char if hour is not None else None,
     }
-    stars = stars_view(result)
-    context: ShenshaView = {**inputs, "when": when, "stars": stars, **grouped_view(stars)}
+    context: ShenshaView = {**inputs, "when": when, "stars": stars, **groups}
     return await record_and_reply(
         incoming, ctx, Record(kind="shensha", inputs=inputs, options={}, view="shensha", context=context)
     )

@@ -92,7 +92,13 @@ def ladder(ink: str, bg: int) -> tuple[int, ...]:
     return tuple(_quantize(strip).tobytes())
 
 
-@lru_cache(maxsize=4096)
+# Rasterising a string (FreeType, ``getmask2``) was most of drawing a picture (≈ 250 µs per label of a 六爻
+# picture), and the labels recur from picture to picture (六親, 六神, 納甲, 世應, the board's branches): the
+# antialiased mask of a single-line label is kept per (text, size, weight, anchor, sub-pixel start).
+TEXT_MASKS_KEPT = 4096
+
+
+@lru_cache(maxsize=TEXT_MASKS_KEPT)
 def text_mask(
     text: str, size: int, bold: bool, anchor: str, start: tuple[float, float]
 ) -> tuple[Image.Image, tuple[int, int]]:
@@ -100,14 +106,14 @@ def text_mask(
     by FreeType once per (text, font, anchor, sub-pixel start): the 干支, 六親, palace and column labels recur
     in every picture, and FreeType was most of the drawing time (issue 18). ``start`` is the fractional part
     of the anchor point, as Pillow's ``ImageDraw.text`` passes it. Bounded: 4096 masks of a few KiB."""
-    core, offset = font(size, bold).getmask2(text, "L", anchor=anchor, start=start)
+    core, offset = font(size, bold).getmask2(text, "L", anchor=anchor, start=start, stroke_filled=True)
     mask = Image.new("L", core.size)
     # 255 over 0 through Pillow's blend is the coverage itself (Pillow has no public call to wrap a mask)
     ImageDraw.Draw(mask).draw.draw_bitmap((0, 0), core, 255)
     return mask, offset
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=TEXT_MASKS_KEPT)
 def _glyphs(
     text: str, size: int, bold: bool, anchor: str, start: tuple[float, float], ink: str, bg: int
 ) -> Image.Image:
@@ -116,7 +122,7 @@ def _glyphs(
     return Image.frombytes("P", mask.size, mask.point(list(ladder(ink, bg))).tobytes())
 
 
-def _text(image: Image.Image, item: Text) -> Image.Image:
+def draw_text(image: Image.Image, item: Text) -> Image.Image:
     """Draw one text item on the indexed image (the same pixels as ``ImageDraw.text`` on an RGB image
     quantized afterwards): over a uniform background the cached indices are pasted; over mixed pixels the
     text's box is drawn in RGB and mapped back."""
@@ -167,13 +173,13 @@ def _wedge_polygon(w: Wedge) -> list[tuple[float, float]]:
 
 def render(scene: Scene) -> Image.Image:
     """The scene as an indexed image on the fixed palette (opaque background), drawn in that mode: lines,
-    boxes, circles and wedges are not antialiased (one palette index each), text through :func:`_text`."""
+    boxes, circles and wedges are not antialiased (one palette index each), text through :func:`draw_text`."""
     image = Image.new("P", (scene.width, scene.height), index(scene.background))
     image.putpalette(png_palette().getpalette())  # type: ignore[arg-type]
     pen = ImageDraw.Draw(image)
     for item in scene.items:
         if isinstance(item, Text):
-            drawn = _text(image, item)
+            drawn = draw_text(image, item)
             if drawn is not image:
                 image, pen = drawn, ImageDraw.Draw(drawn)
         elif isinstance(item, Segment):

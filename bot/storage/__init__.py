@@ -133,8 +133,20 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+class JsonText(str):
+    """A value already serialised by :func:`dumps`: stored as it is (a caller that also needs the value back
+    as JSON makes one ``dumps``, not two)."""
+
+    __slots__ = ()
+
+
+def dumps(obj: Any) -> JsonText:
+    """The storage's JSON of ``obj`` (compact, key order kept: it is display order)."""
+    return JsonText(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+
+
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))  # key order is display order
+    return obj if isinstance(obj, JsonText) else dumps(obj)
 
 
 class Storage:
@@ -311,13 +323,14 @@ class Storage:
         *,
         kind: str,
         command: str,
-        inputs: Mapping[str, Any],
-        options: Mapping[str, Any],
+        inputs: Mapping[str, Any] | JsonText,
+        options: Mapping[str, Any] | JsonText,
         view: str,
-        context: Mapping[str, Any],
+        context: Mapping[str, Any] | JsonText,
         created_at: str | None = None,
     ) -> int:
-        """Record one cast; returns its number N for ``/show N``. Committed when this returns."""
+        """Record one cast (each of ``inputs``, ``options``, ``context`` a mapping or its :func:`dumps`); returns
+        its number N for ``/show N``. Committed when this returns."""
         async with self.transaction() as tx:
             row = await tx.fetchone(
                 "INSERT INTO history_counters (user_key, last_seq) VALUES (?, 1)"

@@ -101,3 +101,52 @@ async def test_the_bot_sends_through_aiohttp_and_polls_on_its_own_connection(tmp
     assert isinstance(app.bot.request, AiohttpRequest)
     updates = app.bot._request[0]  # PTB keeps (getUpdates request, request)
     assert isinstance(updates, AiohttpRequest) and updates is not app.bot.request
+
+
+async def test_the_environment_s_proxy_is_used_and_read_once(tg: FakeTelegram, monkeypatch, tmp_path) -> None:
+    """``HTTP_PROXY`` routes the requests through the proxy (absolute URIs, as a forward proxy receives them),
+    ``NO_PROXY`` naming the host sends them directly; the environment is read once per origin."""
+    from aiohttp import ClientSession, web
+
+    from bot.telegram import request as request_module
+
+    seen: list[str] = []
+
+    async def forward(request: web.Request) -> web.Response:  # a minimal forward proxy
+        seen.append(str(request.url))
+        async with ClientSession() as session:
+            async with session.request(
+                request.method, str(request.url), data=await request.read(), headers=request.headers
+            ) as upstream:
+                return web.Response(status=upstream.status, body=await upstream.read(), headers={
+                    "Content-Type": upstream.headers.get("Content-Type", "application/json")})  # fmt: skip
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", forward)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    reads: list[str] = []
+    real = request_module._env_for
+    monkeypatch.setattr(request_module, "_env_for", lambda url: reads.append(url) or real(url))
+    monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))
+    for name in ("NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    try:
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+        async with telegram.Bot(tg.token, base_url=tg.base_url, request=AiohttpRequest()) as bot:
+            await bot.send_message(73, "one")
+            await bot.send_message(73, "two")
+        assert [u.rsplit("/", 1)[1] for u in seen] == ["getMe", "sendMessage", "sendMessage"]
+        assert all(u.startswith(tg.base_url) for u in seen)
+        assert len(reads) == 1  # one origin, read once
+        seen.clear()
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        async with telegram.Bot(tg.token, base_url=tg.base_url, request=AiohttpRequest()) as bot:
+            await bot.send_message(73, "three")
+        assert seen == []  # NO_PROXY: straight to the API
+        assert [c.params["text"] for c in tg.sent_to(73)] == ["one", "two", "three"]
+    finally:
+        await runner.cleanup()

@@ -120,9 +120,10 @@ async def test_batched_claims_match_each_row_claimed_alone(store: Storage, monke
             assert after.next_due_at == sub.next_due_at
 
 
-async def test_a_claim_leaves_the_connection_durable_again(tmp_path):
-    """The claim commits without waiting for the disk; every other transaction still does (SQLite's
-    ``synchronous`` back to FULL after it, also after a failed one)."""
+async def test_a_claim_waits_for_no_sync_and_the_next_durable_write_covers_it(tmp_path):
+    """The claim commits without waiting for the disk (no fsync of its own); the next durable write waits for a
+    sync of the write-ahead log that covers every commit before it, the claim's included (group commit,
+    bot/storage/sqlite.py); a failed non-durable transaction rolls back and leaves the connection usable."""
     store = await Storage.open(tmp_path / "durable.db")
     try:
         await _claim_then_check(store)
@@ -131,12 +132,19 @@ async def test_a_claim_leaves_the_connection_durable_again(tmp_path):
 
 
 async def _claim_then_check(store: Storage) -> None:
+    backend = store.backend
     daily = DailyStore(store)
     await _subscribe(daily, 5, random.Random(1))
-    await daily.claim_due(NOW, "me", ["telegram"], GRACE)
-    assert (await store.fetchone("PRAGMA synchronous"))[0] == 2  # FULL
+    syncs = backend.syncs
+    claimed = await daily.claim_due(NOW, "me", ["telegram"], GRACE)
+    assert claimed
+    assert backend.syncs == syncs  # the claim did not wait for the disk
+    assert backend._synced < backend._commits  # … and is not yet known to be on it
     with pytest.raises(RuntimeError):
         async with store.transaction(durable=False) as tx:
-            assert (await tx.fetchone("PRAGMA synchronous"))[0] == 1  # NORMAL inside
+            await tx.execute("UPDATE subscriptions SET active = active")
             raise RuntimeError("rolled back")
-    assert (await store.fetchone("PRAGMA synchronous"))[0] == 2
+    async with store.transaction() as tx:  # durable: returns once a sync covers it and all before it
+        await tx.execute("UPDATE subscriptions SET active = active WHERE id = -1")
+    assert backend.syncs > syncs
+    assert backend._synced == backend._commits

@@ -1,0 +1,104 @@
+"""The chart pictures of replies are drawn once per scene (``bot.pictures.png_of``): two casts of one 課 at
+different instants of the same 時辰 share the bytes, and the cached bytes are exactly what drawing the scene
+gives (caching changes no picture); labels are rasterised once (``bot.images.draw.text_mask``) and drawn
+straight on the fixed palette with the indices Pillow's own RGB drawing, quantized, would give."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+from bot import pictures
+from bot.images import draw, liuren, liuyao, qizheng, render_liuren
+from bot.images.scene import PALETTE, Box, Circle, Scene, Segment, Text, Wedge
+from engine.liuren import chart_at
+from tests.images.cases import liuren_case, liuyao_case, qizheng_case
+
+
+def cast_source(at: str) -> dict[str, object]:
+    return pictures.source("cast", {"at": at, "day_starts": "23:00"}, {})  # type: ignore[return-value]
+
+
+def test_casts_of_one_hour_draw_one_picture() -> None:
+    pictures.png_of.cache_clear()
+    first = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "ko")  # 巳時
+    second = pictures.render(cast_source("2024-03-05T10:47:31+09:00"), "ko")  # the same 巳時: the same 課
+    assert first is not None and first is second  # the cached bytes, not a second drawing
+    info = pictures.png_of.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+    # what the picture would be without the cache, drawn from the engine's chart directly
+    chart = chart_at(datetime.fromisoformat("2024-03-05T10:47:31+09:00"))
+    assert first == render_liuren(chart, "ko")
+
+
+def test_another_hour_or_language_is_another_picture() -> None:
+    pictures.png_of.cache_clear()
+    ko = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "ko")
+    lzh = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "lzh")
+    later = pictures.render(cast_source("2024-03-05T13:05:00+09:00"), "ko")  # 未時: another 課
+    assert ko is not None and lzh is not None and later is not None
+    assert len({ko, lzh, later}) == 3
+    assert pictures.png_of.cache_info().misses == 3
+
+
+def _rgb_then_quantized(scene: Scene) -> Image.Image:
+    """The reference: the scene drawn by Pillow itself on an RGB image (its own ``ImageDraw.text``, no mask
+    cache), then mapped to the fixed palette by ``quantize`` — how the pictures were made before #18."""
+    image = Image.new("RGB", (scene.width, scene.height), PALETTE[scene.background])
+    pen = ImageDraw.Draw(image)
+    for item in scene.items:
+        if isinstance(item, Text):
+            font = draw.font(item.size, item.bold)
+            pen.text((item.x, item.y), item.text, PALETTE[item.color], font, item.anchor.value)
+        elif isinstance(item, Segment):
+            pen.line((item.x0, item.y0, item.x1, item.y1), fill=PALETTE[item.color], width=item.width)
+        elif isinstance(item, Box | Circle):
+            shape = pen.rectangle if isinstance(item, Box) else pen.ellipse
+            xy = (
+                (item.x0, item.y0, item.x1, item.y1)
+                if isinstance(item, Box)
+                else (item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r)
+            )
+            outline = PALETTE[item.outline] if item.outline else None
+            shape(xy, outline=outline, fill=PALETTE[item.fill] if item.fill else None, width=item.width)
+        else:
+            assert isinstance(item, Wedge)
+            pen.polygon(draw._wedge_polygon(item), fill=PALETTE[item.fill])
+    return image.quantize(palette=draw.png_palette(), dither=Image.Dither.NONE)
+
+
+def _texts_over_texts(scene: Scene) -> np.ndarray:
+    """Pixels inside the boxes (Pillow's ``textbbox``) of two or more texts of the scene."""
+    count = np.zeros((scene.height, scene.width), dtype=np.int32)
+    pen = ImageDraw.Draw(Image.new("L", (1, 1)))
+    for item in scene.texts():
+        box = pen.textbbox((item.x, item.y), item.text, draw.font(item.size, item.bold), item.anchor.value)
+        x0, y0, x1, y1 = (max(0, int(v)) for v in box)
+        count[y0 : y1 + 1, x0 : x1 + 1] += 1
+    return count >= 2
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+def test_drawn_on_the_palette_is_what_pillow_draws_quantized(lang: str) -> None:
+    """Each picture drawn twice (labels cached, the second time from the cache) straight on the fixed palette
+    is, pixel for pixel, Pillow's own RGB drawing quantized afterwards — except where one text's antialiased
+    edge lies under another text (blended over the quantized colour instead of the exact one)."""
+    qz, place = qizheng_case()
+    scenes = [
+        liuren.layout(liuren_case(), lang).scene,
+        liuyao.layout(liuyao_case(), lang).scene,
+        qizheng.layout(qz, lang, place).scene,
+    ]
+    draw.text_mask.cache_clear()
+    cached = [draw.render(s) for s in scenes]
+    again = [draw.render(s) for s in scenes]
+    assert draw.text_mask.cache_info().hits > 0
+    for scene, first, second in zip(scenes, cached, again, strict=True):
+        assert first.mode == "P" and first.tobytes() == second.tobytes()
+        reference = np.asarray(_rgb_then_quantized(scene))
+        differ = np.asarray(first) != reference
+        assert not (differ & ~_texts_over_texts(scene)).any(), np.argwhere(differ & ~_texts_over_texts(scene))[:5]
+        assert differ.sum() < 50  # a handful of edge pixels at most
