@@ -104,7 +104,11 @@ def picture_cpu(root: Path, rounds: int) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run(
         [sys.executable, "-c", PICTURE_CPU, str(root), str(rounds)],
-        capture_output=True, text=True, check=True, env=env, cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=root,
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
