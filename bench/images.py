@@ -110,7 +110,8 @@ def picture_cpu(root: Path, rounds: int) -> dict[str, float]:
         env=env,
         cwd=root,
     )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
 
 
 def against(other: Path, rounds: int) -> None:
