@@ -15,60 +15,11 @@ import argparse
 import asyncio
 import json
 import sys
-import time
-from collections import Counter
 from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # the project, not bench/
 
-from tests.fakes.telegram import FakeTelegram  # noqa: E402
-from tests.scale.test_broadcast import (  # noqa: E402
-    CAP,
-    TOKEN,
-    accepted,
-    max_per_window,
-    role_env,
-    spawn,
-    stop_all,
-    subscribe_due,
-    wait_settled,
-)
-from tests.servers import fresh_pg_url, fresh_redis_url  # noqa: E402
-
-
-async def run(n: int, schedulers: int, workers: int) -> dict[str, float]:
-    with fresh_pg_url() as db, fresh_redis_url() as redis_url:
-        async with FakeTelegram(token=TOKEN, flood_limit=CAP) as tg:
-            t0 = time.monotonic()
-            await subscribe_due(db, n)
-            written = time.monotonic() - t0
-            env = role_env(db, redis_url, tg)
-            procs = [await spawn("scheduler", env) for _ in range(schedulers)]
-            procs += [await spawn("worker", env) for _ in range(workers)]
-            try:
-                done = await wait_settled(db, n, timeout=n / 20 + 120)
-            finally:
-                errors = await stop_all(procs)
-            times = accepted(tg)
-            chats = Counter(str(c.params["chat_id"]) for c in tg.sent)
-            span = max(times) - min(times)
-            return {
-                "n": n,
-                "schedulers": schedulers,
-                "workers": workers,
-                "subscribe_s": round(written, 1),
-                "sent": done.get("sent", 0),
-                "other_statuses": sum(v for k, v in done.items() if k != "sent"),
-                "chats": len(chats),
-                "twice": sum(1 for v in chats.values() if v > 1),
-                "wall_s": round(span, 1),
-                "rate_per_s": round((len(times) - 1) / span, 2),
-                "peak_per_1s": max_per_window(times),
-                "429s": tg.flood_rejections,
-                "floor_s": round(n / CAP, 1),
-                "ratio_to_floor": round(span / (n / CAP), 3),
-                "process_errors": len(errors),
-            }
+from tests.scale.broadcast_run import run  # noqa: E402
 
 
 def main() -> None:

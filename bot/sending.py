@@ -8,19 +8,20 @@ Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
       entity; tags open at a split are closed at the end of the part and reopened (with their attributes)
       at the start of the next. A single line longer than the limit is cut at a space, else anywhere
       between characters.
-    - Pacing (token buckets): overall ``overall_rate`` msg/s (default 28, under Telegram's ~30) with a burst
-      of ``overall_burst`` (default: one second's worth, 28), per chat 1 msg/s with a burst of
-      ``per_chat_burst`` (default 3, so a split reply is not held back), per group 20 msg/min (a burst of 20).
-      The bursts are the ones the platform allows: python-telegram-bot's ``AIORateLimiter`` defaults
-      (``overall_max_rate=30`` per 1 s, ``group_max_rate=20`` per 60 s, each an ``aiolimiter.AsyncLimiter``:
-      that many at once after a quiet period, then the rate) and the Bot FAQ's "short bursts" per chat; a
-      sustained flow (the daily fan-out) still leaves at ``overall_rate``. A burst of 1 held every reply
-      behind the one before it: at 20 commands/s (Poisson) the p99 wait was ~240 ms (issue #18). A send
-      with ``before_request`` (a daily reading, marked ``sending`` just before its request) is also spaced
-      one at a time at ``overall_rate`` with no burst (budget ``telegram:marked``: with Redis, across every
-      process), so a crash strands at most about one marked reading.
+    - Pacing: overall ``overall_rate`` msg/s (default 28, under Telegram's 30) as a sliding window like the
+      platform's own rule (:class:`bot.limits.Window`: at most 29 sends in any 29/28 s, so never 30 in one
+      second, a burst of 29 after a quiet moment), each send counted from its request's end (the slot is
+      settled when the answer comes); a slot woken for more than ``max_late`` late is given up for a new one,
+      and a request that still leaves late (the mark's commit) settles its slot as it leaves; per chat 1 msg/s with a burst of ``per_chat_burst`` (default 3, so a split reply is not held
+      back), per group 20 msg/min (a burst of 20). A token bucket with a burst of one second (python-telegram-
+      bot's ``AIORateLimiter``, an ``aiolimiter.AsyncLimiter(30, 1)``) lets twice the rate into one second
+      after a quiet spell, which the platform's window answers with 429; the window does not. A burst of 1
+      held every reply behind the one before it: at 20 commands/s (Poisson) the p99 wait was ~240 ms (issue
+      #18). A send with ``before_request`` (a daily reading, marked ``sending`` just before its request) is
+      also spaced one at a time at ``overall_rate`` with no burst (budget ``telegram:marked``: with Redis,
+      across every process), so a crash strands at most about one marked reading.
       The parts of one reply to one chat are sent in order (a lock per chat).
-      These budgets are the bot's one rate limiter (:mod:`bot.limits`: token buckets in this process, or
+      These budgets are the bot's one rate limiter (:mod:`bot.limits`: in this process, or
       shared by every process through Redis when ``SIKPAN_REDIS_URL`` is set). python-telegram-bot's ``AIORateLimiter`` (its
       ``rate-limiter`` extra) is not installed: it throttles single requests without knowing that the parts
       of a reply belong together, and its own 429 retry (``max_retries=0`` by default) would sit beside the
@@ -66,7 +67,7 @@ from datetime import timedelta
 from typing import Any
 
 from bot import metrics
-from bot.limits import Limiter, LocalLimiter, Rate, TokenBucket  # noqa: F401 - TokenBucket re-exported
+from bot.limits import Budget, Limiter, LocalLimiter, Rate, Slot, TokenBucket, Window  # noqa: F401 - TokenBucket re-exported
 from bot.sanitize import clean
 
 log = logging.getLogger(__name__)
@@ -429,7 +430,7 @@ class TelegramSender:
         on_blocked: BlockedCallback | None = None,
         on_migrated: MigratedCallback | None = None,
         overall_rate: float = 28.0,
-        overall_burst: float | None = None,
+        max_late: float = 0.03,
         per_chat_rate: float = 1.0,
         per_chat_burst: int = 3,
         group_per_minute: float = 20.0,
@@ -450,15 +451,16 @@ class TelegramSender:
         self.pace = pace
         self._sleep = sleep
         # the budgets (bot.limits): in this process, or shared by every process through Redis.
-        # Overall: one second's worth at once after a quiet period, as AIORateLimiter's AsyncLimiter(30, 1)
-        # allows. Sends that mark a delivery before their request (``before_request``: the daily readings)
-        # are also spaced one at a time at the overall rate, without the burst: a kill -9 then finds at most
-        # about one reading marked ``sending`` whose request had not yet left (docs/reliability.md).
+        # Overall: a sliding window like the platform's own rule (bot.limits.Window.of_rate: 28/s → at most 29
+        # in any 1.036 s), so a second's worth may go at once after a quiet spell, never more. Sends that mark
+        # a delivery before their request (``before_request``: the daily readings) are also spaced one at a
+        # time at the overall rate, without the burst: a kill -9 then finds at most about one reading marked
+        # ``sending`` whose request had not yet left (docs/reliability.md).
         self.limiter: Limiter = limiter if limiter is not None else LocalLimiter(sleep=sleep)
-        self._overall_rate = Rate(
-            overall_rate, 1.0, overall_burst if overall_burst is not None else overall_rate
-        )
+        self._overall = Window.of_rate(overall_rate)
         self._marked_rate = Rate(overall_rate, 1.0, 1.0)
+        self.max_late = max_late
+        self.late_slots = 0  # overall slots given up because the request would have left too late for them
         self._chat_rate = Rate(per_chat_rate, 1.0, per_chat_burst)
         self._group_rate = Rate(group_per_minute, 60.0, group_per_minute)
         self._chat_locks: dict[str, asyncio.Lock] = {}
@@ -480,15 +482,44 @@ class TelegramSender:
             if self.limiter.forget_if_full([f"telegram:chat:{chat}", f"telegram:group:{chat}"]):
                 del self._chat_locks[chat]
 
-    async def _pace(self, chat: str, chat_kind: str, marked: bool = False) -> None:
+    async def _pace(self, chat: str, chat_kind: str, marked: bool = False) -> Slot:
+        """Wait for every budget of this send; its overall slot (settled when the request ends)."""
         if not self.pace:
-            return
-        if marked:
-            await self.limiter.acquire("telegram:marked", self._marked_rate)
+            return Slot(0.0)
+        if marked:  # half an interval at most: two marks never closer than that
+            await self._on_time(
+                "telegram:marked", self._marked_rate, min(self.max_late, self._marked_rate.interval / 2)
+            )
         await self.limiter.acquire(f"telegram:chat:{chat}", self._chat_rate)
         if chat_kind != "private":
             await self.limiter.acquire(f"telegram:group:{chat}", self._group_rate)
-        await self.limiter.acquire("telegram:all", self._overall_rate)
+        return await self._on_time("telegram:all", self._overall, self.max_late)
+
+    async def _on_time(self, key: str, budget: Budget, max_late: float) -> Slot:
+        """A slot this process woke up for in time (within ``max_late``): one it woke too late for (a busy
+        loop) is given up and a new one taken. Several waiters whose slots passed during a stall would
+        otherwise go at once: past the platform's window (overall), or marking several readings ``sending``
+        together (``telegram:marked``: a kill -9 would strand them all)."""
+        while True:
+            slot = await self.limiter.acquire(key, budget)
+            if self.limiter.now() - slot.at <= max_late:
+                return slot
+            self.late_slots += 1
+
+    async def _still_on_time(self, slot: Slot) -> None:
+        """Immediately before the request, after the mark's commit: a request leaving more than ``max_late``
+        after its overall slot settles the slot as it leaves, so the sends reserved from here on count it from
+        then (waiting for a new slot here would hold a reading marked ``sending`` that has not left)."""
+        if self.pace and self.limiter.now() - slot.at > self.max_late:
+            self.late_slots += 1
+            await self.limiter.settle(slot)
+
+    async def _request(self, slot: Slot, request: Awaitable[Any]) -> Any:
+        """Make the request of an overall slot; however it ends, the window counts it from then on."""
+        try:
+            return await request
+        finally:
+            await self.limiter.settle(slot)
 
     async def send_plain(self, chat_id: int | str, text: str, **kwargs: Any) -> SendOutcome:
         """Send plain text (escaped for HTML first)."""
@@ -550,30 +581,37 @@ class TelegramSender:
                 attempt = 0
                 while True:
                     attempt += 1
-                    await self._pace(chat, chat_kind, marked=before_request is not None and index == 0)
+                    slot = await self._pace(chat, chat_kind, marked=before_request is not None and index == 0)
                     if before_request is not None and index == 0 and attempt == 1:
                         if not await before_request():
                             return SendOutcome(False, 0, (), "not_attempted", chat)
+                    await self._still_on_time(slot)
                     try:
                         if photo is not None and index == 0:
-                            message = await self.bot.send_photo(
-                                chat_id=chat_id,
-                                photo=InputFile(photo, filename=filename),
-                                caption=part or None,
-                                parse_mode=ParseMode.HTML,
-                                reply_to_message_id=reply_to_message_id,
-                                allow_sending_without_reply=True,
-                                reply_markup=reply_markup if index == len(parts) - 1 else None,
+                            message = await self._request(
+                                slot,
+                                self.bot.send_photo(
+                                    chat_id=chat_id,
+                                    photo=InputFile(photo, filename=filename),
+                                    caption=part or None,
+                                    parse_mode=ParseMode.HTML,
+                                    reply_to_message_id=reply_to_message_id,
+                                    allow_sending_without_reply=True,
+                                    reply_markup=reply_markup if index == len(parts) - 1 else None,
+                                ),
                             )
                         else:
-                            message = await self.bot.send_message(
-                                chat_id=chat_id,
-                                text=part,
-                                parse_mode=ParseMode.HTML,
-                                disable_web_page_preview=True,
-                                reply_to_message_id=reply_to_message_id if index == 0 else None,
-                                allow_sending_without_reply=True,
-                                reply_markup=reply_markup if index == len(parts) - 1 else None,
+                            message = await self._request(
+                                slot,
+                                self.bot.send_message(
+                                    chat_id=chat_id,
+                                    text=part,
+                                    parse_mode=ParseMode.HTML,
+                                    disable_web_page_preview=True,
+                                    reply_to_message_id=reply_to_message_id if index == 0 else None,
+                                    allow_sending_without_reply=True,
+                                    reply_markup=reply_markup if index == len(parts) - 1 else None,
+                                ),
                             )
                         sent_ids.append(message.message_id)
                         break

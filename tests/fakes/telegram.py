@@ -56,7 +56,9 @@ Fault injection (each rule matches a method and optionally a chat id; ``times=No
     "Forbidden: bot was blocked by the user"; ``migrate(chat_id, new_chat_id)`` — 400 with
     ``migrate_to_chat_id``; ``overrides[method] = async fn(params) -> (status, payload)`` to replace a method.
     ``flood_limit=30`` (a field): at most that many sends accepted in any ``flood_window`` (1 s) window,
-    beyond it 429 "Too Many Requests" with ``retry_after`` (:attr:`flood_rejections` counts them).
+    beyond it 429 "Too Many Requests" with ``retry_after`` (:attr:`flood_rejections` counts them);
+    ``flood_storm=0.1``: besides, that fraction of the sends gets 429 with ``retry_after`` 1 at random
+    (seeded by ``flood_seed``; :attr:`storm_rejections`).
     ``lose_response(method, chat_id=None, times=1, delay=None)`` — the method is *performed* (a sent message
     is recorded in :attr:`sent`) but its answer is lost: the connection is dropped without a response, or,
     with ``delay``, the answer comes only after ``delay`` seconds (past the client's read timeout).
@@ -79,6 +81,7 @@ import io
 import itertools
 import json
 import math
+import random
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -268,6 +271,10 @@ class FakeTelegram(LoopbackServer):
     # send beyond that many accepted sends in any ``flood_window`` seconds gets 429 with ``retry_after``
     flood_limit: int | None = None
     flood_window: float = 1.0
+    # besides the limit, this fraction of the flood-counted sends (drawn from ``flood_seed``) gets 429 with
+    # retry_after 1 at random: a storm the sender must wait out without losing or doubling a message
+    flood_storm: float = 0.0
+    flood_seed: int = 429
     admins: dict[int, set[int]] = field(default_factory=dict)  # chat id → user ids that are administrators
     owners: dict[int, int] = field(default_factory=dict)  # chat id → the creator's user id
     # the bot's messages as they stand now, by (chat id, message id): edits are checked against them
@@ -287,6 +294,8 @@ class FakeTelegram(LoopbackServer):
         self._losses: list[_Loss] = []
         self._accepted: collections.deque[float] = collections.deque()  # monotonic times of accepted sends
         self.flood_rejections = 0  # sends answered 429 by the flood limit
+        self.storm_rejections = 0  # sends answered 429 by ``flood_storm``
+        self._storm = random.Random(self.flood_seed)
         self._file_ids = itertools.count(1)
         self._sent_photos: list[list[dict[str, Any]]] = []
 
@@ -555,6 +564,10 @@ class FakeTelegram(LoopbackServer):
                     rule.times -= 1
                 call.status = rule.status
                 return self._error(rule.status, rule.description, rule.parameters)
+        if self.flood_storm and method in FLOOD_METHODS and self._storm.random() < self.flood_storm:
+            self.storm_rejections += 1
+            call.status = 429
+            return self._error(429, "Too Many Requests: retry after 1", {"retry_after": 1})
         if self.flood_limit is not None and method in FLOOD_METHODS:
             now = time.monotonic()
             while self._accepted and now - self._accepted[0] >= self.flood_window:

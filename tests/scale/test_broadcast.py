@@ -3,8 +3,9 @@
 through the one sender with one budget shared in Redis, to the fake Telegram capped at 30 msg/s (429 with
 ``retry_after`` beyond it). Separate processes (``role_proc.py``) on the real servers.
 
-Scaled down for the suite (a 30 msg/s cap makes 10,000 readings take 6 minutes): 1,200 readings for the
-main run, 450 for the crash and outage runs; ``bench/broadcast.py`` runs the full 10,000.
+The full 10,000 readings (six minutes at 30 sends per second) run in the background for the whole session
+(``broadcast_run.py``, started by ``conftest.py``; marker ``full_broadcast``) and are checked at its end; the
+crash and outage runs use 450; ``bench/broadcast.py`` prints the figures of a run.
 """
 
 from __future__ import annotations
@@ -117,39 +118,30 @@ async def servers():
             yield db, redis_url, tg
 
 
-async def test_three_schedulers_four_workers_send_every_chat_once_within_the_cap():
-    n = 1200
-    async with servers() as (db, redis_url, tg):
-        await subscribe_due_in(db, n)
-        env = role_env(db, redis_url, tg)
-        procs = [await spawn("scheduler", env) for _ in range(3)] + [
-            await spawn("worker", env) for _ in range(4)
-        ]
-        try:
-            done = await wait_settled(db, n, timeout=150)
-        finally:
-            errors = await stop_all(procs)
-        assert errors == []
-        assert done == {"sent": n}
-        chats = Counter(str(c.params["chat_id"]) for c in tg.sent)
-        assert len(chats) == n and set(chats.values()) == {1}  # every chat exactly once
-        attempts = [c.at for c in tg.calls if c.method in FLOOD_METHODS]
-        print(
-            f"\npeak {max_per_window(accepted(tg))}/s accepted, {max_per_window(attempts)}/s tried, 429s {tg.flood_rejections}"
-        )
-        # No 429 on a quiet machine (measured: 0). On the shared 2-core machine under load a process can stall
-        # long enough that its send lands next to the following slot: the fake answers 429 and the sender waits
-        # out its retry_after — measured 0 to 63 of 1,200 (load average 6 to 9), and never a reading lost or doubled (asserted above).
-        assert tg.flood_rejections <= n * 0.15, tg.flood_rejections
-        times = accepted(tg)
-        assert max_per_window(times) <= CAP
-        span = max(times) - min(times)
-        rate = (n - 1) / span
-        # one budget across the four workers: the 28 msg/s of the sender, not 4 × 28
-        assert 20 <= rate <= CAP, rate
-        print(
-            f"\n{n} readings, 3 schedulers + 4 workers: {span:.1f} s, {rate:.1f} msg/s, peak {max_per_window(times)}/s"
-        )
+@pytest.mark.full_broadcast
+def test_ten_thousand_readings_three_schedulers_four_workers_every_chat_once_within_the_cap_no_429(request):
+    """Issue #17: 3 schedulers + 4 workers, 10,000 subscriptions due in one minute, the fake Telegram capped
+    at 30 sends in any second → every chat exactly once, at most 30 in any second, no 429. Run in the
+    background since the start of the session (tests/scale/conftest.py); this test, the session's last,
+    checks its figures."""
+    from tests.scale.broadcast_run import RUN  # not at the top: broadcast_run imports this module
+
+    require_pg()
+    require_redis()
+    run = request.config.stash.get(RUN, None)
+    assert run is not None, "the background broadcast was not started (tests/scale/conftest.py)"
+    n = run.n
+    figures = run.result(timeout=n / 20 + 300)
+    print(f"\n{n} readings in the background: {figures}")
+    assert "error" not in figures, (figures, run.tail())
+    assert figures["process_errors"] == [], figures["process_errors"]
+    assert figures["statuses"] == {"sent": n}
+    assert figures["chats"] == n and figures["twice"] == 0  # every chat exactly once
+    assert figures["peak_per_1s"] <= CAP
+    # the shared window (bot.limits.Window, settled at each request's end) keeps the platform's rule: no 429
+    assert figures["429s"] == 0, figures
+    # one budget across the four workers: the sender's 28 per second, not 4 × 28
+    assert 20 <= figures["rate_per_s"] <= CAP, figures
 
 
 async def test_kill_9_of_a_worker_mid_run_sends_nothing_twice():
@@ -158,7 +150,7 @@ async def test_kill_9_of_a_worker_mid_run_sends_nothing_twice():
     n = 450
     async with servers() as (db, redis_url, tg):
         await subscribe_due_in(db, n)
-        env = role_env(db, redis_url, tg, ROLE_STALE="2", ROLE_JOB_TIMEOUT="5", ROLE_MAX_JOBS="8")
+        env = role_env(db, redis_url, tg, ROLE_STALE="2", ROLE_JOB_TIMEOUT="20", ROLE_MAX_JOBS="8")
         workers = [await spawn("worker", env) for _ in range(4)]
         procs = [await spawn("scheduler", env) for _ in range(2)] + workers
         try:
@@ -177,7 +169,7 @@ async def test_kill_9_of_a_worker_mid_run_sends_nothing_twice():
         assert max(chats.values()) == 1  # never twice
         assert set(done) <= {"sent", "uncertain"} and done.get("uncertain", 0) <= 8  # ≤ its in-flight sends
         assert len(chats) >= n - done.get("uncertain", 0)
-        assert tg.flood_rejections <= n * 0.15  # 429s only from machine-load stalls, each waited out
+        assert tg.flood_rejections == 0
 
 
 @asynccontextmanager
@@ -261,4 +253,4 @@ async def test_redis_stopped_10_s_mid_broadcast_loses_and_doubles_nothing():
         # the policy is to wait: sends that had their slot before the stop may finish, none after
         during = [c for c in tg.sent if down_at + 1.0 < c.at < up_at]
         assert during == [] and sent_before < n
-        assert tg.flood_rejections <= n * 0.15  # 429s only from machine-load stalls, each waited out
+        assert tg.flood_rejections == 0
