@@ -1,21 +1,33 @@
 """Benchmark: time to render one chart picture (chart object in, PNG bytes out), per chart type.
 
-Run: ``.venv/bin/python bench/images.py [--rounds N]``. The charts are built once (the chart computation is
-not timed); each round renders a different chart of the type (varying day/局, coins, birth instant), after
-one warm-up render that loads the font. Prints, per type, the median, 90th percentile and maximum in ms, the
-image size and the PNG size. Target (issue 14): median ≤ 50 ms per image.
+Run: ``.venv/bin/python bench/images.py [--rounds N] [--against DIR] [--encodings]``. The charts are built
+once (the chart computation is not timed); each round renders a different chart of the type (varying day/局,
+coins, birth instant), after one warm-up render that loads the font. Prints, per type, the median, 90th
+percentile and maximum wall ms, the median CPU ms (process time: what a picture costs the bot's process on
+a shared machine), the image size and the PNG size. Target (issue 14): median ≤ 50 ms per image.
 
-Stages are also reported separately: ``layout`` (pure model and scene), ``draw`` (Pillow rasterising),
-``png`` (``draw.encode``: mapping to the fixed palette and zlib encoding).
+Stages are also reported separately (CPU ms): ``layout`` (pure model and scene), ``draw`` (Pillow
+rasterising on the fixed palette), ``png`` (``draw.encode``: zlib and the PNG chunks).
+
+``--against DIR`` also times ``render_* → PNG bytes`` of the same charts with the checkout in DIR (for
+example main before a change), in a subprocess, alternating with this checkout three times; it prints the
+CPU ms per picture of both and their ratio (this / DIR), so both are measured under the same load; "again"
+is a second pass over the same charts (the text-mask cache warm, as in a bot that has run for a while).
+``--encodings`` prints, per type, the PNG CPU ms and size for zlib levels and strategies (how
+``draw.PNG_COMPRESS_*`` was chosen).
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import json
+import os
 import statistics
+import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
@@ -49,36 +61,137 @@ def charts(n: int) -> dict[str, list[Callable[[], Scene]]]:
     }
 
 
+CPU = time.process_time
+
+# Times render → PNG bytes with the public renderers of the checkout on sys.path[0] (argv: root, rounds) for
+# the charts of :func:`charts`; prints one JSON line {chart: CPU ms per picture}. Only APIs that exist since
+# issue 14, so an older checkout runs it too.
+PICTURE_CPU = """
+import json, sys, time
+from datetime import datetime, timedelta
+sys.path.insert(0, sys.argv[1])
+from bot.images import render_liuren, render_liuyao, render_qizheng
+from engine.core.cycle import Branch, GanZhi
+from engine.liuren import chart_for_ju
+from engine.liuyao import build_chart, cast_manual
+from engine.qizheng import find_place, natal_chart
+n = int(sys.argv[2])
+seoul = find_place("서울")
+coins = ["797979", "686868", "877777", "777887", "696969", "788878", "978676", "667799"]
+start = datetime.fromisoformat("1990-05-17T14:30+09:00")
+lr = [chart_for_ju(GanZhi.of(7 * i % 60), i % 12 + 1) for i in range(n)]
+ly = [build_chart(cast_manual(coins[i % len(coins)]), Branch(i % 12), GanZhi.of(i % 60)) for i in range(n)]
+qz = [natal_chart(start + timedelta(days=37 * i), seoul.lon, seoul.lat) for i in range(min(n, 12))]
+runs = {
+    "liuren": [lambda c=c: render_liuren(c, "ko") for c in lr],
+    "liuyao": [lambda c=c: render_liuyao(c, "ko") for c in ly],
+    "qizheng": [lambda c=c: render_qizheng(c, "ko", seoul) for c in qz],
+}
+out = {}
+for name, renders in runs.items():
+    renders[0]()
+    for rerun in ("", " again"):  # again: the same charts a second time (caches warm, if any)
+        t0 = time.process_time()
+        for i in range(n):
+            renders[i % len(renders)]()
+        out[name + rerun] = (time.process_time() - t0) / n * 1000
+print(json.dumps(out))
+"""
+
+
+def picture_cpu(root: Path, rounds: int) -> dict[str, float]:
+    """CPU ms per picture (layout, draw, PNG) of the checkout in ``root``, in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-c", PICTURE_CPU, str(root), str(rounds)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=root,
+    )
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def against(other: Path, rounds: int) -> None:
+    here = Path(__file__).resolve().parent.parent
+    mine: list[dict[str, float]] = []
+    theirs: list[dict[str, float]] = []
+    for _ in range(3):
+        theirs.append(picture_cpu(other, rounds))
+        mine.append(picture_cpu(here, rounds))
+    print(f"\nrender → PNG, CPU ms per picture (median of 3 alternating runs), this vs {other}:")
+    for name in mine[0]:
+        a = statistics.median(m[name] for m in mine)
+        b = statistics.median(t[name] for t in theirs)
+        print(f"  {name:8} {a:7.2f} vs {b:7.2f}   ratio {a / b:.2f}")
+
+
+def encodings(scenes_by_chart: dict[str, list[Callable[[], Scene]]]) -> None:
+    print("\nPNG encoding, CPU ms / KiB per picture (same drawn images):")
+    variants = [(1, zlib.Z_DEFAULT_STRATEGY), (3, zlib.Z_DEFAULT_STRATEGY), (6, zlib.Z_DEFAULT_STRATEGY)]
+    variants += [(1, zlib.Z_RLE), (1, zlib.Z_FILTERED)]
+    names = {zlib.Z_DEFAULT_STRATEGY: "default", zlib.Z_RLE: "rle", zlib.Z_FILTERED: "filtered"}
+    for chart, scenes in scenes_by_chart.items():
+        images = [draw.render(make()) for make in scenes[:12]]
+        cells = []
+        for level, strategy in variants:
+            t0, size = CPU(), 0
+            for image in images:
+                out = io.BytesIO()
+                image.save(out, format="PNG", compress_level=level, compress_type=strategy, optimize=False)
+                size += len(out.getvalue())
+            ms = (CPU() - t0) / len(images) * 1000
+            cells.append(f"L{level} {names[strategy]} {ms:.1f} ms {size / len(images) / 1024:.0f} KiB")
+        print(f"  {chart:8} " + " | ".join(cells))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--against", type=Path, help="another checkout to time in the same run")
+    parser.add_argument("--encodings", action="store_true", help="PNG CPU and size per zlib level/strategy")
     args = parser.parse_args()
-    print(f"{'chart':8} {'median':>8} {'p90':>8} {'max':>8}   {'layout':>7} {'draw':>7} {'png':>7}   size")
-    for name, scenes in charts(args.rounds).items():
+    print(f"load average {os.getloadavg()[0]:.2f}")
+    print(
+        f"{'chart':8} {'median':>7} {'p90':>7} {'max':>7} {'cpu':>7}   "
+        f"{'layout':>7} {'draw':>7} {'png':>7}   size   (ms; stages CPU ms)"
+    )
+    built = charts(args.rounds)
+    for name, scenes in built.items():
         draw.to_png(scenes[0]())  # warm-up: font faces, catalogs
         total: list[float] = []
+        cpu: list[float] = []
         stages: dict[str, list[float]] = {"layout": [], "draw": [], "png": []}
         size, nbytes = (0, 0), 0
         for i in range(args.rounds):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), CPU()
             scene = scenes[i % len(scenes)]()
-            t1 = time.perf_counter()
+            c1 = CPU()
             image = draw.render(scene)
-            t2 = time.perf_counter()
+            c2 = CPU()
             png = draw.encode(image)
-            t3 = time.perf_counter()
+            t3, c3 = time.perf_counter(), CPU()
             total.append((t3 - t0) * 1000)
-            for key, dt in (("layout", t1 - t0), ("draw", t2 - t1), ("png", t3 - t2)):
+            cpu.append((c3 - c0) * 1000)
+            for key, dt in (("layout", c1 - c0), ("draw", c2 - c1), ("png", c3 - c2)):
                 stages[key].append(dt * 1000)
             size, nbytes = image.size, len(png)
         assert Image.open(io.BytesIO(png)).size == size
         q = statistics.quantiles(total, n=10)
         med = {k: statistics.median(v) for k, v in stages.items()}
         print(
-            f"{name:8} {statistics.median(total):8.1f} {q[-1]:8.1f} {max(total):8.1f}   "
+            f"{name:8} {statistics.median(total):7.1f} {q[-1]:7.1f} {max(total):7.1f} "
+            f"{statistics.median(cpu):7.1f}   "
             f"{med['layout']:7.1f} {med['draw']:7.1f} {med['png']:7.1f}   "
             f"{size[0]}×{size[1]} px, {nbytes // 1024} KiB"
         )
+    if args.encodings:
+        encodings(built)
+    if args.against is not None:
+        against(args.against.resolve(), args.rounds)
+    print(f"load average {os.getloadavg()[0]:.2f}")
     return 0
 
 

@@ -90,7 +90,7 @@ _drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
 
 
 async def render_async(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
-    """:func:`render` off the event loop, one picture at a time (10–20 ms each, ``bench/images.py``): a
+    """:func:`render` off the event loop, one picture at a time (5–20 ms of CPU each, ``bench/images.py``): a
     burst of casts neither holds up other chats' updates nor takes more than one core."""
     if not src:
         return None

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import io
 import math
+import zlib
 from functools import cache, lru_cache
 from importlib import resources
-from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
 from bot.images.scene import PALETTE, Box, Circle, Scene, Segment, Text, Wedge
 
 FONT_FILES = {False: "NotoSansCJKkr-Regular.subset.otf", True: "NotoSansCJKkr-Bold.subset.otf"}
-PNG_COMPRESS_LEVEL = 3
+# zlib run-length strategy: measured 15–20 % less CPU than the default strategy at level 3 for the same size
+# within ±15 % (39–98 KiB a picture; bench/images.py --encodings), Telegram's photo limit is 10 MB. With Z_RLE
+# the level only tells stored (0) from compressed.
+PNG_COMPRESS_LEVEL = 1
+PNG_COMPRESS_TYPE = zlib.Z_RLE
 BLEND_STEPS = 6  # antialiasing levels kept per colour pair in the indexed PNG
 BACKGROUNDS = ("paper", "panel", "gold", "faint")  # the fills text and lines are drawn on
 
@@ -28,6 +32,127 @@ def font_bytes(bold: bool) -> bytes:
 @cache
 def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(io.BytesIO(font_bytes(bold)), size)
+
+
+@cache
+def png_palette() -> Image.Image:
+    """A fixed 8-bit palette: every palette colour blended over each background in BLEND_STEPS steps (the
+    antialiased edges of text and lines), so the indexed PNG looks like an RGB render at a third of the
+    bytes to encode (issue 14: ≤ 50 ms per image)."""
+    colours: list[tuple[int, int, int]] = []
+    for bg in BACKGROUNDS:
+        base = PALETTE[bg]
+        for rgb in PALETTE.values():
+            for k in range(BLEND_STEPS + 1):
+                t = k / BLEND_STEPS
+                r, g, b = (round(base[i] * (1 - t) + rgb[i] * t) for i in range(3))
+                colours.append((r, g, b))
+    unique = list(dict.fromkeys(colours))
+    assert len(unique) <= 256, len(unique)
+    flat = [v for c in unique for v in c]
+    image = Image.new("P", (1, 1))
+    image.putpalette(flat + [0] * (768 - len(flat)))
+    return image
+
+
+def _quantize(image: Image.Image) -> Image.Image:
+    """An RGB image on the fixed palette (nearest colour, no dithering)."""
+    return image.quantize(palette=png_palette(), dither=Image.Dither.NONE)
+
+
+@cache
+def index(name: str) -> int:
+    """The palette index of a named colour (as :func:`_quantize` maps it)."""
+    return _quantize(Image.new("RGB", (1, 1), PALETTE[name])).getpixel((0, 0))  # type: ignore[return-value]
+
+
+@cache
+def _alphas() -> Image.Image:
+    return Image.frombytes("L", (256, 1), bytes(range(256)))
+
+
+@cache
+def source_palette() -> list[int]:
+    """The fixed palette with each named colour's entry (:func:`index`) set to the exact colour it stands for:
+    Pillow's quantizer maps some named colours to a near neighbour (``paper`` to (248, 245, 234)), and text
+    is blended over the exact colour, as an RGB render would blend it before quantizing."""
+    flat = list(png_palette().getpalette())  # type: ignore[arg-type]
+    for name, rgb in PALETTE.items():
+        flat[3 * index(name) : 3 * index(name) + 3] = rgb
+    return flat
+
+
+@cache
+def ladder(ink: str, bg: int) -> tuple[int, ...]:
+    """Coverage 0…255 of ``ink`` over palette entry ``bg`` → the palette index: Pillow's own blend of the
+    colours (``paste`` with a mask, as ``draw_bitmap`` does) mapped by :func:`_quantize`, so text drawn
+    straight on the indexed image gets the indices an RGB render quantized afterwards gets."""
+    strip = Image.new("RGB", (256, 1), tuple(source_palette()[3 * bg : 3 * bg + 3]))
+    strip.paste(PALETTE[ink], (0, 0, 256, 1), _alphas())
+    return tuple(_quantize(strip).tobytes())
+
+
+# Rasterising a string (FreeType, ``getmask2``) was most of drawing a picture (≈ 250 µs per label of a 六爻
+# picture), and the labels recur from picture to picture (六親, 六神, 納甲, 世應, the board's branches): the
+# antialiased mask of a single-line label is kept per (text, size, weight, anchor, sub-pixel start).
+TEXT_MASKS_KEPT = 4096
+
+
+@lru_cache(maxsize=TEXT_MASKS_KEPT)
+def text_mask(
+    text: str, size: int, bold: bool, anchor: str, start: tuple[float, float]
+) -> tuple[Image.Image, tuple[int, int]]:
+    """The antialiased coverage mask (L) of one line of text and its offset from the anchor point, rasterised
+    by FreeType once per (text, font, anchor, sub-pixel start): the 干支, 六親, palace and column labels recur
+    in every picture, and FreeType was most of the drawing time (issue 18). ``start`` is the fractional part
+    of the anchor point, as Pillow's ``ImageDraw.text`` passes it. Bounded: 4096 masks of a few KiB."""
+    core, offset = font(size, bold).getmask2(text, "L", anchor=anchor, start=start, stroke_filled=True)
+    mask = Image.new("L", core.size)
+    # 255 over 0 through Pillow's blend is the coverage itself (Pillow has no public call to wrap a mask)
+    ImageDraw.Draw(mask).draw.draw_bitmap((0, 0), core, 255)
+    return mask, offset
+
+
+@lru_cache(maxsize=TEXT_MASKS_KEPT)
+def _glyphs(
+    text: str, size: int, bold: bool, anchor: str, start: tuple[float, float], ink: str, bg: int
+) -> Image.Image:
+    """The text as palette indices over a uniform background ``bg``: its mask through :func:`ladder`."""
+    mask, _ = text_mask(text, size, bold, anchor, start)
+    return Image.frombytes("P", mask.size, mask.point(list(ladder(ink, bg))).tobytes())
+
+
+def draw_text(image: Image.Image, item: Text) -> Image.Image:
+    """Draw one text item on the indexed image (the same pixels as ``ImageDraw.text`` on an RGB image
+    quantized afterwards): over a uniform background the cached indices are pasted; over mixed pixels the
+    text's box is drawn in RGB and mapped back."""
+    if "\n" in item.text:  # not used by the layouts: the whole image through RGB
+        source = image.copy()
+        source.putpalette(source_palette())
+        rgb = source.convert("RGB")
+        ImageDraw.Draw(rgb).text(
+            (item.x, item.y), item.text, _rgb(item.color), font(item.size, item.bold), item.anchor.value
+        )
+        return _quantize(rgb)
+    start = (math.modf(item.x)[0], math.modf(item.y)[0])
+    key = (item.text, item.size, item.bold, item.anchor.value, start)
+    mask, (dx, dy) = text_mask(*key)
+    if not mask.width or not mask.height:
+        return image
+    x, y = int(item.x) + dx, int(item.y) + dy
+    box = (x, y, x + mask.width, y + mask.height)
+    if x >= 0 and y >= 0 and box[2] <= image.width and box[3] <= image.height:
+        # on Pillow's core image: the Image wrappers (palette copies) cost more than the pixels here
+        lo, hi = image.im.crop(box).getextrema()
+        if lo == hi:
+            image.im.paste(_glyphs(*key, item.color, lo).im, box)
+            return image
+    region = image.crop(box)
+    region.putpalette(source_palette())
+    rgb = region.convert("RGB")
+    rgb.paste(_rgb(item.color), (0, 0, mask.width, mask.height), mask)
+    image.paste(_quantize(rgb), (x, y))
+    return image
 
 
 def _rgb(name: str) -> tuple[int, int, int]:
@@ -46,79 +171,35 @@ def _wedge_polygon(w: Wedge) -> list[tuple[float, float]]:
     return outer + inner
 
 
-# Rasterising a string (FreeType, ``getmask2``) is most of drawing a picture (≈ 250 µs per label of a 六爻
-# picture), and the labels recur from picture to picture (六親, 六神, 納甲, 世應, the board's branches): the
-# antialiased mask of a single-line label is kept per (text, size, weight, anchor, sub-pixel start) and
-# blended onto the image as ``ImageDraw.text`` blends it (``draw_bitmap``: the same bytes; tests compare).
-TEXT_MASKS_KEPT = 4096
-
-
-@lru_cache(maxsize=TEXT_MASKS_KEPT)
-def text_mask(text: str, size: int, bold: bool, anchor: str, start: tuple[float, float]) -> tuple[Any, Any]:
-    """(mask, offset) of a single-line label as ``ImageDraw.text`` rasterises it on an RGB image."""
-    return font(size, bold).getmask2(text, "L", anchor=anchor, start=start, stroke_filled=True)
-
-
-def draw_text(pen: ImageDraw.ImageDraw, item: Text) -> None:
-    """``pen.text`` of a label, its mask from :func:`text_mask` (multi-line text is drawn by Pillow itself)."""
-    if "\n" in item.text or pen.fontmode != "L":
-        pen.text(
-            (item.x, item.y), item.text, fill=_rgb(item.color), font=font(item.size, item.bold),
-            anchor=item.anchor.value,
-        )  # fmt: skip
-        return
-    start = (math.modf(item.x)[0], math.modf(item.y)[0])
-    mask, offset = text_mask(item.text, item.size, item.bold, item.anchor.value, start)
-    ink = pen._getink(_rgb(item.color))[0]  # the fill as the image's pixel value, as ``text`` computes it
-    pen.draw.draw_bitmap((int(item.x) + offset[0], int(item.y) + offset[1]), mask, ink)
-
-
 def render(scene: Scene) -> Image.Image:
-    """The scene as an RGB image (opaque background)."""
-    image = Image.new("RGB", (scene.width, scene.height), _rgb(scene.background))
+    """The scene as an indexed image on the fixed palette (opaque background), drawn in that mode: lines,
+    boxes, circles and wedges are not antialiased (one palette index each), text through :func:`draw_text`."""
+    image = Image.new("P", (scene.width, scene.height), index(scene.background))
+    image.putpalette(png_palette().getpalette())  # type: ignore[arg-type]
     pen = ImageDraw.Draw(image)
     for item in scene.items:
         if isinstance(item, Text):
-            draw_text(pen, item)
+            drawn = draw_text(image, item)
+            if drawn is not image:
+                image, pen = drawn, ImageDraw.Draw(drawn)
         elif isinstance(item, Segment):
-            pen.line((item.x0, item.y0, item.x1, item.y1), fill=_rgb(item.color), width=item.width)
+            pen.line((item.x0, item.y0, item.x1, item.y1), fill=index(item.color), width=item.width)
         elif isinstance(item, Box):
             pen.rectangle(
                 (item.x0, item.y0, item.x1, item.y1),
-                outline=_rgb(item.outline) if item.outline else None,
-                fill=_rgb(item.fill) if item.fill else None,
+                outline=index(item.outline) if item.outline else None,
+                fill=index(item.fill) if item.fill else None,
                 width=item.width,
             )
         elif isinstance(item, Circle):
             pen.ellipse(
                 (item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r),
-                outline=_rgb(item.outline) if item.outline else None,
-                fill=_rgb(item.fill) if item.fill else None,
+                outline=index(item.outline) if item.outline else None,
+                fill=index(item.fill) if item.fill else None,
                 width=item.width,
             )
         elif isinstance(item, Wedge):
-            pen.polygon(_wedge_polygon(item), fill=_rgb(item.fill))
-    return image
-
-
-@cache
-def png_palette() -> Image.Image:
-    """A fixed 8-bit palette: every palette colour blended over each background in BLEND_STEPS steps (the
-    antialiased edges of text and lines), so the indexed PNG looks like the RGB render at a third of the
-    bytes to encode (issue 14: ≤ 50 ms per image)."""
-    colours: list[tuple[int, int, int]] = []
-    for bg in BACKGROUNDS:
-        base = PALETTE[bg]
-        for rgb in PALETTE.values():
-            for k in range(BLEND_STEPS + 1):
-                t = k / BLEND_STEPS
-                r, g, b = (round(base[i] * (1 - t) + rgb[i] * t) for i in range(3))
-                colours.append((r, g, b))
-    unique = list(dict.fromkeys(colours))
-    assert len(unique) <= 256, len(unique)
-    flat = [v for c in unique for v in c]
-    image = Image.new("P", (1, 1))
-    image.putpalette(flat + [0] * (768 - len(flat)))
+            pen.polygon(_wedge_polygon(item), fill=index(item.fill))
     return image
 
 
@@ -126,8 +207,9 @@ def encode(image: Image.Image) -> bytes:
     """PNG bytes: indexed colour on the fixed palette, opaque (no tRNS), no text chunks, no timestamp, fixed
     compression (the same image gives the same bytes)."""
     out = io.BytesIO()
-    indexed = image.quantize(palette=png_palette(), dither=Image.Dither.NONE)
-    indexed.save(out, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+    image.save(
+        out, format="PNG", compress_level=PNG_COMPRESS_LEVEL, compress_type=PNG_COMPRESS_TYPE, optimize=False
+    )
     return out.getvalue()
 
 
