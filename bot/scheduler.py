@@ -80,7 +80,7 @@ from bot.sending import (
     fit_caption,
     visible_len,
 )
-from bot.startup import start_with_retries
+from bot.startup import start_telegram
 from bot.storage import DailyStore, Subscription, utc_iso
 from engine.errors import EngineInputError
 
@@ -924,7 +924,6 @@ async def start_senders(ctx: AppContext) -> Any:
     if not token or ctx.telegram_sender is not None:
         return None  # no Telegram, or its adapter runs in this process (role all): its sender serves
     from telegram import Bot  # python-telegram-bot: only with a Telegram token
-    from telegram.error import InvalidToken, NetworkError
 
     from bot.telegram.request import AiohttpRequest  # the bot's transport (as the adapter's)
 
@@ -932,17 +931,7 @@ async def start_senders(ctx: AppContext) -> Any:
     base_url = ctx.settings.telegram_api_base_url
     request = AiohttpRequest(connection_pool_size=64, pool_timeout=30.0)
     bot = Bot(token, base_url=base_url, request=request)
-    try:
-        await start_with_retries(
-            bot.initialize,
-            platform="telegram",
-            retry_on=(NetworkError,),
-            fatal=(InvalidToken,),
-            attempts=ctx.settings.start_attempts,
-        )
-    except BaseException:
-        await request.shutdown()  # PTB leaves the HTTP session of a failed initialize open
-        raise
+    await start_telegram(bot.initialize, request.shutdown, attempts=ctx.settings.start_attempts)
     store = DailyStore(ctx.storage)
 
     async def on_migrated(platform: str, old: str, new: str) -> None:

@@ -41,7 +41,7 @@ from telegram import (
     Update,
 )
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
-from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -79,7 +79,7 @@ from bot.sending import (
     split_telegram_html,
     visible_len,
 )
-from bot.startup import start_with_retries
+from bot.startup import start_telegram
 from bot.telegram.request import AiohttpRequest
 from bot.views import first_page, render
 
@@ -641,18 +641,9 @@ async def start_application(ctx: AppContext, stop: asyncio.Event) -> AnyApplicat
     app = build_application(
         ctx, token, settings.telegram_api_base_url or DEFAULT_BASE_URL, rate=settings.telegram_send_rate
     )
-    try:
-        await start_with_retries(
-            app.initialize,
-            platform="telegram",
-            retry_on=(NetworkError,),
-            fatal=(InvalidToken,),
-            attempts=settings.start_attempts,
-            stop=stop,
-        )
-    except BaseException:
-        await close_requests(app)  # PTB leaves the HTTP sessions of a failed initialize open
-        raise
+    await start_telegram(
+        app.initialize, lambda: close_requests(app), attempts=settings.start_attempts, stop=stop
+    )
     return app
 
 
