@@ -154,19 +154,29 @@ def draw_text(image: Image.Image, item: Text) -> Image.Image:
             (item.x, item.y), item.text, _rgb(item.color), font(item.size, item.bold), item.anchor.value
         )
         return _quantize(rgb)
+    at_x, at_y = snap(item.x), snap(item.y)
     if " " in item.text and item.anchor in LEFT_ANCHORS:
         words = item.text.split(" ")
         space = advance(" ", item.size, item.bold)
         widths = [advance(word, item.size, item.bold) for word in words]
         if sum(widths) + space * (len(words) - 1) == advance(item.text, item.size, item.bold):
-            x = item.x
             for word, width in zip(words, widths, strict=True):
                 if word:
-                    _draw_run(image, x, item.y, word, item)
-                x += width + space
+                    _draw_run(image, at_x, at_y, word, item)
+                at_x += width + space
             return image
-    _draw_run(image, item.x, item.y, item.text, item)
+    _draw_run(image, at_x, at_y, item.text, item)
     return image
+
+
+SUBPIXEL = 4  # a text's anchor point is drawn on a 1/4 px grid
+
+
+def snap(v: float) -> float:
+    """A text position rounded to the nearest 1/SUBPIXEL px: FreeType places text at 1/64 px, so a label on a
+    ray of the 七政 wheel (any angle) was rasterised anew in every picture; on this grid each label has at
+    most SUBPIXEL² masks, and it moves by ≤ 1/8 px. The 大六壬 and 六爻 layouts place text on the grid."""
+    return round(v * SUBPIXEL) / SUBPIXEL
 
 
 LEFT_ANCHORS = frozenset({Anchor.LM, Anchor.LT})  # anchors whose x is the pen position of the first glyph

@@ -45,14 +45,16 @@ def test_another_hour_or_language_is_another_picture() -> None:
 
 
 def _rgb_then_quantized(scene: Scene) -> Image.Image:
-    """The reference: the scene drawn by Pillow itself on an RGB image (its own ``ImageDraw.text``, no mask
-    cache), then mapped to the fixed palette by ``quantize`` — how the pictures were made before #18."""
+    """The reference: the scene (its base, then its items) drawn by Pillow itself on an RGB image in one pass
+    (its own ``ImageDraw.text`` of each whole line at the text's point on the 1/4 px grid, no mask cache),
+    then mapped to the fixed palette by ``quantize`` — how the pictures were made before #18."""
     image = Image.new("RGB", (scene.width, scene.height), PALETTE[scene.background])
     pen = ImageDraw.Draw(image)
-    for item in scene.items:
+    for item in scene.drawn:
         if isinstance(item, Text):
             font = draw.font(item.size, item.bold)
-            pen.text((item.x, item.y), item.text, PALETTE[item.color], font, item.anchor.value)
+            at = (draw.snap(item.x), draw.snap(item.y))
+            pen.text(at, item.text, PALETTE[item.color], font, item.anchor.value)
         elif isinstance(item, Segment):
             pen.line((item.x0, item.y0, item.x1, item.y1), fill=PALETTE[item.color], width=item.width)
         elif isinstance(item, Box | Circle):
@@ -75,7 +77,8 @@ def _texts_over_texts(scene: Scene) -> np.ndarray:
     count = np.zeros((scene.height, scene.width), dtype=np.int32)
     pen = ImageDraw.Draw(Image.new("L", (1, 1)))
     for item in scene.texts():
-        box = pen.textbbox((item.x, item.y), item.text, draw.font(item.size, item.bold), item.anchor.value)
+        at = (draw.snap(item.x), draw.snap(item.y))
+        box = pen.textbbox(at, item.text, draw.font(item.size, item.bold), item.anchor.value)
         x0, y0, x1, y1 = (max(0, int(v)) for v in box)
         count[y0 : y1 + 1, x0 : x1 + 1] += 1
     return count >= 2
@@ -103,3 +106,19 @@ def test_drawn_on_the_palette_is_what_pillow_draws_quantized(lang: str) -> None:
         elsewhere = differ & ~_texts_over_texts(scene)
         assert not elsewhere.any(), np.argwhere(elsewhere)[:5]
         assert differ.sum() < 50  # a handful of edge pixels at most
+
+
+def test_static_base_is_shared_and_drawn_as_if_in_one_pass() -> None:
+    """The static part of a picture (``Scene.base``) is one value per (type, language), whatever the chart,
+    and drawing it once and copying it gives the pixels of drawing the base and the items in one pass."""
+    from engine.core.cycle import GanZhi
+    from engine.liuren import chart_for_ju
+
+    a = liuren.layout(chart_for_ju(GanZhi.parse("庚辰"), 8), "ko").scene
+    b = liuren.layout(chart_for_ju(GanZhi.parse("甲子"), 3), "ko").scene
+    assert a.base and a.base is b.base and a.items != b.items
+    assert liuren.layout(chart_for_ju(GanZhi.parse("庚辰"), 8), "lzh").scene.base != a.base
+    qz, place = qizheng_case()
+    for scene in (a, b, liuyao.layout(liuyao_case(), "lzh").scene, qizheng.layout(qz, "ko", place).scene):
+        one_pass = Scene(scene.width, scene.height, scene.drawn, scene.background)
+        assert draw.render(scene).tobytes() == draw.render(one_pass).tobytes()
