@@ -99,6 +99,12 @@ def ladder(ink: str, bg: int) -> tuple[int, ...]:
     return tuple(_quantize(strip).tobytes())
 
 
+@cache
+def _blend_table(ink: str) -> np.ndarray:
+    """``table[bg, coverage]``: the :func:`ladder` of ``ink`` over every palette entry (64 KiB an ink)."""
+    return np.array([ladder(ink, bg) for bg in range(256)], dtype=np.uint8)
+
+
 # Rasterising a string (FreeType, ``getmask2``) was most of drawing a picture (≈ 250 µs per label of a 六爻
 # picture), and the labels recur from picture to picture (六親, 六神, 納甲, 世應, the board's branches): the
 # antialiased mask of a single-line label is kept per (text, size, weight, anchor, sub-pixel start).
@@ -197,6 +203,13 @@ def _draw_run(image: Image.Image, at_x: float, at_y: float, text: str, item: Tex
         if lo == hi:
             image.im.paste(_glyphs(*key, item.color, lo), box)
             return
+        # over mixed pixels (a 宿 name across a boundary, a body over a ray): each pixel's index from its own
+        # background index and the coverage, through the ladders of those backgrounds
+        bg = np.frombuffer(image.crop(box).tobytes(), dtype=np.uint8)
+        cover = np.frombuffer(mask.tobytes(), dtype=np.uint8)
+        mixed = _blend_table(item.color)[bg, cover]
+        image.im.paste(Image.frombytes("P", mask.size, mixed.tobytes()).im, box)
+        return
     region = image.crop(box)
     region.putpalette(source_palette())
     rgb = region.convert("RGB")
