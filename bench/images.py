@@ -130,7 +130,9 @@ def against(other: Path, rounds: int) -> None:
 
 def encodings(scenes_by_chart: dict[str, list[Callable[[], Scene]]]) -> None:
     print("\nPNG encoding, CPU ms / KiB per picture (same drawn images):")
-    print("  Pillow's encoder (zlib, its filter choice) at a level and strategy, then draw.encode (ISA-L, filter 0)")
+    print(
+        "  Pillow's encoder (zlib, its filter choice) at a level and strategy, then draw.encode (ISA-L, filter 0)"
+    )
     variants = [(1, zlib.Z_DEFAULT_STRATEGY), (3, zlib.Z_DEFAULT_STRATEGY), (6, zlib.Z_DEFAULT_STRATEGY)]
     variants += [(1, zlib.Z_RLE), (1, zlib.Z_FILTERED)]
     names = {zlib.Z_DEFAULT_STRATEGY: "default", zlib.Z_RLE: "rle", zlib.Z_FILTERED: "filtered"}

@@ -129,12 +129,14 @@ def text_mask(
 @lru_cache(maxsize=TEXT_MASKS_KEPT)
 def _glyphs(
     text: str, size: int, bold: bool, anchor: str, start: tuple[float, float], ink: str, bg: int
-) -> Image.Image:
-    """The text as palette indices over a uniform background ``bg``: its mask through :func:`ladder`."""
+) -> ImagingCore:
+    """The text as palette indices over a uniform background ``bg`` (Pillow's core image, pasted as it is):
+    its mask through :func:`ladder`."""
     mask, _ = text_mask(text, size, bold, anchor, start)
     # the coverage bytes read as indices, mapped on the core image (``Image.point`` rounds its 256-entry
     # table in Python on every call: ≈ 30 µs, a third of a label's cost on a 七政 wheel)
-    return Image.frombytes("P", mask.size, mask.tobytes()).im.point(ladder(ink, bg), None)
+    indices: ImagingCore = Image.frombytes("P", mask.size, mask.tobytes()).im.point(ladder(ink, bg), None)
+    return indices
 
 
 @lru_cache(maxsize=TEXT_MASKS_KEPT)
@@ -318,7 +320,13 @@ def encode(image: Image.Image) -> bytes:
     data.append(deflate.flush())
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
     return b"".join(
-        (PNG_SIGNATURE, _chunk(b"IHDR", header), _plte(), _chunk(b"IDAT", b"".join(data)), _chunk(b"IEND", b""))
+        (
+            PNG_SIGNATURE,
+            _chunk(b"IHDR", header),
+            _plte(),
+            _chunk(b"IDAT", b"".join(data)),
+            _chunk(b"IEND", b""),
+        )
     )
 
 

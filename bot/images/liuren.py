@@ -225,8 +225,8 @@ def static_items(lang: str) -> tuple[Primitive, ...]:
         xk = 30 + LESSON_WIDTH * k
         items.append(Segment(xk, top, xk, top + 250, "rule", 2))
     for number in range(1, 5):
-        x = WIDTH - 30 - LESSON_WIDTH * (number - 1) - LESSON_WIDTH / 2
-        items.append(Text(x, top + 30, label(lang, f"liuren.lesson.{number}"), 30, "muted"))
+        lesson_x = WIDTH - 30 - LESSON_WIDTH * (number - 1) - LESSON_WIDTH / 2
+        items.append(Text(lesson_x, top + 30, label(lang, f"liuren.lesson.{number}"), 30, "muted"))
     return tuple(items)
 
 

@@ -328,7 +328,8 @@ def _wheel(
         items += _palace_rules(palace_screen_start(branch))
     for p in palaces:
         mid = p.start + 15.0
-        items.append(_branch_text(p.branch, p.ming))  # its foot touches the 宿 ring: over the ring drawn again
+        # after the rings are drawn again: the branch's foot touches the 宿 ring
+        items.append(_branch_text(p.branch, p.ming))
         items.append(Text(*_point(mid, 348), p.house, 30, "muted"))
         if p.ming or p.shen:
             key = "qizheng.ming" if p.ming else "qizheng.shen"
