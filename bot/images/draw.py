@@ -192,30 +192,31 @@ LEFT_ANCHORS = frozenset({Anchor.LM, Anchor.LT})  # anchors whose x is the pen p
 
 def _draw_run(image: Image.Image, at_x: float, at_y: float, text: str, item: Text) -> None:
     """One line of text (no line break) of ``item``'s font, colour and anchor at (at_x, at_y)."""
-    start = (math.modf(at_x)[0], math.modf(at_y)[0])
-    key = (text, item.size, item.bold, item.anchor.value, start)
+    # as ``ImageDraw.text`` splits a point: the fractional part is FreeType's start, the truncated one the offset
+    key = (text, item.size, item.bold, item.anchor.value, (math.modf(at_x)[0], math.modf(at_y)[0]))
     mask, (dx, dy) = text_mask(*key)
-    if not mask.width or not mask.height:
+    width, height = mask.size
+    if not width or not height:
         return
     x, y = int(at_x) + dx, int(at_y) + dy
-    box = (x, y, x + mask.width, y + mask.height)
-    if x >= 0 and y >= 0 and box[2] <= image.width and box[3] <= image.height:
-        # on Pillow's core image: the Image wrappers (palette copies) cost more than the pixels here
-        lo, hi = image.im.crop(box).getextrema()
+    box = (x, y, x + width, y + height)
+    core = image.im  # Pillow's core image: the Image wrappers (palette copies) cost more than the pixels here
+    if x >= 0 and y >= 0 and box[2] <= core.size[0] and box[3] <= core.size[1]:
+        lo, hi = core.crop(box).getextrema()
         if lo == hi:
-            image.im.paste(_glyphs(*key, item.color, lo), box)
+            core.paste(_glyphs(*key, item.color, lo), box)
             return
         # over mixed pixels (a 宿 name across a boundary, a body over a ray): each pixel's index from its own
         # background index and the coverage, through the ladders of those backgrounds
         bg = np.frombuffer(image.crop(box).tobytes(), dtype=np.uint8)
         cover = np.frombuffer(mask.tobytes(), dtype=np.uint8)
         mixed = _blend_table(item.color)[bg, cover]
-        image.im.paste(Image.frombytes("P", mask.size, mixed.tobytes()).im, box)
+        core.paste(Image.frombytes("P", mask.size, mixed.tobytes()).im, box)
         return
     region = image.crop(box)
     region.putpalette(source_palette())
     rgb = region.convert("RGB")
-    rgb.paste(_rgb(item.color), (0, 0, mask.width, mask.height), mask)
+    rgb.paste(_rgb(item.color), (0, 0, width, height), mask)
     image.paste(_quantize(rgb), (x, y))
 
 
