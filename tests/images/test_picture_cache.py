@@ -122,3 +122,57 @@ def test_static_base_is_shared_and_drawn_as_if_in_one_pass() -> None:
     for scene in (a, b, liuyao.layout(liuyao_case(), "lzh").scene, qizheng.layout(qz, "ko", place).scene):
         one_pass = Scene(scene.width, scene.height, scene.drawn, scene.background)
         assert draw.render(scene).tobytes() == draw.render(one_pass).tobytes()
+
+
+def _many_scenes() -> list[Scene]:
+    from datetime import timedelta
+
+    from engine.core.cycle import Branch, GanZhi
+    from engine.liuren import chart_for_ju
+    from engine.liuyao import build_chart, cast_manual
+    from engine.qizheng import natal_chart
+
+    coins = ["797979", "686868", "877777", "777887", "696969", "788878", "978676", "667799", "777777"]
+    qz, place = qizheng_case()
+    start = datetime.fromisoformat("1950-05-17T14:30+09:00")
+    scenes = []
+    for lang in ("ko", "lzh"):
+        scenes += [liuren.layout(chart_for_ju(GanZhi.of(7 * i), i % 12 + 1), lang).scene for i in range(12)]
+        scenes += [
+            liuyao.layout(build_chart(cast_manual(c), Branch(i % 12), GanZhi.of(11 * i)), lang).scene
+            for i, c in enumerate(coins)
+        ]
+        for i in range(3):
+            chart = natal_chart(start + timedelta(days=4001 * i), place.lon, place.lat)
+            scenes.append(qizheng.layout(chart, lang, place).scene)
+    return scenes
+
+
+def test_lines_drawn_word_by_word_have_the_whole_lines_pixels() -> None:
+    """Every left-anchored line of several words (headers, the 七政 table) drawn alone through
+    ``draw.render`` — word by word from the word masks where the advances add up — is pixel for pixel
+    Pillow's rendering of the whole line, quantized."""
+    lines = {
+        t
+        for scene in _many_scenes()
+        for t in scene.texts()
+        if " " in t.text and t.anchor in draw.LEFT_ANCHORS
+    }
+    assert len(lines) > 100
+    split = 0
+    for t in sorted(lines, key=lambda t: (t.text, t.y)):
+        scene = Scene(1080, int(t.y) + 80, (t,))
+        words = t.text.split(" ")
+        space = draw.advance(" ", t.size, t.bold)
+        widths = sum(draw.advance(w, t.size, t.bold) for w in words) + space * (len(words) - 1)
+        split += widths == draw.advance(t.text, t.size, t.bold)
+        assert draw.render(scene).tobytes() == _rgb_then_quantized(scene).tobytes(), t.text
+    assert split > len(lines) / 2  # most lines did go word by word
+
+
+def test_liuren_and_liuyao_place_text_on_the_quarter_pixel_grid() -> None:
+    """``draw.snap`` moves no 大六壬 or 六爻 text (their pixels are those of the exact positions)."""
+    for scene in _many_scenes():
+        if scene.width == liuren.WIDTH and scene.height in (liuren.HEIGHT, liuyao.HEIGHT):
+            for t in scene.texts():
+                assert (draw.snap(t.x), draw.snap(t.y)) == (t.x, t.y), t
