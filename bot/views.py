@@ -10,16 +10,16 @@ template (escaped for the channel). Output has no trailing blank lines and at mo
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
+from bot import jsonio
 from bot.commands.base import Reply
 from bot.i18n import environment, gettext, given_terms, mark_given, one_reply, terms_given, typeset
 from bot.sanitize import clean
@@ -164,7 +164,7 @@ class _ReadingEntry:
         self.texts: dict[frozenset[str], str] = {}  # (terms of ``used`` given before) → text
 
 
-_READINGS: OrderedDict[tuple[str, str, str], _ReadingEntry] = OrderedDict()
+_READINGS: OrderedDict[tuple[str, str, bytes], _ReadingEntry] = OrderedDict()
 reading_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
 
 
@@ -183,7 +183,7 @@ def rendered_reading(lang: str, channel: str, readings: Any) -> Markup:
     """The reading partial for ``readings`` (the ``readings`` of a ``cast`` view) in ``lang`` for ``channel``,
     already escaped for the channel; cached (see above). Inside a reply, the terms it gives count as given."""
     before = given_terms()
-    key = (lang, channel, json.dumps(readings, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+    key = (lang, channel, jsonio.sorted_key(readings))
     entry = _READINGS.get(key)
     if entry is None:
         text, used = _render_reading(lang, channel, readings, frozenset())
@@ -252,35 +252,48 @@ def _liuren_gloss(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
 
 def _shensha_meanings(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
     """Each star's meaning (in ``lang``) and nature 吉/凶 (None: neither), from its definition (seed 000/002)."""
+    rows = context.get("stars") or ()
+    meanings, natures, counts, positions = _star_natures(lang, tuple(row["id"] for row in rows))
+    month = context.get("month")
+    # seed 000's four seasons 寅卯辰 巳午未 申酉戌 亥子丑 (as bot.cli.shensha.SEASONS)
+    season = "春夏秋冬"[((Branch.from_char(month) - Branch.YIN) % 12) // 3] if month else None
+    return {
+        "star_meaning": meanings,
+        "star_nature": natures,
+        "season": season,
+        "nature_counts": counts,
+        "stars_of_nature": {nature: [rows[i] for i in at] for nature, at in positions},
+    }
+
+
+@lru_cache(maxsize=256)
+def _star_natures(
+    lang: str, ids: tuple[str, ...]
+) -> tuple[
+    dict[str, str], dict[str, str | None], dict[str, int], tuple[tuple[str | None, tuple[int, ...]], ...]
+]:
+    """(meaning by id, nature by id, the counts 吉 / 凶 / neither, the positions of the stars of each nature)
+    of a star list: what the pages count and list, computed once per list (≈ 170 stars: Jinja's
+    select/selectattr tests over them were most of rendering a 神煞 reply; the look-ups, most of the rest).
+    The same for every ``/shensha`` of that hour, so cached; shared values: never mutate them."""
     from engine.shensha import star
 
     meanings: dict[str, str] = {}
     natures: dict[str, str | None] = {}
-    for row in context.get("stars") or ():
-        definition = star(row["id"])
-        meanings[row["id"]] = definition.meaning.get(lang) or ""
-        natures[row["id"]] = definition.nature
-    month = context.get("month")
-    # seed 000's four seasons 寅卯辰 巳午未 申酉戌 亥子丑 (as bot.cli.shensha.SEASONS)
-    season = "春夏秋冬"[((Branch.from_char(month) - Branch.YIN) % 12) // 3] if month else None
-    # what the pages count and list, computed once here (≈ 170 stars: Jinja's select/selectattr tests over
-    # them were most of rendering a 神煞 reply)
-    of_nature: dict[str | None, list[Any]] = {}
-    for row in context.get("stars") or ():
-        of_nature.setdefault(natures[row["id"]], []).append(row)
+    for star_id in ids:
+        definition = star(star_id)
+        meanings[star_id] = definition.meaning.get(lang) or ""
+        natures[star_id] = definition.nature
+    of_nature: dict[str | None, list[int]] = {}
+    for i, star_id in enumerate(ids):
+        of_nature.setdefault(natures[star_id], []).append(i)
     values = list(natures.values())
     counts = {
         "ji": values.count("吉"),
         "xiong": values.count("凶"),
         "other": sum(1 for v in values if v not in ("吉", "凶")),
     }
-    return {
-        "star_meaning": meanings,
-        "star_nature": natures,
-        "season": season,
-        "nature_counts": counts,
-        "stars_of_nature": of_nature,
-    }
+    return meanings, natures, counts, tuple((k, tuple(v)) for k, v in of_nature.items())
 
 
 def _liuyao_stars(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bot import jsonio
 from bot.commands.base import CommandError, Incoming, Reply, reply
 from bot.context import AppContext
 from bot.pictures import source as picture_source
@@ -134,7 +134,7 @@ async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> 
     """Store a cast in the user's history and answer with the view; ``/show N`` answers the same: the reply is
     made of the very JSON that is stored (one ``dumps`` each, read back)."""
     texts = dumps(dict(rec.context)), dumps(dict(rec.inputs)), dumps(dict(rec.options))
-    context, inputs, options = (json.loads(text) for text in texts)
+    context, inputs, options = (jsonio.loads(text) for text in texts)
     created = (await ctx.clock.now()).isoformat(timespec="seconds")
     seq = await ctx.storage.add_history(
         incoming.user_key,

@@ -35,6 +35,7 @@ from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bot import jsonio
 from bot.schedule_time import due_after, latest_due, pending_due
 from bot.storage.backend import Backend, Params, Row, Tx
 from bot.storage.sqlite import SqliteBackend
@@ -126,7 +127,7 @@ def _loads_or_none(row: Row, column: str) -> Mapping[str, Any] | None:
     if column not in row.keys():
         return None
     raw = row[column]
-    return json.loads(raw) if raw else None
+    return jsonio.loads(raw) if raw else None
 
 
 def _now() -> str:
@@ -142,7 +143,7 @@ class JsonText(str):
 
 def dumps(obj: Any) -> JsonText:
     """The storage's JSON of ``obj`` (compact, key order kept: it is display order)."""
-    return JsonText(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+    return JsonText(jsonio.dumps(obj))
 
 
 def _dumps(obj: Any) -> str:
@@ -254,7 +255,7 @@ class Storage:
             tz=row["tz"],
             longitude=row["longitude"],
             latitude=row["latitude"],
-            options=json.loads(row["options"] or "{}"),
+            options=jsonio.loads(row["options"] or "{}"),
             place_name=_loads_or_none(row, "place_name"),
             birth=_loads_or_none(row, "birth"),
         )
@@ -368,10 +369,10 @@ class Storage:
             seq=row["seq"],
             kind=row["kind"],
             command=row["command"],
-            inputs=json.loads(row["inputs"]),
-            options=json.loads(row["options"]),
+            inputs=jsonio.loads(row["inputs"]),
+            options=jsonio.loads(row["options"]),
             view=row["view"],
-            context=json.loads(row["context"]),
+            context=jsonio.loads(row["context"]),
             created_at=row["created_at"],
         )
 
