@@ -23,12 +23,16 @@ def dumps(obj: Any) -> str:
     return orjson.dumps(obj, option=_OPTIONS).decode("utf-8")
 
 
-def loads(text: str | bytes) -> Any:
+def loads(text: str) -> Any:
     """The value of a JSON text."""
+    if type(text) is not str:  # a subclass (``bot.storage.JsonText``): orjson reads str itself only
+        text = str(text)
     try:
         return orjson.loads(text)
-    except orjson.JSONDecodeError:  # NaN / Infinity of an old row (json.dumps wrote them): the slow reader
-        return json.loads(text)
+    except orjson.JSONDecodeError:
+        if "NaN" not in text and "Infinity" not in text:
+            raise
+        return json.loads(text)  # an old row's NaN / Infinity (json.dumps wrote them; orjson reads neither)
 
 
 def sorted_key(obj: Any) -> bytes:

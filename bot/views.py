@@ -381,16 +381,61 @@ def _view_template(lang: str, channel: str, view: str) -> jinja2.Template:
 
 _BLANKS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
+# ---- pages rendered as a head of their own and a shared body (issue #18) --------------------------------
+# The first page of ``/cast now`` and ``/shensha`` is, but for its first lines (the reply's number and the time
+# asked), the same text for every reply of that 課 or day in one 時辰 — 150 users asking within the hour get
+# the same body. Such a page's template is ``{% include head %}{% include body %}``; ``render`` renders the head
+# per reply and takes the body from a bounded cache keyed by (language, channel, body, the terms the head gave
+# as 한글(漢字), the canonical JSON of the context without the head's keys). The body is rendered without the
+# head's keys in its context (StrictUndefined: a body that read one would fail, never be cached wrong).
+# page view → (head view, body view, the context keys only the head reads)
+SPLIT_PAGES: Mapping[str, tuple[str, str, frozenset[str]]] = {
+    "cast_brief": ("cast_head", "cast_brief_body", frozenset({"no", "when"})),
+    "shensha_brief": ("shensha_head", "shensha_brief_body", frozenset({"no", "when"})),
+}
+BODY_CACHE_SIZE = 512
+# key → (the body's text, the terms it gave as 한글(漢字))
+_BODIES: OrderedDict[tuple[str, str, str, frozenset[str], bytes], tuple[str, frozenset[str]]] = OrderedDict()
+body_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
+
+
+def _render_split(reply: Reply, channel: str, page: str | None, view: str) -> str:
+    head_view, body_view, head_keys = SPLIT_PAGES[view]
+    common = {"view": reply.view, "channel": channel, "page": page}
+    head = _view_template(reply.lang, channel, head_view).render(**reply.context, **common)
+    shared = {k: v for k, v in reply.context.items() if k not in head_keys}
+    before = given_terms() or frozenset()
+    key = (reply.lang, channel, body_view, before, jsonio.sorted_key(shared))
+    found = _BODIES.get(key)
+    if found is None:
+        extra = VIEW_EXTRAS.get(reply.view)
+        if extra:
+            shared.update(extra(reply.lang, shared))
+        with terms_given(before) as given:
+            text = _view_template(reply.lang, channel, body_view).render(**shared, **common)
+        found = _BODIES[key] = (text, frozenset(given or ()) - before)
+        while len(_BODIES) > BODY_CACHE_SIZE:
+            _BODIES.popitem(last=False)
+        body_cache_stats["miss"] += 1
+    else:
+        _BODIES.move_to_end(key)
+        body_cache_stats["hit"] += 1
+    mark_given(found[1])
+    return head + found[0]
+
 
 def render(reply: Reply, channel: str, page: str | None = None) -> str:
     """The text of ``reply`` for ``channel`` ("telegram" | "discord" | "console"); ``page`` one of
     :func:`pages_of` ``(reply.view)`` (None: the whole view, as before pages existed)."""
     view = page_view(reply.view, page)
-    template = _view_template(reply.lang, channel, view)
-    extra = VIEW_EXTRAS.get(reply.view)
-    context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
     with one_reply():
-        text = template.render(**context, view=reply.view, channel=channel, page=page)
+        if view in SPLIT_PAGES:
+            text = _render_split(reply, channel, page, view)
+        else:
+            template = _view_template(reply.lang, channel, view)
+            extra = VIEW_EXTRAS.get(reply.view)
+            context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
+            text = template.render(**context, view=reply.view, channel=channel, page=page)
     text = "\n".join(
         line.rstrip() for line in clean(typeset(reply.lang, text)).split("\n")
     )  # no controls/bidi

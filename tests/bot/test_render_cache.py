@@ -28,10 +28,11 @@ INCLUDE = (
 
 def reference_render(reply, channel: str) -> str:
     """``views.render(reply, channel)`` of a whole ``cast`` view with the reading partial included, uncached."""
-    source = resources.files("templates").joinpath("console/cast.txt.j2").read_text("utf-8")
+    source = resources.files("templates").joinpath("console/cast_body.txt.j2").read_text("utf-8")
     assert "{{ rendered_reading(readings) }}" in source
     env = views.channel_environment(reply.lang, channel)
-    template = env.from_string(source.replace("{{ rendered_reading(readings) }}", INCLUDE))
+    body = source.replace("{{ rendered_reading(readings) }}", INCLUDE)
+    template = env.from_string(f'{{% include "console/cast_head.txt.j2" %}}\n{body}')
     context = {**dict(reply.context), **views.VIEW_EXTRAS["cast"](reply.lang, reply.context)}
     with one_reply():
         text = template.render(**context, view="cast", channel=channel, page=None)

@@ -37,7 +37,7 @@ def _source(name: str) -> str:
 
 def reference_render(reply, channel: str, page: str) -> str:
     """``views.render(reply, channel, page)`` with the two templates as they were before the extras."""
-    brief, kind = _source("console/shensha_brief.txt.j2"), _source("chat/shensha_kind.txt.j2")
+    brief, kind = _source("console/shensha_brief_body.txt.j2"), _source("chat/shensha_kind.txt.j2")
     assert NEW_BRIEF in brief and NEW_KIND in kind
     base = views.channel_environment(reply.lang, channel)
     env = base.overlay(
@@ -45,7 +45,7 @@ def reference_render(reply, channel: str, page: str) -> str:
             [
                 jinja2.DictLoader(
                     {
-                        "console/shensha_brief.txt.j2": brief.replace(NEW_BRIEF, OLD_BRIEF),
+                        "console/shensha_brief_body.txt.j2": brief.replace(NEW_BRIEF, OLD_BRIEF),
                         "chat/shensha_kind.txt.j2": kind.replace(NEW_KIND, OLD_KIND),
                     }
                 ),
