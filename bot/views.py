@@ -14,7 +14,7 @@ import re
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
 from markupsafe import Markup
@@ -164,8 +164,39 @@ class _ReadingEntry:
         self.texts: dict[frozenset[str], str] = {}  # (terms of ``used`` given before) → text
 
 
-_READINGS: OrderedDict[tuple[str, str, bytes], _ReadingEntry] = OrderedDict()
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class BoundedCache(OrderedDict[_K, _V]):
+    """The render caches: the least recently used entry dropped past ``limit()`` entries (read when an
+    entry is added, so a module's size constant can be changed), hits and misses counted in ``stats``."""
+
+    def __init__(self, limit: Callable[[], int], stats: Counter[str]) -> None:
+        super().__init__()
+        self.limit = limit
+        self.stats = stats
+
+    def find(self, key: _K) -> _V | None:
+        found = self.get(key)
+        if found is None:
+            self.stats["miss"] += 1
+        else:
+            self.move_to_end(key)
+            self.stats["hit"] += 1
+        return found
+
+    def keep(self, key: _K, value: _V) -> _V:
+        self[key] = value
+        while len(self) > self.limit():
+            self.popitem(last=False)
+        return value
+
+
 reading_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
+_READINGS: BoundedCache[tuple[str, str, bytes], _ReadingEntry] = BoundedCache(
+    lambda: READING_CACHE_SIZE, reading_cache_stats
+)
 
 
 def _render_reading(
@@ -184,18 +215,11 @@ def rendered_reading(lang: str, channel: str, readings: Any) -> Markup:
     already escaped for the channel; cached (see above). Inside a reply, the terms it gives count as given."""
     before = given_terms()
     key = (lang, channel, jsonio.sorted_key(readings))
-    entry = _READINGS.get(key)
+    entry = _READINGS.find(key)
     if entry is None:
         text, used = _render_reading(lang, channel, readings, frozenset())
-        entry = _ReadingEntry(frozenset(used))
+        entry = _READINGS.keep(key, _ReadingEntry(frozenset(used)))
         entry.texts[frozenset()] = text
-        _READINGS[key] = entry
-        while len(_READINGS) > READING_CACHE_SIZE:
-            _READINGS.popitem(last=False)
-        reading_cache_stats["miss"] += 1
-    else:
-        _READINGS.move_to_end(key)
-        reading_cache_stats["hit"] += 1
     seen = entry.used & before if before is not None else frozenset()
     cached = entry.texts.get(seen)
     if cached is None:
@@ -394,9 +418,11 @@ SPLIT_PAGES: Mapping[str, tuple[str, str, frozenset[str]]] = {
     "shensha_brief": ("shensha_head", "shensha_brief_body", frozenset({"no", "when"})),
 }
 BODY_CACHE_SIZE = 512
-# key → (the body's text, the terms it gave as 한글(漢字))
-_BODIES: OrderedDict[tuple[str, str, str, frozenset[str], bytes], tuple[str, frozenset[str]]] = OrderedDict()
 body_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
+# key → (the body's text, the terms it gave as 한글(漢字))
+_BODIES: BoundedCache[tuple[str, str, str, frozenset[str], bytes], tuple[str, frozenset[str]]] = BoundedCache(
+    lambda: BODY_CACHE_SIZE, body_cache_stats
+)
 
 
 def _render_split(reply: Reply, channel: str, page: str | None, view: str) -> str:
@@ -406,20 +432,14 @@ def _render_split(reply: Reply, channel: str, page: str | None, view: str) -> st
     shared = {k: v for k, v in reply.context.items() if k not in head_keys}
     before = given_terms() or frozenset()
     key = (reply.lang, channel, body_view, before, jsonio.sorted_key(shared))
-    found = _BODIES.get(key)
+    found = _BODIES.find(key)
     if found is None:
         extra = VIEW_EXTRAS.get(reply.view)
         if extra:
             shared.update(extra(reply.lang, shared))
         with terms_given(before) as given:
             text = _view_template(reply.lang, channel, body_view).render(**shared, **common)
-        found = _BODIES[key] = (text, frozenset(given or ()) - before)
-        while len(_BODIES) > BODY_CACHE_SIZE:
-            _BODIES.popitem(last=False)
-        body_cache_stats["miss"] += 1
-    else:
-        _BODIES.move_to_end(key)
-        body_cache_stats["hit"] += 1
+        found = _BODIES.keep(key, (text, frozenset(given or ()) - before))
     mark_given(found[1])
     return head + found[0]
 

@@ -131,14 +131,12 @@ class Record:
 
 
 async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> Reply:
-    """Store a cast in the user's history and answer with the view; ``/show N`` answers the same.
-
-    The reply is made of ``rec.context`` itself, not of its JSON read back (#18: reading back a 20 kB 大六壬
-    context cost ≈ 0.1 ms a command): a context is JSON-plain (dicts with string keys, lists, strings,
-    numbers, booleans, None — never a tuple or an object), so the stored text reads back equal to it
-    (``tests/bot/test_show_equals_reply.py`` checks every kind, channel and page). Its values may be shared
-    with the commands' caches: nothing downstream mutates a reply's context."""
+    """Store a cast in the user's history and answer with the view; ``/show N`` answers the same: the reply is
+    made of the very JSON that is stored (one ``dumps`` each, read back; ``bot.jsonio``, orjson). Reading it
+    back also gives the reply a context of its own: the commands' caches (the 大六壬 reading, the 神煞 stars)
+    are never handed out to be changed."""
     texts = dumps(dict(rec.context)), dumps(dict(rec.inputs)), dumps(dict(rec.options))
+    context, inputs, options = (jsonio.loads(text) for text in texts)
     created = (await ctx.clock.now()).isoformat(timespec="seconds")
     seq = await ctx.storage.add_history(
         incoming.user_key,
@@ -152,9 +150,7 @@ async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> 
     )
     if ctx.settings.history_limit:  # retention (SIKPAN_HISTORY_LIMIT); unset keeps every cast
         await ctx.storage.prune_history(incoming.user_key, ctx.settings.history_limit)
-    # the picture is drawn from the inputs and options as stored (small: read back)
-    inputs, options = jsonio.loads(texts[1]), jsonio.loads(texts[2])
-    return reply(rec.view, **rec.context, no=seq, picture=picture_source(rec.kind, inputs, options))
+    return reply(rec.view, **context, no=seq, picture=picture_source(rec.kind, inputs, options))
 
 
 def parse_bool(value: str, name: str) -> bool:

@@ -1,7 +1,7 @@
-"""A fresh cast's reply is made of its context as built, not read back from the history row (issue #18,
-``bot.commands._common.record_and_reply``): it must equal what ``/show N`` makes of the stored row — the
-context value for value (a tuple or a non-string key would read back as a list or a string and differ), and
-the text of every page on every channel, in both languages and after the caches are warm."""
+"""A fresh cast's reply equals what ``/show N`` makes of the stored row (``bot.commands._common.
+record_and_reply``, issue #18: its JSON through orjson): the context value for value (a tuple or a non-string
+key of a view model would read back as a list or a string), and the text of every page on every channel, in
+both languages and after the caches are warm."""
 
 from __future__ import annotations
 
