@@ -157,7 +157,7 @@ def retry_after_seconds(value: int | float | timedelta | None) -> float:
     return max(0.0, float(value))
 
 
-_NO_PREVIEW = {"is_disabled": True}  # LinkPreviewOptions: no link previews under a reply
+NO_PREVIEW = {"is_disabled": True}  # LinkPreviewOptions: no link previews under a reply
 
 
 def _reply_to(message_id: int | None) -> dict[str, Any] | None:
@@ -672,8 +672,10 @@ class TelegramSender:
                                         "chat_id": chat_id,
                                         "text": part,
                                         "parse_mode": ParseMode.HTML,
-                                        "link_preview_options": _NO_PREVIEW,
-                                        "reply_parameters": _reply_to(reply_to_message_id if index == 0 else None),
+                                        "link_preview_options": NO_PREVIEW,
+                                        "reply_parameters": _reply_to(
+                                            reply_to_message_id if index == 0 else None
+                                        ),
                                         "reply_markup": reply_markup if last else None,
                                     },
                                 ),
@@ -709,7 +711,9 @@ class TelegramSender:
                             await _call_back(self.on_blocked, self.platform, chat, exc.message)
                             return SendOutcome(False, len(sent_ids), tuple(sent_ids), "chat_not_found", chat)
                         if reused is not None:  # a file_id Telegram no longer takes: the bytes are uploaded
-                            log.info("telegram: file_id refused for chat %s (%s), uploading", chat, exc.message)
+                            log.info(
+                                "telegram: file_id refused for chat %s (%s), uploading", chat, exc.message
+                            )
                             self._photo_ids.pop(digest, None)
                             self.photo_refused += 1
                             continue
