@@ -419,6 +419,23 @@ def serve_fake() -> None:
     asyncio.run(main())
 
 
+def start_fake() -> tuple[subprocess.Popen[bytes], str]:
+    """:func:`serve_fake` started as a child process: (the process, its base URL); closing its stdin ends it."""
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "_fake"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    return proc, proc.stdout.readline().decode().strip()
+
+
+def stop_fake(proc: subprocess.Popen[bytes]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait(timeout=30)
+
+
 async def transports(requests: int, levels: list[int]) -> list[dict[str, Any]]:
     """CPU of this process per ``sendMessage`` through each transport, at several requests in flight."""
     import telegram
@@ -426,13 +443,7 @@ async def transports(requests: int, levels: list[int]) -> list[dict[str, Any]]:
 
     from bot.telegram.request import AiohttpRequest
 
-    proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "_fake"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stdin is not None
-    base_url = proc.stdout.readline().decode().strip()
+    proc, base_url = start_fake()
     rows: list[dict[str, Any]] = []
     try:
         for level in levels:
@@ -457,8 +468,7 @@ async def transports(requests: int, levels: list[int]) -> list[dict[str, Any]]:
                     "requests_per_s": round(requests / (t1 - t0)),
                 })  # fmt: skip
     finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
+        stop_fake(proc)
     return rows
 
 
@@ -481,13 +491,7 @@ async def sends(requests: int) -> list[dict[str, Any]]:
         Image.new("RGB", (800, 600), (40 * i, 90, 160)).save(out, format="PNG")
         return out.getvalue()
 
-    proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "_fake"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stdin is not None
-    base_url = proc.stdout.readline().decode().strip()
+    proc, base_url = start_fake()
     text = "<b>甲子</b> 하루 " * 40
     labels = [("盤", "p:1:brief"), ("讀", "p:1:read"), ("解", "p:1:gloss"), ("審", "p:1:trace")]
     pictures = [png(i) for i in range(4)]
@@ -530,8 +534,7 @@ async def sends(requests: int) -> list[dict[str, Any]]:
                         "cpu_ms_per_reply": round(cpu * 1000 / requests, 3),
                     })  # fmt: skip
     finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
+        stop_fake(proc)
     return rows
 
 
