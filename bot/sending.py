@@ -167,9 +167,10 @@ def _reply_to(message_id: int | None) -> dict[str, Any] | None:
     return {"message_id": message_id, "allow_sending_without_reply": True}
 
 
-async def telegram_call(bot: Any, method: str, params: Mapping[str, Any]) -> Any:
-    """One Bot API method of ``bot`` (a python-telegram-bot ``Bot``) through its request layer; returns the
-    answer's ``result`` as JSON (for a sent message: a dict with ``message_id`` …), never a PTB object.
+async def telegram_call(bot: Any, endpoint: str, params: Mapping[str, Any]) -> Any:
+    """One Bot API method (``endpoint``: ``sendMessage`` …) of ``bot`` (a python-telegram-bot ``Bot``) through
+    its request layer; returns the answer's ``result`` as JSON (for a sent message: a dict with ``message_id``
+    …), never a PTB object.
 
     ``Bot.send_message`` and the like end in the same ``BaseRequest.post``, so the errors are PTB's own —
     ``RetryAfter``, ``ChatMigrated``, ``Forbidden``, ``BadRequest``, ``InvalidToken``, ``TimedOut`` /
@@ -184,7 +185,7 @@ async def telegram_call(bot: Any, method: str, params: Mapping[str, Any]) -> Any
     from telegram.request._requestparameter import RequestParameter
 
     data = RequestData([RequestParameter.from_input(k, v) for k, v in params.items() if v is not None])
-    return await bot.request.post(f"{bot.base_url}/{method}", request_data=data)
+    return await bot.request.post(f"{bot.base_url}/{endpoint}", request_data=data)
 
 
 # ---------------------------------------------------------------------------------------------- Telegram HTML
