@@ -35,6 +35,8 @@ def stdlib(obj) -> str:
 def test_the_text_is_the_standard_librarys(value):
     assert jsonio.dumps(value) == stdlib(value)
     assert jsonio.loads(jsonio.dumps(value)) == json.loads(stdlib(value))
+    assert jsonio.loads(jsonio.encode(value)) == json.loads(stdlib(value))  # from the bytes
+    assert jsonio.encode(value) == stdlib(value).encode("utf-8")
 
 
 @pytest.mark.parametrize(
