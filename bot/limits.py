@@ -2,7 +2,10 @@
 
 Two kinds of budget, both *reserving*: :meth:`Limiter.acquire` takes the next slot the budget allows (in
 the order the calls came: FIFO, fair across processes with Redis), sleeps until it and returns that slot's
-time on the limiter's clock (``time.monotonic``), so a waiting send costs one reservation, not a poll.
+time on the limiter's clock (``time.monotonic``), so a waiting send costs one reservation, not a poll — except
+while a :class:`Window` has ``count`` slots unsettled: then the reservation is refused and asked again (at
+the blocking slot's time, or every :data:`POLL` seconds while it is in flight), and the refused calls are
+served in the order their retries come.
 
 - :class:`Rate` — a token bucket in its GCRA form ("generic cell rate algorithm"): ``tokens`` per ``per``
   seconds, at most ``burst`` at once after a quiet spell. State: the theoretical arrival time (TAT) of the

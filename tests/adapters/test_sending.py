@@ -314,7 +314,7 @@ def test_a_discord_heading_moves_on_with_its_text():
 async def test_the_overall_pacer_allows_a_burst_of_a_second_and_never_exceeds_the_platforms_window(tg, bot):
     """Issue #18: replies to different chats arriving together are not held behind each other up to one
     second's worth (28 at 28/s: bot.limits.Window.of_rate); then the window holds, so no second of the fake's
-    log has more than the platform's 30 (a token bucket of burst 28 refilled at 28/s lets 56 through within
+    log has more than 28, under the platform's 30 (a token bucket of burst 28 refilled at 28/s lets 56 through within
     one second, which the platform answers with 429)."""
     waits: list[float] = []
 
@@ -332,9 +332,9 @@ async def test_the_overall_pacer_allows_a_burst_of_a_second_and_never_exceeds_th
     assert all(o.ok for o in outcomes) and len(waits) >= 28
     times = sorted(c.at for c in tg.calls if c.method == "sendMessage" and c.status == 200)
     assert len(times) == 56
-    assert times[28] - times[0] >= 0.9  # the 29th about 29/28 s after the first (reserved exactly then)
+    assert times[28] - times[0] >= 1.0  # the 29th a second after the first ended (counted until its end)
     most = max(sum(1 for t in times if a <= t < a + 1.0) for a in times)
-    assert most <= 30, " ".join(f"{t - times[0]:.3f}" for t in times)
+    assert most <= 28, " ".join(f"{t - times[0]:.3f}" for t in times)
 
 
 def _mark_recorder() -> tuple[list[float], Any]:
