@@ -55,6 +55,7 @@ not its wait.
 from __future__ import annotations
 
 import asyncio
+import functools
 import heapq
 import itertools
 import logging
@@ -160,6 +161,20 @@ class Limiter(Protocol):
 Sleep = Callable[[float], Awaitable[Any]]
 
 
+async def _wait_for_slot(sleep: Sleep, wait: float, unused: Callable[[], Awaitable[None]]) -> None:
+    """Sleep until a granted slot; a sleep that does not end (cancelled) calls ``unused`` (settles the slot:
+    it will not be used)."""
+    if wait <= 0:
+        return
+    waited = False
+    try:
+        await sleep(wait)
+        waited = True
+    finally:
+        if not waited:
+            await unused()
+
+
 class _Reserving:
     """A local budget for one key: :meth:`reserve` places the next slot, :meth:`acquire` waits for it."""
 
@@ -190,14 +205,13 @@ class _Reserving:
             if reservation.granted:
                 break
             await self._sleep(reservation.wait)
-        if reservation.wait > 0:
-            waited = False
-            try:
-                await self._sleep(reservation.wait)
-                waited = True
-            finally:
-                if not waited and reservation.member is not None:
-                    self.settle(int(reservation.member))
+        member = reservation.member
+
+        async def unused() -> None:
+            if member is not None:
+                self.settle(int(member))
+
+        await _wait_for_slot(self._sleep, reservation.wait, unused)
         return reservation
 
     async def acquire(self) -> float:
@@ -513,14 +527,7 @@ class RedisLimiter:
                 await self._sleep(reservation.wait)
                 continue
             slot = Slot(self._clock() + reservation.wait, key, reservation.member, budget)
-            if reservation.wait > 0:
-                waited = False
-                try:
-                    await self._sleep(reservation.wait)
-                    waited = True
-                finally:
-                    if not waited:  # cancelled: the slot will not be used
-                        await self.settle(slot)
+            await _wait_for_slot(self._sleep, reservation.wait, functools.partial(self.settle, slot))
             return slot
 
     async def _rescore(self, slot: Slot, offset: float) -> bool:
