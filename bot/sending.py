@@ -14,8 +14,8 @@ Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
       the request ends, or when it is not made), and no slot is granted while 28 are unsettled; a request
       leaving more than ``max_late`` after its slot (the mark's commit) marks its slot in flight from then
       (:meth:`bot.limits.Limiter.depart`); per chat 1 msg/s with a burst of ``per_chat_burst`` (default 3, so a
-      split reply is not held back), per group 20 msg/min (a burst of 20). A token bucket with a burst of one second (python-telegram-
-      bot's ``AIORateLimiter``, an ``aiolimiter.AsyncLimiter(30, 1)``) lets twice the rate into one second
+      split reply is not held back), per group 20 msg/min (a burst of 20). A token bucket with a burst of one
+      second (python-telegram-bot's ``AIORateLimiter``, an ``aiolimiter.AsyncLimiter(30, 1)``) lets twice the rate into one second
       after a quiet spell, which the platform's window answers with 429; the window does not. A burst of 1
       held every reply behind the one before it: at 20 commands/s (Poisson) the p99 wait was ~240 ms (issue
       #18). A send with ``before_request`` (a daily reading, marked ``sending`` just before its request) is
@@ -454,10 +454,9 @@ class TelegramSender:
         # the budgets (bot.limits): in this process, or shared by every process through Redis.
         # Overall: a sliding window like the platform's own rule (bot.limits.Window.of_rate: 28/s → at most 28
         # in any second, each counted until its request ended), so a second's worth may go at once after a quiet
-        # spell, never more. Sends that mark
-        # a delivery before their request (``before_request``: the daily readings) are also spaced one at a
-        # time at the overall rate, without the burst: a kill -9 then finds at most about one reading marked
-        # ``sending`` whose request had not yet left (docs/reliability.md).
+        # spell, never more. Sends that mark a delivery before their request (``before_request``: the daily
+        # readings) are also spaced one at a time at the overall rate, without the burst: a kill -9 then finds
+        # at most about one reading marked ``sending`` whose request had not yet left (docs/reliability.md).
         self.limiter: Limiter = limiter if limiter is not None else LocalLimiter(sleep=sleep)
         self._overall = Window.of_rate(overall_rate)
         self._marked_rate = Rate(overall_rate, 1.0, 1.0)
