@@ -7,14 +7,14 @@ percentile and maximum wall ms, the median CPU ms (process time: what a picture 
 a shared machine), the image size and the PNG size. Target (issue 14): median ≤ 50 ms per image.
 
 Stages are also reported separately (CPU ms): ``layout`` (pure model and scene), ``draw`` (Pillow
-rasterising on the fixed palette), ``png`` (``draw.encode``: zlib and the PNG chunks).
+rasterising on the fixed palette), ``png`` (``draw.encode``: deflate and the PNG chunks).
 
 ``--against DIR`` also times ``render_* → PNG bytes`` of the same charts with the checkout in DIR (for
 example main before a change), in a subprocess, alternating with this checkout three times; it prints the
 CPU ms per picture of both and their ratio (this / DIR), so both are measured under the same load; "again"
 is a second pass over the same charts (the text-mask cache warm, as in a bot that has run for a while).
-``--encodings`` prints, per type, the PNG CPU ms and size for zlib levels and strategies (how
-``draw.PNG_COMPRESS_*`` was chosen).
+``--encodings`` prints, per type, the PNG CPU ms and size of Pillow's encoder at zlib levels and strategies
+beside ``draw.encode`` (ISA-L, unfiltered rows: how ``draw.PNG_COMPRESS_LEVEL`` and the encoder were chosen).
 """
 
 from __future__ import annotations
@@ -130,6 +130,9 @@ def against(other: Path, rounds: int) -> None:
 
 def encodings(scenes_by_chart: dict[str, list[Callable[[], Scene]]]) -> None:
     print("\nPNG encoding, CPU ms / KiB per picture (same drawn images):")
+    print(
+        "  Pillow's encoder (zlib, its filter choice) at a level and strategy, then draw.encode (ISA-L, filter 0)"
+    )
     variants = [(1, zlib.Z_DEFAULT_STRATEGY), (3, zlib.Z_DEFAULT_STRATEGY), (6, zlib.Z_DEFAULT_STRATEGY)]
     variants += [(1, zlib.Z_RLE), (1, zlib.Z_FILTERED)]
     names = {zlib.Z_DEFAULT_STRATEGY: "default", zlib.Z_RLE: "rle", zlib.Z_FILTERED: "filtered"}
@@ -144,6 +147,11 @@ def encodings(scenes_by_chart: dict[str, list[Callable[[], Scene]]]) -> None:
                 size += len(out.getvalue())
             ms = (CPU() - t0) / len(images) * 1000
             cells.append(f"L{level} {names[strategy]} {ms:.1f} ms {size / len(images) / 1024:.0f} KiB")
+        t0, size = CPU(), 0
+        for image in images:
+            size += len(draw.encode(image))
+        ms = (CPU() - t0) / len(images) * 1000
+        cells.append(f"isal L{draw.PNG_COMPRESS_LEVEL} (now) {ms:.1f} ms {size / len(images) / 1024:.0f} KiB")
         print(f"  {chart:8} " + " | ".join(cells))
 
 

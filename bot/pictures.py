@@ -71,7 +71,7 @@ def render(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
     return None
 
 
-# Drawing is 10–30 ms of CPU (Pillow rasterising and PNG encoding: ``bench/images.py``) against ~1 ms for the
+# Drawing is 1–5 ms of CPU (Pillow rasterising and PNG encoding: ``bench/images.py``) against ~1 ms for the
 # chart and its scene, and many replies draw the same scene: every ``/cast now`` of one 時辰 in one language,
 # a page button that puts the picture back. The PNG is a pure function of the scene (``bot.images.draw``), so
 # the last PICTURES_KEPT scenes keep their bytes (≈ 40–100 KiB each; lru_cache is thread-safe).
@@ -90,7 +90,7 @@ _drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
 
 
 async def render_async(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
-    """:func:`render` off the event loop, one picture at a time (5–20 ms of CPU each, ``bench/images.py``): a
+    """:func:`render` off the event loop, one picture at a time (1–5 ms of CPU each, ``bench/images.py``): a
     burst of casts neither holds up other chats' updates nor takes more than one core."""
     if not src:
         return None

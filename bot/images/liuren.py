@@ -8,6 +8,7 @@ built from that model only, so tests can check the model against the chart and t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from bot.images.labels import label
 from bot.images.scene import Anchor, Box, Primitive, Scene, Segment, Text
@@ -18,6 +19,8 @@ WIDTH = 1080
 HEIGHT = 1230
 CELL = 165
 BOARD_X, BOARD_Y = 30, 236
+LESSONS_TOP = BOARD_Y + 4 * CELL + 70.0  # the 四課 panel
+LESSON_WIDTH = (WIDTH - 60) / 4
 
 # 地盤 places of the square board (spec/liuren.md §1 as practitioners draw it, bot/cli/cast.py board_rows):
 # 巳午未申 on top, 辰卯 down the left, 酉戌 down the right, 寅丑子亥 at the bottom; (column, row).
@@ -130,10 +133,9 @@ def board_cells(chart: Chart) -> tuple[BoardCell, ...]:
 
 def lesson_cells(chart: Chart) -> tuple[LessonCell, ...]:
     """四課 from right (一課) to left (四課), as the 課 is written."""
-    width = (WIDTH - 60) / 4
     out = []
     for i, (lesson, general) in enumerate(zip(chart.lessons, chart.lesson_generals)):
-        x = WIDTH - 30 - width * i - width / 2
+        x = WIDTH - 30 - LESSON_WIDTH * i - LESSON_WIDTH / 2
         out.append(
             LessonCell(
                 i + 1,
@@ -165,14 +167,67 @@ def transmission_rows(chart: Chart) -> tuple[TransmissionRow, ...]:
     )
 
 
+def _cell_frame(column: int, row: int) -> tuple[float, float]:
+    """The top-left corner of a board cell."""
+    x, y = cell_centre(column, row)
+    return x - CELL / 2, y - CELL / 2
+
+
+def _earth_text(earth: Branch, column: int, row: int) -> Text:
+    x0, y0 = _cell_frame(column, row)
+    return Text(x0 + CELL - 10, y0 + CELL - 22, earth.char, 30, "muted", Anchor.RM)
+
+
 def _cell_items(cell: BoardCell) -> list[Primitive]:
-    x0, y0 = cell.x - CELL / 2, cell.y - CELL / 2
-    fill = "gold" if cell.general is General.GUIREN else None
-    items: list[Primitive] = [Box(x0, y0, x0 + CELL, y0 + CELL, fill=fill)]
+    """What a chart draws in a cell over its frame and 地盤 branch (:func:`static_items`): the 貴人's cell gold
+    (its frame and 地盤 branch drawn again over the fill), the 天將 and the 天盤 branch."""
+    x0, y0 = _cell_frame(cell.column, cell.row)
+    items: list[Primitive] = []
+    if cell.general is General.GUIREN:
+        items.append(Box(x0, y0, x0 + CELL, y0 + CELL, fill="gold"))
     items.append(Text(cell.x, y0 + 30, cell.general.char, 32, "blue"))
     items.append(Text(cell.x, cell.y + 12, cell.heaven.char, 72, "red" if cell.empty else "ink", bold=True))
-    items.append(Text(x0 + CELL - 10, y0 + CELL - 22, cell.earth.char, 30, "muted", Anchor.RM))
+    if cell.general is General.GUIREN:
+        items.append(_earth_text(cell.earth, cell.column, cell.row))
     return items
+
+
+@cache
+def static_items(lang: str) -> tuple[Primitive, ...]:
+    """The part of every 大六壬 picture in ``lang`` that no chart changes (drawn once, ``Scene.base``): the
+    board's cell frames and 地盤 branches, the legend in its centre, the 三傳 and 四課 panels with their
+    headings and row labels. Nothing here overlaps a chart's text (:func:`_scene`)."""
+    items: list[Primitive] = []
+    for earth, (col, row) in BOARD_PLACES.items():
+        x0, y0 = _cell_frame(col, row)
+        items.append(Box(x0, y0, x0 + CELL, y0 + CELL))
+        items.append(_earth_text(earth, col, row))
+    # the centre of the board: how to read a cell
+    cx, cy = BOARD_X + 2 * CELL, BOARD_Y + 2 * CELL
+    items.append(Text(cx, cy - 70, label(lang, "liuren.legend.general"), 30, "blue"))
+    items.append(Text(cx, cy - 10, label(lang, "liuren.legend.heaven"), 40, bold=True))
+    items.append(Text(cx, cy + 50, label(lang, "liuren.legend.earth"), 30, "muted"))
+    items.append(Text(cx, cy + 100, label(lang, "liuren.legend.gui"), 30, "ink"))
+    # 三傳
+    x0 = TRANS_X0
+    items.append(Text(x0, BOARD_Y + 16, label(lang, "liuren.transmissions"), 38, anchor=Anchor.LM, bold=True))
+    for key, x in (("relative", x0 + 115), ("dun", x0 + 185), ("general", x0 + 268)):
+        items.append(Text(x, TRANS_Y0 - 20, label(lang, f"liuren.col.{key}"), 30, "muted"))
+    for index in range(3):
+        top: float = TRANS_Y0 + TRANS_ROW * index
+        items.append(Box(x0, top + 6, WIDTH - 30, top + TRANS_ROW - 6, fill="panel"))
+        items.append(Text(x0 + 42, top + TRANS_ROW / 2, label(lang, f"liuren.trans.{index}"), 30, "muted"))
+    # 四課, 一課 on the right
+    top = LESSONS_TOP
+    items.append(Text(30, top - 30, label(lang, "liuren.lessons"), 38, anchor=Anchor.LM, bold=True))
+    items.append(Box(30, top, WIDTH - 30, top + 250, fill="panel"))
+    for k in range(1, 4):
+        xk = 30 + LESSON_WIDTH * k
+        items.append(Segment(xk, top, xk, top + 250, "rule", 2))
+    for number in range(1, 5):
+        lesson_x = WIDTH - 30 - LESSON_WIDTH * (number - 1) - LESSON_WIDTH / 2
+        items.append(Text(lesson_x, top + 30, label(lang, f"liuren.lesson.{number}"), 30, "muted"))
+    return tuple(items)
 
 
 def _scene(
@@ -197,21 +252,9 @@ def _scene(
         items.append(Text(30, 100 + 44 * i, line, 33, anchor=Anchor.LM))
     for cell in cells:
         items.extend(_cell_items(cell))
-    # the centre of the board: how to read a cell
-    cx, cy = BOARD_X + 2 * CELL, BOARD_Y + 2 * CELL
-    items.append(Text(cx, cy - 70, label(lang, "liuren.legend.general"), 30, "blue"))
-    items.append(Text(cx, cy - 10, label(lang, "liuren.legend.heaven"), 40, bold=True))
-    items.append(Text(cx, cy + 50, label(lang, "liuren.legend.earth"), 30, "muted"))
-    items.append(Text(cx, cy + 100, label(lang, "liuren.legend.gui"), 30, "ink"))
     # 三傳
     x0 = TRANS_X0
-    items.append(Text(x0, BOARD_Y + 16, label(lang, "liuren.transmissions"), 38, anchor=Anchor.LM, bold=True))
-    for key, x in (("relative", x0 + 115), ("dun", x0 + 185), ("general", x0 + 268)):
-        items.append(Text(x, TRANS_Y0 - 20, label(lang, f"liuren.col.{key}"), 30, "muted"))
     for row in rows:
-        top: float = row.y - TRANS_ROW / 2
-        items.append(Box(x0, top + 6, WIDTH - 30, top + TRANS_ROW - 6, fill="panel"))
-        items.append(Text(x0 + 42, row.y, label(lang, f"liuren.trans.{row.index}"), 30, "muted"))
         items.append(Text(x0 + 115, row.y, row.relative, 40))
         dun = row.dun_stem if row.dun_stem is not None else label(lang, "kong")
         items.append(Text(x0 + 185, row.y, dun, 40, "red" if row.dun_stem is None else "ink"))
@@ -220,20 +263,12 @@ def _scene(
             Text(x0 + 268, row.y + 18, row.branch.char, 72, "red" if row.empty else "ink", bold=True)
         )
     # 四課
-    top = BOARD_Y + 4 * CELL + 20.0
-    items.append(Text(30, top + 20, label(lang, "liuren.lessons"), 38, anchor=Anchor.LM, bold=True))
-    top += 50
-    items.append(Box(30, top, WIDTH - 30, top + 250, fill="panel"))
-    width = (WIDTH - 60) / 4
-    for k in range(1, 4):
-        xk = 30 + width * k
-        items.append(Segment(xk, top, xk, top + 250, "rule", 2))
+    top = LESSONS_TOP
     for lesson in lessons:
-        items.append(Text(lesson.x, top + 30, label(lang, f"liuren.lesson.{lesson.number}"), 30, "muted"))
         items.append(Text(lesson.x, top + 78, lesson.general.char, 34, "blue"))
         items.append(Text(lesson.x, top + 140, lesson.upper, 64, "red" if lesson.empty else "ink", bold=True))
         items.append(Text(lesson.x, top + 212, lesson.lower, 64, bold=True))
-    return Scene(WIDTH, HEIGHT, tuple(items))
+    return Scene(WIDTH, HEIGHT, tuple(items), base=static_items(lang))
 
 
 def layout(chart: Chart, lang: str) -> LiurenLayout:

@@ -9,6 +9,7 @@ against the rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from bot.images.labels import label
 from bot.images.scene import Anchor, Box, Primitive, Scene, Segment, Text
@@ -153,6 +154,20 @@ def _row_items(row: LineRow, lang: str) -> list[Primitive]:
     return items
 
 
+@cache
+def static_items(lang: str) -> tuple[Primitive, ...]:
+    """The part of every 六爻 picture in ``lang`` that no chart changes (drawn once, ``Scene.base``): the rules
+    above and below the lines, the column heads but the two 卦's, the legend."""
+    head_y = ROWS_TOP - 40
+    items: list[Primitive] = [Segment(30, ROWS_TOP - 8, WIDTH - 30, ROWS_TOP - 8, "rule", 2)]
+    for key, x in (("col.spirit", 60), ("col.hidden", 170), ("col.najia", 318), ("col.shi_ying", 742)):
+        items.append(Text(x, head_y, label(lang, f"liuyao.{key}"), 30, "muted"))
+    bottom = ROWS_TOP + 6 * ROW
+    items.append(Segment(30, bottom + 8, WIDTH - 30, bottom + 8, "rule", 2))
+    items.append(Text(30, bottom + 60, label(lang, "liuyao.legend"), 30, "muted", Anchor.LM))
+    return tuple(items)
+
+
 def _scene(
     chart: LiuyaoChart, lang: str, title: str, header: tuple[str, ...], rows: tuple[LineRow, ...]
 ) -> Scene:
@@ -160,9 +175,6 @@ def _scene(
     for i, line in enumerate(header):
         items.append(Text(30, 110 + 46 * i, line, 33, anchor=Anchor.LM))
     head_y = ROWS_TOP - 40
-    items.append(Segment(30, ROWS_TOP - 8, WIDTH - 30, ROWS_TOP - 8, "rule", 2))
-    for key, x in (("col.spirit", 60), ("col.hidden", 170), ("col.najia", 318), ("col.shi_ying", 742)):
-        items.append(Text(x, head_y, label(lang, f"liuyao.{key}"), 30, "muted"))
     items.append(Text(sum(BAR) / 2, head_y, f"{label(lang, 'liuyao.main')} {chart.main.short}", 30, "muted"))
     if chart.changed is not None:
         items.append(
@@ -176,10 +188,7 @@ def _scene(
         )
     for row in rows:
         items.extend(_row_items(row, lang))
-    bottom = ROWS_TOP + 6 * ROW
-    items.append(Segment(30, bottom + 8, WIDTH - 30, bottom + 8, "rule", 2))
-    items.append(Text(30, bottom + 60, label(lang, "liuyao.legend"), 30, "muted", Anchor.LM))
-    return Scene(WIDTH, HEIGHT, tuple(items))
+    return Scene(WIDTH, HEIGHT, tuple(items), base=static_items(lang))
 
 
 def layout(chart: LiuyaoChart, lang: str) -> LiuyaoLayout:

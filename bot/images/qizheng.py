@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 
 from bot.images.glyphs import body_short
 from bot.images.labels import label, message
@@ -96,10 +97,16 @@ class QizhengLayout:
     scene: Scene
 
 
+def palace_screen_start(branch: Branch) -> float:
+    """Screen angle where a palace begins, the same for every chart: λ − A − 45° of its first longitude
+    ``palace_start(branch, A)`` = 30° k + A, so A drops out (the 子 palace centred straight down)."""
+    return (palace_start(branch) - 45.0) % 360.0
+
+
 def palace_sectors(chart: QizhengChart) -> tuple[PalaceSector, ...]:
     out = []
     for house in chart.houses:
-        start = screen_angle(chart, palace_start(house.branch, chart.palace_offset))
+        start = palace_screen_start(house.branch)
         out.append(
             PalaceSector(
                 house.branch,
@@ -265,6 +272,45 @@ def header_lines(chart: QizhengChart, lang: str, place: Place | None) -> tuple[s
     return tuple(lines)
 
 
+def _palace_rules(start: float) -> list[Primitive]:
+    """The boundary of two palaces at screen angle ``start``: faint across the bodies' ring, rule across the
+    palaces'."""
+    x1, y1 = _point(start, R_MANSION)
+    return [
+        Segment(*_point(start, R_BODY), x1, y1, "faint", 2),
+        Segment(*_point(start, R_PALACE), x1, y1, "rule", 3),
+    ]
+
+
+def _branch_text(branch: Branch, ming: bool) -> Text:
+    mid = palace_screen_start(branch) + 15.0
+    return Text(*_point(mid, 414), branch.char, 46, "red" if ming else "ink", bold=True)
+
+
+BRANCHES = tuple(sorted(Branch, key=int))
+
+
+@cache
+def static_items(lang: str) -> tuple[Primitive, ...]:
+    """The part of every 七政 picture in ``lang`` that no chart changes (drawn once, ``Scene.base``): the title,
+    the wheel's rings, the palace boundaries, the centre's caption, the table's panel. A chart draws its
+    命宮/身宮 wedges over it and then the rings and boundaries again (:func:`_wheel`), so the pixels are those
+    of drawing it all in one pass."""
+    items: list[Primitive] = [Text(30, 40, label(lang, "qizheng.title"), 46, anchor=Anchor.LM, bold=True)]
+    items.append(Circle(CX, CY, R_OUTER, "rule", "paper", 3))
+    items += _rings()
+    items.append(Circle(CX, CY, R_BODY, "rule", None, 2))
+    for branch in BRANCHES:
+        items += _palace_rules(palace_screen_start(branch))
+    items.append(Text(CX, CY + 28, label(lang, "qizheng.title"), 28, "muted"))
+    items.append(Box(30, TABLE_TOP - 10, WIDTH - 30, TABLE_TOP + 6 * TABLE_ROW + 10, fill="panel"))
+    return tuple(items)
+
+
+def _rings() -> list[Primitive]:
+    return [Circle(CX, CY, R_MANSION, "rule", None, 3), Circle(CX, CY, R_PALACE, "rule", None, 3)]
+
+
 def _wheel(
     chart: QizhengChart,
     lang: str,
@@ -272,19 +318,18 @@ def _wheel(
     ms: tuple[MansionSector, ...],
     bodies: tuple[BodyMark, ...],
 ) -> list[Primitive]:
-    items: list[Primitive] = [Circle(CX, CY, R_OUTER, "rule", "paper", 3)]
+    items: list[Primitive] = []
     for p in palaces:
         if p.ming or p.shen:
             items.append(Wedge(CX, CY, R_PALACE, R_MANSION, p.start, p.end, "gold" if p.ming else "faint"))
-    items += [Circle(CX, CY, R_MANSION, "rule", None, 3), Circle(CX, CY, R_PALACE, "rule", None, 3)]
-    items.append(Circle(CX, CY, R_BODY, "rule", None, 2))
+    # a wedge's edge lies on the two rings and under the boundaries: drawn again over it, in the base's order
+    items += _rings()
+    for branch in BRANCHES:
+        items += _palace_rules(palace_screen_start(branch))
     for p in palaces:
-        x0, y0 = _point(p.start, R_BODY)
-        x1, y1 = _point(p.start, R_MANSION)
-        items.append(Segment(x0, y0, x1, y1, "faint", 2))
-        items.append(Segment(*_point(p.start, R_PALACE), x1, y1, "rule", 3))
         mid = p.start + 15.0
-        items.append(Text(*_point(mid, 414), p.branch.char, 46, "red" if p.ming else "ink", bold=True))
+        # after the rings are drawn again: the branch's foot touches the 宿 ring
+        items.append(_branch_text(p.branch, p.ming))
         items.append(Text(*_point(mid, 348), p.house, 30, "muted"))
         if p.ming or p.shen:
             key = "qizheng.ming" if p.ming else "qizheng.shen"
@@ -313,14 +358,11 @@ def _wheel(
             mark = label(lang, MOTION_LABELS[b.motion])
             items.append(Text(b.x + RETRO_OFFSET[0], b.y + RETRO_OFFSET[1], mark, 30, "red", bold=True))
     items.append(Text(CX, CY - 22, chart.year.chars, 40, bold=True))
-    items.append(Text(CX, CY + 28, label(lang, "qizheng.title"), 28, "muted"))
     return items
 
 
 def _table(chart: QizhengChart, lang: str) -> list[Primitive]:
-    items: list[Primitive] = [
-        Box(30, TABLE_TOP - 10, WIDTH - 30, TABLE_TOP + 6 * TABLE_ROW + 10, fill="panel")
-    ]
+    items: list[Primitive] = []  # on the panel of static_items
     for i, body in enumerate(chart.bodies.values()):
         col, row = divmod(i, 6)
         x = 50 + col * (WIDTH - 60) / 2
@@ -338,9 +380,10 @@ def layout(chart: QizhengChart, lang: str, place: Place | None = None) -> Qizhen
     palaces = palace_sectors(chart)
     ms = mansion_sectors(chart)
     bodies = body_marks(chart, lang)
-    items: list[Primitive] = [Text(30, 40, label(lang, "qizheng.title"), 46, anchor=Anchor.LM, bold=True)]
+    items: list[Primitive] = []
     for i, line in enumerate(header):
         items.append(Text(30, 96 + 40 * i, line, 30, anchor=Anchor.LM))
     items += _wheel(chart, lang, palaces, ms, bodies)
     items += _table(chart, lang)
-    return QizhengLayout(palaces, ms, bodies, header, Scene(WIDTH, HEIGHT, tuple(items)))
+    scene = Scene(WIDTH, HEIGHT, tuple(items), base=static_items(lang))
+    return QizhengLayout(palaces, ms, bodies, header, scene)

@@ -95,13 +95,23 @@ Primitive = Text | Segment | Box | Circle | Wedge
 
 @dataclass(frozen=True, slots=True)
 class Scene:
+    """A picture: ``base`` (the static part — frame, grid, fixed labels —, a function of the chart type and
+    language only, so ``bot.images.draw`` draws it once and copies it) and then ``items`` (what this chart
+    adds), both in drawing order over the ``background`` fill."""
+
     width: int
     height: int
     items: tuple[Primitive, ...]
     background: str = "paper"
+    base: tuple[Primitive, ...] = ()
+
+    @property
+    def drawn(self) -> tuple[Primitive, ...]:
+        """Every primitive in drawing order: the base, then the chart's items."""
+        return self.base + self.items
 
     def texts(self) -> tuple[Text, ...]:
-        return tuple(i for i in self.items if isinstance(i, Text))
+        return tuple(i for i in self.drawn if isinstance(i, Text))
 
     def characters(self) -> frozenset[str]:
         """Every character the scene draws."""

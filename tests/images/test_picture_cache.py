@@ -45,14 +45,16 @@ def test_another_hour_or_language_is_another_picture() -> None:
 
 
 def _rgb_then_quantized(scene: Scene) -> Image.Image:
-    """The reference: the scene drawn by Pillow itself on an RGB image (its own ``ImageDraw.text``, no mask
-    cache), then mapped to the fixed palette by ``quantize`` — how the pictures were made before #18."""
+    """The reference: the scene (its base, then its items) drawn by Pillow itself on an RGB image in one pass
+    (its own ``ImageDraw.text`` of each whole line at the text's point on the 1/4 px grid, no mask cache),
+    then mapped to the fixed palette by ``quantize`` — how the pictures were made before #18."""
     image = Image.new("RGB", (scene.width, scene.height), PALETTE[scene.background])
     pen = ImageDraw.Draw(image)
-    for item in scene.items:
+    for item in scene.drawn:
         if isinstance(item, Text):
             font = draw.font(item.size, item.bold)
-            pen.text((item.x, item.y), item.text, PALETTE[item.color], font, item.anchor.value)
+            at = (draw.snap(item.x), draw.snap(item.y))
+            pen.text(at, item.text, PALETTE[item.color], font, item.anchor.value)
         elif isinstance(item, Segment):
             pen.line((item.x0, item.y0, item.x1, item.y1), fill=PALETTE[item.color], width=item.width)
         elif isinstance(item, Box | Circle):
@@ -75,7 +77,8 @@ def _texts_over_texts(scene: Scene) -> np.ndarray:
     count = np.zeros((scene.height, scene.width), dtype=np.int32)
     pen = ImageDraw.Draw(Image.new("L", (1, 1)))
     for item in scene.texts():
-        box = pen.textbbox((item.x, item.y), item.text, draw.font(item.size, item.bold), item.anchor.value)
+        at = (draw.snap(item.x), draw.snap(item.y))
+        box = pen.textbbox(at, item.text, draw.font(item.size, item.bold), item.anchor.value)
         x0, y0, x1, y1 = (max(0, int(v)) for v in box)
         count[y0 : y1 + 1, x0 : x1 + 1] += 1
     return count >= 2
@@ -103,3 +106,73 @@ def test_drawn_on_the_palette_is_what_pillow_draws_quantized(lang: str) -> None:
         elsewhere = differ & ~_texts_over_texts(scene)
         assert not elsewhere.any(), np.argwhere(elsewhere)[:5]
         assert differ.sum() < 50  # a handful of edge pixels at most
+
+
+def test_static_base_is_shared_and_drawn_as_if_in_one_pass() -> None:
+    """The static part of a picture (``Scene.base``) is one value per (type, language), whatever the chart,
+    and drawing it once and copying it gives the pixels of drawing the base and the items in one pass."""
+    from engine.core.cycle import GanZhi
+    from engine.liuren import chart_for_ju
+
+    a = liuren.layout(chart_for_ju(GanZhi.parse("庚辰"), 8), "ko").scene
+    b = liuren.layout(chart_for_ju(GanZhi.parse("甲子"), 3), "ko").scene
+    assert a.base and a.base is b.base and a.items != b.items
+    assert liuren.layout(chart_for_ju(GanZhi.parse("庚辰"), 8), "lzh").scene.base != a.base
+    qz, place = qizheng_case()
+    for scene in (a, b, liuyao.layout(liuyao_case(), "lzh").scene, qizheng.layout(qz, "ko", place).scene):
+        one_pass = Scene(scene.width, scene.height, scene.drawn, scene.background)
+        assert draw.render(scene).tobytes() == draw.render(one_pass).tobytes()
+
+
+def _many_scenes() -> list[Scene]:
+    from datetime import timedelta
+
+    from engine.core.cycle import Branch, GanZhi
+    from engine.liuren import chart_for_ju
+    from engine.liuyao import build_chart, cast_manual
+    from engine.qizheng import natal_chart
+
+    coins = ["797979", "686868", "877777", "777887", "696969", "788878", "978676", "667799", "777777"]
+    qz, place = qizheng_case()
+    start = datetime.fromisoformat("1950-05-17T14:30+09:00")
+    scenes = []
+    for lang in ("ko", "lzh"):
+        scenes += [liuren.layout(chart_for_ju(GanZhi.of(7 * i), i % 12 + 1), lang).scene for i in range(12)]
+        scenes += [
+            liuyao.layout(build_chart(cast_manual(c), Branch(i % 12), GanZhi.of(11 * i)), lang).scene
+            for i, c in enumerate(coins)
+        ]
+        for i in range(3):
+            chart = natal_chart(start + timedelta(days=4001 * i), place.lon, place.lat)
+            scenes.append(qizheng.layout(chart, lang, place).scene)
+    return scenes
+
+
+def test_lines_drawn_word_by_word_have_the_whole_lines_pixels() -> None:
+    """Every left-anchored line of several words (headers, the 七政 table) drawn alone through
+    ``draw.render`` — word by word from the word masks where the advances add up — is pixel for pixel
+    Pillow's rendering of the whole line, quantized."""
+    lines = {
+        t
+        for scene in _many_scenes()
+        for t in scene.texts()
+        if " " in t.text and t.anchor in draw.LEFT_ANCHORS
+    }
+    assert len(lines) > 100
+    split = 0
+    for t in sorted(lines, key=lambda t: (t.text, t.y)):
+        scene = Scene(1080, int(t.y) + 80, (t,))
+        words = t.text.split(" ")
+        space = draw.advance(" ", t.size, t.bold)
+        widths = sum(draw.advance(w, t.size, t.bold) for w in words) + space * (len(words) - 1)
+        split += widths == draw.advance(t.text, t.size, t.bold)
+        assert draw.render(scene).tobytes() == _rgb_then_quantized(scene).tobytes(), t.text
+    assert split > len(lines) / 2  # most lines did go word by word
+
+
+def test_liuren_and_liuyao_place_text_on_the_quarter_pixel_grid() -> None:
+    """``draw.snap`` moves no 大六壬 or 六爻 text (their pixels are those of the exact positions)."""
+    for scene in _many_scenes():
+        if scene.width == liuren.WIDTH and scene.height in (liuren.HEIGHT, liuyao.HEIGHT):
+            for t in scene.texts():
+                assert (draw.snap(t.x), draw.snap(t.y)) == (t.x, t.y), t

@@ -88,3 +88,45 @@ def test_different_charts_give_different_pictures():
     b = render_liuren(chart_for_ju(GanZhi.parse("庚辰"), 9), "ko")
     c = render_liuren(chart_for_ju(GanZhi.parse("庚辰"), 8), "lzh")
     assert len({a, b, c}) == 3
+
+
+@pytest.mark.parametrize("name", sorted(RENDERS))
+def test_png_is_valid_and_decodes_to_the_drawn_pixels(name):
+    """The hand-written PNG (``draw.encode``: ISA-L deflate, rows in bands) passes Pillow's checks (chunk CRCs,
+    zlib stream) and decodes to exactly the indices and palette that were drawn."""
+    from bot.images import draw, liuren, liuyao, qizheng
+
+    qz, place = qizheng_case()
+    scene = {
+        "liuren_ko.png": lambda: liuren.layout(liuren_case(), "ko").scene,
+        "liuyao_lzh.png": lambda: liuyao.layout(liuyao_case(), "lzh").scene,
+        "qizheng_ko.png": lambda: qizheng.layout(qz, "ko", place).scene,
+    }[name]()
+    image = draw.render(scene)
+    png = draw.encode(image)
+    Image.open(io.BytesIO(png)).verify()
+    decoded = Image.open(io.BytesIO(png))
+    decoded.load()
+    assert decoded.mode == "P" and decoded.size == image.size
+    assert decoded.tobytes() == image.tobytes()
+    assert decoded.getpalette() == image.getpalette()
+    # every row carries filter 0 (none), read with zlib itself rather than Pillow
+    import zlib
+
+    pos, idat = 8, b""
+    while pos < len(png):
+        (length,) = struct.unpack(">I", png[pos : pos + 4])
+        if png[pos + 4 : pos + 8] == b"IDAT":
+            idat += png[pos + 8 : pos + 8 + length]
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    width, height = image.size
+    assert len(raw) == height * (width + 1)
+    assert set(raw[:: width + 1]) == {0}
+
+
+def test_encode_refuses_an_image_that_is_not_indexed():
+    from bot.images import draw
+
+    with pytest.raises(ValueError):
+        draw.encode(Image.new("RGB", (4, 4)))
