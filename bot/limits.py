@@ -4,7 +4,7 @@ Two kinds of budget, both *reserving*: :meth:`Limiter.acquire` takes the next sl
 the order the calls came: FIFO, fair across processes with Redis), sleeps until it and returns that slot's
 time on the limiter's clock (``time.monotonic``), so a waiting send costs one reservation, not a poll — except
 while a :class:`Window` has ``count`` slots unsettled: then the reservation is refused and asked again (at
-the blocking slot's time, or every :data:`POLL` seconds while it is in flight), and the refused calls are
+the blocking slot's time, or every :data:`POLL` of a window while it is in flight), and the refused calls are
 served in the order their retries come.
 
 - :class:`Rate` — a token bucket in its GCRA form ("generic cell rate algorithm"): ``tokens`` per ``per``
@@ -18,7 +18,7 @@ served in the order their retries come.
   flight) is scored ``slot + max_flight``, in the future; :meth:`Limiter.settle` re-scores it to the moment
   its request ended. The rule: while the ``count``-th latest score is in the future (``count`` slots
   unsettled) no slot is granted — the reservation answers "retry" (at the blocking slot's time, else in
-  :data:`POLL` seconds); otherwise the next slot is ``max(now, count-th latest + seconds)``. Proof sketch
+  :data:`POLL` of a window); otherwise the next slot is ``max(now, count-th latest + seconds)``. Proof sketch
   (docs/reliability.md): a request reaches the server after its slot and before its end, so if ``count + 1``
   arrived within one window ``[t, t + seconds)``, the last reserved of them, k, saw the ``count`` others
   either unsettled (scored in the future) or settled with an end ≥ t — ``count`` scores ≥ t, of which the
@@ -77,9 +77,10 @@ DEFAULT_PREFIX = "sikpan:"
 # take once it leaves — a free connection of the pool (30 s, bot/telegram) + connect 5 + media write 20 + read
 # 5 — with margin. A slot never settled (kill -9) frees itself after it.
 MAX_FLIGHT = 90.0
-# A reservation refused while ``count`` slots are in flight is retried this often (seconds). The next slot is
-# computed from the blocking request's end, not from the retry, so a poll's delay costs no rate.
-POLL = 0.004
+# A reservation refused while ``count`` slots are in flight asks again after this fraction of the window
+# (100 ms at 28 in a second). The slot it then gets is computed from the blocking request's end (``end +
+# seconds``, still ahead), not from when it asked, so any poll shorter than the window costs no rate.
+POLL = 0.1
 
 
 @dataclass(frozen=True)
@@ -287,7 +288,8 @@ class SlidingWindow(_Reserving):
         if len(self.scores) >= self.count:
             nth = min(self.scores.values())  # the count-th latest: only the count latest are kept
             if nth > now:  # count slots unsettled: the earliest may end once its slot has come
-                return Reservation(max(0.0, nth - self.max_flight - now) + POLL, None, now, granted=False)
+                retry = max(0.0, nth - self.max_flight - now) + POLL * self.seconds
+                return Reservation(retry, None, now, granted=False)
             at = max(now, nth + self.seconds)
         member = next(self._numbers)
         self._score(member, at + self.max_flight)
@@ -486,7 +488,7 @@ class RedisLimiter:
                     1_000_000.0 * budget.seconds,
                     member,
                     1_000_000.0 * budget.max_flight,
-                    1_000_000.0 * POLL,
+                    1_000_000.0 * POLL * budget.seconds,
                 ],
             )
             if not int(granted):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot.limits import LocalLimiter, RedisLimiter, Reservation, SlidingWindow, Slot, Window
+from bot.limits import POLL, LocalLimiter, RedisLimiter, Reservation, SlidingWindow, Slot, Window
 from tests.scale.test_broadcast import max_per_window
 from tests.servers import fresh_redis_url, require_redis
 
@@ -152,7 +152,7 @@ def test_a_slot_never_settled_frees_itself_after_max_flight():
     assert killed.granted and killed.server_at == 100.0
     hand.now = 100.5
     refused = window.reserve()
-    assert not refused.granted and refused.wait == pytest.approx(0.004)  # in flight: poll
+    assert not refused.granted and refused.wait == pytest.approx(POLL * 1.0)  # in flight: poll
     hand.now = 104.9
     assert not window.reserve().granted  # still in flight for all the window knows
     hand.now = 105.0
@@ -166,12 +166,12 @@ def test_a_refused_reservation_is_asked_again_when_the_blocking_slot_may_have_en
     first = window.reserve()
     second = window.reserve()
     assert first.granted and first.server_at == 100.0 and second.granted is False
-    assert second.wait == pytest.approx(0.004)  # in flight: poll
+    assert second.wait == pytest.approx(POLL * 1.0)  # in flight: poll
     window.settle(int(first.member or -1))
     third = window.reserve()
     assert third.granted and third.server_at == pytest.approx(101.0)
     fourth = window.reserve()  # third's slot is a second ahead: not before it has come
-    assert not fourth.granted and fourth.wait == pytest.approx(1.0 + 0.004)
+    assert not fourth.granted and fourth.wait == pytest.approx(1.0 + POLL * 1.0)
 
 
 def test_a_token_bucket_of_burst_rate_lets_twice_the_rate_into_one_second():
@@ -341,9 +341,11 @@ async def test_redis_grants_nothing_while_count_slots_are_in_flight(redis_url: s
     finally:
         await limiter.close()
     assert all(r.granted for r in flying) and not refused.granted and refused.member is None
-    assert refused.wait == pytest.approx(0.004, abs=1e-6)  # in flight: poll
+    assert refused.wait == pytest.approx(POLL * 0.3, abs=1e-6)  # in flight: poll
     assert granted.granted and granted.server_at >= flying[1].server_at + 0.3
-    assert not killed.granted and killed.wait == pytest.approx(0.004, abs=1e-6)  # the first two: in flight
+    assert not killed.granted and killed.wait == pytest.approx(
+        POLL * 0.3, abs=1e-6
+    )  # the first two: in flight
     assert healed.granted
     assert healed.server_at == pytest.approx(flying[0].server_at + 1.0 + 0.3, abs=0.01)
 
