@@ -6,6 +6,7 @@ Run (the figures in the README come from these; on a shared machine run each a f
     .venv/bin/python bench/bot.py --rate 100 --pace off    # open loop, 100 commands/s, pacing off
     .venv/bin/python bench/bot.py --mode closed            # closed loop: 150 users, each waits for its answer
     .venv/bin/python bench/bot.py transport                # PTB's HTTP transports alone: httpx vs aiohttp
+    .venv/bin/python bench/bot.py send                     # one reply: Bot.send_message/send_photo vs TelegramSender
     add --json for one line of figures
 
 Three processes on 127.0.0.1, nothing leaves the loopback interface:
@@ -418,6 +419,23 @@ def serve_fake() -> None:
     asyncio.run(main())
 
 
+def start_fake() -> tuple[subprocess.Popen[bytes], str]:
+    """:func:`serve_fake` started as a child process: (the process, its base URL); closing its stdin ends it."""
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "_fake"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    return proc, proc.stdout.readline().decode().strip()
+
+
+def stop_fake(proc: subprocess.Popen[bytes]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait(timeout=30)
+
+
 async def transports(requests: int, levels: list[int]) -> list[dict[str, Any]]:
     """CPU of this process per ``sendMessage`` through each transport, at several requests in flight."""
     import telegram
@@ -425,13 +443,7 @@ async def transports(requests: int, levels: list[int]) -> list[dict[str, Any]]:
 
     from bot.telegram.request import AiohttpRequest
 
-    proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "_fake"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stdin is not None
-    base_url = proc.stdout.readline().decode().strip()
+    proc, base_url = start_fake()
     rows: list[dict[str, Any]] = []
     try:
         for level in levels:
@@ -456,8 +468,73 @@ async def transports(requests: int, levels: list[int]) -> list[dict[str, Any]]:
                     "requests_per_s": round(requests / (t1 - t0)),
                 })  # fmt: skip
     finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
+        stop_fake(proc)
+    return rows
+
+
+async def sends(requests: int) -> list[dict[str, Any]]:
+    """CPU of this process per reply (the fake Bot API in another process): python-telegram-bot's
+    ``Bot.send_message`` / ``send_photo`` against ``TelegramSender.send`` (``bot.sending.telegram_call``: no
+    ``Message`` built of the answer; a picture sent before goes by ``file_id``), both on sikpan's transport,
+    pacing off. The reply: 40 bold runs of text with a keyboard of four page buttons; the photos: four
+    800×600 PNGs in turn (as every ``/cast now`` of one 時辰 in one language draws the same picture)."""
+    import io
+
+    import telegram
+    from PIL import Image
+
+    from bot.sending import TelegramSender
+    from bot.telegram.request import AiohttpRequest
+
+    def png(i: int) -> bytes:
+        out = io.BytesIO()
+        Image.new("RGB", (800, 600), (40 * i, 90, 160)).save(out, format="PNG")
+        return out.getvalue()
+
+    proc, base_url = start_fake()
+    text = "<b>甲子</b> 하루 " * 40
+    labels = [("盤", "p:1:brief"), ("讀", "p:1:read"), ("解", "p:1:gloss"), ("審", "p:1:trace")]
+    pictures = [png(i) for i in range(4)]
+    rows: list[dict[str, Any]] = []
+    try:
+        async with telegram.Bot(TOKEN, base_url=base_url, request=AiohttpRequest()) as bot:
+            sender = TelegramSender(bot, pace=False)
+
+            async def ptb(i: int, photo: bool) -> None:
+                markup = telegram.InlineKeyboardMarkup(
+                    [[telegram.InlineKeyboardButton(t, callback_data=d) for t, d in labels]]
+                )
+                chat = 20_000 + i % 150
+                if photo:
+                    upload = telegram.InputFile(pictures[i % 4], filename="chart.png")
+                    await bot.send_photo(chat, upload, caption=text, parse_mode="HTML", reply_markup=markup)
+                else:
+                    await bot.send_message(
+                        chat, text, parse_mode="HTML", disable_web_page_preview=True, reply_markup=markup
+                    )
+
+            async def ours(i: int, photo: bool) -> None:
+                markup = {"inline_keyboard": [[{"text": t, "callback_data": d} for t, d in labels]]}
+                chat = 20_000 + i % 150
+                if photo:
+                    await sender.send(chat, "", photo=pictures[i % 4], caption=text, reply_markup=markup)
+                else:
+                    await sender.send(chat, text, reply_markup=markup)
+
+            for photo in (False, True):
+                for name, one in (("Bot.send_*", ptb), ("TelegramSender", ours)):
+                    for i in range(50):  # warm: connections, the sender's file_ids
+                        await one(i, photo)
+                    c0 = time.thread_time()
+                    for i in range(requests):
+                        await one(i, photo)
+                    cpu = time.thread_time() - c0
+                    rows.append({
+                        "reply": "photo" if photo else "text", "via": name, "replies": requests,
+                        "cpu_ms_per_reply": round(cpu * 1000 / requests, 3),
+                    })  # fmt: skip
+    finally:
+        stop_fake(proc)
     return rows
 
 
@@ -475,7 +552,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("what", nargs="?", default="bots", choices=("bots", "transport"))
+    parser.add_argument("what", nargs="?", default="bots", choices=("bots", "transport", "send"))
     parser.add_argument("--mode", choices=("open", "closed"), default="open")
     parser.add_argument("--rate", type=float, default=20.0, help="open loop: commands per second (Poisson)")
     parser.add_argument(
@@ -507,6 +584,14 @@ def main() -> None:
                 print(
                     f"{r['transport']:8s} in flight {r['in_flight']:3d}: {r['cpu_ms_per_request']:.3f} ms CPU/request, {r['requests_per_s']} requests/s"
                 )
+        return
+    if args.what == "send":
+        rows = asyncio.run(sends(min(args.requests, 1000)))
+        if args.json:
+            print(json.dumps({**stamp, "send": rows}, ensure_ascii=False))
+        else:
+            for r in rows:
+                print(f"{r['reply']:5s} via {r['via']:15s}: {r['cpu_ms_per_reply']:.3f} ms CPU/reply")
         return
     commands = args.commands or max(600, int(args.rate * 30))
     results = []

@@ -55,14 +55,15 @@ Both senders return a :class:`SendOutcome`. Callbacks may be plain functions or 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import html
 import inspect
 import io
 import logging
 import re
 import warnings
-from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections import Counter, OrderedDict
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -155,6 +156,37 @@ def retry_after_seconds(value: int | float | timedelta | None) -> float:
     if isinstance(value, timedelta):
         return max(0.0, value.total_seconds())
     return max(0.0, float(value))
+
+
+NO_PREVIEW = {"is_disabled": True}  # LinkPreviewOptions: no link previews under a reply
+
+
+def _reply_to(message_id: int | None) -> dict[str, Any] | None:
+    """``reply_parameters`` of a reply to ``message_id`` (sent even when that message is gone), or None."""
+    if message_id is None:
+        return None
+    return {"message_id": message_id, "allow_sending_without_reply": True}
+
+
+async def telegram_call(bot: Any, endpoint: str, params: Mapping[str, Any]) -> Any:
+    """One Bot API method (``endpoint``: ``sendMessage`` …) of ``bot`` (a python-telegram-bot ``Bot``) through
+    its request layer; returns the answer's ``result`` as JSON (for a sent message: a dict with ``message_id``
+    …), never a PTB object.
+
+    ``Bot.send_message`` and the like end in the same ``BaseRequest.post``, so the errors are PTB's own —
+    ``RetryAfter``, ``ChatMigrated``, ``Forbidden``, ``BadRequest``, ``InvalidToken``, ``TimedOut`` /
+    ``NetworkError`` with the transport's cause (:func:`request_not_sent`) — but the answer is not turned into
+    a ``Message`` (``Message.de_json``: a tenth of the event loop's time per command, issue #18) nor the
+    arguments through ``Bot``'s default and argument plumbing. ``params`` are the method's Bot API parameters
+    (None: left out); a value may be a PTB object (a keyboard, an ``InputFile`` to upload, an ``InputMedia``)
+    as ``Bot`` would take it. The request is built as ``Bot._do_post`` builds it (``RequestData`` of
+    ``RequestParameter.from_input``; the latter is not exported by ``telegram.request``: python-telegram-bot
+    is pinned to 22.x, and ``tests/adapters/test_sending.py`` compares the wire with ``Bot.send_message``'s)."""
+    from telegram.request import RequestData
+    from telegram.request._requestparameter import RequestParameter
+
+    data = RequestData([RequestParameter.from_input(k, v) for k, v in params.items() if v is not None])
+    return await bot.request.post(f"{bot.base_url}/{endpoint}", request_data=data)
 
 
 # ---------------------------------------------------------------------------------------------- Telegram HTML
@@ -468,6 +500,22 @@ class TelegramSender:
         self.retry_waits: list[float] = []  # every RetryAfter wait honoured (for tests and metrics)
         self.max_idle_chats = 10_000  # per-chat state kept before idle chats are pruned
         self.dropped: Counter[str] = Counter()  # replies not delivered, by reason (logged at ERROR)
+        # a picture sent before is sent again as the file_id Telegram gave it, not uploaded (see ``send``)
+        self._photo_ids: OrderedDict[bytes, str] = OrderedDict()  # SHA-256 of the PNG → file_id
+        self.max_photo_ids = 4096  # pictures remembered (≈ 130 bytes each), the least recently sent dropped
+        self.photo_reuses = 0  # photos sent by file_id (for tests and metrics)
+        self.photo_refused = 0  # file_ids Telegram refused (the bytes were uploaded instead)
+
+    def _remember_photo(self, digest: bytes, result: Any) -> None:
+        """Keep the file_id of an uploaded picture (the largest of the sizes Telegram made of it)."""
+        sizes = result.get("photo") if isinstance(result, dict) else None
+        file_id = sizes[-1].get("file_id") if isinstance(sizes, list) and sizes else None
+        if not isinstance(file_id, str) or not file_id:
+            return
+        self._photo_ids[digest] = file_id
+        self._photo_ids.move_to_end(digest)
+        while len(self._photo_ids) > self.max_photo_ids:
+            self._photo_ids.popitem(last=False)
 
     def _dropped(self, outcome: SendOutcome, detail: str) -> SendOutcome:
         """Count and log (ERROR) a reply that did not reach the chat."""
@@ -526,10 +574,10 @@ class TelegramSender:
             if not ready:
                 await self.limiter.settle(slot)
 
-    async def _request(self, slot: Slot, method: Callable[..., Awaitable[Any]], **kwargs: Any) -> Any:
+    async def _request(self, slot: Slot, request: Awaitable[Any]) -> Any:
         """Make the request of an overall slot; however it ends, the window counts it from then on."""
         try:
-            return await method(**kwargs)
+            return await request
         finally:
             await self.limiter.settle(slot)
 
@@ -554,7 +602,9 @@ class TelegramSender:
         """Split ``text`` (Telegram HTML) and send each part in order; see the module docstring.
 
         With ``photo`` (PNG bytes) the first request is a ``sendPhoto`` (a multipart upload through PTB's
-        ``InputFile``) whose caption is ``caption``, or — when ``caption`` is None — the first part of
+        ``InputFile``; a picture this sender has sent before goes as the ``file_id`` Telegram answered the
+        upload with — no bytes uploaded, Telegram's documented way to send a file again — and, should Telegram
+        refuse that id with a 400, as an upload after all) whose caption is ``caption``, or — when ``caption`` is None — the first part of
         ``text`` split at the caption limit (1,024 visible characters); the rest of ``text`` follows as
         messages. A photo and its caption are one request; the keyboard goes with the last part, as for text.
 
@@ -583,6 +633,7 @@ class TelegramSender:
             else:
                 photo_caption = fit_caption(clean(caption), self.caption_limit)
             parts = [photo_caption, *parts]
+        digest = hashlib.sha256(photo).digest() if photo is not None else b""
         chat = str(chat_id)
         if len(self._chat_locks) > self.max_idle_chats:
             self._prune()
@@ -599,32 +650,51 @@ class TelegramSender:
                     first = before_request if index == 0 and attempt == 1 else None
                     if not await self._ready(slot, first):
                         return SendOutcome(False, 0, (), "not_attempted", chat)
+                    reused: str | None = None  # the file_id this attempt sends instead of the bytes
                     try:
+                        last = index == len(parts) - 1
                         if upload is not None:
-                            message = await self._request(
+                            reused = self._photo_ids.get(digest)
+                            if reused is not None:
+                                self._photo_ids.move_to_end(digest)  # recently sent: kept longest
+                            result = await self._request(
                                 slot,
-                                self.bot.send_photo,
-                                chat_id=chat_id,
-                                photo=upload,
-                                caption=part or None,
-                                parse_mode=ParseMode.HTML,
-                                reply_to_message_id=reply_to_message_id,
-                                allow_sending_without_reply=True,
-                                reply_markup=reply_markup if index == len(parts) - 1 else None,
+                                telegram_call(
+                                    self.bot,
+                                    "sendPhoto",
+                                    {
+                                        "chat_id": chat_id,
+                                        "photo": reused or upload,
+                                        "caption": part or None,
+                                        "parse_mode": ParseMode.HTML,
+                                        "reply_parameters": _reply_to(reply_to_message_id),
+                                        "reply_markup": reply_markup if last else None,
+                                    },
+                                ),
                             )
+                            if reused is None:
+                                self._remember_photo(digest, result)
+                            else:
+                                self.photo_reuses += 1
                         else:
-                            message = await self._request(
+                            result = await self._request(
                                 slot,
-                                self.bot.send_message,
-                                chat_id=chat_id,
-                                text=part,
-                                parse_mode=ParseMode.HTML,
-                                disable_web_page_preview=True,
-                                reply_to_message_id=reply_to_message_id if index == 0 else None,
-                                allow_sending_without_reply=True,
-                                reply_markup=reply_markup if index == len(parts) - 1 else None,
+                                telegram_call(
+                                    self.bot,
+                                    "sendMessage",
+                                    {
+                                        "chat_id": chat_id,
+                                        "text": part,
+                                        "parse_mode": ParseMode.HTML,
+                                        "link_preview_options": NO_PREVIEW,
+                                        "reply_parameters": _reply_to(
+                                            reply_to_message_id if index == 0 else None
+                                        ),
+                                        "reply_markup": reply_markup if last else None,
+                                    },
+                                ),
                             )
-                        sent_ids.append(message.message_id)
+                        sent_ids.append(int(result["message_id"]))
                         break
                     except RetryAfter as exc:
                         with warnings.catch_warnings():
@@ -654,6 +724,13 @@ class TelegramSender:
                         if "chat not found" in exc.message.lower():
                             await _call_back(self.on_blocked, self.platform, chat, exc.message)
                             return SendOutcome(False, len(sent_ids), tuple(sent_ids), "chat_not_found", chat)
+                        if reused is not None:  # a file_id Telegram no longer takes: the bytes are uploaded
+                            log.info(
+                                "telegram: file_id refused for chat %s (%s), uploading", chat, exc.message
+                            )
+                            self._photo_ids.pop(digest, None)
+                            self.photo_refused += 1
+                            continue
                         return self._dropped(
                             SendOutcome(False, len(sent_ids), tuple(sent_ids), "bad_request", chat),
                             f"bad request for part {index + 1}/{len(parts)} ({len(part)} chars): {exc.message}",

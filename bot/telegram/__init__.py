@@ -33,8 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 from telegram import (
     BotCommand,
-    InlineKeyboardButton,
-    InlineKeyboardMarkup,
     InputFile,
     InputMediaPhoto,
     Message,
@@ -71,13 +69,15 @@ from bot.identity import telegram_user_id
 from bot.limits import limiter_of
 from bot.msgids import msgid
 from bot.sending import (
-    TELEGRAM_CAPTION_LIMIT as CAPTION_LIMIT,
-)
-from bot.sending import (
+    NO_PREVIEW,
     SendOutcome,
     TelegramSender,
     split_telegram_html,
+    telegram_call,
     visible_len,
+)
+from bot.sending import (
+    TELEGRAM_CAPTION_LIMIT as CAPTION_LIMIT,
 )
 from bot.startup import start_telegram
 from bot.telegram.request import AiohttpRequest
@@ -362,16 +362,19 @@ class TelegramAdapter:
                 # page longer than a caption is shown in caption-sized parts, one button each
                 parts = caption_parts(body)
                 part = min(part, len(parts) - 1)
-                await query.edit_message_caption(
+                await self.edit(
+                    "editMessageCaption",
+                    message,
                     caption=parts[part],
-                    parse_mode=ParseMode.HTML,
                     reply_markup=keyboard(reply, ref.owner, ref.page, parts=len(parts), part=part),
                 )
             elif (png := await self.restore_picture(reply, ref, body, lang)) is not None:
                 # the picture's own page (盤) on a message without it (sent before pictures, or as
                 # text): the picture is drawn again from the stored row and added to the message
-                await query.edit_message_media(
-                    InputMediaPhoto(
+                await self.edit(
+                    "editMessageMedia",
+                    message,
+                    media=InputMediaPhoto(
                         # attach=True: the upload is named by ``attach://<name>`` in the media, as the
                         # Bot API requires for editMessageMedia
                         InputFile(png, filename=pictures.FILENAME, attach=True),
@@ -381,9 +384,7 @@ class TelegramAdapter:
                     reply_markup=markup,
                 )
             else:
-                await query.edit_message_text(
-                    body, parse_mode=ParseMode.HTML, reply_markup=markup, disable_web_page_preview=True
-                )
+                await self.edit("editMessageText", message, text=body, reply_markup=markup)
         except BadRequest as exc:
             if "not modified" not in exc.message.lower():  # the same page pressed again is no error
                 log.warning("telegram: page edit in chat %s failed: %s", chat.id, exc.message)
@@ -425,16 +426,27 @@ class TelegramAdapter:
         if reply.view == "error":  # refused as the typed line would be (e.g. 晝夜 by sunrise without a place)
             return render(reply, "console")[:200]  # answerCallbackQuery takes 0–200 characters
         try:
-            await query.edit_message_text(
-                fit_page(render(reply, "telegram"), reply.lang),
-                parse_mode=ParseMode.HTML,
+            await self.edit(
+                "editMessageText",
+                query.message,
+                text=fit_page(render(reply, "telegram"), reply.lang),
                 reply_markup=keyboard(reply, presser.user_id, None),
-                disable_web_page_preview=True,
             )
         except BadRequest as exc:
             if "not modified" not in exc.message.lower():
                 log.warning("telegram: settings edit in chat %s failed: %s", chat.id, exc.message)
         return None
+
+    async def edit(self, method: str, message: Any, **params: Any) -> None:
+        """An ``editMessage*`` of one of our messages (Telegram HTML, no link preview for text), through the
+        request layer as the sends go (:func:`bot.sending.telegram_call`: PTB's errors, no ``Message`` built
+        of the answer)."""
+        wire: dict[str, Any] = {"chat_id": message.chat.id, "message_id": message.message_id, **params}
+        if method != "editMessageMedia":
+            wire["parse_mode"] = ParseMode.HTML
+        if method == "editMessageText":
+            wire["link_preview_options"] = NO_PREVIEW
+        await telegram_call(self.sender.bot, method, wire)
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         """PTB's error handler: the outermost boundary of a request (``dispatch`` answers every command
@@ -455,46 +467,48 @@ class TelegramAdapter:
 
 def keyboard(
     reply: Reply, owner: str, current: str | None, *, parts: int = 1, part: int = 0
-) -> InlineKeyboardMarkup | None:
+) -> dict[str, Any] | None:
     """One button per page of the stored cast ``reply`` shows (the current one marked); when the current
     page is shown in ``parts`` caption-sized parts (a photo message), a second row with one button per
     part (the shown one, ``part``, marked); the choices of a ``/settings`` reply
-    (:mod:`bot.commands.setting_buttons`)."""
+    (:mod:`bot.commands.setting_buttons`). As the Bot API's ``InlineKeyboardMarkup`` JSON (the requests are
+    made of JSON: no python-telegram-bot objects to build and serialise again per reply)."""
     if reply.view == "settings":
         choices = setting_buttons.buttons(reply, owner)
         return (
-            InlineKeyboardMarkup(
-                [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in choices]
-            )
+            {"inline_keyboard": [[_button(b.label, b.data) for b in row] for row in choices]}
             if choices
             else None
         )
     number = reply.context.get("no")
     if not isinstance(number, int):
         return None
-    buttons = []
+    buttons: list[dict[str, str]] = []
     for ref in pages.refs(reply.view, owner, number):
         data = ref.encode()
         if data is None:
             return None
         label = gettext(reply.lang, msgid("chat.page", f"{reply.view}.{ref.page}"))
-        buttons.append(
-            InlineKeyboardButton(("• " if ref.page == current else "") + label, callback_data=data)
-        )
+        buttons.append(_button(("• " if ref.page == current else "") + label, data))
     if not buttons:
         return None
     rows = [buttons]
     if parts > 1 and current is not None:
-        row = []
+        row: list[dict[str, str]] = []
         for index in range(min(parts, MAX_PARTS)):
             data = encode_part(pages.PageRef(owner, number, current), index)
             if data is None:
                 break
             label = gettext(reply.lang, "chat.page.part", n=index + 1, total=parts)
-            row.append(InlineKeyboardButton(("• " if index == part else "") + label, callback_data=data))
+            row.append(_button(("• " if index == part else "") + label, data))
         if len(row) > 1:
             rows.append(row)
-    return InlineKeyboardMarkup(rows)
+    return {"inline_keyboard": rows}
+
+
+def _button(text: str, data: str) -> dict[str, str]:
+    """An ``InlineKeyboardButton`` (JSON) that sends ``data`` back as a callback query."""
+    return {"text": text, "callback_data": data}
 
 
 MAX_PARTS = 8  # caption parts of one page that get a button (a 4,096-character page has at most 4–5)

@@ -441,3 +441,89 @@ async def test_a_request_leaving_late_counts_as_in_flight_from_when_it_leaves(tg
     now, score = departed[0]
     assert score == pytest.approx(now + MAX_FLIGHT)
     assert _in_flight(sender) == []  # settled at the end
+
+
+# ------------------------------------------------------------------------------------------ the wire, file_id reuse
+def _png(color: str, size: tuple[int, int] = (16, 8)) -> bytes:
+    """A real PNG (the fake Bot API decodes every upload with Pillow, as Telegram does)."""
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", size, color).save(out, format="PNG")
+    return out.getvalue()
+
+
+async def test_the_sender_puts_on_the_wire_what_python_telegram_bot_would(tg, bot):
+    """The sends go through the request layer without ``Bot.send_message`` (issue #18): their parameters are
+    still the ones PTB's own methods send for the same reply (compared field by field in the fake's log)."""
+    markup = telegram.InlineKeyboardMarkup([[telegram.InlineKeyboardButton("盤", callback_data="p:1")]])
+    await bot.send_message(
+        chat_id=501, text="<b>甲子</b> 하루", parse_mode="HTML", disable_web_page_preview=True,
+        reply_to_message_id=7, allow_sending_without_reply=True, reply_markup=markup,
+    )  # fmt: skip
+    await bot.send_photo(
+        chat_id=501, photo=telegram.InputFile(_png("red"), filename="chart.png"), caption="<i>盤</i>",
+        parse_mode="HTML", reply_to_message_id=7, allow_sending_without_reply=True, reply_markup=markup,
+    )  # fmt: skip
+    sender = TelegramSender(bot)
+    keyboard = {"inline_keyboard": [[{"text": "盤", "callback_data": "p:1"}]]}
+    text = await sender.send(502, "<b>甲子</b> 하루", reply_to_message_id=7, reply_markup=keyboard)
+    photo = await sender.send(
+        502, "", photo=_png("green"), caption="<i>盤</i>", reply_to_message_id=7, reply_markup=keyboard
+    )
+    assert text.ok and photo.ok
+    ptb, ours = tg.sent_to(501), tg.sent_to(502)
+    for theirs, mine in zip(ptb, ours, strict=True):
+        assert mine.method == theirs.method
+        assert {**mine.params, "chat_id": 501} == theirs.params
+        assert list(mine.files) == list(theirs.files)  # the upload's part name
+    # the outcome names the messages Telegram created
+    assert [text.message_ids[0], photo.message_ids[0]] == [c.result["message_id"] for c in ours]
+
+
+async def test_a_picture_sent_before_goes_as_its_file_id_and_is_not_uploaded_again(tg, bot):
+    """Telegram's documented way to send a file again: its ``file_id`` as the ``photo`` parameter."""
+    sender = TelegramSender(bot)
+    chart, other = _png("navy"), _png("olive")
+    first = await sender.send(601, "", photo=chart, caption="一")
+    again = await sender.send(602, "", photo=chart, caption="二")
+    different = await sender.send(603, "", photo=other, caption="三")
+    assert first.ok and again.ok and different.ok
+    [upload], [reuse], [fresh] = tg.sent_to(601), tg.sent_to(602), tg.sent_to(603)
+    assert upload.files["photo"] == chart and fresh.files["photo"] == other  # each new picture uploaded once
+    largest = upload.result["photo"][-1]["file_id"]
+    assert reuse.files == {} and reuse.params["photo"] == largest  # no bytes: the id of the largest size
+    assert tg.photos[largest] == chart  # that id is this picture (what getFile would serve)
+    assert reuse.result["photo"] == upload.result["photo"] and reuse.result["caption"] == "二"
+    assert sender.photo_reuses == 1 and sender.photo_refused == 0
+
+
+async def test_a_file_id_telegram_refuses_falls_back_to_uploading_the_picture(tg, bot):
+    sender = TelegramSender(bot)
+    chart = _png("teal")
+    assert (await sender.send(701, "", photo=chart, caption="一")).ok
+    tg.forget_file_ids()  # the ids issued so far are no longer valid
+    outcome = await sender.send(702, "", photo=chart, caption="二")
+    assert outcome.ok and outcome.parts == 1
+    refused, uploaded = [c for c in tg.calls if c.method == "sendPhoto" and c.params["chat_id"] == 702]
+    assert refused.status == 400 and refused.files == {} and isinstance(refused.params["photo"], str)
+    assert uploaded.status == 200 and uploaded.files["photo"] == chart
+    assert len(tg.sent_to(702)) == 1 and sender.photo_refused == 1 and sender.dropped == {}
+    # the new upload's id is the one remembered from then on
+    assert (await sender.send(703, "", photo=chart, caption="三")).ok
+    [third] = tg.sent_to(703)
+    assert third.files == {} and third.params["photo"] == uploaded.result["photo"][-1]["file_id"]
+
+
+async def test_a_refused_caption_on_a_known_picture_is_tried_once_as_an_upload_then_dropped(tg, bot):
+    """A 400 for the caption (not the id) is tried once as an upload and then dropped as a bad request,
+    never looped on."""
+    sender = TelegramSender(bot)
+    chart = _png("maroon")
+    assert (await sender.send(801, "", photo=chart, caption="ok")).ok
+    outcome = await sender.send(802, "", photo=chart, caption="a < b")
+    assert not outcome.ok and outcome.error == "bad_request"
+    attempts = [c for c in tg.calls if c.method == "sendPhoto" and c.params["chat_id"] == 802]
+    assert [c.status for c in attempts] == [400, 400] and attempts[1].files["photo"] == chart

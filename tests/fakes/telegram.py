@@ -54,7 +54,8 @@ Fault injection (each rule matches a method and optionally a chat id; ``times=No
     ``rate_limit(retry_after, chat_id=None, times=1, method="sendMessage")`` — 429 with
     ``parameters.retry_after``; ``block(chat_id)`` — every send to it returns 403
     "Forbidden: bot was blocked by the user"; ``migrate(chat_id, new_chat_id)`` — 400 with
-    ``migrate_to_chat_id``; ``overrides[method] = async fn(params) -> (status, payload)`` to replace a method.
+    ``migrate_to_chat_id``; ``overrides[method] = async fn(params) -> (status, payload)`` to replace a method;
+    ``forget_file_ids()`` — every photo ``file_id`` issued so far is refused from then on (400).
     ``flood_limit=30`` (a field): at most that many sends accepted in any ``flood_window`` (1 s) window,
     beyond it 429 "Too Many Requests" with ``retry_after`` (:attr:`flood_rejections` counts them);
     ``flood_storm=0.1``: besides, that fraction of the sends gets 429 with ``retry_after`` 1 at random
@@ -428,6 +429,11 @@ class FakeTelegram(LoopbackServer):
             chat_id=chat_id,
             times=times,
         )
+
+    def forget_file_ids(self) -> None:
+        """Every photo ``file_id`` issued so far stops being valid (as after Telegram's storage dropped the
+        files, or for another bot's ids): sending one again → 400 "wrong file identifier/HTTP URL specified"."""
+        self._sent_photos.clear()
 
     def block(self, chat_id: Any) -> None:
         for method in ("sendMessage", "sendPhoto", "sendDocument", "sendChatAction"):

@@ -76,6 +76,24 @@ async def test_telegram_cast_is_one_photo_with_the_reply_and_its_keyboard(tg, tm
         assert not [c for c in tg.calls if c.method in ("editMessageMedia", "sendPhoto")][1:]
 
 
+async def test_telegram_the_same_picture_for_another_chat_is_sent_by_file_id(tg, tmp_path):
+    """Issue #18: the second reply with the same chart picture sends the ``file_id`` Telegram gave the first
+    upload instead of the bytes; once Telegram refuses the id, the picture is uploaded again."""
+    async with running(tg_settings(tg, str(tmp_path / "db.sqlite"), lang="ko"), ready=tg) as run:
+        _, [first] = await _ask(tg, run, "/cast 庚辰 8", 61, language_code="ko")
+        _, [second] = await _ask(tg, run, "/cast 庚辰 8", 62, language_code="ko")
+        expected = render_liuren(chart_for_ju(GanZhi.parse("庚辰"), 8), "ko")
+        assert first.files["photo"] == expected
+        assert second.files == {} and second.params["photo"] == first.result["photo"][-1]["file_id"]
+        assert tg.photos[second.params["photo"]] == expected  # the id names this very picture
+        assert second.params["caption"] == first.params["caption"]
+        tg.forget_file_ids()
+        _, [third] = await _ask(tg, run, "/cast 庚辰 8", 63, language_code="ko")
+        assert third.files["photo"] == expected
+        asked = [c for c in tg.calls if c.method == "sendPhoto" and c.params["chat_id"] == 63]
+        assert [c.status for c in asked] == [400, 200]
+
+
 async def test_telegram_group_photo_answers_the_asker(tg, tmp_path):
     async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
         update, [photo] = await _ask(tg, run, "/cast 庚辰 8", -100321, user_id=77, chat_type="supergroup")
