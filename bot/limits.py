@@ -2,7 +2,10 @@
 
 Two kinds of budget, both *reserving*: :meth:`Limiter.acquire` takes the next slot the budget allows (in
 the order the calls came: FIFO, fair across processes with Redis), sleeps until it and returns that slot's
-time on the limiter's clock (``time.monotonic``), so a waiting send costs one reservation, not a poll.
+time on the limiter's clock (``time.monotonic``), so a waiting send costs one reservation, not a poll — except
+while a :class:`Window` has ``count`` slots unsettled: then the reservation is refused and asked again (at
+the blocking slot's time, or every :data:`POLL` of a window while it is in flight), and the refused calls are
+served in the order their retries come.
 
 - :class:`Rate` — a token bucket in its GCRA form ("generic cell rate algorithm"): ``tokens`` per ``per``
   seconds, at most ``burst`` at once after a quiet spell. State: the theoretical arrival time (TAT) of the
@@ -10,14 +13,20 @@ time on the limiter's clock (``time.monotonic``), so a waiting send costs one re
   lateness of a waiter does not lose the budget's time. The per-chat and per-group budgets, and the
   spacing of marked sends (one at a time).
 - :class:`Window` — "at most ``count`` sends in any ``seconds`` window", Telegram's rule as the platform
-  applies it (a sliding window). State: one time per recent send — its slot, moved to the moment its
-  request ended once the sender sender settles it (:meth:`Limiter.settle`) — of which the ``count`` latest are kept; the
-  next slot is ``max(now, count-th latest + seconds)``. A request reaches the server after its slot and
-  before it ends, so whatever the network or the loop delays, no window of ``seconds`` at the server holds
-  more than ``count`` sends whose ends were known when the later ones were reserved (a send still in flight
-  counts at its slot). It allows a burst of ``count`` at once. A token bucket with burst = rate does not
-  hold such a window: a full bucket plus one second of refill lets ``2 × rate`` through inside one second,
-  which a sliding-window cap rejects (429).
+  applies it (a sliding window), **whatever the network or the loop delays**. State: one score per recent
+  slot, of which the ``count`` latest are kept. A slot not yet settled (reserved, waiting, or its request in
+  flight) is scored ``slot + max_flight``, in the future; :meth:`Limiter.settle` re-scores it to the moment
+  its request ended. The rule: while the ``count``-th latest score is in the future (``count`` slots
+  unsettled) no slot is granted — the reservation answers "retry" (at the blocking slot's time, else in
+  :data:`POLL` of a window); otherwise the next slot is ``max(now, count-th latest + seconds)``. Proof sketch
+  (docs/reliability.md): a request reaches the server after its slot and before its end, so if ``count + 1``
+  arrived within one window ``[t, t + seconds)``, the last reserved of them, k, saw the ``count`` others
+  either unsettled (scored in the future) or settled with an end ≥ t — ``count`` scores ≥ t, of which the
+  ``count``-th latest was settled (else no grant), so ``slot_k ≥ t + seconds``: k arrived after the window.
+  It allows a burst of ``count`` at once, and sustains ``count`` per ``seconds`` + the request's duration. A
+  slot never settled (its process was killed) counts as ended at ``slot + max_flight`` and so frees itself. A
+  token bucket with burst = rate does not hold such a window: a full bucket plus one second of refill lets
+  ``2 × rate`` through inside one second, which a sliding-window cap rejects (429).
 
 Implementations:
 
@@ -35,14 +44,18 @@ waits has not been attempted: a daily reading stays ``claimed`` (sent once Redis
 nothing is lost or doubled. Only after ``fallback_after`` seconds (default 30) of outage does one acquire go
 through a local budget (logged), so a chat is not left without an answer for long.
 
-A slot is a reservation, not a guarantee about when the request leaves: the sender re-checks its overall
-slot immediately before the request and takes a new one when it is more than ``max_late`` behind
-(:class:`bot.sending.TelegramSender`).
+Every slot of a :class:`Window` that is granted must be settled, whether its request was made or not
+(refused by ``before_request``, an exception, a cancellation: :class:`bot.sending.TelegramSender` settles in
+``finally``; :meth:`acquire` settles a slot whose wait was cancelled); one that is not costs the budget one
+send for ``max_flight``. A request that leaves more than ``max_late`` after its slot first moves the slot's
+placeholder to ``now + max_flight`` (:meth:`Limiter.depart`), so ``max_flight`` bounds a request's duration,
+not its wait.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import heapq
 import itertools
 import logging
@@ -59,6 +72,15 @@ from bot import metrics
 log = logging.getLogger(__name__)
 
 DEFAULT_PREFIX = "sikpan:"
+
+# How long an unsettled Window slot may be in flight (seconds): at least the longest a Telegram request can
+# take once it leaves — a free connection of the pool (30 s, bot/telegram) + connect 5 + media write 20 + read
+# 5 — with margin. A slot never settled (kill -9) frees itself after it.
+MAX_FLIGHT = 90.0
+# A reservation refused while ``count`` slots are in flight asks again after this fraction of the window
+# (100 ms at 28 in a second). The slot it then gets is computed from the blocking request's end (``end +
+# seconds``, still ahead), not from when it asked, so any poll shorter than the window costs no rate.
+POLL = 0.1
 
 
 @dataclass(frozen=True)
@@ -80,16 +102,16 @@ class Window:
 
     count: int
     seconds: float = 1.0
+    max_flight: float = MAX_FLIGHT  # an unsettled slot's placeholder: ``slot + max_flight``
 
     @classmethod
     def of_rate(cls, rate: float) -> Window:
-        """A sustained ``rate`` per second as a window of a second's worth of sends, stretched by one send's
-        interval: 28/s → at most 28 in any 29/28 s (1.036 s; 27.0 sends/s sustained, a burst of 28). Against
-        Telegram's 30 in any second that leaves two sends and 36 ms of slack for requests that reach the
-        server later than their slot (a slot is counted from its request's end only once that end is known:
-        a request still in flight when a later slot is reserved counts at its slot)."""
+        """A ``rate`` per second as a window of a second's worth of sends: 28/s → at most 28 in any second
+        (a burst of 28; ``28 / (1 s + a request's duration)`` sustained, as a slot counts until its request
+        ended). Against Telegram's 30 in any second that leaves two sends of margin; none is needed by the
+        rule itself, which holds whatever the delays."""
         count = max(1, int(rate))
-        return cls(count, (count + 1) / rate)
+        return cls(count, count / rate)
 
 
 Budget = Rate | Window
@@ -97,12 +119,26 @@ Budget = Rate | Window
 
 @dataclass(frozen=True)
 class Slot:
-    """A reserved slot: its time on the limiter's clock, and (a :class:`Window`'s) which one to settle."""
+    """A reserved slot: its time on the limiter's clock, and (a :class:`Window`'s) which one to settle;
+    ``local``: taken from a :class:`RedisLimiter`'s local fallback (settled there)."""
 
     at: float
     key: str = ""
     member: str | None = None
     budget: Budget | None = None
+    local: bool = False
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """One reservation: seconds to wait, the slot's name (a window's) and its time (on the budget's clock:
+    Redis's for a :class:`RedisLimiter`). ``granted`` False: a :class:`Window` with ``count`` slots in flight
+    reserved nothing; retry in ``wait`` seconds."""
+
+    wait: float
+    member: str | None
+    server_at: float
+    granted: bool = True
 
 
 class Limiter(Protocol):
@@ -113,13 +149,31 @@ class Limiter(Protocol):
         """Reserve the next slot of budget ``key``, wait for it, and return it (its time on :meth:`now`'s clock)."""
 
     async def settle(self, slot: Slot) -> None:
-        """The request of this slot has ended (answered or failed): a :class:`Window` counts it from now."""
+        """The request of this slot has ended (answered or failed), or will never be made: a :class:`Window`
+        counts it from now (every granted window slot must be settled)."""
+
+    async def depart(self, slot: Slot) -> None:
+        """This slot's request leaves now, late: a :class:`Window` keeps it in flight until ``now + max_flight``."""
 
     def forget_if_full(self, keys: Sequence[str]) -> bool:
         """Drop the state of these buckets if all of them are full again; True when nothing is kept."""
 
 
 Sleep = Callable[[float], Awaitable[Any]]
+
+
+async def _wait_for_slot(sleep: Sleep, wait: float, unused: Callable[[], Awaitable[None]]) -> None:
+    """Sleep until a granted slot; a sleep that does not end (cancelled) calls ``unused`` (settles the slot:
+    it will not be used)."""
+    if wait <= 0:
+        return
+    waited = False
+    try:
+        await sleep(wait)
+        waited = True
+    finally:
+        if not waited:
+            await unused()
 
 
 class _Reserving:
@@ -129,23 +183,41 @@ class _Reserving:
         self._clock = clock
         self._sleep = sleep
 
-    def reserve(self) -> tuple[float, int | None]:
-        """Reserve the next slot; the seconds until it (0: now) and its number (a window's, to settle)."""
+    def reserve(self) -> Reservation:
+        """Reserve the next slot: the seconds until it (0: now), its number (a window's, to settle) and time;
+        or, not granted, when to ask again."""
         raise NotImplementedError
 
     def settle(self, member: int) -> None:
         """Slot ``member``'s request has ended (only a window keeps track)."""
 
+    def depart(self, member: int) -> None:
+        """Slot ``member``'s request leaves now (only a window keeps track)."""
+
     def full(self) -> bool:
         """True when the budget is as if nobody had used it (its state may be dropped)."""
         raise NotImplementedError
 
+    async def take(self) -> Reservation:
+        """Reserve (asking again while a window refuses) and wait for the slot. A wait that does not end
+        (cancelled) settles the slot it was for."""
+        while True:
+            reservation = self.reserve()
+            if reservation.granted:
+                break
+            await self._sleep(reservation.wait)
+        member = reservation.member
+
+        async def unused() -> None:
+            if member is not None:
+                self.settle(int(member))
+
+        await _wait_for_slot(self._sleep, reservation.wait, unused)
+        return reservation
+
     async def acquire(self) -> float:
-        wait, _ = self.reserve()
-        slot = self._clock() + wait
-        if wait > 0:
-            await self._sleep(wait)
-        return slot
+        """:meth:`take`; the slot's time."""
+        return (await self.take()).server_at
 
 
 class TokenBucket(_Reserving):
@@ -168,64 +240,76 @@ class TokenBucket(_Reserving):
         self.tau = (self.capacity - 1.0) * self.interval  # how far ahead of the TAT a slot may be
         self.tat = clock()  # theoretical arrival time of the next token
 
-    def reserve(self) -> tuple[float, int | None]:
+    def reserve(self) -> Reservation:
         now = self._clock()
         tat = max(self.tat, now)  # an idle bucket refills up to its burst, never beyond
         at = max(now, tat - self.tau)
         self.tat = tat + self.interval
-        return at - now, None
+        return Reservation(at - now, None, at)
 
     def full(self) -> bool:
         return self.tat <= self._clock()
 
 
 class SlidingWindow(_Reserving):
-    """At most ``count`` slots in any ``seconds`` in this process; FIFO. Keeps the ``count`` latest times
-    (a slot, or when its request ended once settled)."""
+    """At most ``count`` sends in any ``seconds`` in this process, whatever the delays (:class:`Window`'s
+    rule: no slot while ``count`` are unsettled). Keeps the ``count`` latest scores: a settled slot's end, an
+    unsettled one's ``slot + max_flight``."""
 
     def __init__(
         self,
         count: int,
         seconds: float = 1.0,
         *,
+        max_flight: float = MAX_FLIGHT,
         clock: Callable[[], float] = time.monotonic,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        if count < 1 or seconds <= 0:
-            raise ValueError("count and seconds must be positive")
+        if count < 1 or seconds <= 0 or max_flight <= 0:
+            raise ValueError("count, seconds and max_flight must be positive")
         super().__init__(clock, sleep)
         self.count = count
         self.seconds = seconds
-        self.times: dict[int, float] = {}  # slot number → its time
+        self.max_flight = max_flight
+        self.scores: dict[int, float] = {}  # slot number → its score
         self._numbers = itertools.count()
 
-    def _keep(self, member: int, at: float) -> None:
-        self.times[member] = max(at, self.times.get(member, at))
-        if len(self.times) > self.count:  # the earlier ones can never be the count-th latest again
+    def _score(self, member: int, score: float) -> None:
+        self.scores[member] = score
+        if len(self.scores) > self.count:  # the lower ones can never be the count-th latest again
             for old, _ in heapq.nsmallest(
-                len(self.times) - self.count, self.times.items(), key=itemgetter(1)
+                len(self.scores) - self.count, self.scores.items(), key=itemgetter(1)
             ):
-                del self.times[old]
+                del self.scores[old]
 
-    def reserve(self) -> tuple[float, int | None]:
+    def reserve(self) -> Reservation:
         now = self._clock()
         at = now
-        if len(self.times) >= self.count:
-            at = max(now, min(self.times.values()) + self.seconds)
+        if len(self.scores) >= self.count:
+            nth = min(self.scores.values())  # the count-th latest: only the count latest are kept
+            if nth > now:  # count slots unsettled: the earliest may end once its slot has come
+                retry = max(0.0, nth - self.max_flight - now) + POLL * self.seconds
+                return Reservation(retry, None, now, granted=False)
+            at = max(now, nth + self.seconds)
         member = next(self._numbers)
-        self._keep(member, at)
-        return at - now, member
+        self._score(member, at + self.max_flight)
+        return Reservation(at - now, str(member), at)
 
     def settle(self, member: int) -> None:
-        self._keep(member, self._clock())
+        self._score(member, self._clock())
+
+    def depart(self, member: int) -> None:
+        self._score(member, self._clock() + self.max_flight)
 
     def full(self) -> bool:
-        return not self.times or max(self.times.values()) + self.seconds <= self._clock()
+        return not self.scores or max(self.scores.values()) + self.seconds <= self._clock()
 
 
 def _local_budget(budget: Budget, clock: Callable[[], float], sleep: Sleep) -> _Reserving:
     if isinstance(budget, Window):
-        return SlidingWindow(budget.count, budget.seconds, clock=clock, sleep=sleep)
+        return SlidingWindow(
+            budget.count, budget.seconds, max_flight=budget.max_flight, clock=clock, sleep=sleep
+        )
     return TokenBucket(budget.tokens, budget.per, budget.burst, clock=clock, sleep=sleep)
 
 
@@ -240,20 +324,25 @@ class LocalLimiter:
     def now(self) -> float:
         return self._clock()
 
-    async def acquire(self, key: str, budget: Budget) -> Slot:
+    def _bucket(self, key: str, budget: Budget) -> _Reserving:
         bucket = self.buckets.get(key)
         if bucket is None:
             bucket = self.buckets[key] = _local_budget(budget, self._clock, self._sleep)
-        wait, member = bucket.reserve()
-        slot = Slot(self._clock() + wait, key, None if member is None else str(member), budget)
-        if wait > 0:
-            await self._sleep(wait)
-        return slot
+        return bucket
+
+    async def acquire(self, key: str, budget: Budget) -> Slot:
+        reservation = await self._bucket(key, budget).take()
+        return Slot(reservation.server_at, key, reservation.member, budget)
 
     async def settle(self, slot: Slot) -> None:
         bucket = self.buckets.get(slot.key)
         if bucket is not None and slot.member is not None:
             bucket.settle(int(slot.member))
+
+    async def depart(self, slot: Slot) -> None:
+        bucket = self.buckets.get(slot.key)
+        if bucket is not None and slot.member is not None:
+            bucket.depart(int(slot.member))
 
     def forget_if_full(self, keys: Sequence[str]) -> bool:
         found = [self.buckets[k] for k in keys if k in self.buckets]
@@ -281,41 +370,52 @@ redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX', math.ceil((new_
 return {math.ceil(at - now), string.format('%.0f', at)}
 """
 
-# Window — ARGV[1]: count; ARGV[2]: the window in µs; ARGV[3]: this slot's name. State: a sorted set of slot
-# names scored by their time (µs), the ``count`` latest kept.
+# Window — ARGV[1]: count; ARGV[2]: the window in µs; ARGV[3]: this slot's name; ARGV[4]: max_flight in µs;
+# ARGV[5]: the poll in µs. State: a sorted set of slot names scored in µs (an unsettled slot: its time +
+# max_flight; a settled one: its request's end), the ``count`` latest kept. Returns {1, wait, slot} for a slot
+# granted, {0, retry in µs, now} while the count-th latest is unsettled (its score in the future).
 _WINDOW = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local count = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
+local flight = tonumber(ARGV[4])
 local at = now
 local nth = redis.call('ZREVRANGE', KEYS[1], count - 1, count - 1, 'WITHSCORES')
 if nth[2] then
-  local free = tonumber(nth[2]) + window
+  local score = tonumber(nth[2])
+  if score > now then
+    local retry = score - flight - now
+    if retry < 0 then retry = 0 end
+    return {0, math.ceil(retry + tonumber(ARGV[5])), string.format('%.0f', now)}
+  end
+  local free = score + window
   if free > at then at = free end
 end
-redis.call('ZADD', KEYS[1], string.format('%.0f', at), ARGV[3])
+redis.call('ZADD', KEYS[1], string.format('%.0f', at + flight), ARGV[3])
 redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(count + 1))
-local ttl = math.ceil((at + window - now) / 1000) + 1000
+local ttl = math.ceil((at + flight + window - now) / 1000) + 1000
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
-return {math.ceil(at - now), string.format('%.0f', at)}
+return {1, math.ceil(at - now), string.format('%.0f', at)}
 """
 
-# A Window's slot whose request ended: ARGV[1]: count; ARGV[2]: the window in µs; ARGV[3]: the slot's name.
-_SETTLE = """
+# A Window's slot re-scored to now + ARGV[4] µs: 0 when its request ended (settle), max_flight when it leaves
+# late (depart); unconditionally, re-added if it was trimmed. ARGV[1]: count; ARGV[2]: the window in µs;
+# ARGV[3]: the slot's name. The key lives until its latest score is a window old.
+_RESCORE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local count = tonumber(ARGV[1])
-local score = redis.call('ZSCORE', KEYS[1], ARGV[3])
-if score and tonumber(score) >= now then return 0 end
-redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[3])
+redis.call('ZADD', KEYS[1], string.format('%.0f', now + tonumber(ARGV[4])), ARGV[3])
 redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(count + 1))
-local ttl = math.ceil(tonumber(ARGV[2]) / 1000) + 1000
+local top = redis.call('ZREVRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local ttl = math.ceil((tonumber(top[2]) + tonumber(ARGV[2]) - now) / 1000) + 1000
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1
 """
 
 _RETRY_FIRST = 0.2
+_UNSETTLED_KEPT = 1000
 _RETRY_MAX = 2.0
 
 
@@ -335,15 +435,6 @@ def redis_client(url: str) -> Any:
 
     dsn, _ = split_redis_url(url)
     return aioredis.Redis.from_url(dsn, socket_timeout=2.0, socket_connect_timeout=2.0)
-
-
-@dataclass(frozen=True)
-class Reservation:
-    """One reservation in Redis: seconds to wait, the slot's name (a window's) and its time on Redis's clock."""
-
-    wait: float
-    member: str | None
-    server_at: float
 
 
 class RedisLimiter:
@@ -368,7 +459,8 @@ class RedisLimiter:
         self._sleep = sleep
         self._gcra = client.register_script(_GCRA)
         self._window = client.register_script(_WINDOW)
-        self._settle = client.register_script(_SETTLE)
+        self._rescore_script = client.register_script(_RESCORE)
+        self._unsettled: list[Slot] = []  # window slots whose settle Redis missed (settled when it is back)
         self._names = itertools.count()
         self._name = os.urandom(6).hex()  # this limiter's slot names: unique across processes
         self._unreachable = (RedisConnectionError, RedisTimeoutError, OSError)
@@ -387,25 +479,37 @@ class RedisLimiter:
     async def reserve(self, key: str, budget: Budget) -> Reservation:
         """Reserve the next slot of the budget (Redis errors propagate)."""
         name = self.prefix + "limit:" + key
-        member = None
         if isinstance(budget, Window):
             member = f"{self._name}:{next(self._names)}"
-            wait_us, at_us = await self._window(
-                keys=[name], args=[budget.count, 1_000_000.0 * budget.seconds, member]
+            granted, wait_us, at_us = await self._window(
+                keys=[name],
+                args=[
+                    budget.count,
+                    1_000_000.0 * budget.seconds,
+                    member,
+                    1_000_000.0 * budget.max_flight,
+                    1_000_000.0 * POLL * budget.seconds,
+                ],
             )
-        else:
-            wait_us, at_us = await self._gcra(keys=[name], args=[1_000_000.0 * budget.interval, budget.burst])
-        return Reservation(max(0.0, int(wait_us) / 1_000_000.0), member, int(at_us) / 1_000_000.0)
+            if not int(granted):
+                return Reservation(int(wait_us) / 1_000_000.0, None, int(at_us) / 1_000_000.0, granted=False)
+            return Reservation(max(0.0, int(wait_us) / 1_000_000.0), member, int(at_us) / 1_000_000.0)
+        wait_us, at_us = await self._gcra(keys=[name], args=[1_000_000.0 * budget.interval, budget.burst])
+        return Reservation(max(0.0, int(wait_us) / 1_000_000.0), None, int(at_us) / 1_000_000.0)
 
     async def acquire(self, key: str, budget: Budget) -> Slot:
-        started = self._clock()
+        outage_since: float | None = None
         pause = _RETRY_FIRST
-        waited = False
         while True:
             try:
                 reservation = await self.reserve(key, budget)
             except self._unreachable as exc:
-                if self._clock() - started >= self.fallback_after:
+                if outage_since is None:
+                    outage_since = self._clock()
+                    self.outage_waits += 1
+                    metrics.limiter_outage_wait()
+                    log.warning("limits: Redis unreachable (%s); waiting for it before sending", exc)
+                elif self._clock() - outage_since >= self.fallback_after:
                     self.fallbacks += 1
                     log.error(
                         "limits: Redis unreachable for %.0fs (%s); a local budget for %s",
@@ -414,33 +518,61 @@ class RedisLimiter:
                         key,
                     )
                     local = await self._local.acquire(key, budget)
-                    return Slot(local.at, key, None, budget)  # nothing to settle in Redis
-                if not waited:
-                    waited = True
-                    self.outage_waits += 1
-                    metrics.limiter_outage_wait()
-                    log.warning("limits: Redis unreachable (%s); waiting for it before sending", exc)
+                    return Slot(local.at, key, local.member, budget, local=True)  # settled locally
                 await self._sleep(pause)
                 pause = min(_RETRY_MAX, pause * 2)
                 continue
-            wait = reservation.wait
-            slot = Slot(self._clock() + wait, key, reservation.member, budget)
-            if wait > 0:
-                await self._sleep(wait)
+            outage_since, pause = None, _RETRY_FIRST
+            if self._unsettled:
+                await self._settle_left()
+            if not reservation.granted:  # ``count`` slots in flight: ask again when one may have ended
+                await self._sleep(reservation.wait)
+                continue
+            slot = Slot(self._clock() + reservation.wait, key, reservation.member, budget)
+            await _wait_for_slot(self._sleep, reservation.wait, functools.partial(self.settle, slot))
             return slot
 
-    async def settle(self, slot: Slot) -> None:
+    async def _rescore(self, slot: Slot, offset: float) -> bool:
+        """Re-score a window's slot to Redis's now + ``offset`` seconds; False when Redis is unreachable."""
         if slot.member is None or not isinstance(slot.budget, Window):
-            return
+            return True
         try:
-            await self._settle(
+            await self._rescore_script(
                 keys=[self.prefix + "limit:" + slot.key],
-                args=[slot.budget.count, 1_000_000.0 * slot.budget.seconds, slot.member],
+                args=[
+                    slot.budget.count,
+                    1_000_000.0 * slot.budget.seconds,
+                    slot.member,
+                    1_000_000.0 * offset,
+                ],
             )
-        except (
-            self._unreachable
-        ) as exc:  # the slot keeps its reserved time: the next reservation waits for Redis
-            log.warning("limits: Redis unreachable (%s); a slot not settled", exc)
+        except self._unreachable as exc:
+            log.warning("limits: Redis unreachable (%s); a slot not re-scored", exc)
+            return False
+        return True
+
+    async def settle(self, slot: Slot) -> None:
+        if slot.local:
+            await self._local.settle(slot)
+        elif not await self._rescore(slot, 0.0):
+            # settled once Redis answers again (later than its end: never less than the budget); meanwhile
+            # it counts as in flight, as it may be. Bounded: the oldest would have freed themselves.
+            self._unsettled.append(slot)
+            del self._unsettled[:-_UNSETTLED_KEPT]
+
+    async def _settle_left(self) -> None:
+        """Settle the slots whose settling Redis missed (it answers again)."""
+        left, self._unsettled = self._unsettled, []
+        for i, slot in enumerate(left):
+            if not await self._rescore(slot, 0.0):
+                self._unsettled = left[i:] + self._unsettled
+                return
+
+    async def depart(self, slot: Slot) -> None:
+        if slot.local:
+            await self._local.depart(slot)
+        elif isinstance(slot.budget, Window):
+            await self._rescore(slot, slot.budget.max_flight)
 
     def forget_if_full(self, keys: Sequence[str]) -> bool:
         self._local.forget_if_full(keys)
@@ -474,8 +606,11 @@ __all__ = [
     "Budget",
     "Limiter",
     "LocalLimiter",
+    "MAX_FLIGHT",
+    "POLL",
     "Rate",
     "RedisLimiter",
+    "Reservation",
     "SlidingWindow",
     "Slot",
     "TokenBucket",

@@ -9,12 +9,13 @@ Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
       at the start of the next. A single line longer than the limit is cut at a space, else anywhere
       between characters.
     - Pacing: overall ``overall_rate`` msg/s (default 28, under Telegram's 30) as a sliding window like the
-      platform's own rule (:class:`bot.limits.Window`: at most 28 sends in any 29/28 s, so never 30 in one
-      second, a burst of 28 after a quiet moment), each send counted from its request's end (the slot is
-      settled when the answer comes); a slot woken for more than ``max_late`` late is given up for a new one,
-      and a request that still leaves late (the mark's commit) settles its slot as it leaves; per chat 1 msg/s with a burst of ``per_chat_burst`` (default 3, so a split reply is not held
-      back), per group 20 msg/min (a burst of 20). A token bucket with a burst of one second (python-telegram-
-      bot's ``AIORateLimiter``, an ``aiolimiter.AsyncLimiter(30, 1)``) lets twice the rate into one second
+      platform's own rule (:class:`bot.limits.Window`: at most 28 sends in any second whatever the delays, a
+      burst of 28 after a quiet moment): a send counts until its request ended (its slot is settled however
+      the request ends, or when it is not made), and no slot is granted while 28 are unsettled; a request
+      leaving more than ``max_late`` after its slot (the mark's commit) marks its slot in flight from then
+      (:meth:`bot.limits.Limiter.depart`); per chat 1 msg/s with a burst of ``per_chat_burst`` (default 3, so a
+      split reply is not held back), per group 20 msg/min (a burst of 20). A token bucket with a burst of one
+      second (python-telegram-bot's ``AIORateLimiter``, an ``aiolimiter.AsyncLimiter(30, 1)``) lets twice the rate into one second
       after a quiet spell, which the platform's window answers with 429; the window does not. A burst of 1
       held every reply behind the one before it: at 20 commands/s (Poisson) the p99 wait was ~240 ms (issue
       #18). A send with ``before_request`` (a daily reading, marked ``sending`` just before its request) is
@@ -68,7 +69,7 @@ from datetime import timedelta
 from typing import Any
 
 from bot import metrics
-from bot.limits import Budget, Limiter, LocalLimiter, Rate, Slot, TokenBucket, Window  # noqa: F401 - TokenBucket re-exported
+from bot.limits import Limiter, LocalLimiter, Rate, Slot, TokenBucket, Window  # noqa: F401 - TokenBucket re-exported
 from bot.sanitize import clean
 
 log = logging.getLogger(__name__)
@@ -484,15 +485,15 @@ class TelegramSender:
         self._sleep = sleep
         # the budgets (bot.limits): in this process, or shared by every process through Redis.
         # Overall: a sliding window like the platform's own rule (bot.limits.Window.of_rate: 28/s → at most 28
-        # in any 1.036 s), so a second's worth may go at once after a quiet spell, never more. Sends that mark
-        # a delivery before their request (``before_request``: the daily readings) are also spaced one at a
-        # time at the overall rate, without the burst: a kill -9 then finds at most about one reading marked
-        # ``sending`` whose request had not yet left (docs/reliability.md).
+        # in any second, each counted until its request ended), so a second's worth may go at once after a quiet
+        # spell, never more. Sends that mark a delivery before their request (``before_request``: the daily
+        # readings) are also spaced one at a time at the overall rate, without the burst: a kill -9 then finds
+        # at most about one reading marked ``sending`` whose request had not yet left (docs/reliability.md).
         self.limiter: Limiter = limiter if limiter is not None else LocalLimiter(sleep=sleep)
         self._overall = Window.of_rate(overall_rate)
         self._marked_rate = Rate(overall_rate, 1.0, 1.0)
         self.max_late = max_late
-        self.late_slots = 0  # overall slots given up because the request would have left too late for them
+        self.late_slots = 0  # marked slots given up for being woken late, and requests that left late
         self._chat_rate = Rate(per_chat_rate, 1.0, per_chat_burst)
         self._group_rate = Rate(group_per_minute, 60.0, group_per_minute)
         self._chat_locks: dict[str, asyncio.Lock] = {}
@@ -531,7 +532,7 @@ class TelegramSender:
                 del self._chat_locks[chat]
 
     async def _pace(self, chat: str, chat_kind: str, marked: bool = False) -> Slot:
-        """Wait for every budget of this send; its overall slot (settled when the request ends)."""
+        """Wait for every budget of this send; its overall slot (to be settled however the send goes on)."""
         if not self.pace:
             return Slot(0.0)
         if marked:  # half an interval at most: two marks never closer than that
@@ -541,26 +542,37 @@ class TelegramSender:
         await self.limiter.acquire(f"telegram:chat:{chat}", self._chat_rate)
         if chat_kind != "private":
             await self.limiter.acquire(f"telegram:group:{chat}", self._group_rate)
-        return await self._on_time("telegram:all", self._overall, self.max_late)
+        return await self.limiter.acquire("telegram:all", self._overall)
 
-    async def _on_time(self, key: str, budget: Budget, max_late: float) -> Slot:
-        """A slot this process woke up for in time (within ``max_late``): one it woke too late for (a busy
-        loop) is given up and a new one taken. Several waiters whose slots passed during a stall would
-        otherwise go at once: past the platform's window (overall), or marking several readings ``sending``
-        together (``telegram:marked``: a kill -9 would strand them all)."""
+    async def _on_time(self, key: str, budget: Rate, max_late: float) -> Slot:
+        """A slot of a :class:`Rate` this process woke up for in time (within ``max_late``): one it woke too
+        late for (a busy loop) is given up and a new one taken, so the marked sends waiting during a stall are
+        not marked ``sending`` together after it (a kill -9 would strand them all). (The overall window needs
+        no such re-check: a late wake-up only delays an arrival, and the window counts every slot until its
+        request ended.)"""
         while True:
             slot = await self.limiter.acquire(key, budget)
             if self.limiter.now() - slot.at <= max_late:
                 return slot
             self.late_slots += 1
 
-    async def _still_on_time(self, slot: Slot) -> None:
-        """Immediately before the request, after the mark's commit: a request leaving more than ``max_late``
-        after its overall slot settles the slot as it leaves, so the sends reserved from here on count it from
-        then (waiting for a new slot here would hold a reading marked ``sending`` that has not left)."""
-        if self.pace and self.limiter.now() - slot.at > self.max_late:
-            self.late_slots += 1
-            await self.limiter.settle(slot)
+    async def _ready(self, slot: Slot, before_request: BeforeRequest | None) -> bool:
+        """Between the overall slot and its request: ``before_request`` (False: the send is not made), and a
+        request leaving more than ``max_late`` after its slot (a slow commit, a busy loop) marks the slot in
+        flight from now (:meth:`bot.limits.Limiter.depart`: the window's bound on a request's duration counts
+        from when it leaves). A slot that will not be used (False, an exception, a cancellation) is settled."""
+        ready = False
+        try:
+            if before_request is not None and not await before_request():
+                return False
+            if self.pace and self.limiter.now() - slot.at > self.max_late:
+                self.late_slots += 1
+                await self.limiter.depart(slot)
+            ready = True
+            return True
+        finally:
+            if not ready:
+                await self.limiter.settle(slot)
 
     async def _request(self, slot: Slot, request: Awaitable[Any]) -> Any:
         """Make the request of an overall slot; however it ends, the window counts it from then on."""
@@ -632,15 +644,16 @@ class TelegramSender:
                 attempt = 0
                 while True:
                     attempt += 1
+                    # made before the slot: from the slot to the request's end nothing but the request
+                    upload = InputFile(photo, filename=filename) if photo is not None and index == 0 else None
                     slot = await self._pace(chat, chat_kind, marked=before_request is not None and index == 0)
-                    if before_request is not None and index == 0 and attempt == 1:
-                        if not await before_request():
-                            return SendOutcome(False, 0, (), "not_attempted", chat)
-                    await self._still_on_time(slot)
+                    first = before_request if index == 0 and attempt == 1 else None
+                    if not await self._ready(slot, first):
+                        return SendOutcome(False, 0, (), "not_attempted", chat)
                     reused: str | None = None  # the file_id this attempt sends instead of the bytes
                     try:
                         last = index == len(parts) - 1
-                        if photo is not None and index == 0:
+                        if upload is not None:
                             reused = self._photo_ids.get(digest)
                             if reused is not None:
                                 self._photo_ids.move_to_end(digest)  # recently sent: kept longest
@@ -651,7 +664,7 @@ class TelegramSender:
                                     "sendPhoto",
                                     {
                                         "chat_id": chat_id,
-                                        "photo": reused or InputFile(photo, filename=filename),
+                                        "photo": reused or upload,
                                         "caption": part or None,
                                         "parse_mode": ParseMode.HTML,
                                         "reply_parameters": _reply_to(reply_to_message_id),
