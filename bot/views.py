@@ -194,7 +194,7 @@ class BoundedCache(OrderedDict[_K, _V]):
 
 
 reading_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
-_READINGS: BoundedCache[tuple[str, str, bytes], _ReadingEntry] = BoundedCache(
+_READINGS: BoundedCache[tuple[str, str, str], _ReadingEntry] = BoundedCache(
     lambda: READING_CACHE_SIZE, reading_cache_stats
 )
 
@@ -420,7 +420,7 @@ SPLIT_PAGES: Mapping[str, tuple[str, str, frozenset[str]]] = {
 BODY_CACHE_SIZE = 512
 body_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
 # key → (the body's text, the terms it gave as 한글(漢字))
-_BODIES: BoundedCache[tuple[str, str, str, frozenset[str], bytes], tuple[str, frozenset[str]]] = BoundedCache(
+_BODIES: BoundedCache[tuple[str, str, str, frozenset[str], str], tuple[str, frozenset[str]]] = BoundedCache(
     lambda: BODY_CACHE_SIZE, body_cache_stats
 )
 

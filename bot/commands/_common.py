@@ -13,7 +13,7 @@ from bot import jsonio
 from bot.commands.base import CommandError, Incoming, Reply, reply
 from bot.context import AppContext
 from bot.pictures import source as picture_source
-from bot.storage import JsonText, UserSettings
+from bot.storage import UserSettings, dumps
 from bot.zones import zone_or_none
 from engine.calendar import resolve_local as calendar_resolve_local
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
@@ -132,12 +132,11 @@ class Record:
 
 async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> Reply:
     """Store a cast in the user's history and answer with the view; ``/show N`` answers the same: the reply is
-    made of the very JSON that is stored (one ``encode`` each, read back; ``bot.jsonio``, orjson). Reading it
+    made of the very JSON that is stored (one ``dumps`` each, read back; ``bot.jsonio``). Reading it
     back also gives the reply a context of its own: the commands' caches (the 大六壬 reading, the 神煞 stars)
     are never handed out to be changed."""
-    raws = [jsonio.encode(dict(value)) for value in (rec.context, rec.inputs, rec.options)]
-    texts = [JsonText(raw, "utf-8") for raw in raws]  # the text stored, decoded once
-    context, inputs, options = (jsonio.loads(raw) for raw in raws)  # read back from the same bytes
+    texts = [dumps(dict(value)) for value in (rec.context, rec.inputs, rec.options)]  # the text stored
+    context, inputs, options = (jsonio.loads(text) for text in texts)  # read back
     created = (await ctx.clock.now()).isoformat(timespec="seconds")
     seq = await ctx.storage.add_history(
         incoming.user_key,

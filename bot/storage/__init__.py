@@ -143,7 +143,7 @@ class JsonText(str):
 
 def dumps(obj: Any) -> JsonText:
     """The storage's JSON of ``obj`` (compact, key order kept: it is display order)."""
-    return JsonText(jsonio.encode(obj), "utf-8")
+    return JsonText(jsonio.dumps(obj))
 
 
 def _dumps(obj: Any) -> str:
