@@ -4,8 +4,8 @@ as they are.
 
 The standard library's ``json`` (its C encoder and scanner). orjson measured ≈ 5× cheaper on a 20 kB ``/cast``
 context (0.26 → ≈ 0.1 ms a command) but no difference end to end in ``bench/bot.py`` beyond its noise, and its
-wheels carry MPL-2.0 code (``License-Expression: MPL-2.0 AND (Apache-2.0 OR MIT)``): the default install
-stays permissively licensed.
+wheels carry MPL-2.0 code (``License-Expression: MPL-2.0 AND (Apache-2.0 OR MIT)``), which the default install
+admits only for certifi (``tests/test_licenses.py``).
 """
 
 from __future__ import annotations
