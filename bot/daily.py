@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from bot.bounded import BoundedCache
 from bot.zones import zone as zone_named
 
 if TYPE_CHECKING:
@@ -402,7 +402,7 @@ class DailyRenderer:
 # ---- the picture -----------------------------------------------------------------------------------------
 
 PICTURES_KEPT = 64  # pictures kept (≈ 40–60 KiB each): the readings of one 時辰 of one day share one
-_pictures: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+_pictures: BoundedCache[tuple[Any, ...], bytes] = BoundedCache(lambda: PICTURES_KEPT)
 
 
 def picture(moment: Moment, lang: str) -> bytes:
@@ -410,15 +410,10 @@ def picture(moment: Moment, lang: str) -> bytes:
     every subscriber whose reading has the same :func:`body_key` gets the same bytes, rendered once."""
     pillars = _pillars(moment)
     key = (body_key(moment, pillars), lang)
-    cached = _pictures.get(key)
+    cached = _pictures.find(key)
     if cached is not None:
-        _pictures.move_to_end(key)
         return cached
-    png = _draw(moment, pillars, lang)
-    _pictures[key] = png
-    while len(_pictures) > PICTURES_KEPT:
-        _pictures.popitem(last=False)
-    return png
+    return _pictures.keep(key, _draw(moment, pillars, lang))
 
 
 def _draw(moment: Moment, pillars: Any, lang: str) -> bytes:

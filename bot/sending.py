@@ -62,13 +62,14 @@ import io
 import logging
 import re
 import warnings
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from bot import metrics
+from bot.bounded import BoundedCache
 from bot.limits import Limiter, LocalLimiter, Rate, Slot, TokenBucket, Window  # noqa: F401 - TokenBucket re-exported
 from bot.sanitize import clean
 
@@ -501,8 +502,10 @@ class TelegramSender:
         self.max_idle_chats = 10_000  # per-chat state kept before idle chats are pruned
         self.dropped: Counter[str] = Counter()  # replies not delivered, by reason (logged at ERROR)
         # a picture sent before is sent again as the file_id Telegram gave it, not uploaded (see ``send``)
-        self._photo_ids: OrderedDict[bytes, str] = OrderedDict()  # SHA-256 of the PNG → file_id
         self.max_photo_ids = 4096  # pictures remembered (≈ 130 bytes each), the least recently sent dropped
+        self._photo_ids: BoundedCache[bytes, str] = BoundedCache(
+            lambda: self.max_photo_ids
+        )  # PNG SHA-256 → file_id
         self.photo_reuses = 0  # photos sent by file_id (for tests and metrics)
         self.photo_refused = 0  # file_ids Telegram refused (the bytes were uploaded instead)
 
@@ -512,10 +515,7 @@ class TelegramSender:
         file_id = sizes[-1].get("file_id") if isinstance(sizes, list) and sizes else None
         if not isinstance(file_id, str) or not file_id:
             return
-        self._photo_ids[digest] = file_id
-        self._photo_ids.move_to_end(digest)
-        while len(self._photo_ids) > self.max_photo_ids:
-            self._photo_ids.popitem(last=False)
+        self._photo_ids.keep(digest, file_id)
 
     def _dropped(self, outcome: SendOutcome, detail: str) -> SendOutcome:
         """Count and log (ERROR) a reply that did not reach the chat."""
@@ -654,9 +654,7 @@ class TelegramSender:
                     try:
                         last = index == len(parts) - 1
                         if upload is not None:
-                            reused = self._photo_ids.get(digest)
-                            if reused is not None:
-                                self._photo_ids.move_to_end(digest)  # recently sent: kept longest
+                            reused = self._photo_ids.find(digest)  # recently sent: kept longest
                             result = await self._request(
                                 slot,
                                 telegram_call(

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import html
 import re
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
 from bot import jsonio
+from bot.bounded import BoundedCache
 from bot.commands.base import Reply
 from bot.i18n import environment, gettext, given_terms, mark_given, one_reply, terms_given, typeset
 from bot.sanitize import clean
@@ -162,35 +163,6 @@ class _ReadingEntry:
     def __init__(self, used: frozenset[str]) -> None:
         self.used = used  # the terms the partial gives as 한글(漢字) when none was given before
         self.texts: dict[frozenset[str], str] = {}  # (terms of ``used`` given before) → text
-
-
-_K = TypeVar("_K")
-_V = TypeVar("_V")
-
-
-class BoundedCache(OrderedDict[_K, _V]):
-    """The render caches: the least recently used entry dropped past ``limit()`` entries (read when an
-    entry is added, so a module's size constant can be changed), hits and misses counted in ``stats``."""
-
-    def __init__(self, limit: Callable[[], int], stats: Counter[str]) -> None:
-        super().__init__()
-        self.limit = limit
-        self.stats = stats
-
-    def find(self, key: _K) -> _V | None:
-        found = self.get(key)
-        if found is None:
-            self.stats["miss"] += 1
-        else:
-            self.move_to_end(key)
-            self.stats["hit"] += 1
-        return found
-
-    def keep(self, key: _K, value: _V) -> _V:
-        self[key] = value
-        while len(self) > self.limit():
-            self.popitem(last=False)
-        return value
 
 
 reading_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from bot.bounded import BoundedCache
 from bot.commands import _options as engine_options
 from bot.commands._common import (
     NOW_WORDS,
@@ -171,7 +171,9 @@ def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, A
 # cached by the chart *without its instant* and the 月建 and 太歲 branches, which ``read`` is then given
 # explicitly — so nothing else of the instant can reach them. Bounded (least recently used dropped).
 READING_CACHE_SIZE = 2048
-_READINGS: OrderedDict[tuple[Any, ...], tuple[list[dict[str, Any]], dict[str, Any]]] = OrderedDict()
+_READINGS: BoundedCache[tuple[Any, ...], tuple[list[dict[str, Any]], dict[str, Any]]] = BoundedCache(
+    lambda: READING_CACHE_SIZE
+)
 
 
 def reading_and_verdict(
@@ -183,16 +185,11 @@ def reading_and_verdict(
     month = moment.month.branch if moment is not None else None
     year = moment.year.branch if moment is not None else None
     key = (bare, month, year, category)
-    found = _READINGS.get(key)
+    found = _READINGS.find(key)
     if found is not None:
-        _READINGS.move_to_end(key)
         return found
     readings = [r.to_json() for r in reading.read(bare, category, month=month, year=year)]
-    value = (readings, judge(bare, category).to_json())
-    _READINGS[key] = value
-    while len(_READINGS) > READING_CACHE_SIZE:
-        _READINGS.popitem(last=False)
-    return value
+    return _READINGS.keep(key, (readings, judge(bare, category).to_json()))
 
 
 @command(
