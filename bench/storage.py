@@ -2,10 +2,15 @@
 thread hop per statement), and on PostgreSQL when one answers.
 
     .venv/bin/python bench/storage.py [--n 5000] [--pg postgresql://postgres@127.0.0.1:5432/test] [--json]
+    .venv/bin/python bench/storage.py record [--n 2000] [--pg …] [--json]
 
 "before" replays the same statements through aiosqlite (the storage of main before #17) when aiosqlite is
 installed (``pip install aiosqlite``; no longer a dependency). Figures: CPU µs (process time) and wall µs
-per call, for a user look-up (``get_user``) and a history write (``add_history``, one transaction).
+per call, for a user look-up (``get_user``) and a history write (``add_history``).
+
+``record``: ``bot.commands._common.record_and_reply`` (the stored text, the reply's context, the history write)
+for the contexts of a ``/cast now``, a ``/shensha`` and a ``/liuyao`` as the commands make them (caught from one
+real dispatch of each; their caches are warm, as for every user after the first of that hour): CPU µs per call.
 """
 
 from __future__ import annotations
@@ -109,13 +114,72 @@ async def amain(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+RECORDED = ("/cast now", "/shensha", "/liuyao")
+
+
+async def record(target: str, n: int) -> dict[str, tuple[float, float]]:
+    """CPU and wall µs per ``record_and_reply`` call, per command of :data:`RECORDED`."""
+    from bot.commands import Incoming, _common, cast, dispatch, liuyao, shensha
+    from bot.config import Settings
+    from bot.context import create_context
+
+    caught: dict[str, Any] = {}
+
+    async def catch(incoming: Incoming, ctx: Any, rec: _common.Record) -> Any:
+        caught[incoming.text] = (incoming, rec)
+        return await _common.record_and_reply(incoming, ctx, rec)
+
+    ctx = await create_context(Settings(db_path=target, lang="ko", tz="Asia/Seoul"))
+    modules = (cast, shensha, liuyao)
+    try:
+        for module in modules:
+            module.record_and_reply = catch  # type: ignore[attr-defined]
+        for text in RECORDED:
+            await dispatch(Incoming("telegram", "1", "1", text, lang_hint="ko"), ctx)
+    finally:
+        for module in modules:
+            module.record_and_reply = _common.record_and_reply  # type: ignore[attr-defined]
+    try:
+        out = {}
+        for text in RECORDED:
+            incoming, rec = caught[text]
+            out[text] = await _measure(
+                n, lambda i, incoming=incoming, rec=rec: _common.record_and_reply(incoming, ctx, rec)
+            )
+        return out
+    finally:
+        await ctx.close()
+
+
+async def record_main(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"n": args.n}
+    with tempfile.TemporaryDirectory() as tmp:
+        out["sqlite"] = await record(str(Path(tmp) / "record.db"), args.n)
+    if args.pg:
+        schema = "bench_" + uuid.uuid4().hex[:12]
+        sep = "&" if "?" in args.pg else "?"
+        url = f"{args.pg}{sep}schema={schema}"
+        try:
+            out["postgresql"] = await record(url, args.n)
+        finally:
+            storage = await Storage.open(url, migrate=False)
+            try:
+                await storage.execute(f'DROP SCHEMA "{schema}" CASCADE')
+            finally:
+                await storage.close()
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=5000)
+    parser.add_argument("what", nargs="?", choices=("statements", "record"), default="statements")
+    parser.add_argument("--n", type=int, default=None, help="calls per figure (5000; record: 2000)")
     parser.add_argument("--pg", default=None, help="a postgresql:// URL to measure too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = asyncio.run(amain(args))
+    if args.n is None:
+        args.n = 2000 if args.what == "record" else 5000
+    result = asyncio.run(record_main(args) if args.what == "record" else amain(args))
     if args.json:
         print(json.dumps(result))
         return 0

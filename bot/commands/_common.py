@@ -13,7 +13,7 @@ from bot import jsonio
 from bot.commands.base import CommandError, Incoming, Reply, reply
 from bot.context import AppContext
 from bot.pictures import source as picture_source
-from bot.storage import UserSettings, dumps
+from bot.storage import JsonText, UserSettings
 from bot.zones import zone_or_none
 from engine.calendar import resolve_local as calendar_resolve_local
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
@@ -132,20 +132,22 @@ class Record:
 
 async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> Reply:
     """Store a cast in the user's history and answer with the view; ``/show N`` answers the same: the reply is
-    made of the very JSON that is stored (one ``dumps`` each, read back; ``bot.jsonio``). Reading it
-    back also gives the reply a context of its own: the commands' caches (the 大六壬 reading, the 神煞 stars)
-    are never handed out to be changed."""
-    texts = [dumps(dict(value)) for value in (rec.context, rec.inputs, rec.options)]  # the text stored
-    context, inputs, options = (jsonio.loads(text) for text in texts)  # read back
+    made of exactly what is stored — its context, inputs and options are what ``jsonio.loads`` gives of the
+    stored texts (``jsonio.round_trip``: the frozen members of a context, the commands' cached 大六壬 reading
+    and 神煞 stars, are written as their kept text and handed on as themselves, shared and unchangeable; the
+    rest is written and read back). So a reply never holds a cache's value that it could change."""
+    context_text, context = jsonio.round_trip(rec.context)
+    inputs_text, inputs = jsonio.round_trip(rec.inputs)
+    options_text, options = jsonio.round_trip(rec.options)
     created = (await ctx.clock.now()).isoformat(timespec="seconds")
     seq = await ctx.storage.add_history(
         incoming.user_key,
         kind=rec.kind,
         command=incoming.text.strip()[:200],
-        inputs=texts[1],
-        options=texts[2],
+        inputs=JsonText(inputs_text),
+        options=JsonText(options_text),
         view=rec.view,
-        context=texts[0],
+        context=JsonText(context_text),
         created_at=created,
     )
     if ctx.settings.history_limit:  # retention (SIKPAN_HISTORY_LIMIT); unset keeps every cast

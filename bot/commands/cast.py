@@ -7,6 +7,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from bot import jsonio
 from bot.bounded import BoundedCache
 from bot.commands import _options as engine_options
 from bot.commands._common import (
@@ -169,7 +170,9 @@ def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, A
 
 # The reading and the verdict of a 課 (≈ 2.4 ms of CPU, most of a /cast) are the same for every cast of it:
 # cached by the chart *without its instant* and the 月建 and 太歲 branches, which ``read`` is then given
-# explicitly — so nothing else of the instant can reach them. Bounded (least recently used dropped).
+# explicitly — so nothing else of the instant can reach them. Bounded (least recently used dropped). Kept
+# frozen with their JSON text (``jsonio.freeze``: 28 of a context's 30 kB), which ``record_and_reply`` stores
+# as it is and every reply shares.
 READING_CACHE_SIZE = 2048
 _READINGS: BoundedCache[tuple[Any, ...], tuple[list[dict[str, Any]], dict[str, Any]]] = BoundedCache(
     lambda: READING_CACHE_SIZE
@@ -179,7 +182,7 @@ _READINGS: BoundedCache[tuple[Any, ...], tuple[list[dict[str, Any]], dict[str, A
 def reading_and_verdict(
     chart: Chart, category: str | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """(``readings_view``, the verdict as JSON) of ``chart``; shared cached values: never mutate them."""
+    """(``readings_view``, the verdict as JSON) of ``chart``: shared cached values, frozen (``jsonio.freeze``)."""
     moment = chart.moment
     bare = replace(chart, moment=None) if moment is not None else chart
     month = moment.month.branch if moment is not None else None
@@ -189,7 +192,7 @@ def reading_and_verdict(
     if found is not None:
         return found
     readings = [r.to_json() for r in reading.read(bare, category, month=month, year=year)]
-    return _READINGS.keep(key, (readings, judge(bare, category).to_json()))
+    return _READINGS.keep(key, (jsonio.freeze(readings), jsonio.freeze(judge(bare, category).to_json())))
 
 
 @command(

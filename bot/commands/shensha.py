@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from bot import jsonio
 from bot.commands._common import (
     NOW_WORDS,
     Record,
@@ -96,9 +97,16 @@ def stars_of(
     day: GanZhi, month: Branch | None, year: GanZhi | None, hour: Branch | None
 ) -> tuple[list[StarView], GroupedStarsView]:
     """The stars of a day (month, year, hour) as the view shows them, and grouped: the same for every
-    ``/shensha`` of that hour (≈ 170 stars, 0.4 ms to convert), so cached. Shared values: never mutate them."""
+    ``/shensha`` of that hour (≈ 170 stars, 0.4 ms to convert), so cached — frozen with their JSON text
+    (``jsonio.freeze``), which ``record_and_reply`` stores as it is and every reply shares."""
     stars = stars_view(evaluate(day, month=month, year=year, hour=hour))
-    return stars, grouped_view(stars)
+    groups = grouped_view(stars)
+    frozen: GroupedStarsView = {
+        "by_branch": jsonio.freeze(groups["by_branch"]),
+        "by_stem": jsonio.freeze(groups["by_stem"]),
+        "others": jsonio.freeze(groups["others"]),
+    }
+    return jsonio.freeze(stars), frozen
 
 
 @command(

@@ -78,7 +78,7 @@ async def test_shensha_pages_are_what_the_old_templates_gave(ctx, text, lang):
 
 async def test_the_cached_stars_are_the_engine_s_and_never_handed_out(ctx):
     """``stars_of`` (cached per day, month, year, hour) equals the engine's stars converted afresh, and a
-    reply gets its own copy: changing a reply's context cannot change the next reply."""
+    reply shares it frozen: changing a reply's stars is refused, so it cannot change the next reply."""
     from bot.commands import shensha as shensha_command
     from engine.core.cycle import Branch, GanZhi
     from engine.shensha import evaluate
@@ -96,7 +96,10 @@ async def test_the_cached_stars_are_the_engine_s_and_never_handed_out(ctx):
     first = await dispatch(
         Incoming("telegram", "1", "1", "/shensha 甲子 寅 午時 甲辰年", lang_hint="ko"), ctx
     )
-    first.context["stars"].clear()
+    with pytest.raises(TypeError):
+        first.context["stars"].clear()
+    with pytest.raises(TypeError):
+        first.context["stars"][0]["name"] = "changed"
     second = await dispatch(
         Incoming("telegram", "1", "1", "/shensha 甲子 寅 午時 甲辰年", lang_hint="ko"), ctx
     )
