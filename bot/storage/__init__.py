@@ -9,9 +9,10 @@ migrations. Every SQL statement of the bot is in this package.
   of NNNN, each inside one transaction together with its row in ``schema_version`` (so a failed migration
   leaves no trace); ``NNNN_name.postgresql.sql`` (or ``.sqlite.sql``) replaces it on that engine where the
   SQL differs. Running them again is a no-op.
-- History numbers come from a per-user counter (``history_counters``) updated atomically
-  (``INSERT … ON CONFLICT DO UPDATE … RETURNING``), never ``MAX(seq) + 1``: concurrent writers of one user
-  get distinct, consecutive numbers.
+- History numbers come from a per-user counter (``history_counters``) moved on atomically with the insert of
+  the row, in one statement (``Backend.insert_history``: PostgreSQL's upsert in a data-modifying CTE, SQLite's
+  trigger of migration 0009), never ``MAX(seq) + 1``: concurrent writers of one user get distinct,
+  consecutive numbers, and pruning never makes a number come back.
 - **Convention for other migrations:** every table that stores data of a user has a ``user_key`` column
   (``"platform:user_id"``, see :attr:`bot.commands.Incoming.user_key`). :meth:`Storage.forget` deletes the
   user's rows from every table that has such a column, whatever migration created it.
@@ -331,30 +332,23 @@ class Storage:
         created_at: str | None = None,
     ) -> int:
         """Record one cast (each of ``inputs``, ``options``, ``context`` a mapping or its :func:`dumps`); returns
-        its number N for ``/show N``. Committed when this returns."""
-        async with self.transaction() as tx:
-            row = await tx.fetchone(
-                "INSERT INTO history_counters (user_key, last_seq) VALUES (?, 1)"
-                " ON CONFLICT(user_key) DO UPDATE SET last_seq = history_counters.last_seq + 1"
-                " RETURNING last_seq",
-                (user_key,),
-            )
-            assert row is not None
-            await tx.execute(
-                "INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    user_key,
-                    int(row[0]),
-                    kind,
-                    command,
-                    _dumps(inputs),
-                    _dumps(options),
-                    view,
-                    _dumps(context),
-                    created_at or _now(),
-                ),
-            )
+        its number N for ``/show N``. Committed when this returns.
+
+        One statement (``Backend.insert_history``, issue 18), committed on its own, not a transaction of two:
+        the counter moves on and the row is written together or not at all."""
+        row = await self.backend.fetchone(
+            self.backend.insert_history,
+            (
+                user_key,
+                kind,
+                command,
+                _dumps(inputs),
+                _dumps(options),
+                view,
+                _dumps(context),
+                created_at or _now(),
+            ),
+        )
         assert row is not None
         return int(row[0])
 

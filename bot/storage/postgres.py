@@ -75,6 +75,16 @@ class PgBackend:
 
     multi_scheduler = True  # schedulers of many processes claim side by side (SKIP LOCKED, heartbeats)
 
+    # the counter's upsert locks the user's counter row until the statement commits: concurrent writers of one
+    # user get distinct, consecutive numbers
+    insert_history = (
+        "WITH counter AS (INSERT INTO history_counters (user_key, last_seq) VALUES (?, 1)"
+        " ON CONFLICT (user_key) DO UPDATE SET last_seq = history_counters.last_seq + 1"
+        " RETURNING user_key, last_seq)"
+        " INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at)"
+        " SELECT counter.user_key, counter.last_seq, ?, ?, ?, ?, ?, ?, ? FROM counter RETURNING seq"
+    )
+
     def try_lead(self, platforms: Sequence[str]) -> bool:
         return True
 

@@ -65,6 +65,14 @@ class SqliteBackend:
 
     multi_scheduler = False  # one scheduler per database file and platform, elected by lock files (try_lead)
 
+    # the number after the user's counter; the trigger of migration 0009 moves the counter on. One statement
+    # committed on its own: SQLite takes the write lock as a writing statement starts, before the subquery.
+    insert_history = (
+        "INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at)"
+        " VALUES (?1, COALESCE((SELECT last_seq FROM history_counters WHERE user_key = ?1), 0) + 1,"
+        " ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING seq"
+    )
+
     def __init__(self, con: sqlite3.Connection, path: str, wal: str | None = None) -> None:
         self.con = con
         self.target = path

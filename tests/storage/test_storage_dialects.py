@@ -120,6 +120,63 @@ async def test_the_counter_migration_continues_existing_history(target: str):
         await store.close()
 
 
+async def _cast_as_at_0008(store: Storage, user: str) -> int:
+    """A cast recorded as ``add_history`` did up to migration 0008: the counter's upsert, then the row."""
+    async with store.transaction() as tx:
+        row = await tx.fetchone(
+            "INSERT INTO history_counters (user_key, last_seq) VALUES (?, 1)"
+            " ON CONFLICT(user_key) DO UPDATE SET last_seq = history_counters.last_seq + 1 RETURNING last_seq",
+            (user,),
+        )
+        assert row is not None
+        await tx.execute(
+            "INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at)"
+            " VALUES (?, ?, 'cast', '/cast', '{}', '{}', 'cast', ?, '2026-01-01T00:00:00+00:00')",
+            (user, int(row[0]), f'{{"n":{int(row[0])}}}'),
+        )
+    return int(row[0])
+
+
+async def test_the_one_statement_migration_keeps_every_row_and_number(target: str):
+    """A database made at 0008 (casts recorded the 0008 way, one user pruned) upgraded by 0009: every history
+    row and counter is kept as it was, and each user's next cast follows the counter, also once pruning left
+    no row of the user: no number comes back."""
+    store = await Storage.open(target, migrate=False)
+    try:
+        migrations = load_migrations(dialect=store.dialect)
+        await store.migrate([m for m in migrations if m.version <= 8])
+        assert [await _cast_as_at_0008(store, USER) for _ in range(5)] == [1, 2, 3, 4, 5]
+        assert [await _cast_as_at_0008(store, "telegram:7") for _ in range(3)] == [1, 2, 3]
+        assert await store.prune_history(USER, keep=2) == 3  # rows 4, 5 left; the counter stays at 5
+
+        async def snapshot() -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+            rows = await store.fetchall("SELECT * FROM history ORDER BY user_key, seq")
+            counters = await store.fetchall("SELECT * FROM history_counters ORDER BY user_key")
+            return [tuple(r) for r in rows], [tuple(r) for r in counters]
+
+        before = await snapshot()
+        assert sorted((r[1], r[2]) for r in before[0]) == [  # (user_key, seq)
+            (USER, 4),
+            (USER, 5),
+            *(("telegram:7", n) for n in (1, 2, 3)),
+        ]
+        assert before[1] == [(USER, 5), ("telegram:7", 3)]
+        assert await store.migrate() == [m.version for m in migrations if m.version >= 9]
+        assert await snapshot() == before
+        assert await _cast(store) == [6]
+        # no row of the user left: the counter still says 6
+        assert await store.prune_history(USER, keep=0) == 3
+        assert await _cast(store, n=2) == [7, 8]
+        assert await _cast(store, "telegram:7") == [4]
+        assert await _cast(store, "telegram:new") == [1]
+        counters = await store.fetchall("SELECT user_key, last_seq FROM history_counters ORDER BY user_key")
+        assert [tuple(c) for c in counters] == [(USER, 8), ("telegram:7", 4), ("telegram:new", 1)]
+        entry = await store.get_history(USER, 8)
+        assert entry is not None and (entry.kind, entry.context) == ("cast", {})
+    finally:
+        await store.close()
+
+
 async def test_concurrent_migrators_apply_each_migration_once(target: str):
     stores = await asyncio.gather(*(Storage.open(target, migrate=False) for _ in range(4)))
     try:

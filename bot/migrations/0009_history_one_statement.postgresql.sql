@@ -1,0 +1,5 @@
+-- A cast is recorded by one statement (issue 18). On PostgreSQL that needs no schema change:
+-- `PgBackend.insert_history` moves the user's counter on and inserts the history row in one statement (a
+-- data-modifying CTE: the counter's upsert locks the user's counter row until the statement commits, so
+-- concurrent writers still get distinct, consecutive numbers). This version is recorded so that both engines'
+-- schema histories stay one (SQLite adds a trigger here: 0009_history_one_statement.sqlite.sql).
