@@ -68,3 +68,67 @@ def test_the_cache_key_is_canonical():
         {"a": [2, {"c": 4, "d": 3}], "b": 1}
     )
     assert jsonio.sorted_key({"a": 1}) != jsonio.sorted_key({"a": 2})
+
+
+FROZEN_OBJECT = {"甲": [1, {"乙": "丙"}], "f": 0.1, "none": None}
+FROZEN_ARRAY = [{"id": "x", "value": ["子", "丑"]}, 2.5, "三"]
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        [],
+        [("a", 1)],
+        [("a", "frozen_object")],
+        [("a", "frozen_object"), ("b", "frozen_array")],
+        [("when", {"local": "2024-02-04 12:30"}), ("readings", "frozen_array"), ("n", 3)],
+        [("x", ("tuple", "read", "back")), ("v", "frozen_object"), (1, "an int key"), ("w", "frozen_array")],
+        [("v", "frozen_object"), ("empty", {}), ("list", []), ("s", 'a"\\\n')],
+    ],
+)
+def test_round_trip_writes_what_dumps_writes_and_gives_what_loads_reads(members):
+    frozen = {"frozen_object": jsonio.freeze(FROZEN_OBJECT), "frozen_array": jsonio.freeze(FROZEN_ARRAY)}
+    obj = {key: frozen.get(value, value) if isinstance(value, str) else value for key, value in members}
+    text, value = jsonio.round_trip(obj)
+    assert text == stdlib(obj)  # the standard library's text of the whole, spliced or not
+    assert value == json.loads(text) and list(value) == list(json.loads(text))
+    for key, member in obj.items():
+        if isinstance(member, jsonio.FrozenDict | jsonio.FrozenList):
+            assert value[key] is member  # handed on, not read back
+        elif isinstance(member, dict | list | tuple):
+            assert value[str(key)] is not member  # read back: the reply's own
+
+
+def test_a_frozen_value_is_what_loads_reads_of_it_and_keeps_its_text():
+    for source in (FROZEN_OBJECT, FROZEN_ARRAY, {"t": ("子", "丑"), 1: "one"}):
+        frozen = jsonio.freeze(source)
+        assert frozen == json.loads(stdlib(source)) and frozen.json == stdlib(source)
+        assert type(frozen) is (jsonio.FrozenDict if isinstance(source, dict) else jsonio.FrozenList)
+    with pytest.raises(TypeError):
+        jsonio.freeze("text")  # type: ignore[call-overload]
+
+
+def test_a_frozen_value_refuses_changes_and_copies_are_plain():
+    import copy
+    import pickle
+
+    frozen = jsonio.freeze(FROZEN_OBJECT)
+    inner = frozen["甲"]
+    with pytest.raises(TypeError):
+        frozen["甲"] = 1
+    with pytest.raises(TypeError):
+        frozen.update(x=1)
+    with pytest.raises(TypeError):
+        inner.append(3)
+    with pytest.raises(TypeError):
+        inner[1]["乙"] = "丁"
+    with pytest.raises(TypeError):
+        frozen |= {"x": 1}
+    assert copy.copy(frozen) is frozen and copy.deepcopy(frozen) is frozen
+    again = pickle.loads(pickle.dumps(frozen))
+    assert again == frozen and type(again) is jsonio.FrozenDict and again.json == frozen.json
+    plain, listed = dict(frozen), list(inner)
+    plain["x"] = 1  # a plain copy is the caller's own
+    listed.append(3)
+    assert type(frozen.copy()) is dict and type(inner[:]) is list and type(frozen | {"y": 2}) is dict
+    assert frozen == FROZEN_OBJECT and inner == [1, {"乙": "丙"}]
