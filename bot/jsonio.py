@@ -13,7 +13,8 @@ such a value into what :func:`loads` reads back of its text, as :class:`FrozenDi
 (a ``dict`` / ``list`` that refuses every change, so a cached value can be shared by every reply) that keeps
 the text (``.json``). :func:`round_trip` then makes the stored text of a context and the reply's context —
 the value :func:`loads` gives of that text — splicing each frozen member's text in and handing the member on
-as itself, instead of writing and reading back the whole of it for every cast.
+as itself, instead of writing and reading back the whole of it for every cast; :func:`sorted_key` (the render
+caches' keys) splices the frozen members' sorted texts, each made once.
 """
 
 from __future__ import annotations
@@ -40,8 +41,31 @@ def loads(text: str | bytes) -> Any:
 
 
 def sorted_key(obj: Any) -> str:
-    """Canonical JSON of ``obj`` (keys sorted) as a cache key: equal values give equal keys."""
-    return _SORTED.encode(obj)
+    """Canonical JSON of ``obj`` (keys sorted) as a cache key: equal values give equal keys.
+
+    The text is ``json.dumps(obj, sort_keys=True)``'s (compact), character for character; a :func:`freeze`
+    value's is made once and kept (``FrozenDict``/``FrozenList`` cannot change), and so is that of each frozen
+    member of a mapping with string keys (a reply's context: the render caches' keys, ``bot.views``)."""
+    if isinstance(obj, FrozenDict | FrozenList):
+        return obj.sorted_json()
+    if not isinstance(obj, dict) or not any(isinstance(v, FrozenDict | FrozenList) for v in obj.values()):
+        return _SORTED.encode(obj)
+    if not all(type(k) is str for k in obj):
+        return _SORTED.encode(obj)  # JSON's own key conversion and ordering
+    parts: list[str] = []
+    run: dict[str, Any] = {}
+    for key in sorted(obj):
+        member = obj[key]
+        if not isinstance(member, FrozenDict | FrozenList):
+            run[key] = member
+            continue
+        if run:
+            parts.append(_SORTED.encode(run)[1:-1])
+            run.clear()
+        parts.append(f"{_SORTED.encode(key)}:{member.sorted_json()}")
+    if run:
+        parts.append(_SORTED.encode(run)[1:-1])
+    return "{" + ",".join(part for part in parts if part) + "}"
 
 
 def _read_only(self: object, *args: object, **kwargs: object) -> NoReturn:
@@ -53,17 +77,25 @@ class FrozenDict(dict[str, Any]):
     written as, the ``dict`` it was made of. ``json``: its compact text when :func:`freeze` made it, else
     None. ``dict(value)`` or ``value.copy()`` is a plain (shallow) copy."""
 
-    __slots__ = ("json",)
+    __slots__ = ("json", "_sorted")
     json: str | None
+    _sorted: str | None
 
     def __new__(cls, items: Mapping[str, Any] = {}, json: str | None = None) -> FrozenDict:  # noqa: B006
         obj = super().__new__(cls)
         dict.__init__(obj, items)
         obj.json = json
+        obj._sorted = None
         return obj
 
     def __init__(self, items: Mapping[str, Any] = {}, json: str | None = None) -> None:  # noqa: B006
         """Made whole by ``__new__``: calling ``__init__`` again changes nothing (``dict.__init__`` would)."""
+
+    def sorted_json(self) -> str:
+        """:func:`sorted_key` of this value, made once."""
+        if self._sorted is None:
+            self._sorted = _SORTED.encode(self)
+        return self._sorted
 
     def __copy__(self) -> FrozenDict:
         return self  # nothing can change it: the value itself is its copy
@@ -84,17 +116,25 @@ class FrozenList(list[Any]):
     written as, the ``list`` it was made of. ``json``: its compact text when :func:`freeze` made it, else
     None. ``list(value)``, ``value.copy()`` or a slice is a plain (shallow) copy."""
 
-    __slots__ = ("json",)
+    __slots__ = ("json", "_sorted")
     json: str | None
+    _sorted: str | None
 
     def __new__(cls, items: Sequence[Any] = (), json: str | None = None) -> FrozenList:
         obj = super().__new__(cls)
         list.__init__(obj, items)
         obj.json = json
+        obj._sorted = None
         return obj
 
     def __init__(self, items: Sequence[Any] = (), json: str | None = None) -> None:
         """Made whole by ``__new__``: calling ``__init__`` again changes nothing (``list.__init__`` would)."""
+
+    def sorted_json(self) -> str:
+        """:func:`sorted_key` of this value, made once."""
+        if self._sorted is None:
+            self._sorted = _SORTED.encode(self)
+        return self._sorted
 
     def __copy__(self) -> FrozenList:
         return self

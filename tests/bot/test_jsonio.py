@@ -132,3 +132,28 @@ def test_a_frozen_value_refuses_changes_and_copies_are_plain():
     listed.append(3)
     assert type(frozen.copy()) is dict and type(inner[:]) is list and type(frozen | {"y": 2}) is dict
     assert frozen == FROZEN_OBJECT and inner == [1, {"乙": "丙"}]
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        [("b", "frozen_array"), ("a", 1), ("no", 3), ("when", {"z": 1, "a": [2, {"y": 0, "b": 1}]})],
+        [("readings", "frozen_array"), ("verdict", "frozen_object")],
+        [("z", "frozen_object"), ("m", None), ("a", "frozen_array"), ("é", "…"), ("B", ["x"])],
+        [(10, "frozen_object"), (9, "int keys")],  # not string keys: JSON orders them as numbers
+    ],
+)
+def test_sorted_key_is_the_standard_librarys_canonical_text(members):
+    frozen = {"frozen_object": jsonio.freeze(FROZEN_OBJECT), "frozen_array": jsonio.freeze(FROZEN_ARRAY)}
+    obj = {key: frozen.get(value, value) if isinstance(value, str) else value for key, value in members}
+    canonical = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    assert jsonio.sorted_key(obj) == canonical
+    assert jsonio.sorted_key(obj) == canonical  # again, from the kept texts
+    if all(isinstance(key, str) for key in obj):  # (an int key reads back as a string, sorted otherwise)
+        assert (
+            jsonio.sorted_key(json.loads(canonical)) == canonical
+        )  # equal values, frozen or not: equal keys
+    for member in frozen.values():
+        assert jsonio.sorted_key(member) == json.dumps(
+            member, ensure_ascii=False, separators=(",", ":"), sort_keys=True
+        )
