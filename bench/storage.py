@@ -96,21 +96,31 @@ async def before(path: str, n: int) -> dict[str, tuple[float, float]] | None:
         await db.close()
 
 
-async def amain(args: argparse.Namespace) -> dict[str, Any]:
-    out: dict[str, Any] = {"n": args.n}
-    with tempfile.TemporaryDirectory() as tmp:
-        out["sqlite_before_aiosqlite"] = await before(str(Path(tmp) / "before.db"), args.n)
-        out["sqlite_after"] = await after(str(Path(tmp) / "after.db"), args.n)
-    if args.pg:
-        schema = "bench_" + uuid.uuid4().hex[:12]
-        sep = "&" if "?" in args.pg else "?"
-        url = f"{args.pg}{sep}schema={schema}"
-        out["postgresql"] = await after(url, args.n)
+async def on_postgres(pg: str, measure: Any, n: int) -> Any:
+    """``measure(url, n)`` on a fresh schema of the PostgreSQL server at ``pg``, dropped afterwards."""
+    schema = "bench_" + uuid.uuid4().hex[:12]
+    sep = "&" if "?" in pg else "?"
+    url = f"{pg}{sep}schema={schema}"
+    try:
+        return await measure(url, n)
+    finally:
         storage = await Storage.open(url, migrate=False)
         try:
             await storage.execute(f'DROP SCHEMA "{schema}" CASCADE')
         finally:
             await storage.close()
+
+
+async def amain(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"n": args.n}
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.what == "record":
+            out["sqlite"] = await record(str(Path(tmp) / "record.db"), args.n)
+        else:
+            out["sqlite_before_aiosqlite"] = await before(str(Path(tmp) / "before.db"), args.n)
+            out["sqlite_after"] = await after(str(Path(tmp) / "after.db"), args.n)
+    if args.pg:
+        out["postgresql"] = await on_postgres(args.pg, record if args.what == "record" else after, args.n)
     return out
 
 
@@ -151,25 +161,6 @@ async def record(target: str, n: int) -> dict[str, tuple[float, float]]:
         await ctx.close()
 
 
-async def record_main(args: argparse.Namespace) -> dict[str, Any]:
-    out: dict[str, Any] = {"n": args.n}
-    with tempfile.TemporaryDirectory() as tmp:
-        out["sqlite"] = await record(str(Path(tmp) / "record.db"), args.n)
-    if args.pg:
-        schema = "bench_" + uuid.uuid4().hex[:12]
-        sep = "&" if "?" in args.pg else "?"
-        url = f"{args.pg}{sep}schema={schema}"
-        try:
-            out["postgresql"] = await record(url, args.n)
-        finally:
-            storage = await Storage.open(url, migrate=False)
-            try:
-                await storage.execute(f'DROP SCHEMA "{schema}" CASCADE')
-            finally:
-                await storage.close()
-    return out
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", nargs="?", choices=("statements", "record"), default="statements")
@@ -179,7 +170,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.n is None:
         args.n = 2000 if args.what == "record" else 5000
-    result = asyncio.run(record_main(args) if args.what == "record" else amain(args))
+    result = asyncio.run(amain(args))
     if args.json:
         print(json.dumps(result))
         return 0
