@@ -1,7 +1,7 @@
 """Benchmark: rendering the first page of a reply (``bot.views.render``) for Telegram (issue #18).
 
-Run: ``.venv/bin/python bench/render.py [--rounds 7] [--n 400] [--json]`` (``--profile``: cProfile of the
-renders instead, top functions by own time).
+Run: ``.venv/bin/python bench/render.py [--rounds 7] [--n 400] [--channel telegram] [--json]`` (``--profile``:
+cProfile of the renders instead, top functions by own time).
 
 The replies are those ``bench/bot.py`` sends: ``/cast now``, ``/liuyao`` and ``/shensha``, each in ``ko`` and
 ``lzh``, built through ``bot.commands.dispatch`` on a temporary database and a fixed clock (2024-02-04 03:30
@@ -33,7 +33,7 @@ from datetime import UTC, datetime, timedelta  # noqa: E402
 from bot.commands import Incoming, Reply, dispatch  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.context import create_context  # noqa: E402
-from bot.views import first_page, render  # noqa: E402
+from bot.views import CHANNELS, first_page, render  # noqa: E402
 from tests.fakes.clock import ManualClock  # noqa: E402
 
 INSTANT = datetime(2024, 2, 4, 3, 30, tzinfo=UTC)
@@ -63,12 +63,12 @@ async def _replies() -> dict[tuple[str, str], list[Reply]]:
     return out
 
 
-def _time(replies: list[Reply], n: int) -> float:
+def _time(replies: list[Reply], n: int, channel: str) -> float:
     """CPU µs of this thread per render."""
     start = time.thread_time()
     for i in range(n):
         reply = replies[i % len(replies)]
-        render(reply, "telegram", page=first_page(reply.view))
+        render(reply, channel, page=first_page(reply.view))
     return (time.thread_time() - start) / n * 1e6
 
 
@@ -76,23 +76,24 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--n", type=int, default=400)
+    parser.add_argument("--channel", choices=CHANNELS, default="telegram")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     cases = asyncio.run(_replies())
     for replies in cases.values():  # warm: templates compiled, caches filled
-        _time(replies, 2 * len(replies))
+        _time(replies, 2 * len(replies), args.channel)
     if args.profile:
         profile = cProfile.Profile()
         profile.enable()
         for replies in cases.values():
-            _time(replies, args.n)
+            _time(replies, args.n, args.channel)
         profile.disable()
         pstats.Stats(profile).sort_stats("tottime").print_stats(40)
         return
     figures: dict[str, dict[str, float]] = {}
     for (text, lang), replies in cases.items():
-        rounds = [_time(replies, args.n) for _ in range(args.rounds)]
+        rounds = [_time(replies, args.n, args.channel) for _ in range(args.rounds)]
         figures[f"{text} {lang}"] = {
             "median_us": round(statistics.median(rounds), 1),
             "min_us": round(min(rounds), 1),

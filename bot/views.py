@@ -47,9 +47,16 @@ def escape_discord(value: object) -> str:
     ``<`` of ``<@id>``, ``<#channel>``, ``<:emoji:id>``, ``<t:…>`` (escape_mentions knows only ``@`` forms;
     the client's ``AllowedMentions.none()`` is the second guard).
     """
+    return _escape_discord(str(value))
+
+
+@lru_cache(maxsize=4096)
+def _escape_discord(text: str) -> str:
+    """:func:`escape_discord` of a text, remembered: six regular expressions over each value a Discord page
+    shows (≈ 120 in a ``/liuyao`` page, most of them the same few terms in every reply; issue #18)."""
     from discord.utils import escape_markdown, escape_mentions
 
-    text = escape_markdown(_CONTROL.sub("", str(value)))
+    text = escape_markdown(_CONTROL.sub("", text))
     text = _LINK_CLOSE.sub(r"\\]", _MD_ORDERED.sub(r"\1\\.", text))
     text = escape_mentions(text.replace("<", "<\u200b"))
     return _MENTION.sub("@\u200b\\1", text)
