@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -128,17 +128,20 @@ class Record:
     options: Mapping[str, Any]
     view: str
     context: Mapping[str, Any]
+    # the JSON text (``jsonio.dumps``) of members of ``context`` already written, by key: a cache's, kept
+    # beside its value (``reading_and_verdict``, ``stars_of``); stored as it is
+    written: Mapping[str, str] = field(default_factory=dict)
 
 
 async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> Reply:
     """Store a cast in the user's history and answer with the view; ``/show N`` answers the same: the reply is
-    made of exactly what is stored — its context, inputs and options are what ``jsonio.loads`` gives of the
-    stored texts (``jsonio.round_trip``: the frozen members of a context, the commands' cached 大六壬 reading
-    and 神煞 stars, are written as their kept text and handed on as themselves, shared and unchangeable; the
-    rest is written and read back). So a reply never holds a cache's value that it could change."""
-    context_text, context = jsonio.round_trip(rec.context)
-    inputs_text, inputs = jsonio.round_trip(rec.inputs)
-    options_text, options = jsonio.round_trip(rec.options)
+    made of exactly what is stored — its context, inputs and options are ``jsonio.loads`` of the stored texts.
+    A context's members named in ``rec.written`` (the commands' cached 大六壬 reading and 神煞 stars) are
+    stored as their kept text (``jsonio.dumps_with``), not written again. Reading the texts back also gives
+    the reply values of its own: a command's cache is never handed out to be changed."""
+    context_text = jsonio.dumps_with(rec.context, rec.written)
+    inputs_text, options_text = jsonio.dumps(dict(rec.inputs)), jsonio.dumps(dict(rec.options))
+    context, inputs, options = (jsonio.loads(text) for text in (context_text, inputs_text, options_text))
     created = (await ctx.clock.now()).isoformat(timespec="seconds")
     seq = await ctx.storage.add_history(
         incoming.user_key,

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bot import jsonio
 from bot.bounded import BoundedCache
@@ -91,6 +93,11 @@ def parse_cast_args(args: tuple[str, ...]) -> tuple[str, Any]:
 
 def chart_view(chart: Chart, category: str | None = None) -> ChartView:
     """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able)."""
+    return chart_view_written(chart, category)[0]
+
+
+def chart_view_written(chart: Chart, category: str | None = None) -> tuple[ChartView, Mapping[str, str]]:
+    """:func:`chart_view`, and the JSON texts of its cached members (``readings``, ``verdict``): ``Record.written``."""
 
     def gen(branch: Branch) -> str:
         return chart.general_on(branch).char
@@ -120,12 +127,13 @@ def chart_view(chart: Chart, category: str | None = None) -> ChartView:
         }
         for t in chart.transmissions
     ]
-    readings, verdict = reading_and_verdict(chart, category)
+    cached = _reading_entry(chart, category)
+    readings, verdict = cached.readings, cached.verdict
     patterns: list[str] = []
     for name in chart.ke_ti():
         if name not in patterns and name != chart.method.char:
             patterns.append(name)
-    return {
+    view: ChartView = {
         "day": chart.day.chars,
         "ju": chart.ju,
         "month_general": chart.month_general.char,
@@ -149,6 +157,7 @@ def chart_view(chart: Chart, category: str | None = None) -> ChartView:
         # what was not given and had to be assumed (issue 20): {"month_general": …, "hour": …} or None
         "assumed": {name: getattr(chart, name).char for name in chart.assumed} or None,
     }
+    return view, cached.written
 
 
 def split_category(args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
@@ -170,19 +179,21 @@ def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, A
 
 # The reading and the verdict of a 課 (≈ 2.4 ms of CPU, most of a /cast) are the same for every cast of it:
 # cached by the chart *without its instant* and the 月建 and 太歲 branches, which ``read`` is then given
-# explicitly — so nothing else of the instant can reach them. Bounded (least recently used dropped). Kept
-# frozen with their JSON text (``jsonio.freeze``: 28 of a context's 30 kB), which ``record_and_reply`` stores
-# as it is and every reply shares.
+# explicitly — so nothing else of the instant can reach them. Bounded (least recently used dropped). Their
+# JSON texts are kept beside them (28 of a /cast context's 30 kB): ``record_and_reply`` stores them as they are.
 READING_CACHE_SIZE = 2048
-_READINGS: BoundedCache[tuple[Any, ...], tuple[list[dict[str, Any]], dict[str, Any]]] = BoundedCache(
-    lambda: READING_CACHE_SIZE
-)
 
 
-def reading_and_verdict(
-    chart: Chart, category: str | None = None
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """(``readings_view``, the verdict as JSON) of ``chart``: shared cached values, frozen (``jsonio.freeze``)."""
+class _Reading(NamedTuple):
+    readings: list[dict[str, Any]]
+    verdict: dict[str, Any]
+    written: Mapping[str, str]  # {"readings": dumps(readings), "verdict": dumps(verdict)}
+
+
+_READINGS: BoundedCache[tuple[Any, ...], _Reading] = BoundedCache(lambda: READING_CACHE_SIZE)
+
+
+def _reading_entry(chart: Chart, category: str | None) -> _Reading:
     moment = chart.moment
     bare = replace(chart, moment=None) if moment is not None else chart
     month = moment.month.branch if moment is not None else None
@@ -192,7 +203,17 @@ def reading_and_verdict(
     if found is not None:
         return found
     readings = [r.to_json() for r in reading.read(bare, category, month=month, year=year)]
-    return _READINGS.keep(key, (jsonio.freeze(readings), jsonio.freeze(judge(bare, category).to_json())))
+    verdict = judge(bare, category).to_json()
+    written = MappingProxyType({"readings": jsonio.dumps(readings), "verdict": jsonio.dumps(verdict)})
+    return _READINGS.keep(key, _Reading(readings, verdict, written))
+
+
+def reading_and_verdict(
+    chart: Chart, category: str | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """(``readings_view``, the verdict as JSON) of ``chart``; shared cached values: never mutate them."""
+    cached = _reading_entry(chart, category)
+    return cached.readings, cached.verdict
 
 
 @command(
@@ -270,16 +291,19 @@ async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
         day, general, hour = value
         chart = build_chart(day, general, hour, options)
         inputs.update(day=day.chars, month_general=general.char, hour=hour.char)
-    context: CastView = {
-        "when": when,
-        "pillars": pillars_view,
-        "term": term_name,
-        **chart_view(chart, category),
-    }
+    view, written = chart_view_written(chart, category)
+    context: CastView = {"when": when, "pillars": pillars_view, "term": term_name, **view}
     return await record_and_reply(
         incoming,
         ctx,
-        Record(kind="cast", inputs=inputs, options=chart.options.to_json(), view="cast", context=context),
+        Record(
+            kind="cast",
+            inputs=inputs,
+            options=chart.options.to_json(),
+            view="cast",
+            context=context,
+            written=written,
+        ),
     )
 
 

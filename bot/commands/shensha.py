@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from bot import jsonio
@@ -95,18 +97,14 @@ def grouped_view(stars: list[StarView]) -> GroupedStarsView:
 @lru_cache(maxsize=1024)
 def stars_of(
     day: GanZhi, month: Branch | None, year: GanZhi | None, hour: Branch | None
-) -> tuple[list[StarView], GroupedStarsView]:
+) -> tuple[list[StarView], GroupedStarsView, Mapping[str, str]]:
     """The stars of a day (month, year, hour) as the view shows them, and grouped: the same for every
-    ``/shensha`` of that hour (≈ 170 stars, 0.4 ms to convert), so cached — frozen with their JSON text
-    (``jsonio.freeze``), which ``record_and_reply`` stores as it is and every reply shares."""
+    ``/shensha`` of that hour (≈ 170 stars, 0.4 ms to convert), so cached. Shared values: never mutate them.
+    Third, their JSON texts by context key (``stars`` and the groups' keys): ``Record.written``."""
     stars = stars_view(evaluate(day, month=month, year=year, hour=hour))
     groups = grouped_view(stars)
-    frozen: GroupedStarsView = {
-        "by_branch": jsonio.freeze(groups["by_branch"]),
-        "by_stem": jsonio.freeze(groups["by_stem"]),
-        "others": jsonio.freeze(groups["others"]),
-    }
-    return jsonio.freeze(stars), frozen
+    written = {"stars": jsonio.dumps(stars), **{key: jsonio.dumps(value) for key, value in groups.items()}}
+    return stars, groups, MappingProxyType(written)
 
 
 @command(
@@ -140,7 +138,7 @@ async def shensha(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
     month: Branch | None = parsed["month"]
     year: GanZhi | None = parsed["year"]
     hour: Branch | None = parsed["hour"]
-    stars, groups = stars_of(day, month, year, hour)
+    stars, groups, written = stars_of(day, month, year, hour)
     inputs: ShenshaInputs = {
         "day": day.chars,
         "month": month.char if month is not None else None,
@@ -149,5 +147,7 @@ async def shensha(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
     }
     context: ShenshaView = {**inputs, "when": when, "stars": stars, **groups}
     return await record_and_reply(
-        incoming, ctx, Record(kind="shensha", inputs=inputs, options={}, view="shensha", context=context)
+        incoming,
+        ctx,
+        Record(kind="shensha", inputs=inputs, options={}, view="shensha", context=context, written=written),
     )
