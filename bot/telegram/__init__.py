@@ -6,9 +6,10 @@
   ``https://api.telegram.org/bot``); the file URL is derived from it (``…/bot`` → ``…/file/bot``).
 - Updates: long polling by default (:class:`bot.telegram.polling.Poller`: ``getUpdates`` as JSON, each update
   read as a small :class:`bot.telegram.updates.Update` — no PTB ``Update`` objects, no ``Updater``, no
-  handler routing; PTB's ``Application`` is kept for the bot's lifecycle: ``initialize``/getMe, start, stop). Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (``Settings``: the
-  environment or ``.env``): the ASGI app of :mod:`bot.web` (secret required, each update handled before its
-  200, redeliveries deduplicated across replicas, ``/healthz``, ``/metrics``) on
+  handler routing; PTB's ``Application`` is kept for the bot's lifecycle: ``initialize``/getMe, start,
+  stop). Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (``Settings``: the environment or ``.env``):
+  the ASGI app of :mod:`bot.web` (secret required, each update handled before its 200, redeliveries
+  deduplicated across replicas, ``/healthz``, ``/metrics``) on
   ``TELEGRAM_WEBHOOK_LISTEN`` : ``TELEGRAM_WEBHOOK_PORT``, path ``TELEGRAM_WEBHOOK_PATH``.
 - Commands: a message whose first entity is a ``bot_command`` at offset 0 (what real clients send). In
   groups ``/cmd@botname`` addressed to another bot is ignored, and unknown commands are answered only
