@@ -3,7 +3,7 @@
 A cast that has a picture carries a *picture source* (:attr:`bot.commands.base.Reply.picture`): the kind of
 the history row (``cast`` 大六壬, ``liuyao`` 六爻, ``qizheng`` 七政四餘), its ``inputs`` and its ``options`` — the
 very values ``/history`` stores. :func:`render` casts the chart again from them (the engines are pure and
-deterministic, so the same row gives the same bytes) and draws it with :mod:`bot.images`; a page button
+deterministic, so the same row gives the same picture) and draws it with :mod:`bot.images`; a page button
 that must put the picture back (after a restart, on a message that has none) reads the row again
 (:func:`stored_source`). The adapters call this; the renderers stay pure.
 

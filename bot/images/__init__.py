@@ -6,7 +6,8 @@
     png = render_qizheng(chart, "ko", place=place)   # engine.qizheng.QizhengChart (+ optional Place)
 
 Each renderer is ``layout`` (a pure model of where everything is placed, see the per-chart modules) followed
-by ``draw.to_png``; the same chart and language give byte-identical PNGs. Sizes: 1080 px wide, opaque.
+by ``draw.to_png``; the same chart and language give the same pixels
+(docs/images.md "Quality": the deflated bytes are not promised to repeat). Sizes: 1080 px wide, opaque.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Scene → PNG bytes with Pillow and the shipped font subset (``bot/images/data``): no system font, no I/O
-beyond reading the package's own font files once, no metadata (the same scene gives the same bytes)."""
+beyond reading the package's own font files once, no metadata (the same scene gives the same pixels)."""
 
 from __future__ import annotations
 
@@ -316,7 +316,7 @@ def _clear_upper_vector_state() -> None:
 def encode(image: Image.Image) -> bytes:
     """PNG bytes of an indexed image on the fixed palette: IHDR (8-bit, colour type 3), PLTE, one IDAT (each
     row with filter 0, deflated by ISA-L at PNG_COMPRESS_LEVEL), IEND — opaque (no tRNS), no text chunks,
-    no timestamp (the same image gives the same bytes)."""
+    no timestamp (nothing but the pixels in the file)."""
     if image.mode != "P":
         raise ValueError(f"encode wants an indexed image, not {image.mode}")
     width, height = image.size

@@ -26,6 +26,7 @@ from tests.chat.test_discord_pages import _buttons as discord_buttons
 from tests.chat.test_discord_pages import _press as discord_press
 from tests.conftest import discord_bot
 from tests.fakes.telegram import visible_text
+from tests.images.same import assert_same_picture
 
 
 def _png(data: bytes) -> Image.Image:
@@ -60,7 +61,7 @@ async def test_telegram_cast_is_one_photo_with_the_reply_and_its_keyboard(tg, tm
         image = _png(upload)
         assert min(image.size) >= 640
         # the picture of this chart, in the reader's language
-        assert upload == render_liuren(chart_for_ju(GanZhi.parse("庚辰"), 8), lang)
+        assert_same_picture(upload, render_liuren(chart_for_ju(GanZhi.parse("庚辰"), 8), lang))
         caption = visible_text(photo.params["caption"], photo.params["parse_mode"])
         assert len(caption) <= 1024 and "丑貴人" in caption and "天后" in caption
         assert len(_tg_buttons(photo)) >= 3  # the keyboard is on the photo
@@ -83,13 +84,13 @@ async def test_telegram_the_same_picture_for_another_chat_is_sent_by_file_id(tg,
         _, [first] = await _ask(tg, run, "/cast 庚辰 8", 61, language_code="ko")
         _, [second] = await _ask(tg, run, "/cast 庚辰 8", 62, language_code="ko")
         expected = render_liuren(chart_for_ju(GanZhi.parse("庚辰"), 8), "ko")
-        assert first.files["photo"] == expected
+        assert_same_picture(first.files["photo"], expected)
         assert second.files == {} and second.params["photo"] == first.result["photo"][-1]["file_id"]
-        assert tg.photos[second.params["photo"]] == expected  # the id names this very picture
+        assert tg.photos[second.params["photo"]] == first.files["photo"]  # the id names this very upload
         assert second.params["caption"] == first.params["caption"]
         tg.forget_file_ids()
         _, [third] = await _ask(tg, run, "/cast 庚辰 8", 63, language_code="ko")
-        assert third.files["photo"] == expected
+        assert_same_picture(third.files["photo"], expected)
         asked = [c for c in tg.calls if c.method == "sendPhoto" and c.params["chat_id"] == 63]
         assert [c.status for c in asked] == [400, 200]
 
@@ -137,7 +138,7 @@ async def test_after_a_restart_the_board_page_puts_the_picture_on_a_text_message
         assert media.method == "editMessageMedia" and media.status == 200
         [(name, upload)] = media.files.items()
         assert media.params["media"]["media"] == f"attach://{name}"
-        assert upload == photo.files["photo"]  # the same picture, drawn again from the row
+        assert_same_picture(upload, photo.files["photo"])  # the same picture, drawn again from the row
         now = tg.messages[("53", old["message_id"])]
         assert "photo" in now and "丑貴人" in now["caption"] and "text" not in now
 
@@ -168,7 +169,7 @@ async def test_discord_cast_embed_carries_the_picture_and_page_edits_keep_it(dc,
         assert (
             min(_png(upload).size) >= 640 and (attachment["width"], attachment["height"]) == _png(upload).size
         )
-        assert upload == render_liuren(chart_for_ju(GanZhi.parse("庚辰"), 8), "ko")
+        assert_same_picture(upload, render_liuren(chart_for_ju(GanZhi.parse("庚辰"), 8), "ko"))
         [embed] = first["embeds"]
         assert embed["image"]["url"] == attachment["url"]  # attachment://chart.png, resolved
         uploads = sum(bool(r.uploads) for r in dc.requests)
@@ -185,7 +186,7 @@ async def test_discord_cast_embed_carries_the_picture_and_page_edits_keep_it(dc,
         pressed = await discord_press(dc, old, brief, user_id=dc.user_id)
         assert pressed.ack_type == 7
         [restored] = pressed.original["attachments"]
-        assert dc.uploaded[restored["id"]] == upload
+        assert_same_picture(dc.uploaded[restored["id"]], upload)
 
 
 @pytest.mark.usefixtures("restore_discord_endpoints")
