@@ -10,21 +10,24 @@ template (escaped for the channel). Output has no trailing blank lines and at mo
 from __future__ import annotations
 
 import html
+import marshal
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup
 
-from bot import jsonio
 from bot.bounded import BoundedCache
 from bot.commands.base import Reply
 from bot.i18n import environment, gettext, given_terms, mark_given, one_reply, terms_given, typeset
 from bot.sanitize import clean
 from engine.core.cycle import Branch
+
+if TYPE_CHECKING:
+    from engine.shensha import StarDef
 
 CHANNELS = ("telegram", "discord", "console")
 _EXT = {"telegram": "html.j2", "discord": "md.j2", "console": "txt.j2"}
@@ -44,9 +47,16 @@ def escape_discord(value: object) -> str:
     ``<`` of ``<@id>``, ``<#channel>``, ``<:emoji:id>``, ``<t:…>`` (escape_mentions knows only ``@`` forms;
     the client's ``AllowedMentions.none()`` is the second guard).
     """
+    return _escape_discord(str(value))
+
+
+@lru_cache(maxsize=4096)
+def _escape_discord(text: str) -> str:
+    """:func:`escape_discord` of a text, remembered: six regular expressions over each value a Discord page
+    shows (≈ 120 in a ``/liuyao`` page, most of them the same few terms in every reply; issue #18)."""
     from discord.utils import escape_markdown, escape_mentions
 
-    text = escape_markdown(_CONTROL.sub("", str(value)))
+    text = escape_markdown(_CONTROL.sub("", text))
     text = _LINK_CLOSE.sub(r"\\]", _MD_ORDERED.sub(r"\1\\.", text))
     text = escape_mentions(text.replace("<", "<\u200b"))
     return _MENTION.sub("@\u200b\\1", text)
@@ -147,6 +157,23 @@ def channel_environment(lang: str, channel: str) -> jinja2.Environment:
     return env
 
 
+def content_key(value: Any) -> bytes | None:
+    """A key of a render cache for ``value`` (a reply's context or a part of it, as read back from its JSON):
+    equal keys are equal values, of the same types. None: ``value`` holds something ``marshal`` does not
+    write (not a JSON value), so it is rendered without a cache.
+
+    ``marshal`` writes the value's bytes in its own order, ≈ 6× cheaper than the canonical JSON (keys sorted)
+    of a 21 kB ``/cast`` context (≈ 65 against ≈ 410 µs, ``bench/render.py``), and its bytes are read back
+    to the value they were written from, so two values with one key are equal. It is not canonical: the same
+    value with its keys in another order (or with objects shared another way) gets another key — a miss,
+    never a wrong hit; a reply's context comes from one command's code and its JSON, so key order repeats.
+    """
+    try:
+        return marshal.dumps(value)
+    except ValueError:  # e.g. a str subclass (Markup) or an object of a class of its own
+        return None
+
+
 # ---- the rendered 大六壬 reading, cached (issue #18) ------------------------------------------------------
 # The reading partial (``templates/liuren/reading.*``) is most of a whole ``cast`` view (≈ 6 of 8 ms for
 # Telegram, 15 of 18 for Discord) and the same text for every cast of that 課 with those options. Its text is
@@ -166,7 +193,7 @@ class _ReadingEntry:
 
 
 reading_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
-_READINGS: BoundedCache[tuple[str, str, str], _ReadingEntry] = BoundedCache(
+_READINGS: BoundedCache[tuple[str, str, bytes], _ReadingEntry] = BoundedCache(
     lambda: READING_CACHE_SIZE, reading_cache_stats
 )
 
@@ -186,7 +213,13 @@ def rendered_reading(lang: str, channel: str, readings: Any) -> Markup:
     """The reading partial for ``readings`` (the ``readings`` of a ``cast`` view) in ``lang`` for ``channel``,
     already escaped for the channel; cached (see above). Inside a reply, the terms it gives count as given."""
     before = given_terms()
-    key = (lang, channel, jsonio.sorted_key(readings))
+    content = content_key(readings)
+    if content is None:
+        text, given = _render_reading(lang, channel, readings, before)
+        if before is not None:
+            mark_given(given)
+        return Markup(text)
+    key = (lang, channel, content)
     entry = _READINGS.find(key)
     if entry is None:
         text, used = _render_reading(lang, channel, readings, frozenset())
@@ -292,11 +325,18 @@ def _star_natures(
     return meanings, natures, counts, tuple((k, tuple(v)) for k, v in of_nature.items())
 
 
+@cache
+def _star_named(name: str) -> StarDef:
+    """``engine.shensha.star`` of a star's name, remembered: a name (not an id) is found by a scan of every
+    definition (≈ 10 µs; a /liuyao reply names ≈ 20). The names are the data's, so the cache is bounded."""
+    from engine.shensha import star
+
+    return star(name)
+
+
 def _liuyao_stars(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
     """The 神煞 of the moving lines (000:223 「各伺其動，不動則不伺也」), grouped 吉 · 凶 · neither: each star once,
     with the lines it falls on (bottom first) and its meaning in ``lang`` (seed 000 / 002 definitions)."""
-    from engine.shensha import star
-
     found: dict[str, list[int]] = {}
     for line in sorted(context.get("lines") or (), key=lambda ln: ln["line"]):
         if not line.get("moving"):  # rows stored before #19 kept the 神煞 of every line
@@ -305,7 +345,7 @@ def _liuyao_stars(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
             found.setdefault(name, []).append(line["line"])
     groups: dict[str | None, list[dict[str, Any]]] = {"吉": [], "凶": [], None: []}
     for name, lines in found.items():
-        definition = star(name)
+        definition = _star_named(name)
         nature = definition.nature if definition.nature in groups else None
         groups[nature].append({"name": name, "lines": lines, "meaning": definition.meaning.get(lang) or ""})
     return {"moving_stars": [{"nature": k, "stars": v} for k, v in groups.items() if v]}
@@ -382,8 +422,10 @@ _BLANKS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 # asked), the same text for every reply of that 課 or day in one 時辰 — 150 users asking within the hour get
 # the same body. Such a page's template is ``{% include head %}{% include body %}``; ``render`` renders the head
 # per reply and takes the body from a bounded cache keyed by (language, channel, body, the terms the head gave
-# as 한글(漢字), the canonical JSON of the context without the head's keys). The body is rendered without the
-# head's keys in its context (StrictUndefined: a body that read one would fail, never be cached wrong).
+# as 한글(漢字), ``content_key`` of the context without the head's keys). The body is rendered without the
+# head's keys in its context (StrictUndefined: a body that read one would fail, never be cached wrong). The
+# cache holds the body already typeset and cleaned line by line (``_lines``), which is the same as doing it
+# to the whole page when the head ends a line: no rule of ``typeset``/``clean`` reads across a line's end.
 # page view → (head view, body view, the context keys only the head reads)
 SPLIT_PAGES: Mapping[str, tuple[str, str, frozenset[str]]] = {
     "cast_brief": ("cast_head", "cast_brief_body", frozenset({"no", "when"})),
@@ -391,29 +433,39 @@ SPLIT_PAGES: Mapping[str, tuple[str, str, frozenset[str]]] = {
 }
 BODY_CACHE_SIZE = 512
 body_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
-# key → (the body's text, the terms it gave as 한글(漢字))
-_BODIES: BoundedCache[tuple[str, str, str, frozenset[str], str], tuple[str, frozenset[str]]] = BoundedCache(
+# key → (the body's text after ``_lines``, the terms it gave as 한글(漢字))
+_BODIES: BoundedCache[tuple[str, str, str, frozenset[str], bytes], tuple[str, frozenset[str]]] = BoundedCache(
     lambda: BODY_CACHE_SIZE, body_cache_stats
 )
 
 
+def _lines(lang: str, text: str) -> str:
+    """``text`` typeset for ``lang``, without controls or bidi characters, and no line ending in blanks."""
+    return "\n".join(line.rstrip() for line in clean(typeset(lang, text)).split("\n"))
+
+
 def _render_split(reply: Reply, channel: str, page: str | None, view: str) -> str:
+    """The page, after ``_lines``."""
     head_view, body_view, head_keys = SPLIT_PAGES[view]
     common = {"view": reply.view, "channel": channel, "page": page}
     head = _view_template(reply.lang, channel, head_view).render(**reply.context, **common)
     shared = {k: v for k, v in reply.context.items() if k not in head_keys}
     before = given_terms() or frozenset()
-    key = (reply.lang, channel, body_view, before, jsonio.sorted_key(shared))
-    found = _BODIES.find(key)
+    content = content_key(shared) if head.endswith("\n") else None
+    key = (reply.lang, channel, body_view, before, content or b"")
+    found = _BODIES.find(key) if content is not None else None
     if found is None:
         extra = VIEW_EXTRAS.get(reply.view)
         if extra:
             shared.update(extra(reply.lang, shared))
         with terms_given(before) as given:
-            text = _view_template(reply.lang, channel, body_view).render(**shared, **common)
-        found = _BODIES.keep(key, (text, frozenset(given or ()) - before))
+            body = _view_template(reply.lang, channel, body_view).render(**shared, **common)
+        if content is None:  # not cached: the page as a whole
+            mark_given(given or ())
+            return _lines(reply.lang, head + body)
+        found = _BODIES.keep(key, (_lines(reply.lang, body), frozenset(given or ()) - before))
     mark_given(found[1])
-    return head + found[0]
+    return _lines(reply.lang, head) + found[0]
 
 
 def render(reply: Reply, channel: str, page: str | None = None) -> str:
@@ -427,8 +479,5 @@ def render(reply: Reply, channel: str, page: str | None = None) -> str:
             template = _view_template(reply.lang, channel, view)
             extra = VIEW_EXTRAS.get(reply.view)
             context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
-            text = template.render(**context, view=reply.view, channel=channel, page=page)
-    text = "\n".join(
-        line.rstrip() for line in clean(typeset(reply.lang, text)).split("\n")
-    )  # no controls/bidi
+            text = _lines(reply.lang, template.render(**context, view=reply.view, channel=channel, page=page))
     return _BLANKS.sub("\n\n", text).strip("\n")

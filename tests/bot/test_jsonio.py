@@ -61,10 +61,3 @@ def test_json_text_is_read():
     text = dumps({"a": [1, "甲"]})
     assert isinstance(text, JsonText)
     assert jsonio.loads(text) == {"a": [1, "甲"]}
-
-
-def test_the_cache_key_is_canonical():
-    assert jsonio.sorted_key({"b": 1, "a": [2, {"d": 3, "c": 4}]}) == jsonio.sorted_key(
-        {"a": [2, {"c": 4, "d": 3}], "b": 1}
-    )
-    assert jsonio.sorted_key({"a": 1}) != jsonio.sorted_key({"a": 2})

@@ -11,7 +11,7 @@ from importlib import resources
 import pytest
 
 from bot import views
-from bot.commands import Incoming, dispatch
+from bot.commands import Incoming, Reply, dispatch
 from bot.i18n import one_reply, typeset
 from bot.sanitize import clean
 
@@ -114,3 +114,43 @@ async def test_the_body_cache_is_bounded(ctx, clock, monkeypatch):
             reply = await dispatch(Incoming("telegram", "1", "1", text, lang_hint="ko"), ctx)
             assert views.render(reply, "console", page="brief") == reference_render(reply, "console", "brief")
             assert len(views._BODIES) <= 3
+
+
+async def test_a_context_without_a_content_key_is_rendered_whole_and_not_cached(ctx):
+    """A context that is not a JSON value (here a read-only mapping) has no ``content_key``: the page is
+    rendered as a whole every time, the same text, and the cache is neither asked nor filled."""
+    from types import MappingProxyType
+
+    for text in ("/cast now", "/shensha"):
+        reply = await dispatch(Incoming("telegram", "1", "1", text, lang_hint="zh-hant"), ctx)
+        odd = Reply(reply.view, reply.lang, {**reply.context, "day": MappingProxyType({"x": 1})})
+        assert views.content_key({"day": odd.context["day"]}) is None
+        before = views.body_cache_stats.copy()
+        for channel in views.CHANNELS:
+            assert views.render(odd, channel, page="brief") == reference_render(odd, channel, "brief")
+        assert views.body_cache_stats == before and not views._BODIES
+
+
+async def test_a_head_that_does_not_end_its_line_is_typeset_with_its_body(ctx, monkeypatch):
+    """The cached body is typeset apart from the head only when the head ends a line; otherwise (a head
+    template that would end in the middle of a line) the page is rendered and typeset as a whole."""
+    reply = await dispatch(Incoming("telegram", "1", "1", "/cast now", lang_hint="zh-hant"), ctx)
+    head = views.channel_environment(reply.lang, "console").from_string("大六壬 (#{{ no }}):")
+    real = views._view_template
+
+    def template(lang, channel, view):
+        return head if view == "cast_head" else real(lang, channel, view)
+
+    monkeypatch.setattr(views, "_view_template", template)
+    body = real(reply.lang, "console", "cast_brief_body")
+    extra = views.VIEW_EXTRAS["cast"](reply.lang, reply.context)
+    with one_reply():
+        whole = head.render(**reply.context) + body.render(
+            **{**dict(reply.context), **extra}, view="cast", channel="console", page="brief"
+        )
+    expected = "\n".join(line.rstrip() for line in clean(typeset(reply.lang, whole)).split("\n"))
+    expected = views._BLANKS.sub("\n\n", expected).strip("\n")
+    assert expected.startswith("大六壬（#1）：四柱")  # the page's first line: the head's and the body's
+    before = views.body_cache_stats.copy()
+    assert views.render(reply, "console", page="brief") == expected
+    assert views.body_cache_stats == before and not views._BODIES
