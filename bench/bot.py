@@ -150,7 +150,7 @@ def run_sikpan_unpaced(base_url: str, db: str) -> None:
     from bot.cli.run import loop_factory
     from bot.config import Settings
     from bot.context import create_context
-    from bot.telegram import build_application, prepare
+    from bot.telegram import build_application, poll, prepare
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -160,10 +160,7 @@ def run_sikpan_unpaced(base_url: str, db: str) -> None:
         async with app:
             await prepare(app)
             await app.start()
-            assert app.updater is not None
-            await app.updater.start_polling(poll_interval=0.0, timeout=10)
-            await stop.wait()
-            await app.updater.stop()
+            await poll(app, stop, timeout=10)  # until SIGTERM, then drained
             await app.stop()
         await ctx.close()
 

@@ -169,7 +169,14 @@ def _reply_to(message_id: int | None) -> dict[str, Any] | None:
     return {"message_id": message_id, "allow_sending_without_reply": True}
 
 
-async def telegram_call(bot: Any, endpoint: str, params: Mapping[str, Any]) -> Any:
+async def telegram_call(
+    bot: Any,
+    endpoint: str,
+    params: Mapping[str, Any],
+    *,
+    request: Any = None,
+    read_timeout: float | None = None,
+) -> Any:
     """One Bot API method (``endpoint``: ``sendMessage`` …) of ``bot`` (a python-telegram-bot ``Bot``) through
     its request layer; returns the answer's ``result`` as JSON (for a sent message: a dict with ``message_id``
     …), never a PTB object.
@@ -182,12 +189,17 @@ async def telegram_call(bot: Any, endpoint: str, params: Mapping[str, Any]) -> A
     (None: left out); a value may be a PTB object (a keyboard, an ``InputFile`` to upload, an ``InputMedia``)
     as ``Bot`` would take it. The request is built as ``Bot._do_post`` builds it (``RequestData`` of
     ``RequestParameter.from_input``; the latter is not exported by ``telegram.request``: python-telegram-bot
-    is pinned to 22.x, and ``tests/adapters/test_sending.py`` compares the wire with ``Bot.send_message``'s)."""
+    is pinned to 22.x, and ``tests/adapters/test_sending.py`` compares the wire with ``Bot.send_message``'s).
+    ``request``: another ``BaseRequest`` than the bot's (``getUpdates`` has its own connection), with
+    ``read_timeout`` instead of its default (a long poll's hold plus the default, as ``Bot.get_updates``)."""
     from telegram.request import RequestData
     from telegram.request._requestparameter import RequestParameter
 
     data = RequestData([RequestParameter.from_input(k, v) for k, v in params.items() if v is not None])
-    return await bot.request.post(f"{bot.base_url}/{endpoint}", request_data=data)
+    via = bot.request if request is None else request
+    if read_timeout is None:
+        return await via.post(f"{bot.base_url}/{endpoint}", request_data=data)
+    return await via.post(f"{bot.base_url}/{endpoint}", request_data=data, read_timeout=read_timeout)
 
 
 # ---------------------------------------------------------------------------------------------- Telegram HTML

@@ -4,8 +4,8 @@ role that runs Telegram while ``TELEGRAM_WEBHOOK_URL`` is set (extra ``[webhook]
 Routes
     ``POST /{TELEGRAM_WEBHOOK_PATH}`` — an update from Telegram. The ``X-Telegram-Bot-Api-Secret-Token``
     header must equal ``TELEGRAM_WEBHOOK_SECRET`` (missing → 401, wrong → 403; nothing is read or handled).
-    The update is **handled before the answer**: PTB's ``process_update`` runs the handlers (the reply is
-    sent), then 200. A replica that dies or is stopped mid-update never answered, so Telegram redelivers.
+    The update is **handled before the answer**: read as a :class:`bot.telegram.updates.Update` and run by
+    the adapter's :meth:`~bot.telegram.TelegramAdapter.process` (the reply is sent), then 200. A replica that dies or is stopped mid-update never answered, so Telegram redelivers.
     Redeliveries are deduplicated by ``update_id`` across replicas (:class:`bot.storage.webhook.UpdateLedger`
     on the database, or :class:`~bot.storage.webhook.RedisUpdateLedger` when ``SIKPAN_REDIS_URL`` is set): handled already → 200 and nothing done; being handled elsewhere → 503 (Telegram
     tries again later). Malformed bodies → 400.
@@ -37,7 +37,6 @@ from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
-from telegram import Update
 
 from bot import metrics
 from bot.monitor import (
@@ -50,6 +49,7 @@ from bot.monitor import (
     stop_serving,
 )
 from bot.storage.webhook import LEASE, Claim, Ledger, RedisUpdateLedger, UpdateLedger
+from bot.telegram.updates import ALLOWED_UPDATES, parse_update
 
 if TYPE_CHECKING:
     from telegram.ext import Application
@@ -59,7 +59,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
-ALLOWED_UPDATES = ["message", "callback_query"]
 MAX_BODY = 1 << 20  # an update is a few kilobytes; refuse megabytes
 PURGE_EVERY = 600.0  # seconds between deletions of update ids older than a day
 
@@ -120,10 +119,9 @@ async def _update(request: Request) -> Response:
         return Response(status_code=503, headers={"Retry-After": "5"})
     state.in_flight.add(update_id)
     try:
-        update = Update.de_json(data, state.application.bot)
-        await state.application.process_update(update)  # the handlers run (and reply) before we answer
-    except (ValueError, TypeError, KeyError) as exc:  # not an update PTB can read: never will be
-        log.warning("webhook: update %s could not be read: %r", update_id, exc)
+        update = parse_update(data)  # None (logged) when it is not one the bot reads: never will be
+        if update is not None:
+            await state.application.bot_data["adapter"].process(update)  # handled (replied) before we answer
     finally:
         state.in_flight.discard(update_id)
     try:

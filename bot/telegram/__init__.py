@@ -4,9 +4,12 @@
   (no polling, no network) until :func:`run_telegram` (or a test) starts it.
 - Endpoint: ``base_url`` is the prefix the token is appended to (``TELEGRAM_API_BASE_URL``, default
   ``https://api.telegram.org/bot``); the file URL is derived from it (``…/bot`` → ``…/file/bot``).
-- Updates: long polling by default. Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (``Settings``: the
-  environment or ``.env``): the ASGI app of :mod:`bot.web` (secret required, each update handled before its
-  200, redeliveries deduplicated across replicas, ``/healthz``, ``/metrics``) on
+- Updates: long polling by default (:class:`bot.telegram.polling.Poller`: ``getUpdates`` as JSON, each update
+  read as a small :class:`bot.telegram.updates.Update` — no PTB ``Update`` objects, no ``Updater``, no
+  handler routing; PTB's ``Application`` is kept for the bot's lifecycle: ``initialize``/getMe, start,
+  stop). Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (``Settings``: the environment or ``.env``):
+  the ASGI app of :mod:`bot.web` (secret required, each update handled before its 200, redeliveries
+  deduplicated across replicas, ``/healthz``, ``/metrics``) on
   ``TELEGRAM_WEBHOOK_LISTEN`` : ``TELEGRAM_WEBHOOK_PORT``, path ``TELEGRAM_WEBHOOK_PATH``.
 - Commands: a message whose first entity is a ``bot_command`` at offset 0 (what real clients send). In
   groups ``/cmd@botname`` addressed to another bot is ignored, and unknown commands are answered only
@@ -18,7 +21,8 @@
   scheduler sends through the same paced queue). Chats that block the bot are reported to every callback
   in ``ctx.on_blocked`` (``fn(platform, chat_id, reason)``, sync or async); group migrations to
   ``ctx.on_migrated`` (``fn(platform, old_id, new_id)``).
-- Updates are handled concurrently (``concurrent_updates``), so one slow chart does not hold up others.
+- Updates are handled concurrently (at most ``concurrent_updates`` at a time), so one slow chart does not hold
+  up others; :meth:`TelegramAdapter.process` is each update's outer boundary (a bug is logged, the chat told).
 - The command menu is registered on start (``setMyCommands``, default and ``language_code="ko"``).
 - Tokens never reach the logs (:func:`bot.config.install_redaction`).
 """
@@ -31,23 +35,10 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any
 
-from telegram import (
-    BotCommand,
-    InputFile,
-    InputMediaPhoto,
-    Message,
-    Update,
-)
+from telegram import BotCommand, InputFile, InputMediaPhoto
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest, TelegramError
-from telegram.ext import (
-    Application,
-    ApplicationBuilder,
-    CallbackQueryHandler,
-    ContextTypes,
-    MessageHandler,
-    filters,
-)
+from telegram.ext import Application, ApplicationBuilder
 
 from bot import pictures
 from bot.admission import Verdict
@@ -80,7 +71,9 @@ from bot.sending import (
     TELEGRAM_CAPTION_LIMIT as CAPTION_LIMIT,
 )
 from bot.startup import start_telegram
+from bot.telegram.polling import Poller
 from bot.telegram.request import AiohttpRequest
+from bot.telegram.updates import Message, Update
 from bot.views import first_page, render
 
 if TYPE_CHECKING:
@@ -174,27 +167,31 @@ class TelegramAdapter:
         chat = update.effective_chat
         if chat is None or chat.type == ChatType.PRIVATE:
             return True
-        if message is not None and message.sender_chat is not None and message.sender_chat.id == chat.id:
+        if message is not None and message.sender_chat_id == chat.id:
             return True  # an anonymous admin posting as the group
         if user is None or user.id == GROUP_ANONYMOUS_BOT:
             return user is not None
         try:
-            member = await chat.get_member(user.id)
+            member = await telegram_call(
+                self.sender.bot, "getChatMember", {"chat_id": chat.id, "user_id": user.id}
+            )
         except TelegramError:
             log.warning("telegram: could not read the member status in chat %s", chat.id)
             return False
-        return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+        return isinstance(member, dict) and member.get("status") in (
+            ChatMemberStatus.ADMINISTRATOR,
+            ChatMemberStatus.OWNER,
+        )
 
     @staticmethod
     def admission_keys(update: Update) -> tuple[str, str]:
         """(user key, chat key) of an update, as :meth:`incoming` builds them."""
         chat, user, message = update.effective_chat, update.effective_user, update.effective_message
         assert chat is not None
-        sender_chat = message.sender_chat if message is not None else None
         user_id = telegram_user_id(
             user.id if user is not None else None,
             chat.id,
-            sender_chat.id if sender_chat is not None else None,
+            message.sender_chat_id if message is not None else None,
         )
         return f"telegram:{user_id}", f"telegram:{chat.id}"
 
@@ -209,7 +206,6 @@ class TelegramAdapter:
         if kind != "private" and spec is not None and spec.admin_in_groups:
             admin = await self.is_admin(update)
         message = update.effective_message
-        sender_chat = message.sender_chat if message is not None else None
         return Incoming(
             platform="telegram",
             chat_id=str(chat.id),
@@ -217,7 +213,7 @@ class TelegramAdapter:
             user_id=telegram_user_id(
                 user.id if user is not None else None,
                 chat.id,
-                sender_chat.id if sender_chat is not None else None,
+                message.sender_chat_id if message is not None else None,
             ),
             text=text,
             lang_hint=user.language_code if user is not None else None,
@@ -226,10 +222,19 @@ class TelegramAdapter:
             display_name=user.full_name if user is not None else None,
         )
 
-    async def on_message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def process(self, update: Update) -> None:
+        """One update from start to end (the poller runs it as a task; the webhook awaits it before its 200):
+        a message, or a button press. The outermost boundary of a request: ``dispatch`` answers every command
+        error itself, so what arrives here is a bug in rendering or sending — logged with the update, and the
+        chat is told that something went wrong (:meth:`on_error`). Marked handled at the end, either way."""
         outcome: SendOutcome | None = None
         try:
-            outcome = await self.handle(update)
+            if update.callback_query is not None:
+                await self.on_callback(update)
+            elif update.message is not None:
+                outcome = await self.handle(update)
+        except Exception as exc:  # the request's outer boundary (see above)
+            await self.on_error(update, exc)
         finally:
             await self._mark(update, outcome)
 
@@ -311,7 +316,7 @@ class TelegramAdapter:
             filename=pictures.FILENAME,
         )
 
-    async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def on_callback(self, update: Update) -> None:
         """A page button: the page of the stored cast replaces the message in place. Every callback query
         is answered (``answerCallbackQuery``), also when the row is gone or the edit fails."""
         query = update.callback_query
@@ -323,11 +328,11 @@ class TelegramAdapter:
             else:
                 notice = await self.show_page(update)
         finally:
+            answer = {"callback_query_id": query.id, "text": notice, "show_alert": notice is not None}
             try:
-                await query.answer(text=notice, show_alert=notice is not None)
+                await telegram_call(self.sender.bot, "answerCallbackQuery", answer)
             except TelegramError as exc:  # a query older than Telegram keeps: nothing left to answer
                 log.info("telegram: callback query not answered: %s", exc)
-            await self._mark(update, None)
 
     async def show_page(self, update: Update) -> str | None:
         """Edit the message to the page the button names; returns a notice for the presser, if any."""
@@ -357,7 +362,7 @@ class TelegramAdapter:
         body = fit_page(render(reply, "telegram", page=ref.page), lang)
         markup = keyboard(reply, ref.owner, ref.page)
         try:
-            if isinstance(message, Message) and message.photo:
+            if message.has_photo:
                 # the picture stays: only the caption changes (nothing is drawn or uploaded again); a
                 # page longer than a caption is shown in caption-sized parts, one button each
                 parts = caption_parts(body)
@@ -437,7 +442,7 @@ class TelegramAdapter:
                 log.warning("telegram: settings edit in chat %s failed: %s", chat.id, exc.message)
         return None
 
-    async def edit(self, method: str, message: Any, **params: Any) -> None:
+    async def edit(self, method: str, message: Message, **params: Any) -> None:
         """An ``editMessage*`` of one of our messages (Telegram HTML, no link preview for text), through the
         request layer as the sends go (:func:`bot.sending.telegram_call`: PTB's errors, no ``Message`` built
         of the answer)."""
@@ -448,21 +453,23 @@ class TelegramAdapter:
             wire["link_preview_options"] = NO_PREVIEW
         await telegram_call(self.sender.bot, method, wire)
 
-    async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """PTB's error handler: the outermost boundary of a request (``dispatch`` answers every command
-        error itself; what arrives here is a bug in rendering or sending). Logged with the update, and the
-        chat is told that something went wrong."""
-        chat = update.effective_chat if isinstance(update, Update) else None
+    async def on_error(self, update: Update, error: Exception) -> None:
+        """A bug reached :meth:`process`: logged with the update, and the chat is told that something went
+        wrong (best effort: a failure to tell it is logged too)."""
+        chat = update.effective_chat
         log.error(
             "telegram: update %s in chat %s failed: %r",
-            update.update_id if isinstance(update, Update) else "-",
+            update.update_id,
             chat.id if chat is not None else "-",
-            context.error,
-            exc_info=context.error,
+            error,
+            exc_info=error,
         )
         if chat is not None:
             body = render(error_reply("bot.error.internal", self.ctx.settings.lang), "telegram")
-            await self.sender.send(chat.id, body, chat_kind=_chat_kind(chat.type))
+            try:
+                await self.sender.send(chat.id, body, chat_kind=_chat_kind(chat.type))
+            except Exception:  # still the request's outer boundary: nothing more to do than log it
+                log.exception("telegram: the internal-error reply to chat %s failed", chat.id)
 
 
 def keyboard(
@@ -576,7 +583,9 @@ def build_application(
     pace: bool = True,
     rate: float = 28.0,
 ) -> AnyApplication:
-    """Build the ``Application`` (handlers, sender, error handler) without starting anything."""
+    """Build the ``Application`` (its bot, the sender, the adapter) without starting anything. The
+    ``Application`` has no ``Updater`` and no handlers: updates come in through :func:`poll` (or the
+    webhook, :mod:`bot.web`) straight to :meth:`TelegramAdapter.process`."""
     install_redaction([token])
     requests = (
         AiohttpRequest(connection_pool_size=max(8, min(concurrent_updates, 512)), pool_timeout=30.0),
@@ -587,13 +596,14 @@ def build_application(
         .token(token)
         .base_url(base_url)
         .base_file_url(base_file_url or file_url_for(base_url))
-        .concurrent_updates(concurrent_updates)
+        .updater(None)  # bot.telegram.polling instead
         # aiohttp, not PTB's default httpx (bot/telegram/request.py; figures in the README)
         .request(requests[0])
         .get_updates_request(requests[1])
         .build()
     )
     app.bot_data["requests"] = requests
+    app.bot_data["concurrent_updates"] = concurrent_updates
     if sender is None:
         sender = TelegramSender(
             app.bot,
@@ -605,12 +615,25 @@ def build_application(
         )
     adapter = TelegramAdapter(ctx, sender)
     app.bot_data["adapter"] = adapter
-    app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT, adapter.on_message))
-    app.add_handler(CallbackQueryHandler(adapter.on_callback))
-    app.add_error_handler(adapter.on_error)
     ctx.telegram_sender = sender
     ctx.telegram_application = app
     return app
+
+
+async def poll(app: AnyApplication, stop: asyncio.Event, *, timeout: int = 10) -> None:
+    """Long polling (:class:`~bot.telegram.polling.Poller` on the ``getUpdates`` connection) into the adapter
+    until ``stop`` is set; returns once the updates taken are handled and confirmed. The ``Poller`` is
+    ``app.bot_data["poller"]`` meanwhile. Raises ``InvalidToken`` when the token is refused (revoked)."""
+    adapter: TelegramAdapter = app.bot_data["adapter"]
+    poller = Poller(
+        app.bot,
+        app.bot_data["requests"][1],
+        adapter.process,
+        timeout=timeout,
+        concurrency=app.bot_data["concurrent_updates"],
+    )
+    app.bot_data["poller"] = poller
+    await poller.run(stop)
 
 
 async def close_requests(app: AnyApplication) -> None:
@@ -668,23 +691,15 @@ async def run_telegram(ctx: AppContext, stop: asyncio.Event, *, poll_timeout: in
     async with app:  # initialize (done above: a no-op) … shutdown
         await prepare(app)
         await app.start()
-        assert app.updater is not None
         try:
             if ctx.settings.webhook:
                 from bot.web import serve_webhook  # the [webhook] extra, only when a webhook is set
 
                 await serve_webhook(ctx, app, stop)  # returns once stopped and drained
             else:
-                await app.updater.start_polling(
-                    poll_interval=0.0,
-                    timeout=poll_timeout,
-                    allowed_updates=["message", "callback_query"],
-                )
                 log.info("telegram: polling as @%s", app.bot.username)
-                await stop.wait()
+                await poll(app, stop, timeout=poll_timeout)  # returns once stopped and drained
         finally:
-            if app.updater.running:
-                await app.updater.stop()
             if app.running:
                 await app.stop()
     log.info("telegram: stopped")
@@ -707,6 +722,7 @@ __all__ = [
     "build_application",
     "command_menu",
     "file_url_for",
+    "poll",
     "prepare",
     "run_telegram",
     "run_telegram_sender",

@@ -1,4 +1,4 @@
-"""End to end: the real python-telegram-bot ``Application`` started by ``sikpan run`` (in-process and as a
+"""End to end: the Telegram adapter (python-telegram-bot's bot and request layer, our own polling) started by ``sikpan run`` (in-process and as a
 subprocess) against the fake Bot API server."""
 
 from __future__ import annotations
@@ -242,9 +242,8 @@ def test_menu_descriptions_come_from_the_catalogs(lang):
 
 
 async def test_group_admin_status_comes_from_get_chat_member(tg, tmp_path):
-    from telegram import Update
-
     from bot.app import create_context
+    from bot.telegram.updates import Update, parse_update
 
     ctx = await create_context(tg_settings(tg, str(tmp_path / "db.sqlite")))
     app = tgmod.build_application(ctx, tg.token, tg.base_url)
@@ -257,7 +256,9 @@ async def test_group_admin_status_comes_from_get_chat_member(tg, tmp_path):
 
         def update(user_id: int, text: str = "/daily 07:00") -> Update:
             data = tg.make_update(text, chat_id=group, chat_type="supergroup", user_id=user_id)
-            return Update.de_json(data, app.bot)
+            parsed = parse_update(data)
+            assert parsed is not None
+            return parsed
 
         assert await adapter.is_admin(update(5)) is True
         assert await adapter.is_admin(update(6)) is True
@@ -266,7 +267,8 @@ async def test_group_admin_status_comes_from_get_chat_member(tg, tmp_path):
         assert incoming.chat_kind == "group" and incoming.user_is_admin is False
         # private chats never ask
         before = len([c for c in tg.calls if c.method == "getChatMember"])
-        private = Update.de_json(tg.make_update("/daily 07:00", chat_id=8), app.bot)
+        private = parse_update(tg.make_update("/daily 07:00", chat_id=8))
+        assert private is not None
         assert (await adapter.incoming(private, "/daily 07:00")).user_is_admin is True
         assert len([c for c in tg.calls if c.method == "getChatMember"]) == before
     await ctx.close()

@@ -15,7 +15,8 @@ Protocol
     A wrong token gets 401 "Unauthorized"; an unknown method 404 naming it (so gaps show).
     ``GET /file/bot{token}/{path}`` serves :attr:`FakeTelegram.files`.
     Methods: getMe, logOut, close, deleteWebhook, setWebhook, getWebhookInfo, getUpdates (real long poll that
-    honours ``offset``; the hold is capped at :attr:`poll_hold` seconds so shutdown is fast), sendMessage,
+    honours ``offset``; the hold is capped at :attr:`poll_hold` seconds so shutdown is fast; conflicts as
+    below), sendMessage,
     sendPhoto, sendDocument, getFile, setMyCommands, getMyCommands, deleteMyCommands, answerCallbackQuery
     (text 0–200 characters, once per query, else 400), editMessageText, editMessageCaption,
     editMessageMedia, deleteMessage, sendChatAction, getChatMember (``admins[chat_id] = {user ids}`` are
@@ -41,6 +42,18 @@ Edits are checked against the message as it stands (:attr:`messages`): an unknow
     edit not found"; editMessageText on a photo → 400 "there is no text in the message to edit";
     editMessageCaption on a text message → 400 "there is no caption in the message to edit"; the same content
     and keyboard again → 400 "message is not modified"; editMessageMedia may add a photo to a text message.
+
+getUpdates conflicts, as the Bot API server (tdlib/telegram-bot-api ``Client::do_get_updates``,
+    ``abort_long_poll``, ``fail_query_conflict``) answers them
+    A getUpdates that would wait (``timeout`` > 0, nothing to return) while another long poll is held ends
+    the *older* one with 409 "Conflict: terminated by other getUpdates request; make sure that only one bot
+    instance is running" and is held itself; one answered at once (updates pending, or ``timeout`` 0)
+    leaves the held poll alone. ``setWebhook`` ends a held poll with 409 "Conflict: terminated by setWebhook
+    request"; getUpdates while a webhook is set is 409 "Conflict: can't use getUpdates method while webhook
+    is active; use deleteWebhook to delete the webhook first". At most one 409 is answered per
+    :attr:`conflict_spacing` (3 s, as the server): one due sooner is answered that long later.
+    :attr:`conflicts` counts them. (Not modelled: the server's raising of ``timeout`` to 3 s for a repeated
+    offset within 3 s.)
 
 Injecting input
     ``user_says(text, chat_id=…, user_id=…, chat_type="private"|"group"|"supergroup", language_code=…,
@@ -281,6 +294,7 @@ class FakeTelegram(LoopbackServer):
     # the bot's messages as they stand now, by (chat id, message id): edits are checked against them
     messages: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
     photos: dict[str, bytes] = field(default_factory=dict)  # file_id of the largest size → the bytes sent
+    conflict_spacing: float = 3.0  # seconds: at most one 409 answer per this long (the Bot API server's)
 
     def __post_init__(self) -> None:
         self._updates: list[dict[str, Any]] = []
@@ -299,6 +313,9 @@ class FakeTelegram(LoopbackServer):
         self._storm = random.Random(self.flood_seed)
         self._file_ids = itertools.count(1)
         self._sent_photos: list[list[dict[str, Any]]] = []
+        self._long_poll: _LongPoll | None = None  # the getUpdates being held, if any
+        self._next_conflict = 0.0  # monotonic time before which a 409 is answered only after a delay
+        self.conflicts = 0  # 409 answers to getUpdates
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> FakeTelegram:
@@ -643,6 +660,7 @@ class FakeTelegram(LoopbackServer):
         if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", str(secret)):
             raise _ApiError(400, "Bad Request: secret token contains unallowed characters")
         self.webhook = dict(params)
+        await self._end_long_poll("Conflict: terminated by setWebhook request")
         if params.get("drop_pending_updates"):
             self._updates.clear()
         return True
@@ -651,9 +669,28 @@ class FakeTelegram(LoopbackServer):
         return {"url": (self.webhook or {}).get("url", ""), "has_custom_certificate": False,
                 "pending_update_count": len(self._updates)}  # fmt: skip
 
+    async def _conflict(self, description: str) -> _ApiError:
+        """A 409 for getUpdates: at once, or — within :attr:`conflict_spacing` of the last one — that much later."""
+        now = time.monotonic()
+        if now < self._next_conflict:
+            await asyncio.sleep(self.conflict_spacing)
+        else:
+            self._next_conflict = now + self.conflict_spacing
+        self.conflicts += 1
+        return _ApiError(409, description)
+
+    async def _end_long_poll(self, description: str) -> None:
+        poll, self._long_poll = self._long_poll, None
+        if poll is not None:
+            poll.ended = description
+            await self._notify()
+
     async def _m_getupdates(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         if self.webhook is not None:
-            raise _ApiError(409, "Conflict: can't use getUpdates method while webhook is active")
+            raise await self._conflict(
+                "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete "
+                "the webhook first"
+            )
         offset = int(params.get("offset") or 0)
         limit = int(params.get("limit") or 100)
         hold = min(float(params.get("timeout") or 0), self.poll_hold)
@@ -664,12 +701,24 @@ class FakeTelegram(LoopbackServer):
         def pending() -> list[dict[str, Any]]:
             return [u for u in self._updates if u["update_id"] >= offset][:limit]
 
-        if not pending() and hold > 0:
+        if not pending() and float(params.get("timeout") or 0) > 0:
+            # a long poll: the one held before (another instance's, or a request its client gave up) ends
+            await self._end_long_poll(
+                "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
+            )
+            poll = self._long_poll = _LongPoll()
             try:
                 async with self._changed:
-                    await asyncio.wait_for(self._changed.wait_for(lambda: bool(pending())), hold)
+                    await asyncio.wait_for(
+                        self._changed.wait_for(lambda: bool(pending()) or poll.ended is not None), hold
+                    )
             except TimeoutError:
                 pass
+            finally:
+                if self._long_poll is poll:
+                    self._long_poll = None
+            if poll.ended is not None:
+                raise await self._conflict(poll.ended)
         return pending()
 
     def _check_text(self, text: Any, parse_mode: Any, limit: int, what: str) -> str:
@@ -918,6 +967,11 @@ class FakeTelegram(LoopbackServer):
                     "can_invite_users": True, "can_post_stories": False, "can_edit_stories": False,
                     "can_delete_stories": False}  # fmt: skip
         return {"status": "member", "user": user}
+
+
+@dataclass
+class _LongPoll:
+    ended: str | None = None  # the 409's description once another request ended it
 
 
 @dataclass
