@@ -130,3 +130,20 @@ def test_encode_refuses_an_image_that_is_not_indexed():
 
     with pytest.raises(ValueError):
         draw.encode(Image.new("RGB", (4, 4)))
+
+
+@pytest.mark.parametrize("size", [(1, 1), (1, 700), (3, 255), (97, 256), (640, 257), (1080, 1072)])
+def test_png_bands_cover_every_row(size):
+    """``draw.encode`` reads the rows from Pillow a band at a time (BAND_ROWS): images of one row, one column,
+    one band exactly, one row past a band and several bands decode (Pillow's decoder) to the same indices."""
+    import random
+
+    from bot.images import draw
+
+    width, height = size
+    rng = random.Random(height * 7919 + width)
+    image = Image.frombytes("P", size, bytes(rng.randrange(256) for _ in range(width * height)))
+    image.putpalette(draw.png_palette().getpalette())
+    decoded = Image.open(io.BytesIO(draw.encode(image)))
+    decoded.load()
+    assert decoded.size == size and decoded.tobytes() == image.tobytes()
