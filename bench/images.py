@@ -15,6 +15,12 @@ CPU ms per picture of both and their ratio (this / DIR), so both are measured un
 is a second pass over the same charts (the text-mask cache warm, as in a bot that has run for a while).
 ``--encodings`` prints, per type, the PNG CPU ms and size of Pillow's encoder at zlib levels and strategies
 beside ``draw.encode`` (ISA-L, unfiltered rows: how ``draw.PNG_COMPRESS_LEVEL`` and the encoder were chosen).
+
+``--kind liuyao`` (or ``liuren``, ``qizheng``) times only that chart type's two drawing stages, ``draw.render``
+and ``draw.encode``, as CPU of the drawing thread (``time.thread_time``) per picture, over ``--rounds``
+different charts (六爻: coins tossed by a seeded RNG, as the bot tosses them, 40 charts by default), in a
+fresh process three times; with ``--against DIR`` alternating with the checkout in DIR, then the ranges of
+both and the ratios of their medians (issue 18).
 """
 
 from __future__ import annotations
@@ -99,6 +105,85 @@ print(json.dumps(out))
 """
 
 
+# Times ``draw.render`` and ``draw.encode`` (thread CPU, ms per picture) of one chart type with the checkout on
+# sys.path[0] (argv: root, kind, rounds); the scenes are built first (not timed), each drawn once to warm the
+# caches (font, masks, base), then every scene rendered and encoded in turn. Prints one JSON line.
+STAGE_CPU = """
+import json, random, sys, time
+from datetime import datetime, timedelta
+sys.path.insert(0, sys.argv[1])
+from bot.images import draw, liuren, liuyao, qizheng
+from engine.core.cycle import Branch, GanZhi
+kind, n = sys.argv[2], int(sys.argv[3])
+if kind == "liuyao":
+    from engine.liuyao import build_chart, cast_coins
+    scenes = [
+        liuyao.layout(build_chart(cast_coins(random.Random(i)), Branch(i % 12), GanZhi.of(i * 7 % 60)), "ko").scene
+        for i in range(n)
+    ]
+elif kind == "liuren":
+    from engine.liuren import chart_for_ju
+    scenes = [liuren.layout(chart_for_ju(GanZhi.of(7 * i % 60), i % 12 + 1), "ko").scene for i in range(n)]
+else:
+    from engine.qizheng import find_place, natal_chart
+    seoul = find_place("서울")
+    start = datetime.fromisoformat("1990-05-17T14:30+09:00")
+    scenes = [
+        qizheng.layout(natal_chart(start + timedelta(days=37 * i), seoul.lon, seoul.lat), "ko", seoul).scene
+        for i in range(n)
+    ]
+for scene in scenes:
+    draw.encode(draw.render(scene))
+render = encode = 0.0
+for scene in scenes:
+    t0 = time.thread_time()
+    image = draw.render(scene)
+    t1 = time.thread_time()
+    draw.encode(image)
+    t2 = time.thread_time()
+    render, encode = render + t1 - t0, encode + t2 - t1
+print(json.dumps({"render": render / n * 1000, "encode": encode / n * 1000}))
+"""
+
+
+def stage_cpu(root: Path, kind: str, rounds: int) -> dict[str, float]:
+    """Thread CPU ms per picture of ``draw.render`` and ``draw.encode`` in the checkout ``root``."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-c", STAGE_CPU, str(root), kind, str(rounds)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=root,
+    )
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def kind_stages(kind: str, rounds: int, other: Path | None) -> None:
+    here = Path(__file__).resolve().parent.parent
+    runs: dict[Path, list[dict[str, float]]] = {here: []} | ({other: []} if other is not None else {})
+    for _ in range(3):
+        for root, figures in runs.items():
+            figures.append(stage_cpu(root, kind, rounds))
+    print(f"{kind}: thread CPU ms per picture, {rounds} charts, 3 fresh processes (min–max, median)")
+    medians: dict[Path, dict[str, float]] = {}
+    for root, figures in runs.items():
+        medians[root] = {}
+        cells = []
+        for stage in ("render", "encode"):
+            values = [f[stage] for f in figures]
+            medians[root][stage] = statistics.median(values)
+            cells.append(f"{stage} {min(values):.2f}–{max(values):.2f} ({medians[root][stage]:.2f})")
+        print(f"  {str(root):40} " + "   ".join(cells))
+    if other is not None:
+        ratios = (
+            f"{stage} {medians[here][stage] / medians[other][stage]:.2f}" for stage in ("render", "encode")
+        )
+        print("  ratio this / other: " + "   ".join(ratios))
+
+
 def picture_cpu(root: Path, rounds: int) -> dict[str, float]:
     """CPU ms per picture (layout, draw, PNG) of the checkout in ``root``, in a fresh process."""
     env = {**os.environ, "PYTHONPATH": str(root)}
@@ -160,8 +245,13 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--against", type=Path, help="another checkout to time in the same run")
     parser.add_argument("--encodings", action="store_true", help="PNG CPU and size per zlib level/strategy")
+    parser.add_argument("--kind", choices=("liuren", "liuyao", "qizheng"), help="render and encode CPU only")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f}")
+    if args.kind is not None:
+        kind_stages(args.kind, args.rounds, args.against.resolve() if args.against is not None else None)
+        print(f"load average {os.getloadavg()[0]:.2f}")
+        return 0
     print(
         f"{'chart':8} {'median':>7} {'p90':>7} {'max':>7} {'cpu':>7}   "
         f"{'layout':>7} {'draw':>7} {'png':>7}   size   (ms; stages CPU ms)"
