@@ -177,3 +177,22 @@ def test_liuren_and_liuyao_place_text_on_the_quarter_pixel_grid() -> None:
         if scene.width == liuren.WIDTH and scene.height in (liuren.HEIGHT, liuyao.HEIGHT):
             for t in scene.texts():
                 assert (draw.snap(t.x), draw.snap(t.y)) == (t.x, t.y), t
+
+
+def test_boxes_are_pillows_rectangles() -> None:
+    """``draw.render`` fills and outlines boxes on the core image with palette indices: every combination
+    (outline only, fill only, both, the same colour for both, no width, wide, fractional corners, one over
+    another) has the pixels of Pillow's ``ImageDraw.rectangle`` on an RGB image, quantized."""
+    boxes = (
+        Box(10, 10, 200, 120),
+        Box(30.5, 140.25, 250.75, 260.5, outline="ink", fill="gold", width=3),
+        Box(220, 20, 400, 100, outline=None, fill="red"),
+        Box(300, 150, 500, 300, outline="blue", fill="blue", width=4),
+        Box(60, 300, 260, 420, outline="green", fill="panel", width=0),
+        Box(420, 40, 600, 280, outline="rule", fill=None, width=9),
+        Box(480, 200, 700, 400, outline="muted", fill="faint", width=1),
+        Box(650, 10, 650, 300, outline="ink", width=2),
+    )
+    for background in ("paper", "panel"):
+        scene = Scene(720, 440, boxes[4:], background, boxes[:4])
+        assert draw.render(scene).tobytes() == _rgb_then_quantized(scene).tobytes()
