@@ -7,7 +7,7 @@ import io
 import math
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache, lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
@@ -259,34 +259,41 @@ def _base(width: int, height: int, background: str, items: tuple[Primitive, ...]
 
 
 def _draw(image: Image.Image, items: tuple[Primitive, ...]) -> Image.Image:
-    pen = ImageDraw.Draw(image)
+    # Shapes go straight to Pillow's core drawing calls with palette indices, in the order and with the
+    # arguments ``ImageDraw.line`` / ``rectangle`` / ``ellipse`` / ``polygon`` pass them (fill, then the
+    # outline unless it is the fill's colour): their ink look-up (``_getink``, ≈ 8 µs a shape) is for colour
+    # names and RGB tuples (issue 18).
+    core = ImageDraw.Draw(image).draw
     for item in items:
         if isinstance(item, Text):
             drawn = draw_text(image, item)
             if drawn is not image:
-                image, pen = drawn, ImageDraw.Draw(drawn)
+                image, core = drawn, ImageDraw.Draw(drawn).draw
         elif isinstance(item, Segment):
-            pen.line((item.x0, item.y0, item.x1, item.y1), fill=index(item.color), width=item.width)
+            if item.width != 0:
+                core.draw_lines((item.x0, item.y0, item.x1, item.y1), index(item.color), item.width)
         elif isinstance(item, Box):
-            # what ``ImageDraw.rectangle`` does, given palette indices: its ink look-up (``_getink``, ≈ 8 µs
-            # a box) is for colour names and RGB tuples
-            xy = (item.x0, item.y0, item.x1, item.y1)
-            fill = index(item.fill) if item.fill else None
-            outline = index(item.outline) if item.outline else None
-            if fill is not None:
-                pen.draw.draw_rectangle(xy, fill, 1)
-            if outline is not None and outline != fill and item.width != 0:
-                pen.draw.draw_rectangle(xy, outline, 0, item.width)
-        elif isinstance(item, Circle):
-            pen.ellipse(
-                (item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r),
-                outline=index(item.outline) if item.outline else None,
-                fill=index(item.fill) if item.fill else None,
-                width=item.width,
+            _shape(
+                core.draw_rectangle, (item.x0, item.y0, item.x1, item.y1), item.outline, item.fill, item.width
             )
+        elif isinstance(item, Circle):
+            xy = (item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r)
+            _shape(core.draw_ellipse, xy, item.outline, item.fill, item.width)
         elif isinstance(item, Wedge):
-            pen.polygon(_wedge_polygon(item), fill=index(item.fill))
+            core.draw_polygon(_wedge_polygon(item), index(item.fill), 1)
     return image
+
+
+def _shape(
+    drawer: Callable[..., None], xy: Sequence[float], outline: str | None, fill: str | None, width: int
+) -> None:
+    """A filled and/or outlined shape by one of Pillow's core calls, as its ``ImageDraw`` method draws it."""
+    fill_ink = index(fill) if fill else None
+    ink = index(outline) if outline else None
+    if fill_ink is not None:
+        drawer(xy, fill_ink, 1)
+    if ink is not None and ink != fill_ink and width != 0:
+        drawer(xy, ink, 0, width)
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -179,10 +179,10 @@ def test_liuren_and_liuyao_place_text_on_the_quarter_pixel_grid() -> None:
                 assert (draw.snap(t.x), draw.snap(t.y)) == (t.x, t.y), t
 
 
-def test_boxes_are_pillows_rectangles() -> None:
-    """``draw.render`` fills and outlines boxes on the core image with palette indices: every combination
-    (outline only, fill only, both, the same colour for both, no width, wide, fractional corners, one over
-    another) has the pixels of Pillow's ``ImageDraw.rectangle`` on an RGB image, quantized."""
+def test_shapes_are_pillows_shapes() -> None:
+    """``draw.render`` draws boxes, circles, segments and wedges with Pillow's core calls and palette indices:
+    every combination (outline only, fill only, both, the same colour for both, no width, wide, fractional
+    corners, one over another) has the pixels of Pillow's ``ImageDraw`` methods on an RGB image, quantized."""
     boxes = (
         Box(10, 10, 200, 120),
         Box(30.5, 140.25, 250.75, 260.5, outline="ink", fill="gold", width=3),
@@ -193,6 +193,19 @@ def test_boxes_are_pillows_rectangles() -> None:
         Box(480, 200, 700, 400, outline="muted", fill="faint", width=1),
         Box(650, 10, 650, 300, outline="ink", width=2),
     )
+    others = (
+        Circle(120, 80, 60.5),
+        Circle(360, 220, 90, outline="red", fill="gold", width=5),
+        Circle(560, 330, 70.25, outline=None, fill="green"),
+        Circle(200, 360, 50, outline="blue", fill="blue", width=3),
+        Circle(640, 120, 40, outline="ink", fill="panel", width=0),
+        Segment(0, 0, 719, 439),
+        Segment(10.5, 430, 700.25, 15.75, color="red", width=7),
+        Segment(100, 50, 600, 50, color="blue", width=1),
+        Segment(100, 70, 600, 70, color="ink", width=0),
+        Wedge(360, 220, 100, 200, 10, 80, "faint"),
+        Wedge(360, 220, 30.5, 99.5, 200, 340, "red"),
+    )
     for background in ("paper", "panel"):
-        scene = Scene(720, 440, boxes[4:], background, boxes[:4])
+        scene = Scene(720, 440, boxes[4:] + others[5:], background, boxes[:4] + others[:5])
         assert draw.render(scene).tobytes() == _rgb_then_quantized(scene).tobytes()
