@@ -148,17 +148,7 @@ print(json.dumps({"render": render / n * 1000, "encode": encode / n * 1000}))
 
 def stage_cpu(root: Path, kind: str, rounds: int) -> dict[str, float]:
     """Thread CPU ms per picture of ``draw.render`` and ``draw.encode`` in the checkout ``root``."""
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    done = subprocess.run(
-        [sys.executable, "-c", STAGE_CPU, str(root), kind, str(rounds)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-        cwd=root,
-    )
-    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return figures
+    return run_figures(STAGE_CPU, root, kind, str(rounds))
 
 
 def kind_stages(kind: str, rounds: int, other: Path | None) -> None:
@@ -184,11 +174,11 @@ def kind_stages(kind: str, rounds: int, other: Path | None) -> None:
         print("  ratio this / other: " + "   ".join(ratios))
 
 
-def picture_cpu(root: Path, rounds: int) -> dict[str, float]:
-    """CPU ms per picture (layout, draw, PNG) of the checkout in ``root``, in a fresh process."""
+def run_figures(script: str, root: Path, *args: str) -> dict[str, float]:
+    """The JSON figures ``script`` prints last, run in a fresh process on the checkout in ``root``."""
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run(
-        [sys.executable, "-c", PICTURE_CPU, str(root), str(rounds)],
+        [sys.executable, "-c", script, str(root), *args],
         capture_output=True,
         text=True,
         check=True,
@@ -197,6 +187,11 @@ def picture_cpu(root: Path, rounds: int) -> dict[str, float]:
     )
     figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return figures
+
+
+def picture_cpu(root: Path, rounds: int) -> dict[str, float]:
+    """CPU ms per picture (layout, draw, PNG) of the checkout in ``root``, in a fresh process."""
+    return run_figures(PICTURE_CPU, root, str(rounds))
 
 
 def against(other: Path, rounds: int) -> None:
