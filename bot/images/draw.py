@@ -330,6 +330,8 @@ def _bands(image: Image.Image) -> Iterator[np.ndarray]:
             if status < 0:
                 raise RuntimeError(f"Pillow's raw encoder failed ({status})")
             rows = len(data) // width
+            if rows == 0:  # no progress: never loop on an encoder that writes nothing
+                raise RuntimeError(f"Pillow's raw encoder wrote no row ({done} of {height} done)")
             done += rows
             yield np.frombuffer(data, dtype=np.uint8).reshape(rows, width)
     finally:
