@@ -128,13 +128,15 @@ def text_mask(
     return mask, offset
 
 
+# A run's mask key: (text, size, bold, anchor, sub-pixel start), as :func:`text_mask` takes it
+MaskKey = tuple[str, int, bool, str, tuple[float, float]]
+
+
 @lru_cache(maxsize=TEXT_MASKS_KEPT)
-def _glyphs(
-    text: str, size: int, bold: bool, anchor: str, start: tuple[float, float], ink: str, bg: int
-) -> ImagingCore:
+def _glyphs(key: MaskKey, ink: str, bg: int) -> ImagingCore:
     """The text as palette indices over a uniform background ``bg`` (Pillow's core image, pasted as it is):
     its mask through :func:`ladder`."""
-    mask, _ = text_mask(text, size, bold, anchor, start)
+    mask, _ = text_mask(*key)
     # the coverage bytes read as indices, mapped on the core image (``Image.point`` rounds its 256-entry
     # table in Python on every call: ≈ 30 µs, a third of a label's cost on a 七政 wheel)
     indices: ImagingCore = Image.frombytes("P", mask.size, mask.tobytes()).im.point(ladder(ink, bg), None)
@@ -155,7 +157,8 @@ def draw_text(canvas: Canvas, item: Text) -> None:
     A left-anchored line of several words (the headers, the 七政 table: different in every picture, so
     FreeType rasterised each whole, ≈ 0.15–0.3 ms a line) is drawn word by word from the word masks, each at
     the pen position the line puts it at — the sum of the advances before it, when the advances add up to the
-    line's (no kerning across a space; checked each time) — which gives the line's own pixels."""
+    line's (no kerning across a space; checked once per item, :func:`_runs`) — which gives the line's own
+    pixels."""
     if "\n" in item.text:  # not used by the layouts: the whole image through RGB
         source = canvas.image.copy()
         source.putpalette(source_palette())
@@ -165,18 +168,44 @@ def draw_text(canvas: Canvas, item: Text) -> None:
         )
         canvas.core.paste(_quantize(rgb).im, (0, 0, canvas.width, canvas.height))
         return
+    for box, key in _runs(item):
+        _draw_run(canvas, box, key, item.color)
+
+
+# Where each run of a text item goes (the split into words, the snapped point, the masks' boxes) is worked
+# out once per item: the row labels of a 六爻 picture or the board's branches are the same items at the same
+# places in picture after picture, and this arithmetic was half of a run's ≈ 7 µs (issue 18).
+TEXT_RUNS_KEPT = 4096
+
+
+@lru_cache(maxsize=TEXT_RUNS_KEPT)
+def _runs(item: Text) -> tuple[tuple[tuple[int, int, int, int], MaskKey], ...]:
+    """The runs of one single-line text item: (box on the picture, mask key) for each non-empty mask — the
+    whole text, or each word of a left-anchored line whose advances add up (see :func:`draw_text`)."""
     at_x, at_y = snap(item.x), snap(item.y)
+    anchor = item.anchor.value
+    pieces = [(at_x, item.text)]
     if " " in item.text and item.anchor in LEFT_ANCHORS:
         words = item.text.split(" ")
         space = advance(" ", item.size, item.bold)
         widths = [advance(word, item.size, item.bold) for word in words]
         if sum(widths) + space * (len(words) - 1) == advance(item.text, item.size, item.bold):
+            pieces = []
             for word, width in zip(words, widths, strict=True):
                 if word:
-                    _draw_run(canvas, at_x, at_y, word, item)
+                    pieces.append((at_x, word))
                 at_x += width + space
-            return
-    _draw_run(canvas, at_x, at_y, item.text, item)
+    runs = []
+    for x, text in pieces:
+        # as ``ImageDraw.text`` splits a point: the fractional part is FreeType's start, the truncated one
+        # the offset
+        key: MaskKey = (text, item.size, item.bold, anchor, (math.modf(x)[0], math.modf(at_y)[0]))
+        mask, (dx, dy) = text_mask(*key)
+        width, height = mask.size
+        if width and height:
+            x0, y0 = int(x) + dx, int(at_y) + dy
+            runs.append(((x0, y0, x0 + width, y0 + height), key))
+    return tuple(runs)
 
 
 SUBPIXEL = 4  # a text's anchor point is drawn on a 1/4 px grid
@@ -192,33 +221,27 @@ def snap(v: float) -> float:
 LEFT_ANCHORS = frozenset({Anchor.LM, Anchor.LT})  # anchors whose x is the pen position of the first glyph
 
 
-def _draw_run(canvas: Canvas, at_x: float, at_y: float, text: str, item: Text) -> None:
-    """One line of text (no line break) of ``item``'s font, colour and anchor at (at_x, at_y)."""
-    # as ``ImageDraw.text`` splits a point: the fractional part is FreeType's start, the truncated one the
-    # offset. The anchor is a StrEnum, its own string: no ``.value`` look-up (≈ 1.5 µs) per run.
-    key = (text, item.size, item.bold, item.anchor, (math.modf(at_x)[0], math.modf(at_y)[0]))
-    mask, (dx, dy) = text_mask(*key)
-    width, height = mask.size
-    if not width or not height:
-        return
-    x, y = int(at_x) + dx, int(at_y) + dy
-    box = (x, y, x + width, y + height)
+def _draw_run(canvas: Canvas, box: tuple[int, int, int, int], key: MaskKey, ink: str) -> None:
+    """One run of text (a mask, :func:`_runs`) in ``ink`` at its box."""
+    x, y, x1, y1 = box
     core = canvas.core  # Pillow's core image: the Image wrappers (palette copies) cost more than the pixels
-    if x >= 0 and y >= 0 and box[2] <= canvas.width and box[3] <= canvas.height:
+    if x >= 0 and y >= 0 and x1 <= canvas.width and y1 <= canvas.height:
         lo, hi = core.crop(box).getextrema()
         if lo == hi:
-            core.paste(_glyphs(*key, item.color, lo), box)
+            core.paste(_glyphs(key, ink, lo), box)
             return
         # over mixed pixels (a 宿 name across a boundary, a body over a ray): each pixel's index from its own
         # background index and the coverage, through the ladders of those backgrounds
-        under = canvas.pixels[y : y + height, x : x + width]
-        cover = np.frombuffer(mask.tobytes(), dtype=np.uint8).reshape(height, width)
-        under[:] = _blend_table(item.color)[under, cover]
+        mask = text_mask(*key)[0]
+        under = canvas.pixels[y:y1, x:x1]
+        cover = np.frombuffer(mask.tobytes(), dtype=np.uint8).reshape(y1 - y, x1 - x)
+        under[:] = _blend_table(ink)[under, cover]
         return
+    mask = text_mask(*key)[0]
     region = canvas.image.crop(box)
     region.putpalette(source_palette())
     rgb = region.convert("RGB")
-    rgb.paste(_rgb(item.color), (0, 0, width, height), mask)
+    rgb.paste(_rgb(ink), (0, 0, x1 - x, y1 - y), mask)
     core.paste(_quantize(rgb).im, box)  # clipped to the picture, as ``Image.paste`` clips it
 
 
