@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw
 
 from bot import pictures
 from bot.images import draw, liuren, liuyao, qizheng, render_liuren
-from bot.images.scene import Box, Circle, Scene, Segment, Wedge
+from bot.images.scene import Box, Circle, Scene, Segment, Text, Wedge
 from engine.liuren import chart_at
 from tests.images.cases import liuren_case, liuyao_case, qizheng_case
 from tests.images.same import assert_same_picture, rgb_then_quantized
@@ -68,10 +68,14 @@ def test_drawn_on_the_palette_is_what_pillow_draws_quantized(lang: str) -> None:
         liuyao.layout(liuyao_case(), lang).scene,
         qizheng.layout(qz, lang, place).scene,
     ]
-    draw.text_mask.cache_clear()
+    for kept in (draw.text_mask, draw._runs, draw._glyphs, draw._coverage):
+        kept.cache_clear()
     cached = [draw.render(s) for s in scenes]
+    rasterised = draw.text_mask.cache_info().misses
     again = [draw.render(s) for s in scenes]
-    assert draw.text_mask.cache_info().hits > 0
+    # the second time every text item's runs come from the cache and nothing is rasterised again
+    assert draw._runs.cache_info().hits >= sum(isinstance(i, Text) for s in scenes for i in s.items)
+    assert rasterised > 0 and draw.text_mask.cache_info().misses == rasterised
     for scene, first, second in zip(scenes, cached, again, strict=True):
         assert first.mode == "P" and first.tobytes() == second.tobytes()
         reference = np.asarray(rgb_then_quantized(scene))
