@@ -7,7 +7,7 @@ percentile and maximum wall ms, the median CPU ms (process time: what a picture 
 a shared machine), the image size and the PNG size. Target (issue 14): median ≤ 50 ms per image.
 
 Stages are also reported separately (CPU ms): ``layout`` (pure model and scene), ``draw`` (Pillow
-rasterising on the fixed palette), ``png`` (``draw.encode``: deflate and the PNG chunks).
+rasterising on the fixed palette, on the thread's canvas), ``png`` (deflating the canvas and the PNG chunks).
 
 ``--against DIR`` also times ``render_* → PNG bytes`` of the same charts with the checkout in DIR (for
 example main before a change), in a subprocess, alternating with this checkout three times; it prints the
@@ -272,15 +272,15 @@ def main() -> int:
             t0, c0 = time.perf_counter(), CPU()
             scene = scenes[i % len(scenes)]()
             c1 = CPU()
-            image = draw.render(scene)
+            canvas = draw._paint(scene)  # as ``draw.to_png``: drawn on the thread's canvas, deflated from it
             c2 = CPU()
-            png = draw.encode(image)
+            png = draw._png(canvas)
             t3, c3 = time.perf_counter(), CPU()
             total.append((t3 - t0) * 1000)
             cpu.append((c3 - c0) * 1000)
             for key, dt in (("layout", c1 - c0), ("draw", c2 - c1), ("png", c3 - c2)):
                 stages[key].append(dt * 1000)
-            size, nbytes = image.size, len(png)
+            size, nbytes = (canvas.width, canvas.height), len(png)
         assert Image.open(io.BytesIO(png)).size == size
         q = statistics.quantiles(total, n=10)
         med = {k: statistics.median(v) for k, v in stages.items()}
