@@ -145,9 +145,25 @@ def run_echo_bot(base_url: str, transport: str) -> None:
     app.run_polling(poll_interval=0.0, timeout=10)
 
 
+def _latency() -> Any:
+    """``bench/latency.py`` (``--trace``), loaded by path: bench/ is not on ``sys.path`` (see the top)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_latency", _HERE / "latency.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def run_sikpan_unpaced(base_url: str, db: str) -> None:
-    """sikpan's Telegram application as ``sikpan run`` builds it, with the sender's pacing off."""
-    from bot.cli.run import loop_factory
+    """sikpan's Telegram application as ``sikpan run`` builds it, with the sender's pacing off; with
+    ``BENCH_TRACE=path`` (``--trace``) its stages stamped per update (``bench/latency.py``), written there."""
+    trace = os.environ.get("BENCH_TRACE")
+    latency = _latency() if trace else None
+    if latency is not None:
+        latency.install()
+    from bot.cli.run import freeze_heap, loop_factory
     from bot.config import Settings
     from bot.context import create_context
     from bot.telegram import build_application, poll, prepare
@@ -157,15 +173,22 @@ def run_sikpan_unpaced(base_url: str, db: str) -> None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         ctx = await create_context(Settings(telegram_token=TOKEN, telegram_api_base_url=base_url, db_path=db))
         app = build_application(ctx, TOKEN, base_url, pace=False)
+        freeze_heap()  # as ``sikpan run`` does before it starts; again at SIGUSR1 (after the warm-up)
+        asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, freeze_heap)
+        lag = asyncio.ensure_future(latency.watch_lag(latency.LAGS)) if latency is not None else None
         async with app:
             await prepare(app)
             await app.start()
             await poll(app, stop, timeout=10)  # until SIGTERM, then drained
             await app.stop()
+        if lag is not None:
+            lag.cancel()
         await ctx.close()
 
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         runner.run(main())
+    if latency is not None and trace:
+        latency.dump(trace)
 
 
 # --------------------------------------------------------------------------------------- the driver
@@ -176,6 +199,15 @@ class BenchTelegram(FakeTelegram):
     """The fake Bot API, telling ``on_reply(chat_id)`` of every message it accepts (text or photo)."""
 
     on_reply: Any = None
+    answered: dict[int, float] | None = None  # --trace: update id → when a getUpdates answer first held it
+
+    async def _m_getupdates(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        updates = await super()._m_getupdates(params, files)
+        if self.answered is not None:
+            now = time.perf_counter()
+            for u in updates:
+                self.answered.setdefault(u["update_id"], now)
+        return updates
 
     async def _dispatch(
         self, token: str, method: str, params: dict[str, Any], files: dict[str, bytes], call: Any
@@ -202,6 +234,7 @@ class Users:
         self.unmatched = 0
         self.recording = False
         self.changed = asyncio.Event()
+        self.replied_at: dict[int, float] = {}  # update id → when its reply was accepted (for --trace)
 
     def text_for(self, chat: int) -> tuple[str, str]:
         i = chat - 10_000
@@ -216,7 +249,8 @@ class Users:
         if not queue:
             self.unmatched += 1
             return
-        started = queue.popleft()[0]
+        started, _, update_id = queue.popleft()
+        self.replied_at[update_id] = now
         if self.recording and started >= 0:
             self.latencies.append(now - started)
         if not queue:
@@ -233,14 +267,21 @@ class Users:
 
 async def drive(
     kind: str, mode: str, rate: float, commands: int, warmup: int, users_n: int, pace: str, echo_transport: str,
-    timeout: float, stall: float, seed: int,
+    timeout: float, stall: float, seed: int, trace: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
     rng = random.Random(seed)
     users = Users(users_n)
+    pushed: dict[int, float] = {}  # --trace: measured update id → when queued
+    fake_lags: list[tuple[float, float]] = []
+    trace = trace and kind == "sikpan" and pace == "off"  # the stages are stamped in the unpaced child
     with tempfile.TemporaryDirectory() as tmp:
         async with BenchTelegram(token=TOKEN) as fake:
             fake.on_reply = users.replied
+            fake.answered = {} if trace else None
             argv, env = bot_command(kind, fake.base_url, f"{tmp}/bench.db", pace, echo_transport)
+            if trace:
+                env["BENCH_TRACE"] = f"{tmp}/trace.json"
+                lag = asyncio.ensure_future(_latency().watch_lag(fake_lags))
             proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             try:
                 await _ready(fake, proc, timeout=60)
@@ -248,9 +289,10 @@ async def drive(
                 def send(chat: int, record: bool) -> None:
                     text, lang = users.text_for(chat)
                     update = fake.make_update(text, chat_id=chat, language_code=lang)
-                    users.pending[chat].append(
-                        (time.perf_counter() if record else -1.0, text, update["update_id"])
-                    )
+                    now = time.perf_counter()
+                    users.pending[chat].append((now if record else -1.0, text, update["update_id"]))
+                    if record and trace:
+                        pushed[update["update_id"]] = now
                     fake.push_update(update)
 
                 async def settle() -> None:
@@ -301,6 +343,9 @@ async def drive(
                     for chat in users.pending:  # one command each: every user known, every cache warm
                         send(chat, False)
                 await settle()
+                if kind == "sikpan" and pace == "off":  # its second freeze_heap, as ``sikpan run`` after a minute
+                    proc.send_signal(signal.SIGUSR1)
+                    await asyncio.sleep(0.2)
                 users.recording = True
                 spy = _py_spy(proc.pid, kind)
                 cpu0, t0 = cpu_times(proc.pid), time.perf_counter()
@@ -324,6 +369,17 @@ async def drive(
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     _, err = proc.communicate()
+            latency = None
+            if trace:
+                lag.cancel()
+                with open(f"{tmp}/trace.json") as f:
+                    bot_side = json.load(f)
+                driver = {
+                    uid: {"pushed": t, "answered": fake.answered.get(uid, t), "reply": users.replied_at[uid]}
+                    for uid, t in pushed.items()
+                    if uid in users.replied_at and fake.answered is not None
+                }
+                latency = _latency().breakdown(bot_side, driver, fake_lags)
             errors = [
                 line for line in (err or b"").decode(errors="replace").splitlines() if " ERROR " in line
             ]
@@ -353,6 +409,7 @@ async def drive(
         "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
         "bot_errors_logged": len(errors),
         "bot_errors": errors[:3],
+        **({"latency": latency} if latency else {}),
     }
 
 
@@ -570,6 +627,10 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument("--json", action="store_true", help="one line of JSON")
+    parser.add_argument(
+        "--trace", action="store_true",
+        help="with --pace off: where sikpan's slowest commands wait, stage by stage (bench/latency.py)",
+    )  # fmt: skip
     args = parser.parse_args()
     stamp = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine()}
     if args.what == "transport":
@@ -595,7 +656,7 @@ def main() -> None:
     for kind in args.bots.split(","):
         results.append(asyncio.run(drive(
             kind.strip(), args.mode, args.rate, commands, args.warmup, args.users, args.pace, args.echo_transport,
-            args.timeout, args.stall, args.seed,
+            args.timeout, args.stall, args.seed, args.trace,
         )))  # fmt: skip
     out: dict[str, Any] = {
         **stamp, "mode": args.mode, "rate": args.rate if args.mode == "open" else None,
@@ -624,6 +685,9 @@ def main() -> None:
             f"{r['commands_per_s']} commands/s; latency p50 {r['p50_ms']} ms, "
             f"p99 {r['p99_ms']} ms, max {r['max_ms']} ms; {r['bot_errors_logged']} errors logged"
         )
+    for r in results:
+        if "latency" in r:
+            print(json.dumps(r["latency"], ensure_ascii=False, indent=1))
     if "cpu_ratio" in out:
         print(
             f"  CPU per command, sikpan / echo bot: {out['cpu_ratio']}× (sikpan's event loop alone:"
