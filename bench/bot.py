@@ -158,7 +158,8 @@ def _latency() -> Any:
 
 def run_sikpan_unpaced(base_url: str, db: str) -> None:
     """sikpan's Telegram application as ``sikpan run`` builds it, with the sender's pacing off; with
-    ``BENCH_TRACE=path`` (``--trace``) its stages stamped per update (``bench/latency.py``), written there."""
+    ``BENCH_TRACE=path`` (``--trace``) its stages stamped per update (``bench/latency.py``), written there;
+    ``BENCH_GC_FREEZE=0``: without ``sikpan run``'s ``freeze_heap``."""
     trace = os.environ.get("BENCH_TRACE")
     latency = _latency() if trace else None
     if latency is not None:
@@ -173,8 +174,9 @@ def run_sikpan_unpaced(base_url: str, db: str) -> None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         ctx = await create_context(Settings(telegram_token=TOKEN, telegram_api_base_url=base_url, db_path=db))
         app = build_application(ctx, TOKEN, base_url, pace=False)
-        freeze_heap()  # as ``sikpan run`` does before it starts; again at SIGUSR1 (after the warm-up)
-        asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, freeze_heap)
+        if os.environ.get("BENCH_GC_FREEZE") != "0":  # =0: without, to compare
+            freeze_heap()  # as ``sikpan run`` does before it starts; again at SIGUSR1 (after the warm-up)
+            asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, freeze_heap)
         lag = asyncio.ensure_future(latency.watch_lag(latency.LAGS)) if latency is not None else None
         async with app:
             await prepare(app)
@@ -343,7 +345,8 @@ async def drive(
                     for chat in users.pending:  # one command each: every user known, every cache warm
                         send(chat, False)
                 await settle()
-                if kind == "sikpan" and pace == "off":  # its second freeze_heap, as ``sikpan run`` after a minute
+                # the unpaced child's second freeze_heap, as ``sikpan run`` makes it after a minute
+                if kind == "sikpan" and pace == "off":
                     proc.send_signal(signal.SIGUSR1)
                     await asyncio.sleep(0.2)
                 users.recording = True

@@ -34,7 +34,9 @@ from typing import Any
 
 STAMPS: dict[int, dict[str, float]] = {}
 LAGS: list[tuple[float, float]] = []  # (when, how late) of each wake-up later than LAG_NOTED
-GCS: list[tuple[float, float, int, float]] = []  # (start, seconds, generation, CPU seconds): collections over 1 ms
+GCS: list[
+    tuple[float, float, int, float]
+] = []  # (start, seconds, generation, CPU seconds): collections over 1 ms
 LAG_TICK = 0.002
 LAG_NOTED = 0.005
 _current: contextvars.ContextVar[int | None] = contextvars.ContextVar("bench_update", default=None)
@@ -68,7 +70,9 @@ def _watch_gc() -> None:
         else:
             spent = time.perf_counter() - started[0]
             if spent > 0.001:  # wall time (the CPU time of the collection: the fourth)
-                GCS.append((started[0], spent, int(info.get("generation", -1)), time.thread_time() - started[1]))
+                GCS.append(
+                    (started[0], spent, int(info.get("generation", -1)), time.thread_time() - started[1])
+                )
 
     gc.callbacks.append(callback)
 
@@ -246,7 +250,11 @@ def breakdown(
         for a, b, label in STAGES:
             spans = [r[b] - r[a] for r in group if a in r and b in r]
             if spans:
-                out[f"{a}→{b}"] = {"ms": round(sum(spans) / len(spans) * 1000, 2), "n": len(spans), "what": label}
+                out[f"{a}→{b}"] = {
+                    "ms": round(sum(spans) / len(spans) * 1000, 2),
+                    "n": len(spans),
+                    "what": label,
+                }
         out["batch_mean"] = round(sum(r.get("batch", 0) for r in group) / len(group), 1)
         # of each command's time, how much its bot's loop was late / collecting garbage / the fake's loop late
         for name, events in (("bot_loop_lag", bot_lags), ("bot_gc", gcs), ("fake_loop_lag", fake_lags)):
