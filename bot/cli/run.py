@@ -4,7 +4,8 @@ role ``all`` runs every adapter whose token is set and the scheduler (the consol
 Stops cleanly on SIGTERM/SIGINT (and at end of input on the console): the webhook role stops accepting,
 finishes the updates in flight, then exits. The loop is uvloop's where it is installed (the ``telegram`` and
 ``discord`` extras bring it on Linux and macOS; issue #18: less CPU per command), else asyncio's own;
-``SIKPAN_UVLOOP=0`` chooses asyncio's.
+``SIKPAN_UVLOOP=0`` chooses asyncio's. The heap built at start is frozen out of the garbage collector's scans
+(:func:`freeze_heap`, at start and once more a minute later: issue #18, the p99).
 """
 
 from __future__ import annotations
