@@ -174,9 +174,9 @@ def run_sikpan_unpaced(base_url: str, db: str) -> None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         ctx = await create_context(Settings(telegram_token=TOKEN, telegram_api_base_url=base_url, db_path=db))
         app = build_application(ctx, TOKEN, base_url, pace=False)
-        if os.environ.get("BENCH_GC_FREEZE") != "0":  # =0: without, to compare
-            freeze_heap()  # as ``sikpan run`` does before it starts; again at SIGUSR1 (after the warm-up)
-            asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, freeze_heap)
+        freeze = freeze_heap if os.environ.get("BENCH_GC_FREEZE") != "0" else lambda: None  # =0: to compare
+        freeze()  # as ``sikpan run`` does before it starts; again at SIGUSR1 (after the warm-up)
+        asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, freeze)
         lag = asyncio.ensure_future(latency.watch_lag(latency.LAGS)) if latency is not None else None
         async with app:
             await prepare(app)
