@@ -14,8 +14,9 @@
   with the WAL's directory synced once when the descriptor is opened (SQLite syncs the directory of a WAL it
   created at its first sync). A kept descriptor also sees every write-back error of the file.
 - While syncs are fast (a moving average of those made on the loop under :data:`INLINE_SYNC_MAX`) the sync is
-  made on the loop: a thread hop costs more (≈ 0.15–0.3 ms of CPU, and the writer resumes only when the
-  loop's thread hands the GIL over: 1.5 ms median under load, issue 18) than such a sync blocks. Once they are
+  made on the loop: a thread hop costs more (≈ 0.11–0.16 ms of CPU a write, ``bench/storage.py sync``; and the
+  writer resumes only once the loop's thread lets the worker have the GIL: 1.5–2.4 ms median measured in
+  ``bench/bot.py``, against 0.4–0.7 ms for the sync on the loop, issue 18) than such a sync blocks. Once they are
   slow, on a worker thread, so the loop goes on serving other chats; one sync every
   :data:`PROBE_INTERVAL` seconds is then still made on the loop to measure the disk again (a sync on the
   thread cannot be timed alone: its end waits for the GIL), and a fast probe brings the syncs back. A crash before the sync may lose only writes whose
