@@ -141,14 +141,6 @@ RECORDED = ("/cast now", "/shensha", "/liuyao")
 CAST_CONTEXT = {f"k{i}": "值" * 20 for i in range(70)}  # ≈ 4.4 KB of JSON, a cast's stored context
 
 
-def _open_fsync_close(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 async def sync(tmp: str, n: int, rounds: int) -> dict[str, tuple[float, float]]:
     """CPU µs and wall µs per sync (raw) or per write (add_history), per variant, summed over the rounds."""
     from bot.storage import sqlite as sqlite_backend
@@ -159,7 +151,7 @@ async def sync(tmp: str, n: int, rounds: int) -> dict[str, tuple[float, float]]:
     wal = backend._wal
     kept = os.open(wal, os.O_RDONLY)
     raw: dict[str, Callable[[], None]] = {
-        "sync: open+fsync+close": partial(_open_fsync_close, wal),
+        "sync: open+fsync+close": partial(sqlite_backend._fsync_path, wal),  # main's before issue 18's work
         "sync: kept fd fdatasync": partial(sqlite_backend._fsync, kept),
     }
     con = backend.con

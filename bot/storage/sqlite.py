@@ -171,7 +171,7 @@ class SqliteBackend:
             except FileNotFoundError:
                 return None
             # and its name, should SQLite have just created it (as SQLite syncs a new WAL's directory)
-            _sync_directory(os.path.dirname(os.path.abspath(self._wal)))
+            _fsync_path(os.path.dirname(os.path.abspath(self._wal)))
         return self._wal_fd
 
     async def _durable(self, commit: int) -> None:
@@ -312,8 +312,9 @@ def _fsync(fd: int) -> None:
 _datasync = getattr(os, "fdatasync", os.fsync)
 
 
-def _sync_directory(path: str) -> None:
-    """Sync a directory's entries (a file created in it keeps its name after a power loss)."""
+def _fsync_path(path: str) -> None:
+    """``fsync`` a file or directory by its path (a directory: its entries — a file created in it keeps its name
+    after a power loss)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

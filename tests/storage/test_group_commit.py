@@ -267,8 +267,8 @@ def test_the_sync_is_sqlites_own(monkeypatch) -> None:
 
 async def test_the_wal_directory_is_synced_once(tmp_path, monkeypatch) -> None:
     synced: list[str] = []
-    real = sqlite_backend._sync_directory
-    monkeypatch.setattr(sqlite_backend, "_sync_directory", lambda path: (synced.append(path), real(path)))
+    real = sqlite_backend._fsync_path
+    monkeypatch.setattr(sqlite_backend, "_fsync_path", lambda path: (synced.append(path), real(path)))
     storage = await Storage.open(tmp_path / "s.db")
     for i in range(3):
         await storage.touch_user(f"telegram:{i}", "telegram", str(i))
