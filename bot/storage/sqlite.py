@@ -19,8 +19,9 @@
   ``bench/bot.py``, against 0.4–0.7 ms for the sync on the loop, issue 18) than such a sync blocks. Once they are
   slow, on a worker thread, so the loop goes on serving other chats; one sync every
   :data:`PROBE_INTERVAL` seconds is then still made on the loop to measure the disk again (a sync on the
-  thread cannot be timed alone: its end waits for the GIL), and a fast probe brings the syncs back. A crash before the sync may lose only writes whose
-  callers had not returned yet. Checkpoints sync the WAL and the database themselves (``NORMAL`` in WAL mode).
+  thread cannot be timed alone: its end waits for the GIL), and a fast probe brings the syncs back. A crash
+  before the sync may lose only writes whose callers had not returned yet. Checkpoints sync the WAL and the
+  database themselves (``NORMAL`` in WAL mode).
   ``transaction(durable=False)`` skips that wait: its COMMIT survives a crash of the process, and a power loss
   may roll it back — for a transaction nothing outside the database acts on before a later durable one (a
   daily claim: the send waits for the durable ``claimed`` → ``sending`` commit, whose sync of the WAL covers
@@ -193,13 +194,14 @@ class SqliteBackend:
                 self.sync_seconds = 0.8 * self.sync_seconds + 0.2 * took if fast else took
                 self._synced_to(upto)
                 return
-            if self._sync is None:
+            if self._sync is None or self._sync.done():  # done, its callback not run yet: a new one
                 self._sync = asyncio.get_running_loop().run_in_executor(self._syncer, _fsync, fd)
                 self._sync.add_done_callback(partial(self._thread_synced, self._commits))
             await asyncio.shield(self._sync)
 
     def _thread_synced(self, upto: int, done: asyncio.Future[None]) -> None:
-        self._sync = None
+        if self._sync is done:
+            self._sync = None
         if not done.cancelled() and done.exception() is None:  # a failed sync fails its waiters' writes
             self.thread_syncs += 1
             self._synced_to(upto)

@@ -41,7 +41,10 @@ async def test_a_write_returns_after_a_sync_that_covers_it(tmp_path, syncs) -> N
     storage = await Storage.open(tmp_path / "s.db")
     backend = storage.backend
     assert isinstance(backend, sqlite_backend.SqliteBackend)
-    backend.inline_sync_max = 0.0  # a slow disk: every sync on the worker thread
+    backend.inline_sync_max, backend.probe_interval = (
+        0.0,
+        60.0,
+    )  # a slow disk: every sync on the worker thread
     assert str(backend.con.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
     wal = f"{tmp_path / 's.db'}-wal"
     seq = await storage.add_history(
@@ -60,7 +63,10 @@ async def test_concurrent_writers_share_syncs_and_each_is_covered(tmp_path, sync
     storage = await Storage.open(tmp_path / "s.db")
     backend = storage.backend
     assert isinstance(backend, sqlite_backend.SqliteBackend)
-    backend.inline_sync_max = 0.0  # syncs on the worker thread: the writers meanwhile commit and group
+    backend.inline_sync_max, backend.probe_interval = (
+        0.0,
+        60.0,
+    )  # syncs on the thread: writers meanwhile group
     before = backend.syncs
     returned: list[tuple[int, int]] = []  # (its commit number, synced count when it returned)
 
@@ -162,6 +168,7 @@ async def test_fast_syncs_are_made_on_the_loop_slow_ones_on_the_thread(tmp_path,
     monkeypatch.setattr(sqlite_backend, "_fsync", timed)
     backend.sync_seconds = 0.0  # forget the real syncs of opening (the machine's disk may be slow)
     backend.probe_interval = 60.0  # no probe until the test asks for one
+    thread_syncs = backend.thread_syncs  # opening's real syncs may have gone to the thread
     loop_thread = threading.current_thread().name
 
     async def write(i: int) -> None:
@@ -175,7 +182,7 @@ async def test_fast_syncs_are_made_on_the_loop_slow_ones_on_the_thread(tmp_path,
         await write(i)
     assert threads[3] == loop_thread  # measured slow once on the loop …
     assert set(threads[4:]) == {"sqlite-sync_0"}  # … then on the thread, which does not move the average
-    assert backend.sync_seconds > backend.inline_sync_max and backend.thread_syncs == 4
+    assert backend.sync_seconds > backend.inline_sync_max and backend.thread_syncs - thread_syncs == 4
     delay[0] = 0.0  # fast again: the next probe on the loop measures it
     backend.probe_interval = 0.05
     await asyncio.sleep(0.06)
@@ -330,4 +337,35 @@ async def test_a_statement_waits_for_another_coroutines_open_transaction(tmp_pat
     assert await write == 1
     rows = await storage.fetchall("SELECT user_key FROM history_counters")
     assert [r[0] for r in rows] == ["own"]  # the statement was not rolled back with the transaction
+    await storage.close()
+
+
+async def test_a_finished_sync_whose_callback_has_not_run_yet_is_not_waited_on_forever(
+    tmp_path, monkeypatch
+) -> None:
+    """The thread's sync is done but its bookkeeping callback is still queued (another callback of the same loop
+    turn runs first): a writer arriving then starts a sync of its own instead of awaiting the finished one again
+    and again (awaiting a done future never yields to the loop)."""
+    storage = await Storage.open(tmp_path / "s.db")
+    backend = storage.backend
+    assert isinstance(backend, sqlite_backend.SqliteBackend)
+    backend.sync_seconds, backend.probe_interval = 1.0, 60.0  # syncs on the thread
+    backend._probed = time.perf_counter()
+    finished: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    finished.set_result(None)  # done, no callback ran
+    backend._sync = finished
+    shields = [0]
+    real_shield = asyncio.shield
+
+    def counted(fut: asyncio.Future[None]) -> asyncio.Future[None]:
+        shields[0] += 1
+        assert shields[0] < 100, "the writer spins on a finished sync"
+        return real_shield(fut)
+
+    monkeypatch.setattr(sqlite_backend.asyncio, "shield", counted)
+    backend.con.execute("INSERT INTO history_counters (user_key, last_seq) VALUES ('a', 1)")
+    commit = backend._committed()
+    thread_syncs = backend.thread_syncs
+    await asyncio.wait_for(backend._durable(commit), 5)
+    assert backend._synced >= commit and backend.thread_syncs == thread_syncs + 1
     await storage.close()
