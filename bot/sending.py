@@ -181,25 +181,33 @@ async def telegram_call(
     its request layer; returns the answer's ``result`` as JSON (for a sent message: a dict with ``message_id``
     …), never a PTB object.
 
-    ``Bot.send_message`` and the like end in the same ``BaseRequest.post``, so the errors are PTB's own —
-    ``RetryAfter``, ``ChatMigrated``, ``Forbidden``, ``BadRequest``, ``InvalidToken``, ``TimedOut`` /
-    ``NetworkError`` with the transport's cause (:func:`request_not_sent`) — but the answer is not turned into
-    a ``Message`` (``Message.de_json``: a tenth of the event loop's time per command, issue #18) nor the
-    arguments through ``Bot``'s default and argument plumbing. ``params`` are the method's Bot API parameters
-    (None: left out); a value may be a PTB object (a keyboard, an ``InputFile`` to upload, an ``InputMedia``)
-    as ``Bot`` would take it. The request is built as ``Bot._do_post`` builds it (``RequestData`` of
-    ``RequestParameter.from_input``; the latter is not exported by ``telegram.request``: python-telegram-bot
-    is pinned to 22.x, and ``tests/adapters/test_sending.py`` compares the wire with ``Bot.send_message``'s).
-    ``request``: another ``BaseRequest`` than the bot's (``getUpdates`` has its own connection), with
-    ``read_timeout`` instead of its default (a long poll's hold plus the default, as ``Bot.get_updates``)."""
+    The errors are PTB's own — ``RetryAfter``, ``ChatMigrated``, ``Forbidden``, ``BadRequest``,
+    ``InvalidToken``, ``TimedOut`` / ``NetworkError`` with the transport's cause (:func:`request_not_sent`) —
+    but the answer is not turned into a ``Message`` (``Message.de_json``: a tenth of the event loop's time per
+    command, issue #18) nor the arguments through ``Bot``'s default and argument plumbing. ``params`` are the
+    method's Bot API parameters (None: left out); a value may be a PTB object (a keyboard, an ``InputFile``
+    to upload, an ``InputMedia``) as ``Bot`` would take it. On the bot's own transport
+    (:class:`bot.telegram.request.AiohttpRequest`, which has ``api_call``) the body is built and the answer
+    read in one step, without PTB's ``RequestData``/``BaseRequest.post`` layers; on any other
+    ``BaseRequest`` (PTB's httpx) the request is built as ``Bot._do_post`` builds it and goes through
+    ``post``. Either way the wire is the one ``Bot.send_message`` makes (``tests/adapters/test_sending.py``
+    compares them). ``request``: another ``BaseRequest`` than the bot's (``getUpdates`` has its own
+    connection), with ``read_timeout`` instead of its default (a long poll's hold plus the default, as
+    ``Bot.get_updates``)."""
+    via = bot.request if request is None else request
+    url = f"{bot.base_url}/{endpoint}"
+    api_call = getattr(via, "api_call", None)
+    if api_call is not None:
+        if read_timeout is None:
+            return await api_call(url, params)
+        return await api_call(url, params, read_timeout=read_timeout)
     from telegram.request import RequestData
     from telegram.request._requestparameter import RequestParameter
 
     data = RequestData([RequestParameter.from_input(k, v) for k, v in params.items() if v is not None])
-    via = bot.request if request is None else request
     if read_timeout is None:
-        return await via.post(f"{bot.base_url}/{endpoint}", request_data=data)
-    return await via.post(f"{bot.base_url}/{endpoint}", request_data=data, read_timeout=read_timeout)
+        return await via.post(url, request_data=data)
+    return await via.post(url, request_data=data, read_timeout=read_timeout)
 
 
 # ---------------------------------------------------------------------------------------------- Telegram HTML

@@ -24,24 +24,56 @@ the request. aiohttp has no write timeout of its own: once it has its slot, a re
 the sum of the connect, write and read timeouts, and a request that outlasts it is ``TimedOut`` (maybe sent). PTB passes ``getUpdates`` a read
 timeout of its long-poll ``timeout`` plus the default, as with httpx.
 
+The sender's path (:meth:`AiohttpRequest.api_call`, what :func:`bot.sending.telegram_call` uses): the Bot API
+parameters (plain JSON values; a PTB object — a keyboard, an ``InputFile``, an ``InputMedia`` — converted by
+PTB's own ``RequestParameter``, as ``Bot`` would) are encoded here and posted at once, and the answer is parsed
+once (:func:`api_answer`: the ``result``, or PTB's exception for the status and the ``ok: false`` envelope,
+exactly as ``BaseRequest._request_wrapper`` maps them). No ``RequestData``/``RequestParameter`` objects per
+plain request, no ``BaseRequest.post`` layers: the same bytes on the wire, the same exceptions (the tests
+compare both with PTB's). ``do_request`` (PTB's own calls: ``getMe``, ``setMyCommands`` …) takes the same
+path from its ``RequestData``.
+
 Bodies: parameters as one JSON object (``application/json``, which the Bot API accepts; UTF-8, not escaped); requests with files
 as ``multipart/form-data`` (each parameter JSON-encoded, as PTB does for httpx). Proxies from the environment
 (``HTTPS_PROXY``, ``NO_PROXY`` …) and ``~/.netrc`` credentials are honoured, as httpx does by default — read
 once per origin (the Bot API's host) on a worker thread, not for every request: aiohttp's own ``trust_env``
 makes two thread hops per request (the netrc file, the proxy variables), a third of a ``sendMessage``'s CPU.
+The session keeps no cookies (``DummyCookieJar``: the Bot API sets none; a jar is filtered per request) and
+asks for no compression (no ``Accept-Encoding``: an answer is a few hundred bytes of JSON, inflating it
+costs more CPU than the bytes saved; a compressed answer is still decoded). URL objects are made once per
+method URL.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+from collections.abc import Mapping
+from http import HTTPStatus
 from typing import Any, NamedTuple
 
 import aiohttp
 import yarl
 from aiohttp.helpers import BasicAuth, basicauth_from_netrc, get_env_proxy_for_url, netrc_from_env
-from telegram.error import NetworkError, TimedOut
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Conflict,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+    TimedOut,
+)
 from telegram.request import BaseRequest, RequestData
+
+# not exported by telegram.request; python-telegram-bot is pinned to 22.x (constraints.txt) and
+# tests/adapters/test_request.py compares the parameters with what ``Bot`` sends
+from telegram.request._requestparameter import RequestParameter
+
+log = logging.getLogger(__name__)
 
 # PTB's DefaultValue marks an argument that was not passed (then the instance's default applies).
 _DEFAULT = BaseRequest.DEFAULT_NONE
@@ -88,6 +120,105 @@ def _origin(url: str) -> str:
     return f"{scheme}://{rest.split('/', 1)[0]}"
 
 
+# a file to upload: (filename, content, MIME type), as PTB's ``InputFile.field_tuple``
+Upload = tuple[str | None, Any, str | None]
+# top-level values sent as they are (PTB's ``RequestParameter`` leaves them unchanged too)
+_PLAIN = frozenset({str, int, float, bool, dict})
+_JSON_HEADERS = {"Content-Type": "application/json"}
+
+
+def api_parameters(params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Upload] | None]:
+    """The JSON values of a method's parameters and the files to upload (None: none), as
+    ``RequestData([RequestParameter.from_input(k, v) …])`` gives them: None values left out; plain JSON
+    values (str, numbers, bools, dicts, lists of them) as they are; anything else (a PTB object, an
+    ``InputFile``, a ``StringEnum``, a datetime) through ``RequestParameter.from_input``."""
+    values: dict[str, Any] = {}
+    files: dict[str, Upload] | None = None
+    for name, value in params.items():
+        if value is None:
+            continue
+        kind = type(value)
+        if kind in _PLAIN:
+            values[name] = value
+            continue
+        if (kind is list or kind is tuple) and all(type(item) in _PLAIN for item in value):
+            values[name] = list(value)
+            continue
+        parameter = RequestParameter.from_input(name, value)
+        if parameter.value is not None:
+            values[name] = parameter.value
+        uploads = parameter.multipart_data
+        if uploads:
+            files = {**(files or {}), **uploads}
+    return values, files
+
+
+def _form(values: Mapping[str, Any], files: Mapping[str, Upload]) -> aiohttp.FormData:
+    """A multipart body as PTB sends one: each parameter JSON-encoded (a string as it is), then the files."""
+    form = aiohttp.FormData(quote_fields=False)
+    for name, value in values.items():
+        form.add_field(name, value if isinstance(value, str) else json.dumps(value))
+    for name, (filename, content, mimetype) in files.items():
+        form.add_field(name, content, filename=filename, content_type=mimetype)
+    return form
+
+
+def _envelope(payload: bytes) -> Any:
+    """The JSON of an answer (PTB's ``parse_json_payload``: UTF-8, undecodable bytes replaced)."""
+    text = payload.decode("utf-8", "replace")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        log.error("telegram: the Bot API answered what is not JSON: %r", text[:500])
+        raise TelegramError("Invalid server response") from exc
+
+
+def api_answer(code: int, payload: bytes) -> Any:
+    """The ``result`` of an HTTP answer, or the exception python-telegram-bot raises for it
+    (``BaseRequest._request_wrapper`` and ``post``, mapped the same way): ``ChatMigrated`` /
+    ``RetryAfter`` from the envelope's ``parameters``; by status 403 ``Forbidden``, 401/404
+    ``InvalidToken``, 400 ``BadRequest``, 409 ``Conflict``, others ``NetworkError`` — with the envelope's
+    ``description`` as the message, and **from** the parse error when the body is not JSON (so
+    :func:`bot.sending.request_not_sent` tells a Bot API refusal, no cause, from a proxy's page)."""
+    if 200 <= code <= 299:
+        return _envelope(payload)["result"]
+    try:
+        message = f"{HTTPStatus(code).phrase} ({code})"
+    except ValueError:
+        message = f"Unknown HTTPError ({code})"
+    parsing: TelegramError | None = None
+    try:
+        data = _envelope(payload)
+    except TelegramError as exc:
+        message += f". Parsing the server response {payload!r} failed"
+        parsing = exc
+    else:
+        message = data.get("description") or message
+        parameters = data.get("parameters")
+        if parameters:
+            migrate_to = parameters.get("migrate_to_chat_id")
+            if migrate_to:
+                raise ChatMigrated(migrate_to)
+            retry_after = parameters.get("retry_after")
+            if retry_after:
+                raise RetryAfter(retry_after)
+            message += f". The server response contained unknown parameters: {parameters}"
+    error: TelegramError
+    if code == HTTPStatus.FORBIDDEN:
+        error = Forbidden(message)
+    elif code in (HTTPStatus.NOT_FOUND, HTTPStatus.UNAUTHORIZED):
+        error = InvalidToken(message)
+    elif code == HTTPStatus.BAD_REQUEST:
+        error = BadRequest(message)
+    elif code == HTTPStatus.CONFLICT:
+        error = Conflict(message)
+    else:
+        error = NetworkError(message)
+    if parsing is not None:
+        raise error from parsing
+    raise error
+
+
 class AiohttpRequest(BaseRequest):
     """``BaseRequest`` on one ``aiohttp.ClientSession`` (created by :meth:`initialize`, on the running loop)."""
 
@@ -101,6 +232,7 @@ class AiohttpRequest(BaseRequest):
         "_read_timeout",
         "_session",
         "_timeouts",
+        "_urls",
         "_write_timeout",
     )
 
@@ -125,6 +257,7 @@ class AiohttpRequest(BaseRequest):
         self._pool: asyncio.Semaphore | None = None
         self._timeouts: dict[tuple[float | None, float | None], aiohttp.ClientTimeout] = {}
         self._envs: dict[str, _Env] = {}  # origin → the environment's proxy and credentials for it
+        self._urls: dict[str, yarl.URL] = {}  # a method's URL string → its URL object
 
     @property
     def read_timeout(self) -> float | None:
@@ -140,6 +273,8 @@ class AiohttpRequest(BaseRequest):
             headers={"User-Agent": self.USER_AGENT},
             timeout=aiohttp.ClientTimeout(total=None),
             trust_env=False,  # read once per origin instead (_env_for)
+            cookie_jar=aiohttp.DummyCookieJar(),
+            skip_auto_headers=("Accept-Encoding",),
         )
 
     async def shutdown(self) -> None:
@@ -156,6 +291,17 @@ class AiohttpRequest(BaseRequest):
                 self._timeouts[key] = timeout
         return timeout
 
+    async def api_call(self, url: str, params: Mapping[str, Any], *, read_timeout: Any = _DEFAULT) -> Any:
+        """One Bot API method at ``url`` with ``params`` (see :func:`api_parameters`): its ``result`` as JSON,
+        or PTB's exception (:func:`api_answer`; the transport's as in :meth:`do_request`)."""
+        values, files = api_parameters(params)
+        if files is None:
+            body: Any = json.dumps(values, ensure_ascii=False).encode()
+            code, payload = await self._post(url, body, _JSON_HEADERS, False, read_timeout)
+        else:
+            code, payload = await self._post(url, _form(values, files), None, True, read_timeout)
+        return api_answer(code, payload)
+
     async def do_request(
         self,
         url: str,
@@ -166,10 +312,57 @@ class AiohttpRequest(BaseRequest):
         connect_timeout: Any = _DEFAULT,
         pool_timeout: Any = _DEFAULT,
     ) -> tuple[int, bytes]:
+        if request_data is None:
+            return await self._post(
+                url, None, None, False, read_timeout, write_timeout, connect_timeout, pool_timeout, method
+            )
+        if request_data.contains_files:
+            body: Any = _form(request_data.parameters, request_data.multipart_data)
+            headers = None
+        else:
+            # the parameters as one JSON object (PTB's ``json_payload`` would nest JSON strings)
+            body = json.dumps(request_data.parameters, ensure_ascii=False).encode()
+            headers = _JSON_HEADERS
+        return await self._post(
+            url,
+            body,
+            headers,
+            request_data.contains_files,
+            read_timeout,
+            write_timeout,
+            connect_timeout,
+            pool_timeout,
+            method,
+        )
+
+    def _url(self, url: str) -> yarl.URL:
+        target = self._urls.get(url)
+        if target is None:
+            target = yarl.URL(url)
+            if len(self._urls) < 256:  # the methods the bot calls: a few dozen
+                self._urls[url] = target
+        return target
+
+    async def _post(
+        self,
+        url: str,
+        body: Any,
+        headers: Mapping[str, str] | None,
+        files: bool,
+        read_timeout: Any = _DEFAULT,
+        write_timeout: Any = _DEFAULT,
+        connect_timeout: Any = _DEFAULT,
+        pool_timeout: Any = _DEFAULT,
+        method: str = "POST",
+    ) -> tuple[int, bytes]:
+        """The request (``body``: bytes, a form or None) on a slot of the pool: (status, body) of the answer,
+        or ``TimedOut``/``NetworkError`` from the transport's error (module docstring)."""
         session, slots = self._session, self._pool
         if session is None or session.closed or slots is None:
-            raise RuntimeError("This AiohttpRequest is not initialized!")
-        files = request_data is not None and request_data.contains_files
+            # as PTB's ``BaseRequest`` wraps a transport's unknown error: maybe sent
+            raise NetworkError("This AiohttpRequest is not initialized!") from RuntimeError(
+                "not initialized"
+            )
         read: float | None = self._read_timeout if read_timeout is _DEFAULT else read_timeout
         connect: float | None = self._connect_timeout if connect_timeout is _DEFAULT else connect_timeout
         pool: float | None = self._pool_timeout if pool_timeout is _DEFAULT else pool_timeout
@@ -188,18 +381,11 @@ class AiohttpRequest(BaseRequest):
             kwargs["proxy"], kwargs["proxy_auth"] = env.proxy, env.proxy_auth
         if env.auth is not None:
             kwargs["auth"] = env.auth
-        if request_data is not None:
-            if files:
-                form = aiohttp.FormData(quote_fields=False)
-                for name, value in request_data.json_parameters.items():
-                    form.add_field(name, value)
-                for name, (filename, content, mimetype) in request_data.multipart_data.items():
-                    form.add_field(name, content, filename=filename, content_type=mimetype)
-                kwargs["data"] = form
-            else:
-                # the parameters as one JSON object (PTB's ``json_payload`` would nest JSON strings)
-                kwargs["data"] = json.dumps(request_data.parameters, ensure_ascii=False).encode()
-                kwargs["headers"] = {"Content-Type": "application/json"}
+        if body is not None:
+            kwargs["data"] = body
+        if headers is not None:
+            kwargs["headers"] = headers
+        target = self._url(url)
         try:
             if slots.locked():  # every slot taken: wait for one, at most ``pool`` seconds
                 async with asyncio.timeout(pool):
@@ -215,7 +401,7 @@ class AiohttpRequest(BaseRequest):
             # noticed (its EOF processed) and not reused — a write to it would fail as "maybe sent"
             await asyncio.sleep(0)
             async with asyncio.timeout(_sum(connect, write, read)):
-                async with session.request(method, url, **kwargs) as response:
+                async with session.request(method, target, **kwargs) as response:
                     return response.status, await response.read()
         except aiohttp.ConnectionTimeoutError as err:  # no connection in time: the request was not sent
             raise TimedOut("Timed out waiting for a connection; the request was not sent") from err
@@ -229,4 +415,4 @@ class AiohttpRequest(BaseRequest):
             slots.release()
 
 
-__all__ = ["AiohttpRequest"]
+__all__ = ["AiohttpRequest", "api_answer", "api_parameters"]
