@@ -115,6 +115,12 @@ async def _call_back(callback: BlockedCallback | None, *args: str) -> None:
 BeforeRequest = Callable[[], Awaitable[bool]]
 
 
+class NotSent(Exception):
+    """The cause a transport gives its ``TimedOut``/``NetworkError`` for a request that provably never left:
+    no connection could be made (``bot.telegram.wire``: refused, unreachable, DNS, the TLS handshake, the
+    connect timeout). :func:`request_not_sent` reads it."""
+
+
 def request_not_sent(exc: BaseException) -> bool:
     """True only when Telegram provably did not perform the request (so resending cannot duplicate).
 
@@ -122,8 +128,8 @@ def request_not_sent(exc: BaseException) -> bool:
 
     - from a transport error (``raise TimedOut from err`` with the HTTP library's exception as the cause):
       only a connection that could not be made or a request that never got a connection from the pool was
-      not sent — aiohttp's ``ClientConnectorError`` and ``ConnectionTimeoutError`` (our transport,
-      ``bot.telegram.request``), httpx's ``ConnectError``, ``ConnectTimeout`` and ``PoolTimeout`` (PTB's
+      not sent — :class:`NotSent` (our transport's own connections, ``bot.telegram.wire``), aiohttp's
+      ``ClientConnectorError`` and ``ConnectionTimeoutError`` (its uploads and proxies), httpx's ``ConnectError``, ``ConnectTimeout`` and ``PoolTimeout`` (PTB's
       default). A read or write timeout or a connection dropped after the request was written may have been
       accepted: *maybe sent*.
     - from an HTTP answer whose JSON envelope says ``"ok": false`` (no cause): the Bot API refused the
@@ -142,7 +148,8 @@ def request_not_sent(exc: BaseException) -> bool:
         return False  # an unparsable answer (a proxy's error page)
     return isinstance(
         cause,
-        aiohttp.ClientConnectorError
+        NotSent
+        | aiohttp.ClientConnectorError
         | aiohttp.ConnectionTimeoutError
         | httpx.ConnectError
         | httpx.ConnectTimeout

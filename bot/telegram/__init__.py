@@ -124,7 +124,9 @@ class TelegramAdapter:
         self.sender = sender
         self.username: str = ""
         self.handled: dict[int, SendOutcome | None] = {}  # update_id → outcome (None: not for us)
-        self._waiting: dict[int, list[asyncio.Future[None]]] = {}  # update_id → who waits for it (wait_handled)
+        self._waiting: dict[
+            int, list[asyncio.Future[None]]
+        ] = {}  # update_id → who waits for it (wait_handled)
 
     def _mark(self, update: Update, outcome: SendOutcome | None) -> None:
         self.handled[update.update_id] = outcome

@@ -73,6 +73,9 @@ from telegram.request import BaseRequest, RequestData
 # tests/adapters/test_request.py compares the parameters with what ``Bot`` sends
 from telegram.request._requestparameter import RequestParameter
 
+from bot.sending import NotSent
+from bot.telegram.wire import Wire
+
 log = logging.getLogger(__name__)
 
 # PTB's DefaultValue marks an argument that was not passed (then the instance's default applies).
@@ -96,6 +99,13 @@ class _Env(NamedTuple):
     proxy_auth: BasicAuth | None
     auth: BasicAuth | None
 
+    def json_headers(self) -> str:
+        """The header lines of a JSON request on :class:`~bot.telegram.wire.Wire` (the credentials, if any)."""
+        lines = "Content-Type: application/json\r\n"
+        if self.auth is not None:
+            lines += f"Authorization: {self.auth.encode()}\r\n"
+        return lines
+
 
 def _env_for(url: str) -> _Env:
     """The proxy (``*_PROXY``, ``NO_PROXY``) and the ``~/.netrc`` credentials for ``url``, as aiohttp's
@@ -112,6 +122,11 @@ def _env_for(url: str) -> _Env:
         except LookupError:
             auth = None
     return _Env(proxy, proxy_auth, auth)
+
+
+class _Origin(NamedTuple):
+    env: _Env
+    json_headers: str  # env.json_headers(), made once
 
 
 def _origin(url: str) -> str:
@@ -233,6 +248,7 @@ class AiohttpRequest(BaseRequest):
         "_session",
         "_timeouts",
         "_urls",
+        "_wire",
         "_write_timeout",
     )
 
@@ -256,7 +272,8 @@ class AiohttpRequest(BaseRequest):
         self._session: aiohttp.ClientSession | None = None
         self._pool: asyncio.Semaphore | None = None
         self._timeouts: dict[tuple[float | None, float | None], aiohttp.ClientTimeout] = {}
-        self._envs: dict[str, _Env] = {}  # origin → the environment's proxy and credentials for it
+        self._envs: dict[str, _Origin] = {}  # origin → the environment's proxy and credentials for it
+        self._wire: Wire | None = None
         self._urls: dict[str, yarl.URL] = {}  # a method's URL string → its URL object
 
     @property
@@ -276,8 +293,12 @@ class AiohttpRequest(BaseRequest):
             cookie_jar=aiohttp.DummyCookieJar(),
             skip_auto_headers=("Accept-Encoding",),
         )
+        self._wire = Wire(self.USER_AGENT)
 
     async def shutdown(self) -> None:
+        wire, self._wire = self._wire, None
+        if wire is not None:
+            await wire.close()
         session, self._session = self._session, None
         if session is not None and not session.closed:
             await session.close()
@@ -360,9 +381,7 @@ class AiohttpRequest(BaseRequest):
         session, slots = self._session, self._pool
         if session is None or session.closed or slots is None:
             # as PTB's ``BaseRequest`` wraps a transport's unknown error: maybe sent
-            raise NetworkError("This AiohttpRequest is not initialized!") from RuntimeError(
-                "not initialized"
-            )
+            raise NetworkError("This AiohttpRequest is not initialized!") from RuntimeError("not initialized")
         read: float | None = self._read_timeout if read_timeout is _DEFAULT else read_timeout
         connect: float | None = self._connect_timeout if connect_timeout is _DEFAULT else connect_timeout
         pool: float | None = self._pool_timeout if pool_timeout is _DEFAULT else pool_timeout
@@ -371,11 +390,19 @@ class AiohttpRequest(BaseRequest):
             write = self._media_write_timeout if files else self._write_timeout
 
         origin = _origin(url)
-        env = self._envs.get(origin)
-        if env is None:
-            env = await asyncio.to_thread(_env_for, url)
+        known = self._envs.get(origin)
+        if known is None:
+            found = await asyncio.to_thread(_env_for, url)
+            known = _Origin(found, found.json_headers())
             if len(self._envs) < 16:  # the API's host (and its file host): a handful at most
-                self._envs[origin] = env
+                self._envs[origin] = known
+        env = known.env
+        target = self._url(url)
+        wire = self._wire
+        if wire is not None and headers is _JSON_HEADERS and env.proxy is None and method == "POST":
+            return await self._post_wire(
+                wire, slots, target, body, known.json_headers, read, write, connect, pool
+            )
         kwargs: dict[str, Any] = {"timeout": self._client_timeout(read, connect)}
         if env.proxy is not None:
             kwargs["proxy"], kwargs["proxy_auth"] = env.proxy, env.proxy_auth
@@ -385,17 +412,7 @@ class AiohttpRequest(BaseRequest):
             kwargs["data"] = body
         if headers is not None:
             kwargs["headers"] = headers
-        target = self._url(url)
-        try:
-            if slots.locked():  # every slot taken: wait for one, at most ``pool`` seconds
-                async with asyncio.timeout(pool):
-                    await slots.acquire()
-            else:
-                await slots.acquire()  # free: taken at once (no timer armed)
-        except TimeoutError:
-            raise TimedOut(
-                "Pool timeout: every connection is in use; the request was not sent"
-            ) from aiohttp.ConnectionTimeoutError(f"no free connection within {pool} s")
+        await _take_slot(slots, pool)
         try:
             # one turn of the loop first: a pooled keep-alive connection the server has closed meanwhile is
             # noticed (its EOF processed) and not reused — a write to it would fail as "maybe sent"
@@ -413,6 +430,50 @@ class AiohttpRequest(BaseRequest):
             raise NetworkError(f"{type(err).__name__}: {err}") from err
         finally:
             slots.release()
+
+    @staticmethod
+    async def _post_wire(
+        wire: Wire,
+        slots: asyncio.Semaphore,
+        target: yarl.URL,
+        body: bytes,
+        headers: str,
+        read: float | None,
+        write: float | None,
+        connect: float | None,
+        pool: float | None,
+    ) -> tuple[int, bytes]:
+        """A JSON request without a proxy on :class:`~bot.telegram.wire.Wire`; its errors as PTB's (module
+        docstring: ``NotSent`` is the cause of a request that never left)."""
+        await _take_slot(slots, pool)
+        try:
+            await asyncio.sleep(0)  # as in _post: an EOF of a pooled connection is seen before it is reused
+            return await wire.post(target, body, headers, connect=connect, write=write, read=read)
+        except NotSent as err:  # no connection: the request was not sent
+            if isinstance(err.__cause__, TimeoutError):
+                raise TimedOut(f"{err}; the request was not sent") from err
+            raise NetworkError(f"{err}; the request was not sent") from err
+        except TimeoutError as err:  # no answer in time after the request was written: maybe sent
+            raise TimedOut from err
+        except OSError as err:  # the connection lost (ConnectionError), a malformed answer (ProtocolError)
+            raise NetworkError(f"{type(err).__name__}: {err}") from err
+        finally:
+            slots.release()
+
+
+async def _take_slot(slots: asyncio.Semaphore, pool: float | None) -> None:
+    """One of the ``connection_pool_size`` slots: at once when one is free (no timer armed), else waited for
+    at most ``pool`` seconds — then ``TimedOut`` from a ``ConnectionTimeoutError``: the request was not sent."""
+    if not slots.locked():
+        await slots.acquire()
+        return
+    try:
+        async with asyncio.timeout(pool):
+            await slots.acquire()
+    except TimeoutError:
+        raise TimedOut(
+            "Pool timeout: every connection is in use; the request was not sent"
+        ) from aiohttp.ConnectionTimeoutError(f"no free connection within {pool} s")
 
 
 __all__ = ["AiohttpRequest", "api_answer", "api_parameters"]
