@@ -248,6 +248,7 @@ class AiohttpRequest(BaseRequest):
         "_session",
         "_timeouts",
         "_urls",
+        "_use_wire",
         "_wire",
         "_write_timeout",
     )
@@ -260,6 +261,8 @@ class AiohttpRequest(BaseRequest):
         connect_timeout: float | None = 5.0,
         pool_timeout: float | None = 1.0,
         media_write_timeout: float | None = 20.0,
+        *,
+        wire: bool = True,
     ) -> None:
         if connection_pool_size < 1:
             raise ValueError("connection_pool_size must be positive")
@@ -274,6 +277,7 @@ class AiohttpRequest(BaseRequest):
         self._timeouts: dict[tuple[float | None, float | None], aiohttp.ClientTimeout] = {}
         self._envs: dict[str, _Origin] = {}  # origin → the environment's proxy and credentials for it
         self._wire: Wire | None = None
+        self._use_wire = wire  # False: every request on aiohttp's session (bench/bot.py transport compares)
         self._urls: dict[str, yarl.URL] = {}  # a method's URL string → its URL object
 
     @property
@@ -293,7 +297,7 @@ class AiohttpRequest(BaseRequest):
             cookie_jar=aiohttp.DummyCookieJar(),
             skip_auto_headers=("Accept-Encoding",),
         )
-        self._wire = Wire(self.USER_AGENT)
+        self._wire = Wire(self.USER_AGENT) if self._use_wire else None
 
     async def shutdown(self) -> None:
         wire, self._wire = self._wire, None

@@ -371,7 +371,9 @@ class Wire:
         if conn is None:
             conn = await self._connect(origin, connect)
         transport = conn.transport
-        assert transport is not None
+        if conn.closed or transport is None or transport.is_closing():
+            conn.close()  # closed before anything was written (the server's EOF came first)
+            raise NotSent("the connection closed before the request was written")
         waiter: asyncio.Future[tuple[int, bytes]] = self.loop.create_future()
         conn.waiter = waiter
         conn.answer = _Answer()
