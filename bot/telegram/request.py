@@ -49,6 +49,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import re
 from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any, NamedTuple
@@ -99,12 +101,9 @@ class _Env(NamedTuple):
     proxy_auth: BasicAuth | None
     auth: BasicAuth | None
 
-    def json_headers(self) -> str:
-        """The header lines of a JSON request on :class:`~bot.telegram.wire.Wire` (the credentials, if any)."""
-        lines = "Content-Type: application/json\r\n"
-        if self.auth is not None:
-            lines += f"Authorization: {self.auth.encode()}\r\n"
-        return lines
+    def auth_line(self) -> str:
+        """The credentials as a header line of a request on :class:`~bot.telegram.wire.Wire` ("" without)."""
+        return "" if self.auth is None else f"Authorization: {self.auth.encode()}\r\n"
 
 
 def _env_for(url: str) -> _Env:
@@ -126,7 +125,7 @@ def _env_for(url: str) -> _Env:
 
 class _Origin(NamedTuple):
     env: _Env
-    json_headers: str  # env.json_headers(), made once
+    auth_line: str  # env.auth_line(), made once
 
 
 def _origin(url: str) -> str:
@@ -139,7 +138,9 @@ def _origin(url: str) -> str:
 Upload = tuple[str | None, Any, str | None]
 # top-level values sent as they are (PTB's ``RequestParameter`` leaves them unchanged too)
 _PLAIN = frozenset({str, int, float, bool, dict})
-_JSON_HEADERS = {"Content-Type": "application/json"}
+_JSON = "application/json"
+_JSON_HEADERS = {"Content-Type": _JSON}
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_.:+-]{1,128}")  # a part or file name written without any quoting
 
 
 def api_parameters(params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Upload] | None]:
@@ -176,6 +177,41 @@ def _form(values: Mapping[str, Any], files: Mapping[str, Upload]) -> aiohttp.For
     for name, (filename, content, mimetype) in files.items():
         form.add_field(name, content, filename=filename, content_type=mimetype)
     return form
+
+
+def _multipart(values: Mapping[str, Any], files: Mapping[str, Upload]) -> tuple[bytes, str] | None:
+    """The multipart body :func:`_form` makes, as bytes, and its Content-Type — the same parts (names,
+    filenames, content types, values) in the same order; None when a part is not plain (a file handle, a
+    name that would need quoting): then :func:`_form` on aiohttp's session."""
+    boundary = os.urandom(16).hex()
+    dash = f"--{boundary}\r\n".encode()
+    chunks: list[bytes] = []
+    for name, value in values.items():
+        if not _SAFE_NAME.fullmatch(name):
+            return None
+        text = value if isinstance(value, str) else json.dumps(value)
+        chunks += (
+            dash,
+            b'Content-Type: text/plain; charset=utf-8\r\nContent-Disposition: form-data; name="%s"\r\n\r\n'
+            % name.encode(),
+            text.encode(),
+            b"\r\n",
+        )
+    for name, (filename, content, mimetype) in files.items():
+        if type(content) is not bytes or not _SAFE_NAME.fullmatch(name):
+            return None
+        if filename is not None and not _SAFE_NAME.fullmatch(filename):
+            return None
+        disposition = f'form-data; name="{name}"' + ("" if filename is None else f'; filename="{filename}"')
+        chunks += (
+            dash,
+            f"Content-Type: {mimetype or 'application/octet-stream'}\r\n"
+            f"Content-Disposition: {disposition}\r\n\r\n".encode(),
+            content,
+            b"\r\n",
+        )
+    chunks.append(f"--{boundary}--\r\n".encode())
+    return b"".join(chunks), f"multipart/form-data; boundary={boundary}"
 
 
 def _envelope(payload: bytes) -> Any:
@@ -322,7 +358,11 @@ class AiohttpRequest(BaseRequest):
         values, files = api_parameters(params)
         if files is None:
             body: Any = json.dumps(values, ensure_ascii=False).encode()
-            code, payload = await self._post(url, body, _JSON_HEADERS, False, read_timeout)
+            code, payload = await self._post(url, body, _JSON_HEADERS, False, read_timeout, wire_type=_JSON)
+        elif (multipart := _multipart(values, files)) is not None:
+            code, payload = await self._post(
+                url, multipart[0], {"Content-Type": multipart[1]}, True, read_timeout, wire_type=multipart[1]
+            )
         else:
             code, payload = await self._post(url, _form(values, files), None, True, read_timeout)
         return api_answer(code, payload)
@@ -358,6 +398,7 @@ class AiohttpRequest(BaseRequest):
             connect_timeout,
             pool_timeout,
             method,
+            wire_type=None if headers is None else _JSON,
         )
 
     def _url(self, url: str) -> yarl.URL:
@@ -379,9 +420,12 @@ class AiohttpRequest(BaseRequest):
         connect_timeout: Any = _DEFAULT,
         pool_timeout: Any = _DEFAULT,
         method: str = "POST",
+        *,
+        wire_type: str | None = None,
     ) -> tuple[int, bytes]:
         """The request (``body``: bytes, a form or None) on a slot of the pool: (status, body) of the answer,
-        or ``TimedOut``/``NetworkError`` from the transport's error (module docstring)."""
+        or ``TimedOut``/``NetworkError`` from the transport's error (module docstring). ``wire_type``: the
+        Content-Type of a ``body`` of bytes that may go on the wire (a POST without a proxy)."""
         session, slots = self._session, self._pool
         if session is None or session.closed or slots is None:
             # as PTB's ``BaseRequest`` wraps a transport's unknown error: maybe sent
@@ -397,16 +441,15 @@ class AiohttpRequest(BaseRequest):
         known = self._envs.get(origin)
         if known is None:
             found = await asyncio.to_thread(_env_for, url)
-            known = _Origin(found, found.json_headers())
+            known = _Origin(found, found.auth_line())
             if len(self._envs) < 16:  # the API's host (and its file host): a handful at most
                 self._envs[origin] = known
         env = known.env
         target = self._url(url)
         wire = self._wire
-        if wire is not None and headers is _JSON_HEADERS and env.proxy is None and method == "POST":
-            return await self._post_wire(
-                wire, slots, target, body, known.json_headers, read, write, connect, pool
-            )
+        if wire is not None and wire_type is not None and env.proxy is None and method == "POST":
+            lines = f"Content-Type: {wire_type}\r\n{known.auth_line}"
+            return await self._post_wire(wire, slots, target, body, lines, read, write, connect, pool)
         kwargs: dict[str, Any] = {"timeout": self._client_timeout(read, connect)}
         if env.proxy is not None:
             kwargs["proxy"], kwargs["proxy_auth"] = env.proxy, env.proxy_auth

@@ -362,3 +362,28 @@ async def test_the_direct_path_puts_on_the_wire_what_bot_send_message_does() -> 
         assert mine == theirs
     assert wires[0][3] == "application/json" and wires[2][3] == "multipart/form-data"
     assert "accept-encoding" not in wires[0][2]  # no compressed answers asked for (module docstring)
+
+
+async def test_a_multipart_body_of_our_own_has_the_parts_aiohttp_s_form_has() -> None:
+    """The upload's body on the wire (``_multipart``) against aiohttp's ``FormData`` (what PTB's path sends):
+    the same parts, names, filenames, content types and bytes; a part that would need quoting goes to
+    aiohttp."""
+    from bot.telegram.request import _form, _multipart
+
+    values = {"chat_id": 9, "caption": "<i>盤</i> 하루", "parse_mode": "HTML", "reply_markup": {"a": [1]}}
+    files = {"photo": ("chart.png", PNG_8X8, "image/png")}
+    body, ctype = _multipart(values, files) or (b"", "")
+    payload = _form(values, files)()
+
+    class Sink:
+        data = b""
+
+        async def write(self, chunk: bytes) -> None:
+            self.data += bytes(chunk)
+
+    sink = Sink()
+    await payload.write(sink)  # type: ignore[arg-type]
+    mine = _wire(("POST", "/", {"Content-Type": ctype}, body))
+    theirs = _wire(("POST", "/", {"Content-Type": payload.content_type}, sink.data))
+    assert mine == theirs and len(mine[4]) == 5
+    assert _multipart(values, {"photo": ('a "b".png', PNG_8X8, "image/png")}) is None
