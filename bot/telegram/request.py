@@ -494,7 +494,6 @@ class AiohttpRequest(BaseRequest):
         docstring: ``NotSent`` is the cause of a request that never left)."""
         await _take_slot(slots, pool)
         try:
-            await asyncio.sleep(0)  # as in _post: an EOF of a pooled connection is seen before it is reused
             return await wire.post(target, body, headers, connect=connect, write=write, read=read)
         except NotSent as err:  # no connection: the request was not sent
             if isinstance(err.__cause__, TimeoutError):

@@ -215,6 +215,26 @@ async def test_a_connection_the_server_closed_or_that_idled_too_long_is_not_reus
     assert server.connections == 3 and wire.opened == 3
 
 
+async def test_a_connection_closed_with_its_answer_is_not_written_to_again() -> None:
+    """The server answers and closes at once (a restart, a drained balancer): the next request, made
+    straight away — before the loop has had a turn to read the EOF — goes on a new connection and is
+    answered; it is not written into the closed one (which would make it "maybe sent")."""
+
+    async def answer(index: int, head: bytes, body: bytes, writer: asyncio.StreamWriter) -> bool:
+        writer.write(_ok())
+        return False  # closed right behind the answer
+
+    server = Server(answer)
+    async with server as url:
+        wire = Wire("sikpan-test")
+        try:
+            for _ in range(5):
+                assert await _post(wire, url) == (200, BODY)
+        finally:
+            await wire.close()
+    assert server.connections == 5 and len(server.requests) == 5
+
+
 async def test_connection_close_in_the_answer_is_honoured() -> None:
     async def answer(index: int, head: bytes, body: bytes, writer: asyncio.StreamWriter) -> bool:
         writer.write(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok")
