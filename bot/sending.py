@@ -533,8 +533,21 @@ class TelegramSender:
         self._photo_ids: BoundedCache[bytes, str] = BoundedCache(
             lambda: self.max_photo_ids
         )  # PNG SHA-256 → file_id
+        self._digests: dict[int, tuple[bytes, bytes]] = {}  # id(picture) → (the picture, its SHA-256)
         self.photo_reuses = 0  # photos sent by file_id (for tests and metrics)
         self.photo_refused = 0  # file_ids Telegram refused (the bytes were uploaded instead)
+
+    def _digest(self, photo: bytes) -> bytes:
+        """The SHA-256 of a picture, remembered for the last few picture objects sent (``bot.pictures`` hands
+        out the same ``bytes`` object for a picture it has cached: matched by identity, never by content)."""
+        entry = self._digests.get(id(photo))
+        if entry is not None and entry[0] is photo:
+            return entry[1]
+        digest = hashlib.sha256(photo).digest()
+        if len(self._digests) >= 64:  # the references kept: a few pictures, which bot.pictures keeps anyway
+            self._digests.clear()
+        self._digests[id(photo)] = (photo, digest)
+        return digest
 
     def _remember_photo(self, digest: bytes, result: Any) -> None:
         """Keep the file_id of an uploaded picture (the largest of the sizes Telegram made of it)."""
@@ -660,7 +673,7 @@ class TelegramSender:
             else:
                 photo_caption = fit_caption(clean(caption), self.caption_limit)
             parts = [photo_caption, *parts]
-        digest = hashlib.sha256(photo).digest() if photo is not None else b""
+        digest = self._digest(photo) if photo is not None else b""
         chat = str(chat_id)
         if len(self._chat_locks) > self.max_idle_chats:
             self._prune()

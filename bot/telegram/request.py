@@ -314,7 +314,7 @@ class AiohttpRequest(BaseRequest):
         self._envs: dict[str, _Origin] = {}  # origin → the environment's proxy and credentials for it
         self._wire: Wire | None = None
         self._use_wire = wire  # False: every request on aiohttp's session (bench/bot.py transport compares)
-        self._urls: dict[str, yarl.URL] = {}  # a method's URL string → its URL object
+        self._urls: dict[str, tuple[yarl.URL, str]] = {}  # a method's URL → its URL object, its origin
 
     @property
     def read_timeout(self) -> float | None:
@@ -401,10 +401,11 @@ class AiohttpRequest(BaseRequest):
             wire_type=None if headers is None else _JSON,
         )
 
-    def _url(self, url: str) -> yarl.URL:
+    def _target(self, url: str) -> tuple[yarl.URL, str]:
+        """A method URL's URL object and origin (``scheme://host[:port]``), made once per URL."""
         target = self._urls.get(url)
         if target is None:
-            target = yarl.URL(url)
+            target = (yarl.URL(url), _origin(url))
             if len(self._urls) < 256:  # the methods the bot calls: a few dozen
                 self._urls[url] = target
         return target
@@ -437,7 +438,7 @@ class AiohttpRequest(BaseRequest):
         if write_timeout is _DEFAULT:
             write = self._media_write_timeout if files else self._write_timeout
 
-        origin = _origin(url)
+        target, origin = self._target(url)
         known = self._envs.get(origin)
         if known is None:
             found = await asyncio.to_thread(_env_for, url)
@@ -445,7 +446,6 @@ class AiohttpRequest(BaseRequest):
             if len(self._envs) < 16:  # the API's host (and its file host): a handful at most
                 self._envs[origin] = known
         env = known.env
-        target = self._url(url)
         wire = self._wire
         if wire is not None and wire_type is not None and env.proxy is None and method == "POST":
             lines = f"Content-Type: {wire_type}\r\n{known.auth_line}"
