@@ -20,7 +20,7 @@ from telegram.request import BaseRequest
 
 from bot.config import Settings
 from bot.context import create_context
-from bot.sending import request_not_sent
+from bot.sending import NotSent, request_not_sent
 from bot.telegram import build_application
 from bot.telegram.request import AiohttpRequest, api_answer, api_parameters
 from tests.fakes.telegram import FakeTelegram
@@ -91,6 +91,7 @@ async def test_a_read_timeout_is_maybe_sent_and_a_refused_connection_is_not(tg: 
     finally:
         await request.shutdown()
     assert not isinstance(refused.value, TimedOut) and request_not_sent(refused.value)
+    assert isinstance(refused.value.__cause__, NotSent)  # the wire's: no connection could be made
 
 
 async def test_the_bot_sends_through_aiohttp_and_polls_on_its_own_connection(tmp_path) -> None:

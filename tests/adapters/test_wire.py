@@ -20,12 +20,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-import telegram
 import yarl
-from telegram.error import NetworkError, TimedOut
 
-from bot.sending import NotSent, request_not_sent
-from bot.telegram.request import AiohttpRequest
+from bot.sending import NotSent
 from bot.telegram.wire import ProtocolError, Wire, _Answer
 
 BODY = '{"ok": true, "result": {"message_id": 1, "text": "甲子 하루"}}'.encode()
@@ -173,19 +170,27 @@ async def _post(wire: Wire, url: yarl.URL, **timeouts: float | None) -> tuple[in
     return await wire.post(url, b'{"chat_id": 1}', "Content-Type: application/json\r\n", **limits)
 
 
-async def test_a_request_is_one_post_of_json_and_connections_are_reused() -> None:
+async def _answered(keep_open: bool, count: int) -> tuple[Server, Wire, yarl.URL]:
+    """``count`` requests, each answered 200 (the server closing the connection behind each answer unless
+    ``keep_open``), all of them answered."""
+
     async def answer(index: int, head: bytes, body: bytes, writer: asyncio.StreamWriter) -> bool:
         writer.write(_ok())
-        return True
+        return keep_open
 
     server = Server(answer)
     async with server as url:
         wire = Wire("sikpan-test")
         try:
-            for _ in range(3):
+            for _ in range(count):
                 assert await _post(wire, url) == (200, BODY)
         finally:
             await wire.close()
+    return server, wire, url
+
+
+async def test_a_request_is_one_post_of_json_and_connections_are_reused() -> None:
+    server, wire, url = await _answered(True, 3)
     assert server.connections == 1 and wire.opened == 1
     head, body = server.requests[0]
     lines = head.decode().split("\r\n")
@@ -219,20 +224,8 @@ async def test_a_connection_closed_with_its_answer_is_not_written_to_again() -> 
     """The server answers and closes at once (a restart, a drained balancer): the next request, made
     straight away — before the loop has had a turn to read the EOF — goes on a new connection and is
     answered; it is not written into the closed one (which would make it "maybe sent")."""
-
-    async def answer(index: int, head: bytes, body: bytes, writer: asyncio.StreamWriter) -> bool:
-        writer.write(_ok())
-        return False  # closed right behind the answer
-
-    server = Server(answer)
-    async with server as url:
-        wire = Wire("sikpan-test")
-        try:
-            for _ in range(5):
-                assert await _post(wire, url) == (200, BODY)
-        finally:
-            await wire.close()
-    assert server.connections == 5 and len(server.requests) == 5
+    server, wire, _ = await _answered(False, 5)
+    assert server.connections == 5 and wire.opened == 5 and len(server.requests) == 5
 
 
 async def test_connection_close_in_the_answer_is_honoured() -> None:
@@ -299,23 +292,6 @@ async def test_a_slow_answer_is_bounded_as_a_whole_not_only_between_bytes() -> N
         finally:
             await wire.close()
     assert 0.45 <= loop.time() - started < 1.5  # write + read after the request was written
-
-
-async def test_through_the_transport_the_causes_tell_not_sent_from_maybe_sent() -> None:
-    """``AiohttpRequest`` on the wire: a refused connection is ``NetworkError`` from ``NotSent`` (retried by the
-    sender), a read timeout ``TimedOut`` maybe sent (never resent)."""
-    async with Server(lambda *a: asyncio.sleep(0, True)) as url:
-        pass
-    request = AiohttpRequest(connect_timeout=1.0, read_timeout=0.2)
-    bot = telegram.Bot("1:T", base_url=str(url.with_path("/bot")), request=request)
-    await request.initialize()
-    try:
-        with pytest.raises(NetworkError) as refused:
-            await bot.send_message(1, "x")
-    finally:
-        await request.shutdown()
-    assert not isinstance(refused.value, TimedOut) and request_not_sent(refused.value)
-    assert isinstance(refused.value.__cause__, NotSent)
 
 
 def _certificate(tmp: Path) -> tuple[Path, Path]:
