@@ -4,10 +4,18 @@ Why (issue #18, measured by ``bench/bot.py transport``): PTB's default ``HTTPXRe
 CPU per command in httpx/httpcore, and its connection pool gets slower with the number of requests in flight
 (encode/httpcore#1035); aiohttp's connector stays flat. The figures are in the README's performance section.
 
-The semantics the sender relies on (``bot.sending.request_not_sent``, docs/reliability.md) are kept:
+Two ways out, chosen per request: a JSON or multipart ``POST`` without a proxy — every send, edit and poll —
+goes on :class:`bot.telegram.wire.Wire` (keep-alive HTTP/1.1 connections of our own: one write, the answer
+read on an ``asyncio.Protocol``; about 0.6× aiohttp's CPU per request, ``bench/bot.py transport``); a request
+through a proxy, a ``GET``, or an upload with a part that needs quoting goes on one ``aiohttp.ClientSession``.
 
-- an error from the transport is raised as PTB's ``TimedOut`` (a timeout) or ``NetworkError`` (anything else)
-  **from** aiohttp's exception, so the cause tells whether the request can have reached Telegram:
+The semantics the sender relies on (``bot.sending.request_not_sent``, docs/reliability.md) are kept on both:
+
+- on the wire, a request that never left (no connection: refused, unreachable, DNS, the TLS handshake, the
+  connect timeout) is ``NetworkError``/``TimedOut`` **from** :class:`bot.sending.NotSent`; anything after
+  the write (a lost connection, a malformed answer, a timeout) is maybe sent; it never writes a request twice;
+- on aiohttp, an error from the transport is raised as PTB's ``TimedOut`` (a timeout) or ``NetworkError``
+  (anything else) **from** aiohttp's exception, so the cause tells whether the request can have reached Telegram:
   ``ClientConnectorError`` (refused, unreachable, DNS) and ``ConnectionTimeoutError`` (no connection within
   the pool + connect timeouts) were never sent; a read timeout (``SocketTimeoutError``), a dropped connection
   (``ServerDisconnectedError``, ``ClientOSError``) or the outer bound are *maybe sent*;
@@ -20,8 +28,10 @@ Timeouts (seconds; ``None``: no limit), as ``HTTPXRequest`` names them: ``connec
 ``pool_timeout`` to wait for a free one (the pool is a semaphore of ``connection_pool_size`` requests in flight,
 waited for at most ``pool_timeout``; then ``TimedOut`` from a ``ConnectionTimeoutError``: not sent),
 ``read_timeout`` between bytes of the answer, ``write_timeout`` (``media_write_timeout`` for uploads) to send
-the request. aiohttp has no write timeout of its own: once it has its slot, a request is bounded as a whole by
-the sum of the connect, write and read timeouts, and a request that outlasts it is ``TimedOut`` (maybe sent). PTB passes ``getUpdates`` a read
+the request. On the wire, ``read`` bounds each gap between bytes of the answer and ``write + read`` the whole
+answer, counted from the write (one timer per request). aiohttp has no write timeout of its own: once it has
+its slot, a request on it is bounded as a whole by the sum of the connect, write and read timeouts. A request
+that outlasts its bound is ``TimedOut`` (maybe sent). PTB passes ``getUpdates`` a read
 timeout of its long-poll ``timeout`` plus the default, as with httpx.
 
 The sender's path (:meth:`AiohttpRequest.api_call`, what :func:`bot.sending.telegram_call` uses): the Bot API
@@ -29,8 +39,8 @@ parameters (plain JSON values; a PTB object — a keyboard, an ``InputFile``, an
 PTB's own ``RequestParameter``, as ``Bot`` would) are encoded here and posted at once, and the answer is parsed
 once (:func:`api_answer`: the ``result``, or PTB's exception for the status and the ``ok: false`` envelope,
 exactly as ``BaseRequest._request_wrapper`` maps them). No ``RequestData``/``RequestParameter`` objects per
-plain request, no ``BaseRequest.post`` layers: the same bytes on the wire, the same exceptions (the tests
-compare both with PTB's). ``do_request`` (PTB's own calls: ``getMe``, ``setMyCommands`` …) takes the same
+plain request, no ``BaseRequest.post`` layers: the same parameters and parts on the wire, the same exceptions
+(the tests compare both with PTB's). ``do_request`` (PTB's own calls: ``getMe``, ``setMyCommands`` …) takes the same
 path from its ``RequestData``.
 
 Bodies: parameters as one JSON object (``application/json``, which the Bot API accepts; UTF-8, not escaped); requests with files
