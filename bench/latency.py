@@ -167,17 +167,17 @@ def install() -> None:
 
     tg.TelegramAdapter.send = send  # type: ignore[method-assign]
 
-    orig_request = AiohttpRequest.do_request
+    orig_post = AiohttpRequest._post  # every request of the transport goes through it
 
-    async def do_request(self: Any, url: str, *args: Any, **kwargs: Any) -> Any:
+    async def post(self: Any, *args: Any, **kwargs: Any) -> Any:
         uid = _current.get()
         stamp(uid, "http_start")
         try:
-            return await orig_request(self, url, *args, **kwargs)
+            return await orig_post(self, *args, **kwargs)
         finally:
             stamp(uid, "http_end", first=False)
 
-    AiohttpRequest.do_request = do_request  # type: ignore[method-assign]
+    AiohttpRequest._post = post  # type: ignore[method-assign]
     _watch_gc()
 
 
