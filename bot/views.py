@@ -13,7 +13,7 @@ import html
 import marshal
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ import jinja2
 from markupsafe import Markup
 
 from bot.bounded import BoundedCache
+from bot.jsonio import FROZEN, text_of
 from bot.commands.base import Reply
 from bot.i18n import environment, gettext, given_terms, mark_given, one_reply, terms_given, typeset
 from bot.sanitize import clean
@@ -157,7 +158,7 @@ def channel_environment(lang: str, channel: str) -> jinja2.Environment:
     return env
 
 
-def content_key(value: Any) -> bytes | None:
+def content_key(value: Any) -> Hashable | None:
     """A key of a render cache for ``value`` (a reply's context or a part of it, as read back from its JSON):
     equal keys are equal values, of the same types. None: ``value`` holds something ``marshal`` does not
     write (not a JSON value), so it is rendered without a cache.
@@ -167,7 +168,25 @@ def content_key(value: Any) -> bytes | None:
     to the value they were written from, so two values with one key are equal. It is not canonical: the same
     value with its keys in another order (or with objects shared another way) gets another key — a miss,
     never a wrong hit; a reply's context comes from one command's code and its JSON, so key order repeats.
+
+    A read-only value a command's cache keeps (``bot.jsonio.freeze``: the 大六壬 reading, the 神煞 stars) is
+    not written again: it is keyed by its JSON text, which it keeps (``bot.jsonio.text_of``: equal texts are
+    equal values — a frozen value holds JSON values only — and a str keeps its hash, so a look-up does not
+    read the 28 kB again), and it cannot change. A frozen ``value`` gets ``("json", its text)``; a dict with
+    frozen members ``("json", marshal of the dict with None in their places, their (name, text) pairs)``; never
+    a plain value's key (bytes), so a frozen value and its plain equal are rendered apart, never wrongly.
     """
+    kind = type(value)
+    if kind in FROZEN:
+        return ("json", text_of(value))
+    if kind is dict:
+        texts = tuple((k, text_of(v)) for k, v in value.items() if type(v) in FROZEN)
+        if texts:
+            bare = {k: None if type(v) in FROZEN else v for k, v in value.items()}
+            try:
+                return ("json", marshal.dumps(bare), texts)
+            except ValueError:
+                return None
     try:
         return marshal.dumps(value)
     except ValueError:  # e.g. a str subclass (Markup) or an object of a class of its own
@@ -193,7 +212,7 @@ class _ReadingEntry:
 
 
 reading_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
-_READINGS: BoundedCache[tuple[str, str, bytes], _ReadingEntry] = BoundedCache(
+_READINGS: BoundedCache[tuple[str, str, Hashable], _ReadingEntry] = BoundedCache(
     lambda: READING_CACHE_SIZE, reading_cache_stats
 )
 
@@ -434,7 +453,7 @@ SPLIT_PAGES: Mapping[str, tuple[str, str, frozenset[str]]] = {
 BODY_CACHE_SIZE = 512
 body_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
 # key → (the body's text after ``_lines``, the terms it gave as 한글(漢字))
-_BODIES: BoundedCache[tuple[str, str, str, frozenset[str], bytes], tuple[str, frozenset[str]]] = BoundedCache(
+_BODIES: BoundedCache[tuple[str, str, str, frozenset[str], Hashable], tuple[str, frozenset[str]]] = BoundedCache(
     lambda: BODY_CACHE_SIZE, body_cache_stats
 )
 

@@ -92,12 +92,19 @@ def parse_cast_args(args: tuple[str, ...]) -> tuple[str, Any]:
 
 
 def chart_view(chart: Chart, category: str | None = None) -> ChartView:
-    """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able)."""
-    return chart_view_written(chart, category)[0]
+    """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able), every part of
+    it the caller's own (the cached members are read again from their kept texts)."""
+    view, written = chart_view_written(chart, category)
+    view["readings"] = jsonio.loads(written["readings"].text)
+    view["verdict"] = jsonio.loads(written["verdict"].text)
+    return view
 
 
-def chart_view_written(chart: Chart, category: str | None = None) -> tuple[ChartView, Mapping[str, str]]:
-    """:func:`chart_view`, and the JSON texts of its cached members (``readings``, ``verdict``): ``Record.written``."""
+def chart_view_written(
+    chart: Chart, category: str | None = None
+) -> tuple[ChartView, Mapping[str, jsonio.Kept]]:
+    """:func:`chart_view` with the cache's read-only ``readings`` and ``verdict``, and those members as
+    ``jsonio.Kept`` (their texts and values): ``Record.written``."""
 
     def gen(branch: Branch) -> str:
         return chart.general_on(branch).char
@@ -180,14 +187,15 @@ def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, A
 # The reading and the verdict of a 課 (≈ 2.4 ms of CPU, most of a /cast) are the same for every cast of it:
 # cached by the chart *without its instant* and the 月建 and 太歲 branches, which ``read`` is then given
 # explicitly — so nothing else of the instant can reach them. Bounded (least recently used dropped). Their
-# JSON texts are kept beside them (28 of a /cast context's 30 kB): ``record_and_reply`` stores them as they are.
+# JSON texts are kept beside them (28 of a /cast context's 30 kB), and the values read back from those texts,
+# read-only (``jsonio.kept``): ``record_and_reply`` stores the texts and answers with the values as they are.
 READING_CACHE_SIZE = 2048
 
 
 class _Reading(NamedTuple):
-    readings: list[dict[str, Any]]
-    verdict: dict[str, Any]
-    written: Mapping[str, str]  # {"readings": dumps(readings), "verdict": dumps(verdict)}
+    readings: list[dict[str, Any]]  # read-only (jsonio.FrozenList of FrozenDict): written["readings"].value
+    verdict: dict[str, Any]  # read-only: written["verdict"].value
+    written: Mapping[str, jsonio.Kept]  # {"readings": …, "verdict": …}
 
 
 _READINGS: BoundedCache[tuple[Any, ...], _Reading] = BoundedCache(lambda: READING_CACHE_SIZE)
@@ -202,16 +210,16 @@ def _reading_entry(chart: Chart, category: str | None) -> _Reading:
     found = _READINGS.find(key)
     if found is not None:
         return found
-    readings = [r.to_json() for r in reading.read(bare, category, month=month, year=year)]
-    verdict = judge(bare, category).to_json()
-    written = MappingProxyType({"readings": jsonio.dumps(readings), "verdict": jsonio.dumps(verdict)})
-    return _READINGS.keep(key, _Reading(readings, verdict, written))
+    readings = jsonio.kept([r.to_json() for r in reading.read(bare, category, month=month, year=year)])
+    verdict = jsonio.kept(judge(bare, category).to_json())
+    written = MappingProxyType({"readings": readings, "verdict": verdict})
+    return _READINGS.keep(key, _Reading(readings.value, verdict.value, written))
 
 
 def reading_and_verdict(
     chart: Chart, category: str | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """(``readings_view``, the verdict as JSON) of ``chart``; shared cached values: never mutate them."""
+    """(``readings_view``, the verdict as JSON) of ``chart``: the cache's values, read-only (``jsonio.freeze``)."""
     cached = _reading_entry(chart, category)
     return cached.readings, cached.verdict
 
