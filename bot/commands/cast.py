@@ -93,18 +93,25 @@ def parse_cast_args(args: tuple[str, ...]) -> tuple[str, Any]:
 
 def chart_view(chart: Chart, category: str | None = None) -> ChartView:
     """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able), every part of
-    it the caller's own (the cached members are read again from their kept texts)."""
-    view, written = chart_view_written(chart, category)
-    view["readings"] = jsonio.loads(written["readings"].text)
-    view["verdict"] = jsonio.loads(written["verdict"].text)
-    return view
+    it the caller's own (read again from the cache's kept texts)."""
+    written = chart_view_written(chart, category)[1]
+    return {name: jsonio.loads(kept.text) for name, kept in written.items()}  # type: ignore[return-value]
 
 
 def chart_view_written(
     chart: Chart, category: str | None = None
 ) -> tuple[ChartView, Mapping[str, jsonio.Kept]]:
-    """:func:`chart_view` with the cache's read-only ``readings`` and ``verdict``, and those members as
-    ``jsonio.Kept`` (their texts and values): ``Record.written``."""
+    """:func:`chart_view` as the cache keeps it (see ``_entry``): every member read-only, and every member as
+    ``jsonio.Kept`` (its text and value): ``Record.written``."""
+    entry = _entry(chart, category)
+    return entry.view, entry.written
+
+
+def fresh_chart_view(
+    chart: Chart, category: str | None, readings: list[dict[str, Any]], verdict: dict[str, Any]
+) -> ChartView:
+    """The view model of ``chart`` with its reading and verdict (as JSON), built afresh: what the cache keeps
+    (and what a test compares it with). It reads nothing of the chart's instant (``moment``)."""
 
     def gen(branch: Branch) -> str:
         return chart.general_on(branch).char
@@ -134,13 +141,11 @@ def chart_view_written(
         }
         for t in chart.transmissions
     ]
-    cached = _reading_entry(chart, category)
-    readings, verdict = cached.readings, cached.verdict
     patterns: list[str] = []
     for name in chart.ke_ti():
         if name not in patterns and name != chart.method.char:
             patterns.append(name)
-    view: ChartView = {
+    return {
         "day": chart.day.chars,
         "ju": chart.ju,
         "month_general": chart.month_general.char,
@@ -164,7 +169,6 @@ def chart_view_written(
         # what was not given and had to be assumed (issue 20): {"month_general": …, "hour": …} or None
         "assumed": {name: getattr(chart, name).char for name in chart.assumed} or None,
     }
-    return view, cached.written
 
 
 def split_category(args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
@@ -184,24 +188,32 @@ def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, A
     return reading_and_verdict(chart, category)[0]
 
 
-# The reading and the verdict of a 課 (≈ 2.4 ms of CPU, most of a /cast) are the same for every cast of it:
-# cached by the chart *without its instant* and the 月建 and 太歲 branches, which ``read`` is then given
-# explicitly — so nothing else of the instant can reach them. Bounded (least recently used dropped). Their
-# JSON texts are kept beside them (28 of a /cast context's 30 kB), and the values read back from those texts,
-# read-only (``jsonio.kept``): ``record_and_reply`` stores the texts and answers with the values as they are.
+# The view model of a 課 — its reading and verdict above all (≈ 2.4 ms of CPU, most of a /cast) — is the same
+# for every cast of it: cached by the chart *without its instant* and the 月建 and 太歲 branches, which ``read``
+# is then given explicitly — so nothing else of the instant can reach them (the rest of the view reads no
+# instant). Bounded (least recently used dropped). Each member's JSON text is kept beside it (the reading and
+# verdict are 19 of a /cast context's 21 kB), with the value read back from that text, read-only
+# (``jsonio.kept``): ``record_and_reply`` stores the texts and answers with the values as they are.
 READING_CACHE_SIZE = 2048
 
 
-class _Reading(NamedTuple):
-    readings: list[dict[str, Any]]  # read-only (jsonio.FrozenList of FrozenDict): written["readings"].value
-    verdict: dict[str, Any]  # read-only: written["verdict"].value
-    written: Mapping[str, jsonio.Kept]  # {"readings": …, "verdict": …}
+class _Entry(NamedTuple):
+    view: ChartView  # every member read-only (jsonio.FrozenList / FrozenDict): written[name].value
+    written: Mapping[str, jsonio.Kept]  # by member of ``view``
+
+    @property
+    def readings(self) -> list[dict[str, Any]]:
+        return self.view["readings"]
+
+    @property
+    def verdict(self) -> dict[str, Any]:
+        return self.view["verdict"]
 
 
-_READINGS: BoundedCache[tuple[Any, ...], _Reading] = BoundedCache(lambda: READING_CACHE_SIZE)
+_READINGS: BoundedCache[tuple[Any, ...], _Entry] = BoundedCache(lambda: READING_CACHE_SIZE)
 
 
-def _reading_entry(chart: Chart, category: str | None) -> _Reading:
+def _entry(chart: Chart, category: str | None) -> _Entry:
     moment = chart.moment
     bare = replace(chart, moment=None) if moment is not None else chart
     month = moment.month.branch if moment is not None else None
@@ -210,17 +222,21 @@ def _reading_entry(chart: Chart, category: str | None) -> _Reading:
     found = _READINGS.find(key)
     if found is not None:
         return found
-    readings = jsonio.kept([r.to_json() for r in reading.read(bare, category, month=month, year=year)])
-    verdict = jsonio.kept(judge(bare, category).to_json())
-    written = MappingProxyType({"readings": readings, "verdict": verdict})
-    return _READINGS.keep(key, _Reading(readings.value, verdict.value, written))
+    readings = [r.to_json() for r in reading.read(bare, category, month=month, year=year)]
+    verdict = judge(bare, category).to_json()
+    written = {
+        name: jsonio.kept(value)
+        for name, value in fresh_chart_view(bare, category, readings, verdict).items()
+    }
+    view: ChartView = {name: kept.value for name, kept in written.items()}  # type: ignore[assignment]
+    return _READINGS.keep(key, _Entry(view, MappingProxyType(written)))
 
 
 def reading_and_verdict(
     chart: Chart, category: str | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(``readings_view``, the verdict as JSON) of ``chart``: the cache's values, read-only (``jsonio.freeze``)."""
-    cached = _reading_entry(chart, category)
+    cached = _entry(chart, category)
     return cached.readings, cached.verdict
 
 

@@ -42,7 +42,7 @@ COMMANDS = [
     "/today",
 ]
 CACHED_MEMBERS = {
-    "cast": ("readings", "verdict"),
+    "cast": ("readings", "verdict", "board", "lessons", "transmissions", "trace"),
     "shensha": ("stars", "by_branch", "by_stem", "others"),
 }
 
@@ -89,7 +89,7 @@ def cache_containers() -> dict[int, Any]:
     """id → every dict and list held by the reading cache and the stars cache (kept alive while compared)."""
     held: dict[int, Any] = {}
     for entry in cast_command._READINGS.values():
-        for c in (*containers(entry.readings), *containers(entry.verdict)):
+        for c in (c for member in entry.view.values() for c in containers(member)):
             held[id(c)] = c
     return held
 
