@@ -385,6 +385,13 @@ def both(lang: str, text: object) -> str:
     return _once(s, reading)
 
 
+def both_each(lang: str, value: object) -> Any:
+    """:func:`both` of ``value``; of each item, in order, when it is a list or a tuple (a list)."""
+    if isinstance(value, list | tuple):
+        return [both(lang, item) for item in value]
+    return both(lang, value)
+
+
 def _once(s: str, reading: str, chars: str | None = None) -> str:
     """한글(漢字) the first time a reply names ``s``, then 한글 alone (``one_reply``)."""
     given = _GIVEN.get()
@@ -458,8 +465,10 @@ def environment(lang: str) -> jinja2.Environment:
     env.globals["lang"] = lang
     env.filters["term"] = lambda value: term(lang, value)
     # pass_context: Jinja must not fold ``"世" | both`` when it compiles a template — that would run inside the
-    # reply being rendered at the time (marking 世 as given there) and bake one reply's 한글(漢字)-once into all
-    env.filters["both"] = jinja2.pass_context(lambda _context, value: both(lang, value))
+    # reply being rendered at the time (marking 世 as given there) and bake one reply's 한글(漢字)-once into all.
+    # A list gives the list of each item's ``both``, in order (``tags | both | join(" ")``: one filter call
+    # where ``map("both")`` is a generator and a filter look-up per item)
+    env.filters["both"] = jinja2.pass_context(lambda _context, value: both_each(lang, value))
     env.filters["particle"] = _particle
     env.filters["cite"] = lambda value: cite(lang, value)
     env.filters["passage"] = lambda value: passage(lang, value)
@@ -469,6 +478,10 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["line"] = lambda value: line_name(lang, value)
     env.globals["msgid"] = msgid
     env.globals["discord_words"] = DISCORD_WORDS
+    # the macros of a template of plain macros, as ``{% import name as m %}`` gives them: the module Jinja
+    # renders once with the environment's globals and keeps, without the import's check of the page's globals
+    # against the module's on every render (≈ 20 µs a page, issue #18); a channel's overlay has its own
+    env.globals["macros"] = lambda name: env.get_template(name).module
     return env
 
 

@@ -150,10 +150,12 @@ def channel_environment(lang: str, channel: str) -> jinja2.Environment:
     env.filters = dict(env.filters)
     env.filters.update(_FORMAT[channel])
     # Views that embed a 大六壬 reading outside a ``cast`` reply (the daily reading) look texts up here.
+    # ``macros(name)`` (``bot.i18n.environment``) of this environment: the macros escaped for the channel
     env.globals = {
         **env.globals,
         "reading_gloss": _reading_glossary,
         "rendered_reading": lambda readings: rendered_reading(lang, channel, readings),
+        "macros": lambda name: env.get_template(name).module,
     }
     return env
 
