@@ -173,4 +173,3 @@ def dumps_loads_with(obj: Mapping[str, Any], written: Mapping[str, Kept]) -> tup
     if run:
         flush()
     return "{" + ",".join(part for part in parts if part) + "}", value
-

@@ -21,9 +21,9 @@ import jinja2
 from markupsafe import Markup
 
 from bot.bounded import BoundedCache
-from bot.jsonio import FROZEN, text_of
 from bot.commands.base import Reply
 from bot.i18n import environment, gettext, given_terms, mark_given, one_reply, terms_given, typeset
+from bot.jsonio import FROZEN, text_of
 from bot.sanitize import clean
 from engine.core.cycle import Branch
 
@@ -455,8 +455,8 @@ SPLIT_PAGES: Mapping[str, tuple[str, str, frozenset[str]]] = {
 BODY_CACHE_SIZE = 512
 body_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
 # key → (the body's text after ``_lines``, the terms it gave as 한글(漢字))
-_BODIES: BoundedCache[tuple[str, str, str, frozenset[str], Hashable], tuple[str, frozenset[str]]] = BoundedCache(
-    lambda: BODY_CACHE_SIZE, body_cache_stats
+_BODIES: BoundedCache[tuple[str, str, str, frozenset[str], Hashable], tuple[str, frozenset[str]]] = (
+    BoundedCache(lambda: BODY_CACHE_SIZE, body_cache_stats)
 )
 
 

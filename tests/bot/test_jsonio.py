@@ -116,7 +116,12 @@ def test_a_kept_value_is_read_only_and_equal_to_what_loads_reads():
     assert kept.text == text and kept.value == json.loads(text) and json.loads(text) == kept.value
     frozen = kept.value
     objects = [frozen, frozen["readings"], frozen["readings"][0], frozen["verdict"]["甲"]]
-    assert [type(o) for o in objects] == [jsonio.FrozenDict, jsonio.FrozenList, jsonio.FrozenDict, jsonio.FrozenList]
+    assert [type(o) for o in objects] == [
+        jsonio.FrozenDict,
+        jsonio.FrozenList,
+        jsonio.FrozenDict,
+        jsonio.FrozenList,
+    ]
     changes = {
         jsonio.FrozenDict: [
             lambda d: d.__setitem__("k", 1),
