@@ -273,3 +273,17 @@ async def test_macros_give_the_page_the_import_gives(ctx):
                 with i18n.one_reply():
                     theirs = env.from_string(imported(source)).render(**context)
                 assert ours == theirs and ours.strip(), (page, reply.lang)
+
+
+def test_a_templates_globals_are_what_jinjas_chainmap_gives():
+    """The environments keep a template's globals in a plain dict: the same names and values as Jinja's
+    ``ChainMap(template's own, environment's)``, the template's own first."""
+    from collections import ChainMap
+
+    env = environment("ko")
+    own = {"x": 1, "lang": "over"}
+    template = env.from_string("{{ lang }} {{ x }} {{ _('bot.cast.title') }}", globals=dict(own))
+    assert type(template.globals) is dict and template.globals == dict(ChainMap(own, env.globals))
+    assert template.render() == f"over 1 {i18n.gettext('ko', 'bot.cast.title')}"
+    plain = env.from_string("{{ lang }}")
+    assert plain.globals == dict(env.globals) and plain.render() == "ko"
