@@ -379,6 +379,10 @@ VIEW_EXTRAS: dict[str, Callable[[str, Mapping[str, Any]], Mapping[str, Any]]] = 
     "liuyao": _liuyao_stars,
 }
 
+# Pages that read none of their view's extras (StrictUndefined: a page that did would fail, never render wrong):
+# the 神煞 of the moving lines are the 六爻 stars page's (and the whole view's), not every /liuyao reply's.
+NO_EXTRAS = frozenset({"liuyao_brief", "liuyao_verdict"})
+
 # The pages of a stored cast (issue #13): the first is the reply, the others one tap away. A page is the
 # template ``<view>_<page>`` (``full``: the view's own template) rendered from the stored history row.
 PAGES: Mapping[str, tuple[str, ...]] = {
@@ -498,7 +502,7 @@ def render(reply: Reply, channel: str, page: str | None = None) -> str:
             text = _render_split(reply, channel, page, view)
         else:
             template = _view_template(reply.lang, channel, view)
-            extra = VIEW_EXTRAS.get(reply.view)
+            extra = VIEW_EXTRAS.get(reply.view) if view not in NO_EXTRAS else None
             context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
             text = _lines(reply.lang, template.render(**context, view=reply.view, channel=channel, page=page))
     return _BLANKS.sub("\n\n", text).strip("\n")
