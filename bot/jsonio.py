@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, NamedTuple, NoReturn
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -142,6 +143,12 @@ def kept(value: Any) -> Kept:
     return Kept(text, freeze(_DECODER.decode(text), text))
 
 
+@lru_cache(maxsize=1024)
+def _name(key: str) -> str:
+    """``"key":`` as :func:`dumps` writes a member's name (a context has a few dozen names)."""
+    return _COMPACT.encode(key) + ":"
+
+
 def dumps_loads_with(obj: Mapping[str, Any], written: Mapping[str, Kept]) -> tuple[str, dict[str, Any]]:
     """(:func:`dumps` of ``obj``, character for character, and :func:`loads` of that text), where each member
     named in ``written`` is written as its kept text and read as its kept value instead of its own (made once
@@ -168,7 +175,7 @@ def dumps_loads_with(obj: Mapping[str, Any], written: Mapping[str, Kept]) -> tup
             continue
         if run:
             flush()
-        parts.append(f"{_COMPACT.encode(key)}:{found.text}")
+        parts.append(_name(key) + found.text)
         value[key] = found.value
     if run:
         flush()

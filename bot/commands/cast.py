@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -213,15 +213,30 @@ class _Entry(NamedTuple):
 _READINGS: BoundedCache[tuple[Any, ...], _Entry] = BoundedCache(lambda: READING_CACHE_SIZE)
 
 
+# The chart's fields but its instant, in order: equal tuples are equal charts without their instants (what a
+# frozen dataclass compares), without making that chart (``replace``) for a look-up.
+_CHART_FIELDS = tuple(f.name for f in fields(Chart) if f.name != "moment")
+
+
+class _Key(tuple[Any, ...]):
+    """A tuple hashed once: a look-up hashes its key twice (find, then move to the end), a chart ≈ 6 µs."""
+
+    def __hash__(self) -> int:
+        found: int | None = self.__dict__.get("hash")
+        if found is None:
+            found = self.__dict__["hash"] = tuple.__hash__(self)
+        return found
+
+
 def _entry(chart: Chart, category: str | None) -> _Entry:
     moment = chart.moment
-    bare = replace(chart, moment=None) if moment is not None else chart
     month = moment.month.branch if moment is not None else None
     year = moment.year.branch if moment is not None else None
-    key = (bare, month, year, category)
+    key = _Key((*(getattr(chart, name) for name in _CHART_FIELDS), month, year, category))
     found = _READINGS.find(key)
     if found is not None:
         return found
+    bare = replace(chart, moment=None) if moment is not None else chart
     readings = [r.to_json() for r in reading.read(bare, category, month=month, year=year)]
     verdict = judge(bare, category).to_json()
     written = {
