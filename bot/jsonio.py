@@ -44,7 +44,29 @@ def _read_only(*_args: Any, **_kwargs: Any) -> NoReturn:
     raise TypeError("a kept JSON value is read-only (bot.jsonio.freeze): change a copy (jsonio.thaw)")
 
 
-class FrozenDict(dict[str, Any]):
+class _ReadOnly:
+    """What the read-only containers share: no item set or deleted, copies that are plain values."""
+
+    __slots__ = ()
+    _PLAIN: Any  # dict | list
+
+    def __setitem__(self, *args: Any, **kwargs: Any) -> None:
+        _read_only()
+
+    def __delitem__(self, *args: Any, **kwargs: Any) -> None:
+        _read_only()
+
+    def __copy__(self) -> Any:
+        return self._PLAIN(self)
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return thaw(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (self._PLAIN, (thaw(self),))
+
+
+class FrozenDict(_ReadOnly, dict[str, Any]):
     """A JSON object that cannot be changed (every changing method raises ``TypeError``); equal to the
     ``dict`` of the same items. ``copy.copy``/``copy.deepcopy`` and ``pickle`` give plain (changeable) values.
     (Its text, :func:`text_of`, is kept in a slot whose name no view model uses as a key: templates read
@@ -52,47 +74,17 @@ class FrozenDict(dict[str, Any]):
 
     __slots__ = ("_jsonio_text",)
     _jsonio_text: str | None
-
-    def __setitem__(self, *args: Any, **kwargs: Any) -> None:
-        _read_only()
-
-    def __delitem__(self, *args: Any, **kwargs: Any) -> None:
-        _read_only()
-
+    _PLAIN = dict
     __ior__ = clear = pop = popitem = setdefault = update = _read_only
 
-    def __copy__(self) -> dict[str, Any]:
-        return dict(self)
 
-    def __deepcopy__(self, memo: Any) -> Any:
-        return thaw(self)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (dict, (thaw(self),))
-
-
-class FrozenList(list[Any]):
+class FrozenList(_ReadOnly, list[Any]):
     """A JSON array that cannot be changed (as :class:`FrozenDict`); equal to the ``list`` of the same items."""
 
     __slots__ = ("_jsonio_text",)
     _jsonio_text: str | None
-
-    def __setitem__(self, *args: Any, **kwargs: Any) -> None:
-        _read_only()
-
-    def __delitem__(self, *args: Any, **kwargs: Any) -> None:
-        _read_only()
-
+    _PLAIN = list
     __iadd__ = __imul__ = append = extend = insert = pop = remove = clear = sort = reverse = _read_only
-
-    def __copy__(self) -> list[Any]:
-        return list(self)
-
-    def __deepcopy__(self, memo: Any) -> Any:
-        return thaw(self)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (list, (thaw(self),))
 
 
 FROZEN = (FrozenDict, FrozenList)
