@@ -7,12 +7,12 @@ context (0.26 → ≈ 0.1 ms a command) but no difference end to end in ``bench/
 wheels carry MPL-2.0 code (``License-Expression: MPL-2.0 AND (Apache-2.0 OR MIT)``), which the default install
 admits only for certifi (``tests/test_licenses.py``).
 
-Kept values. A command's cache (the 大六壬 reading of a 課, the 神煞 stars of an hour) keeps each cached member
+Kept values. A command's cache (the 大六壬 view model of a 課, the 神煞 stars of an hour) keeps each cached member
 of a reply as a :class:`Kept`: its text, written once, and the value read back from that text once, made
 read-only (:func:`freeze`: :class:`FrozenDict` and :class:`FrozenList`, a ``dict`` and a ``list`` whose
 changing methods raise ``TypeError``). :func:`dumps_loads_with` writes a context with those texts spliced in and
 gives the value ``loads`` would read from that text, made of the kept values and of what it read of the
-rest, without reading the kept texts again (28 of a ``/cast`` context's 30 kB): equal to ``loads(text)``, key
+rest, without reading the kept texts again (all but ≈ 0.2 of a ``/cast`` context's 21 kB): equal to ``loads(text)``, key
 order included, by construction. A frozen value keeps its own text (:func:`text_of`: the kept text, or written
 once when first asked): ``bot.views.content_key`` keys a render cache on it instead of the value's bytes.
 """
@@ -144,7 +144,7 @@ def _name(key: str) -> str:
 def dumps_loads_with(obj: Mapping[str, Any], written: Mapping[str, Kept]) -> tuple[str, dict[str, Any]]:
     """(:func:`dumps` of ``obj``, character for character, and :func:`loads` of that text), where each member
     named in ``written`` is written as its kept text and read as its kept value instead of its own (made once
-    beside a cached value: the 大六壬 reading of a 課 is 28 of a ``/cast`` context's 30 kB); the other members
+    beside a cached value: the reading and verdict of a 課 are 19 of a ``/cast`` context's 21 kB); the other members
     are written in runs, and each run is read back. The value is what ``loads`` of the whole text gives: an
     object's members in the order of the text, a repeated name keeping its first place and its last value."""
     if not written:

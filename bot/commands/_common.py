@@ -129,14 +129,14 @@ class Record:
     view: str
     context: Mapping[str, Any]
     # members of ``context`` already written and read back, by key: a cache's (``jsonio.Kept``, kept beside
-    # the cached value: ``reading_and_verdict``, ``stars_of``); stored as their text, answered as their value
+    # the cached value: ``chart_view_written``, ``stars_of``); stored as their text, answered as their value
     written: Mapping[str, jsonio.Kept] = field(default_factory=dict)
 
 
 async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> Reply:
     """Store a cast in the user's history and answer with the view; ``/show N`` answers the same: the reply is
     made of exactly what is stored — its context, inputs and options equal ``jsonio.loads`` of the stored
-    texts. A context's members named in ``rec.written`` (the commands' cached 大六壬 reading and 神煞 stars)
+    texts. A context's members named in ``rec.written`` (the commands' cached 大六壬 view and 神煞 stars)
     are stored as their kept text and answered as their kept value, read from that text once and read-only
     (``jsonio.dumps_loads_with``); the rest is read back from the text written now. So a reply's values are
     its own or read-only: a command's cache is never handed out to be changed."""
