@@ -7,7 +7,7 @@ percentile and maximum wall ms, the median CPU ms (process time: what a picture 
 a shared machine), the image size and the PNG size. Target (issue 14): median ≤ 50 ms per image.
 
 Stages are also reported separately (CPU ms): ``layout`` (pure model and scene), ``draw`` (Pillow
-rasterising on the fixed palette), ``png`` (``draw.encode``: deflate and the PNG chunks).
+rasterising on the fixed palette, on the thread's canvas), ``png`` (deflating the canvas and the PNG chunks).
 
 ``--against DIR`` also times ``render_* → PNG bytes`` of the same charts with the checkout in DIR (for
 example main before a change), in a subprocess, alternating with this checkout three times; it prints the
@@ -16,8 +16,9 @@ is a second pass over the same charts (the text-mask cache warm, as in a bot tha
 ``--encodings`` prints, per type, the PNG CPU ms and size of Pillow's encoder at zlib levels and strategies
 beside ``draw.encode`` (ISA-L, unfiltered rows: how ``draw.PNG_COMPRESS_LEVEL`` and the encoder were chosen).
 
-``--kind liuyao`` (or ``liuren``, ``qizheng``) times only that chart type's two drawing stages, ``draw.render``
-and ``draw.encode``, as CPU of the drawing thread (``time.thread_time``) per picture, over ``--rounds``
+``--kind liuyao`` (or ``liuren``, ``qizheng``) times only that chart type's two drawing stages (drawing on the
+thread's canvas, deflating it; ``draw.render`` and ``draw.encode`` in a checkout from before the canvas) and
+``draw.to_png`` whole, as CPU of the drawing thread (``time.thread_time``) per picture, over ``--rounds``
 different charts (六爻: coins tossed by a seeded RNG, as the bot tosses them, 40 charts by default), in a
 fresh process three times; with ``--against DIR`` alternating with the checkout in DIR, then the ranges of
 both and the ratios of their medians (issue 18).
@@ -105,9 +106,10 @@ print(json.dumps(out))
 """
 
 
-# Times ``draw.render`` and ``draw.encode`` (thread CPU, ms per picture) of one chart type with the checkout on
+# Times the drawing and the encoding (thread CPU, ms per picture) of one chart type with the checkout on
 # sys.path[0] (argv: root, kind, rounds); the scenes are built first (not timed), each drawn once to warm the
-# caches (font, masks, base), then every scene rendered and encoded in turn. Prints one JSON line.
+# caches (font, masks, base), then every scene drawn and encoded in turn, then ``draw.to_png`` of each (the
+# whole, as ``bot.pictures`` calls it). Prints one JSON line.
 STAGE_CPU = """
 import json, random, sys, time
 from datetime import datetime, timedelta
@@ -133,17 +135,27 @@ else:
         for i in range(n)
     ]
 for scene in scenes:
-    draw.encode(draw.render(scene))
+    draw.to_png(scene)
+# the stages as the bot runs them: drawn on the thread's canvas and deflated from it (issue 18), or, in a
+# checkout from before the canvas, ``render`` (a fresh image) then ``encode``
+paint, png = (draw._paint, draw._png) if hasattr(draw, "_paint") else (draw.render, draw.encode)
 render = encode = 0.0
 for scene in scenes:
     t0 = time.thread_time()
-    image = draw.render(scene)
+    image = paint(scene)
     t1 = time.thread_time()
-    draw.encode(image)
+    png(image)
     t2 = time.thread_time()
     render, encode = render + t1 - t0, encode + t2 - t1
-print(json.dumps({"render": render / n * 1000, "encode": encode / n * 1000}))
+t0 = time.thread_time()
+for scene in scenes:
+    draw.to_png(scene)
+whole = time.thread_time() - t0
+print(json.dumps({"render": render / n * 1000, "encode": encode / n * 1000, "to_png": whole / n * 1000}))
 """
+
+
+STAGES = ("render", "encode", "to_png")
 
 
 def stage_cpu(root: Path, kind: str, rounds: int) -> dict[str, float]:
@@ -162,15 +174,13 @@ def kind_stages(kind: str, rounds: int, other: Path | None) -> None:
     for root, figures in runs.items():
         medians[root] = {}
         cells = []
-        for stage in ("render", "encode"):
+        for stage in STAGES:
             values = [f[stage] for f in figures]
             medians[root][stage] = statistics.median(values)
             cells.append(f"{stage} {min(values):.2f}–{max(values):.2f} ({medians[root][stage]:.2f})")
         print(f"  {str(root):40} " + "   ".join(cells))
     if other is not None:
-        ratios = (
-            f"{stage} {medians[here][stage] / medians[other][stage]:.2f}" for stage in ("render", "encode")
-        )
+        ratios = (f"{stage} {medians[here][stage] / medians[other][stage]:.2f}" for stage in STAGES)
         print("  ratio this / other: " + "   ".join(ratios))
 
 
@@ -262,15 +272,15 @@ def main() -> int:
             t0, c0 = time.perf_counter(), CPU()
             scene = scenes[i % len(scenes)]()
             c1 = CPU()
-            image = draw.render(scene)
+            canvas = draw._paint(scene)  # as ``draw.to_png``: drawn on the thread's canvas, deflated from it
             c2 = CPU()
-            png = draw.encode(image)
+            png = draw._png(canvas)
             t3, c3 = time.perf_counter(), CPU()
             total.append((t3 - t0) * 1000)
             cpu.append((c3 - c0) * 1000)
             for key, dt in (("layout", c1 - c0), ("draw", c2 - c1), ("png", c3 - c2)):
                 stages[key].append(dt * 1000)
-            size, nbytes = image.size, len(png)
+            size, nbytes = (canvas.width, canvas.height), len(png)
         assert Image.open(io.BytesIO(png)).size == size
         q = statistics.quantiles(total, n=10)
         med = {k: statistics.median(v) for k, v in stages.items()}

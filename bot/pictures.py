@@ -135,19 +135,20 @@ def _liuren(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) ->
 def _liuyao(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -> Scene:
     from bot.images import liuyao as liuyao_picture
     from engine.core.cycle import Branch, GanZhi
-    from engine.liuyao import build
+    from engine.liuyao import build_chart
     from engine.liuyao.cast import Cast, Method
 
     cast = inputs["cast"]
     opts = _liuyao_options(options)
-    chart = build(
+    # the chart alone: the picture draws no judgment or verdict (``build`` reads them too: ≈ 0.2 ms)
+    chart = build_chart(
         Cast(digits=str(cast["digits"]), method=Method(str(cast["method"]))),
         Branch.from_char(str(inputs["month"])),
         GanZhi.parse(str(inputs["day"])),
         use=inputs.get("use"),
         options=opts,
     )
-    return liuyao_picture.layout(chart.chart, lang).scene
+    return liuyao_picture.layout(chart, lang).scene
 
 
 def _liuyao_options(options: Mapping[str, Any]) -> Any:

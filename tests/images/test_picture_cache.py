@@ -13,10 +13,10 @@ from PIL import Image, ImageDraw
 
 from bot import pictures
 from bot.images import draw, liuren, liuyao, qizheng, render_liuren
-from bot.images.scene import PALETTE, Box, Circle, Scene, Segment, Text, Wedge
+from bot.images.scene import Box, Circle, Scene, Segment, Text, Wedge
 from engine.liuren import chart_at
 from tests.images.cases import liuren_case, liuyao_case, qizheng_case
-from tests.images.same import assert_same_picture
+from tests.images.same import assert_same_picture, rgb_then_quantized
 
 
 def cast_source(at: str) -> dict[str, object]:
@@ -45,34 +45,6 @@ def test_another_hour_or_language_is_another_picture() -> None:
     assert pictures.png_of.cache_info().misses == 3
 
 
-def _rgb_then_quantized(scene: Scene) -> Image.Image:
-    """The reference: the scene (its base, then its items) drawn by Pillow itself on an RGB image in one pass
-    (its own ``ImageDraw.text`` of each whole line at the text's point on the 1/4 px grid, no mask cache),
-    then mapped to the fixed palette by ``quantize`` — how the pictures were made before #18."""
-    image = Image.new("RGB", (scene.width, scene.height), PALETTE[scene.background])
-    pen = ImageDraw.Draw(image)
-    for item in scene.drawn:
-        if isinstance(item, Text):
-            font = draw.font(item.size, item.bold)
-            at = (draw.snap(item.x), draw.snap(item.y))
-            pen.text(at, item.text, PALETTE[item.color], font, item.anchor.value)
-        elif isinstance(item, Segment):
-            pen.line((item.x0, item.y0, item.x1, item.y1), fill=PALETTE[item.color], width=item.width)
-        elif isinstance(item, Box | Circle):
-            shape = pen.rectangle if isinstance(item, Box) else pen.ellipse
-            xy = (
-                (item.x0, item.y0, item.x1, item.y1)
-                if isinstance(item, Box)
-                else (item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r)
-            )
-            outline = PALETTE[item.outline] if item.outline else None
-            shape(xy, outline=outline, fill=PALETTE[item.fill] if item.fill else None, width=item.width)
-        else:
-            assert isinstance(item, Wedge)
-            pen.polygon(draw._wedge_polygon(item), fill=PALETTE[item.fill])
-    return image.quantize(palette=draw.png_palette(), dither=Image.Dither.NONE)
-
-
 def _texts_over_texts(scene: Scene) -> np.ndarray:
     """Pixels inside the boxes (Pillow's ``textbbox``) of two or more texts of the scene."""
     count = np.zeros((scene.height, scene.width), dtype=np.int32)
@@ -96,13 +68,17 @@ def test_drawn_on_the_palette_is_what_pillow_draws_quantized(lang: str) -> None:
         liuyao.layout(liuyao_case(), lang).scene,
         qizheng.layout(qz, lang, place).scene,
     ]
-    draw.text_mask.cache_clear()
+    for kept in (draw.text_mask, draw._runs, draw._glyphs, draw._coverage):
+        kept.cache_clear()
     cached = [draw.render(s) for s in scenes]
+    rasterised = draw.text_mask.cache_info().misses
     again = [draw.render(s) for s in scenes]
-    assert draw.text_mask.cache_info().hits > 0
+    # the second time every text item's runs come from the cache and nothing is rasterised again
+    assert draw._runs.cache_info().hits >= sum(isinstance(i, Text) for s in scenes for i in s.items)
+    assert rasterised > 0 and draw.text_mask.cache_info().misses == rasterised
     for scene, first, second in zip(scenes, cached, again, strict=True):
         assert first.mode == "P" and first.tobytes() == second.tobytes()
-        reference = np.asarray(_rgb_then_quantized(scene))
+        reference = np.asarray(rgb_then_quantized(scene))
         differ = np.asarray(first) != reference
         elsewhere = differ & ~_texts_over_texts(scene)
         assert not elsewhere.any(), np.argwhere(elsewhere)[:5]
@@ -167,7 +143,7 @@ def test_lines_drawn_word_by_word_have_the_whole_lines_pixels() -> None:
         space = draw.advance(" ", t.size, t.bold)
         widths = sum(draw.advance(w, t.size, t.bold) for w in words) + space * (len(words) - 1)
         split += widths == draw.advance(t.text, t.size, t.bold)
-        assert draw.render(scene).tobytes() == _rgb_then_quantized(scene).tobytes(), t.text
+        assert draw.render(scene).tobytes() == rgb_then_quantized(scene).tobytes(), t.text
     assert split > len(lines) / 2  # most lines did go word by word
 
 
@@ -208,4 +184,4 @@ def test_shapes_are_pillows_shapes() -> None:
     )
     for background in ("paper", "panel"):
         scene = Scene(720, 440, boxes[4:] + others[5:], background, boxes[:4] + others[:5])
-        assert draw.render(scene).tobytes() == _rgb_then_quantized(scene).tobytes()
+        assert draw.render(scene).tobytes() == rgb_then_quantized(scene).tobytes()

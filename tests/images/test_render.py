@@ -92,7 +92,7 @@ def test_different_charts_give_different_pictures():
 
 @pytest.mark.parametrize("name", sorted(RENDERS))
 def test_png_is_valid_and_decodes_to_the_drawn_pixels(name):
-    """The hand-written PNG (``draw.encode``: ISA-L deflate, rows in bands) passes Pillow's checks (chunk CRCs,
+    """The hand-written PNG (``draw.encode``: ISA-L deflate of the canvas's scanlines) passes Pillow's checks (chunk CRCs,
     zlib stream) and decodes to exactly the indices and palette that were drawn."""
     from bot.images import draw, liuren, liuyao, qizheng
 
@@ -133,9 +133,9 @@ def test_encode_refuses_an_image_that_is_not_indexed():
 
 
 @pytest.mark.parametrize("size", [(1, 1), (1, 700), (3, 255), (97, 256), (640, 257), (1080, 1072)])
-def test_png_bands_cover_every_row(size):
-    """``draw.encode`` reads the rows from Pillow a band at a time (BAND_ROWS): images of one row, one column,
-    one band exactly, one row past a band and several bands decode (Pillow's decoder) to the same indices."""
+def test_png_of_any_size_decodes_to_its_indices(size):
+    """``draw.encode`` copies the image into the scanlines of a canvas of its size: images of one row, one
+    column, odd and even widths and the pictures' own size decode (Pillow's decoder) to the same indices."""
     import random
 
     from bot.images import draw
