@@ -5,7 +5,7 @@ Run (the figures in the README come from these; on a shared machine run each a f
     .venv/bin/python bench/bot.py                          # open loop, 20 commands/s, production pacing
     .venv/bin/python bench/bot.py --rate 100 --pace off    # open loop, 100 commands/s, pacing off
     .venv/bin/python bench/bot.py --mode closed            # closed loop: 150 users, each waits for its answer
-    .venv/bin/python bench/bot.py transport                # PTB's HTTP transports alone: httpx vs aiohttp
+    .venv/bin/python bench/bot.py transport                # the HTTP transports alone: httpx, aiohttp, the wire
     .venv/bin/python bench/bot.py send                     # one reply: Bot.send_message/send_photo vs TelegramSender
     add --json for one line of figures
 
@@ -434,26 +434,35 @@ def stop_fake(proc: subprocess.Popen[bytes]) -> None:
 
 
 async def transports(requests: int, levels: list[int]) -> list[dict[str, Any]]:
-    """CPU of this process per ``sendMessage`` through each transport, at several requests in flight."""
+    """CPU of this process per ``sendMessage`` (``bot.sending.telegram_call``: the request and its answer's
+    JSON, no ``Message`` built) through each transport, at several requests in flight: PTB's ``HTTPXRequest``
+    (through ``BaseRequest.post``), ``AiohttpRequest`` with every request on aiohttp's session (``wire=False``)
+    and as the bot uses it (JSON requests on ``bot/telegram/wire.py``)."""
     import telegram
     from telegram.request import HTTPXRequest
 
+    from bot.sending import telegram_call
     from bot.telegram.request import AiohttpRequest
 
+    makers: dict[str, Any] = {
+        "httpx": HTTPXRequest,
+        "aiohttp": lambda **kw: AiohttpRequest(wire=False, **kw),
+        "wire": AiohttpRequest,
+    }
+    text = "<b>甲子</b> 하루 " * 8
     proc, base_url = start_fake()
     rows: list[dict[str, Any]] = []
     try:
         for level in levels:
-            for name, make in (("httpx", HTTPXRequest), ("aiohttp", AiohttpRequest)):
+            for name, make in makers.items():
                 request = make(connection_pool_size=max(level, 1), pool_timeout=30.0)
                 async with telegram.Bot(TOKEN, base_url=base_url, request=request) as bot:
                     sem = asyncio.Semaphore(level)
 
-                    async def one(i: int, sem: asyncio.Semaphore = sem) -> None:
+                    async def one(i: int, sem: asyncio.Semaphore = sem, bot: Any = bot) -> None:
                         async with sem:
-                            await bot.send_message(
-                                20_000 + i % 150, "<b>甲子</b> 하루 " * 8, parse_mode="HTML"
-                            )
+                            params = {"chat_id": 20_000 + i % 150, "text": text, "parse_mode": "HTML"}
+                            await telegram_call(bot, "sendMessage", params)
 
                     await asyncio.gather(*(one(i) for i in range(min(200, requests))))  # warm connections
                     c0, t0 = time.process_time(), time.perf_counter()

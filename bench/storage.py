@@ -3,6 +3,7 @@ thread hop per statement), and on PostgreSQL when one answers.
 
     .venv/bin/python bench/storage.py [--n 5000] [--pg postgresql://postgres@127.0.0.1:5432/test] [--json]
     .venv/bin/python bench/storage.py record [--n 2000] [--pg …] [--json]
+    .venv/bin/python bench/storage.py sync [--n 2000] [--json]
 
 "before" replays the same statements through aiosqlite (the storage of main before #17) when aiosqlite is
 installed (``pip install aiosqlite``; no longer a dependency). Figures: CPU µs (process time) and wall µs
@@ -11,6 +12,12 @@ per call, for a user look-up (``get_user``) and a history write (``add_history``
 ``record``: ``bot.commands._common.record_and_reply`` (the stored text, the reply's context, the history write)
 for the contexts of a ``/cast now``, a ``/shensha`` and a ``/liuyao`` as the commands make them (caught from one
 real dispatch of each; their caches are warm, as for every user after the first of that hour): CPU µs per call.
+
+``sync``: what the group commit's sync costs on this disk (SQLite, WAL): after each commit of a cast-sized row,
+(a) the sync alone — ``open`` + ``fsync`` + ``close`` of the ``-wal`` (main before issue 18's storage work) against
+``fdatasync`` of a kept descriptor (now) — CPU µs of the syncing thread and wall µs per sync; (b) ``add_history``
+with every sync on the loop against every sync on the worker thread (the thread hop): process CPU µs and wall µs
+per write. The variants alternate, ``--rounds`` times each, so a change of the disk's load hits them alike.
 """
 
 from __future__ import annotations
@@ -18,10 +25,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +126,9 @@ async def amain(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         if args.what == "record":
             out["sqlite"] = await record(str(Path(tmp) / "record.db"), args.n)
+        elif args.what == "sync":
+            out["sqlite"] = await sync(tmp, args.n, args.rounds)
+            return out
         else:
             out["sqlite_before_aiosqlite"] = await before(str(Path(tmp) / "before.db"), args.n)
             out["sqlite_after"] = await after(str(Path(tmp) / "after.db"), args.n)
@@ -125,6 +138,58 @@ async def amain(args: argparse.Namespace) -> dict[str, Any]:
 
 
 RECORDED = ("/cast now", "/shensha", "/liuyao")
+CAST_CONTEXT = {f"k{i}": "值" * 20 for i in range(70)}  # ≈ 4.4 KB of JSON, a cast's stored context
+
+
+async def sync(tmp: str, n: int, rounds: int) -> dict[str, tuple[float, float]]:
+    """CPU µs and wall µs per sync (raw) or per write (add_history), per variant, summed over the rounds."""
+    from bot.storage import sqlite as sqlite_backend
+
+    storage = await Storage.open(str(Path(tmp) / "sync.db"))
+    backend = storage.backend
+    assert isinstance(backend, sqlite_backend.SqliteBackend) and backend._wal is not None
+    wal = backend._wal
+    kept = os.open(wal, os.O_RDONLY)
+    raw: dict[str, Callable[[], None]] = {
+        "sync: open+fsync+close": partial(sqlite_backend._fsync_path, wal),  # main's before issue 18's work
+        "sync: kept fd fdatasync": partial(sqlite_backend._fsync, kept),
+    }
+    con = backend.con
+    row = (USER, "cast", "/cast", "{}", "{}", "cast", json.dumps(CAST_CONTEXT, ensure_ascii=False), "")
+    totals: dict[str, list[float]] = {}
+
+    def add(name: str, cpu: float, wall: float) -> None:
+        got = totals.setdefault(name, [0.0, 0.0])
+        got[0] += cpu
+        got[1] += wall
+
+    async def write(i: int) -> None:
+        await storage.add_history(
+            USER, kind="cast", command="/cast", inputs={}, options={}, view="cast", context=CAST_CONTEXT
+        )
+
+    try:
+        for _ in range(rounds):
+            for name, call in raw.items():
+                cpu = wall = 0.0
+                for _ in range(n):
+                    con.execute(backend.insert_history, row).fetchone()  # committed, not synced
+                    c, w = time.thread_time(), time.perf_counter()
+                    call()
+                    cpu += time.thread_time() - c
+                    wall += time.perf_counter() - w
+                add(name, cpu, wall)
+            for name, bound in (("add_history: syncs on the loop", 1e9), ("add_history: on the thread", 0.0)):
+                backend.inline_sync_max, backend.probe_interval = bound, 1e9
+                backend.sync_seconds = 0.0
+                c, w = time.process_time(), time.perf_counter()
+                for i in range(n):
+                    await write(i)
+                add(name, time.process_time() - c, time.perf_counter() - w)
+    finally:
+        os.close(kept)
+        await storage.close()
+    return {name: (cpu / n / rounds * 1e6, wall / n / rounds * 1e6) for name, (cpu, wall) in totals.items()}
 
 
 async def record(target: str, n: int) -> dict[str, tuple[float, float]]:
@@ -163,13 +228,14 @@ async def record(target: str, n: int) -> dict[str, tuple[float, float]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", nargs="?", choices=("statements", "record"), default="statements")
+    parser.add_argument("what", nargs="?", choices=("statements", "record", "sync"), default="statements")
     parser.add_argument("--n", type=int, default=None, help="calls per figure (5000; record: 2000)")
     parser.add_argument("--pg", default=None, help="a postgresql:// URL to measure too")
+    parser.add_argument("--rounds", type=int, default=3, help="sync: rounds of every variant, alternating")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.n is None:
-        args.n = 2000 if args.what == "record" else 5000
+        args.n = {"record": 2000, "sync": 1000}.get(args.what, 5000)
     result = asyncio.run(amain(args))
     if args.json:
         print(json.dumps(result))
@@ -181,7 +247,7 @@ def main() -> int:
             print(f"{name}: not measured (aiosqlite is not installed)")
             continue
         for op, (cpu, wall) in figures.items():
-            print(f"{name:26} {op:12} {cpu:8.1f} µs CPU {wall:8.1f} µs wall per call")
+            print(f"{name:26} {op:32} {cpu:8.1f} µs CPU {wall:8.1f} µs wall per call")
     return 0
 
 

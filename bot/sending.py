@@ -115,6 +115,12 @@ async def _call_back(callback: BlockedCallback | None, *args: str) -> None:
 BeforeRequest = Callable[[], Awaitable[bool]]
 
 
+class NotSent(Exception):
+    """The cause a transport gives its ``TimedOut``/``NetworkError`` for a request that provably never left:
+    no connection could be made (``bot.telegram.wire``: refused, unreachable, DNS, the TLS handshake, the
+    connect timeout). :func:`request_not_sent` reads it."""
+
+
 def request_not_sent(exc: BaseException) -> bool:
     """True only when Telegram provably did not perform the request (so resending cannot duplicate).
 
@@ -122,8 +128,8 @@ def request_not_sent(exc: BaseException) -> bool:
 
     - from a transport error (``raise TimedOut from err`` with the HTTP library's exception as the cause):
       only a connection that could not be made or a request that never got a connection from the pool was
-      not sent — aiohttp's ``ClientConnectorError`` and ``ConnectionTimeoutError`` (our transport,
-      ``bot.telegram.request``), httpx's ``ConnectError``, ``ConnectTimeout`` and ``PoolTimeout`` (PTB's
+      not sent — :class:`NotSent` (our transport's own connections, ``bot.telegram.wire``), aiohttp's
+      ``ClientConnectorError`` and ``ConnectionTimeoutError`` (its uploads and proxies), httpx's ``ConnectError``, ``ConnectTimeout`` and ``PoolTimeout`` (PTB's
       default). A read or write timeout or a connection dropped after the request was written may have been
       accepted: *maybe sent*.
     - from an HTTP answer whose JSON envelope says ``"ok": false`` (no cause): the Bot API refused the
@@ -142,7 +148,8 @@ def request_not_sent(exc: BaseException) -> bool:
         return False  # an unparsable answer (a proxy's error page)
     return isinstance(
         cause,
-        aiohttp.ClientConnectorError
+        NotSent
+        | aiohttp.ClientConnectorError
         | aiohttp.ConnectionTimeoutError
         | httpx.ConnectError
         | httpx.ConnectTimeout
@@ -181,25 +188,33 @@ async def telegram_call(
     its request layer; returns the answer's ``result`` as JSON (for a sent message: a dict with ``message_id``
     …), never a PTB object.
 
-    ``Bot.send_message`` and the like end in the same ``BaseRequest.post``, so the errors are PTB's own —
-    ``RetryAfter``, ``ChatMigrated``, ``Forbidden``, ``BadRequest``, ``InvalidToken``, ``TimedOut`` /
-    ``NetworkError`` with the transport's cause (:func:`request_not_sent`) — but the answer is not turned into
-    a ``Message`` (``Message.de_json``: a tenth of the event loop's time per command, issue #18) nor the
-    arguments through ``Bot``'s default and argument plumbing. ``params`` are the method's Bot API parameters
-    (None: left out); a value may be a PTB object (a keyboard, an ``InputFile`` to upload, an ``InputMedia``)
-    as ``Bot`` would take it. The request is built as ``Bot._do_post`` builds it (``RequestData`` of
-    ``RequestParameter.from_input``; the latter is not exported by ``telegram.request``: python-telegram-bot
-    is pinned to 22.x, and ``tests/adapters/test_sending.py`` compares the wire with ``Bot.send_message``'s).
-    ``request``: another ``BaseRequest`` than the bot's (``getUpdates`` has its own connection), with
-    ``read_timeout`` instead of its default (a long poll's hold plus the default, as ``Bot.get_updates``)."""
+    The errors are PTB's own — ``RetryAfter``, ``ChatMigrated``, ``Forbidden``, ``BadRequest``,
+    ``InvalidToken``, ``TimedOut`` / ``NetworkError`` with the transport's cause (:func:`request_not_sent`) —
+    but the answer is not turned into a ``Message`` (``Message.de_json``: a tenth of the event loop's time per
+    command, issue #18) nor the arguments through ``Bot``'s default and argument plumbing. ``params`` are the
+    method's Bot API parameters (None: left out); a value may be a PTB object (a keyboard, an ``InputFile``
+    to upload, an ``InputMedia``) as ``Bot`` would take it. On the bot's own transport
+    (:class:`bot.telegram.request.AiohttpRequest`, which has ``api_call``) the body is built and the answer
+    read in one step, without PTB's ``RequestData``/``BaseRequest.post`` layers; on any other
+    ``BaseRequest`` (PTB's httpx) the request is built as ``Bot._do_post`` builds it and goes through
+    ``post``. Either way the wire is the one ``Bot.send_message`` makes (``tests/adapters/test_sending.py``
+    compares them). ``request``: another ``BaseRequest`` than the bot's (``getUpdates`` has its own
+    connection), with ``read_timeout`` instead of its default (a long poll's hold plus the default, as
+    ``Bot.get_updates``)."""
+    via = bot.request if request is None else request
+    url = f"{bot.base_url}/{endpoint}"
+    api_call = getattr(via, "api_call", None)
+    if api_call is not None:
+        if read_timeout is None:
+            return await api_call(url, params)
+        return await api_call(url, params, read_timeout=read_timeout)
     from telegram.request import RequestData
     from telegram.request._requestparameter import RequestParameter
 
     data = RequestData([RequestParameter.from_input(k, v) for k, v in params.items() if v is not None])
-    via = bot.request if request is None else request
     if read_timeout is None:
-        return await via.post(f"{bot.base_url}/{endpoint}", request_data=data)
-    return await via.post(f"{bot.base_url}/{endpoint}", request_data=data, read_timeout=read_timeout)
+        return await via.post(url, request_data=data)
+    return await via.post(url, request_data=data, read_timeout=read_timeout)
 
 
 # ---------------------------------------------------------------------------------------------- Telegram HTML
@@ -518,8 +533,21 @@ class TelegramSender:
         self._photo_ids: BoundedCache[bytes, str] = BoundedCache(
             lambda: self.max_photo_ids
         )  # PNG SHA-256 → file_id
+        self._digests: dict[int, tuple[bytes, bytes]] = {}  # id(picture) → (the picture, its SHA-256)
         self.photo_reuses = 0  # photos sent by file_id (for tests and metrics)
         self.photo_refused = 0  # file_ids Telegram refused (the bytes were uploaded instead)
+
+    def _digest(self, photo: bytes) -> bytes:
+        """The SHA-256 of a picture, remembered for the last few picture objects sent (``bot.pictures`` hands
+        out the same ``bytes`` object for a picture it has cached: matched by identity, never by content)."""
+        entry = self._digests.get(id(photo))
+        if entry is not None and entry[0] is photo:
+            return entry[1]
+        digest = hashlib.sha256(photo).digest()
+        if len(self._digests) >= 64:  # the references kept: a few pictures, which bot.pictures keeps anyway
+            self._digests.clear()
+        self._digests[id(photo)] = (photo, digest)
+        return digest
 
     def _remember_photo(self, digest: bytes, result: Any) -> None:
         """Keep the file_id of an uploaded picture (the largest of the sizes Telegram made of it)."""
@@ -645,7 +673,7 @@ class TelegramSender:
             else:
                 photo_caption = fit_caption(clean(caption), self.caption_limit)
             parts = [photo_caption, *parts]
-        digest = hashlib.sha256(photo).digest() if photo is not None else b""
+        digest = self._digest(photo) if photo is not None else b""
         chat = str(chat_id)
         if len(self._chat_locks) > self.max_idle_chats:
             self._prune()

@@ -123,12 +123,16 @@ def split_sql(script: str) -> list[str]:
     return statements
 
 
-def _loads_or_none(row: Row, column: str) -> Mapping[str, Any] | None:
-    """A JSON column that may be NULL (or absent before its migration)."""
-    if column not in row.keys():
-        return None
-    raw = row[column]
+def _loads_or_none(raw: str | None) -> Mapping[str, Any] | None:
+    """A JSON column that may be NULL."""
     return jsonio.loads(raw) if raw else None
+
+
+# the columns of a user's row that make its UserSettings, in the order of its fields (read by position: one
+# look-up per command, issue 18)
+USER_COLUMNS = (
+    "user_key, platform, user_id, display_name, lang, tz, longitude, latitude, options, place_name, birth"
+)
 
 
 def _now() -> str:
@@ -247,22 +251,27 @@ class Storage:
 
     @staticmethod
     def _user(row: Row) -> UserSettings:
+        """A row of :data:`USER_COLUMNS`."""
+        key, platform, user_id, display_name, lang, tz, longitude, latitude, options, place_name, birth = row
         return UserSettings(
-            user_key=row["user_key"],
-            platform=row["platform"],
-            user_id=row["user_id"],
-            display_name=row["display_name"],
-            lang=row["lang"],
-            tz=row["tz"],
-            longitude=row["longitude"],
-            latitude=row["latitude"],
-            options=jsonio.loads(row["options"] or "{}"),
-            place_name=_loads_or_none(row, "place_name"),
-            birth=_loads_or_none(row, "birth"),
+            key,
+            platform,
+            user_id,
+            display_name,
+            lang,
+            tz,
+            longitude,
+            latitude,
+            jsonio.loads(options) if options and options != "{}" else {},
+            _loads_or_none(place_name),
+            _loads_or_none(birth),
         )
 
     async def get_user(self, user_key: str) -> UserSettings | None:
-        row = await self.fetchone("SELECT * FROM users WHERE user_key = ?", (user_key,))
+        row = await self.backend.fetchone(
+            f"SELECT {USER_COLUMNS} FROM users WHERE user_key = ?",  # noqa: S608 - fixed names
+            (user_key,),
+        )
         return self._user(row) if row else None
 
     async def touch_user(
@@ -274,7 +283,7 @@ class Storage:
             "INSERT INTO users (user_key, platform, user_id, display_name, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(user_key) DO UPDATE SET display_name = COALESCE(excluded.display_name,"
-            " users.display_name) RETURNING *",
+            f" users.display_name) RETURNING {USER_COLUMNS}",
             (user_key, platform, user_id, display_name, now, now),
         )
         assert row is not None
@@ -310,7 +319,7 @@ class Storage:
         fields["updated_at"] = _now()
         sets = ", ".join(f"{name} = ?" for name in fields)
         row = await self.fetchone(
-            f"UPDATE users SET {sets} WHERE user_key = ? RETURNING *",  # noqa: S608 - names are fixed above
+            f"UPDATE users SET {sets} WHERE user_key = ? RETURNING {USER_COLUMNS}",  # noqa: S608 - names are fixed
             (*fields.values(), user_key),
         )
         if row is None:

@@ -124,20 +124,34 @@ class TelegramAdapter:
         self.sender = sender
         self.username: str = ""
         self.handled: dict[int, SendOutcome | None] = {}  # update_id → outcome (None: not for us)
-        self._handled_changed = asyncio.Condition()
+        self._waiting: dict[
+            int, list[asyncio.Future[None]]
+        ] = {}  # update_id → who waits for it (wait_handled)
 
-    async def _mark(self, update: Update, outcome: SendOutcome | None) -> None:
+    def _mark(self, update: Update, outcome: SendOutcome | None) -> None:
         self.handled[update.update_id] = outcome
         if len(self.handled) > 10000:  # keep it bounded
             for key in sorted(self.handled)[:5000]:
                 del self.handled[key]
-        async with self._handled_changed:
-            self._handled_changed.notify_all()
+        if self._waiting:  # a test or a benchmark waits (wait_handled); nobody in production
+            for waiter in self._waiting.pop(update.update_id, ()):
+                if not waiter.done():
+                    waiter.set_result(None)
 
     async def wait_handled(self, update_id: int, timeout: float = 10.0) -> SendOutcome | None:
         """Wait until the update has been answered (all parts sent); for tests and benchmarks."""
-        async with asyncio.timeout(timeout), self._handled_changed:
-            await self._handled_changed.wait_for(lambda: update_id in self.handled)
+        if update_id not in self.handled:
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiting.setdefault(update_id, []).append(waiter)
+            try:
+                async with asyncio.timeout(timeout):
+                    await waiter
+            finally:
+                waiters = self._waiting.get(update_id)
+                if waiters is not None and waiter in waiters:
+                    waiters.remove(waiter)
+                    if not waiters:
+                        del self._waiting[update_id]
         return self.handled[update_id]
 
     def command_text(self, update: Update) -> str | None:
@@ -236,7 +250,7 @@ class TelegramAdapter:
         except Exception as exc:  # the request's outer boundary (see above)
             await self.on_error(update, exc)
         finally:
-            await self._mark(update, outcome)
+            self._mark(update, outcome)
 
     def wants_hint(self, update: Update) -> bool:
         """Plain text in a private chat, or a message that mentions us in a group: not a command, but

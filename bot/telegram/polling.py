@@ -77,30 +77,42 @@ class Poller:
         self._last_conflict = -CONFLICT_QUIET
         self._slots = asyncio.Semaphore(concurrency)
         self._tasks: set[asyncio.Task[None]] = set()
+        self._request: asyncio.Future[Any] | None = None  # the poll in flight (cut when stop is set)
 
     async def run(self, stop: asyncio.Event) -> None:
         """Poll until ``stop`` is set, then drain and confirm (module docstring). Raises ``InvalidToken``."""
         stopped = asyncio.ensure_future(stop.wait())
+        stopped.add_done_callback(self._cut)  # the request in flight is cancelled once stop is set
         try:
             await self._loop(stopped)
         finally:
+            stopped.remove_done_callback(self._cut)
             stopped.cancel()
             if self._tasks:
                 await asyncio.gather(*self._tasks, return_exceptions=True)
             await self._confirm()
 
+    def _cut(self, _stopped: asyncio.Future[Any]) -> None:
+        if self._request is not None:
+            self._request.cancel()
+
     async def _call(self, method: str, params: dict[str, Any], stopped: asyncio.Future[Any]) -> Any:
-        """One request on the polling connection; :class:`_Stopped` (the request cancelled) once stop is set."""
+        """One request on the polling connection; :class:`_Stopped` (the request cancelled) once stop is set.
+        The request is a task of its own, cancelled by ``stop`` (:meth:`_cut`), awaited directly."""
+        if stopped.done():
+            raise _Stopped
         read = (self.request.read_timeout or 0) + int(params.get("timeout") or 0)
-        call = asyncio.ensure_future(
+        call = self._request = asyncio.ensure_future(
             telegram_call(self.bot, method, params, request=self.request, read_timeout=read)
         )
-        await asyncio.wait((call, stopped), return_when=asyncio.FIRST_COMPLETED)
-        if not call.done():
-            call.cancel()
-            await asyncio.gather(call, return_exceptions=True)
-            raise _Stopped
-        return call.result()
+        try:
+            return await call
+        except asyncio.CancelledError:
+            if call.cancelled() and stopped.done() and not stopped.cancelled():
+                raise _Stopped from None  # cut by stop, not this task cancelled
+            raise
+        finally:
+            self._request = None
 
     async def _loop(self, stopped: asyncio.Future[Any]) -> None:
         delay = 0.0

@@ -455,9 +455,17 @@ def _png(color: str, size: tuple[int, int] = (16, 8)) -> bytes:
     return out.getvalue()
 
 
-async def test_the_sender_puts_on_the_wire_what_python_telegram_bot_would(tg, bot):
+@pytest.mark.parametrize("transport", ["httpx", "aiohttp"])
+async def test_the_sender_puts_on_the_wire_what_python_telegram_bot_would(tg, transport):
     """The sends go through the request layer without ``Bot.send_message`` (issue #18): their parameters are
-    still the ones PTB's own methods send for the same reply (compared field by field in the fake's log)."""
+    still the ones PTB's own methods send for the same reply (compared field by field in the fake's log) —
+    on PTB's httpx (``BaseRequest.post``) and on the bot's transport (``AiohttpRequest.api_call``, the wire)."""
+    request = AiohttpRequest() if transport == "aiohttp" else None
+    async with telegram.Bot(tg.token, base_url=tg.base_url, request=request) as bot:
+        await _sender_and_bot_on_the_wire(tg, bot)
+
+
+async def _sender_and_bot_on_the_wire(tg, bot):
     markup = telegram.InlineKeyboardMarkup([[telegram.InlineKeyboardButton("盤", callback_data="p:1")]])
     await bot.send_message(
         chat_id=501, text="<b>甲子</b> 하루", parse_mode="HTML", disable_web_page_preview=True,

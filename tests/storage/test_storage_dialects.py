@@ -4,6 +4,7 @@ per-user counter, pruning, /forget — and 8 concurrent writer processes × 500 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -173,6 +174,64 @@ async def test_the_one_statement_migration_keeps_every_row_and_number(target: st
         assert [tuple(c) for c in counters] == [(USER, 8), ("telegram:7", 4), ("telegram:new", 1)]
         entry = await store.get_history(USER, 8)
         assert entry is not None and (entry.kind, entry.context) == ("cast", {})
+    finally:
+        await store.close()
+
+
+async def _history_indexes(store: Storage) -> list[tuple[str, str]]:
+    """(name, definition) of every index on the history table (the engine's catalogue)."""
+    if store.dialect == "sqlite":
+        rows = await store.fetchall(
+            "SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type = 'index' AND tbl_name = 'history'"
+            " ORDER BY name"
+        )
+    else:
+        rows = await store.fetchall(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+            " AND tablename = 'history' ORDER BY indexname"
+        )
+    return [(str(r[0]), str(r[1])) for r in rows]
+
+
+async def test_the_one_index_migration_keeps_every_row_number_and_uniqueness(target: str):
+    """A database at 0009 (casts recorded, one user pruned) upgraded by 0010: the second index on (user_key,
+    seq) goes, every row and counter stays as it was, numbers go on from the counters, and a number still
+    cannot be stored twice for one user (the unique index is left)."""
+    import asyncpg
+
+    store = await Storage.open(target, migrate=False)
+    try:
+        migrations = load_migrations(dialect=store.dialect)
+        await store.migrate([m for m in migrations if m.version <= 9])
+        assert await _cast(store, n=4) == [1, 2, 3, 4]
+        assert await _cast(store, "telegram:7", n=2) == [1, 2]
+        assert await store.prune_history(USER, keep=1) == 3
+        indexes_before = await _history_indexes(store)
+        assert "history_user" in {name for name, _ in indexes_before}
+
+        async def snapshot() -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+            rows = await store.fetchall("SELECT * FROM history ORDER BY user_key, seq")
+            counters = await store.fetchall("SELECT * FROM history_counters ORDER BY user_key")
+            return [tuple(r) for r in rows], [tuple(r) for r in counters]
+
+        before = await snapshot()
+        assert await store.migrate() == [m.version for m in migrations if m.version >= 10]
+        assert await snapshot() == before
+        # that index alone is gone; the unique one (and PostgreSQL's primary key) stay
+        assert await _history_indexes(store) == [ix for ix in indexes_before if ix[0] != "history_user"]
+        with pytest.raises((sqlite3.IntegrityError, asyncpg.UniqueViolationError)):
+            await store.execute(
+                "INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at)"
+                " VALUES (?, 4, 'cast', '/cast', '{}', '{}', 'cast', '{}', '2026-01-01T00:00:00+00:00')",
+                (USER,),
+            )
+        assert await _cast(store, n=2) == [5, 6]
+        assert await _cast(store, "telegram:7") == [3]
+        assert [e.seq for e in await store.list_history(USER)] == [6, 5, 4]
+        assert [e.seq for e in await store.list_history(USER, limit=1, before=6)] == [5]
+        assert await store.count_history(USER) == 3 and await store.get_history(USER, 4) is not None
+        assert await store.prune_history(USER, keep=2) == 1
+        assert [e.seq for e in await store.list_history(USER)] == [6, 5]
     finally:
         await store.close()
 
