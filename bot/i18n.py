@@ -30,7 +30,7 @@ import re
 import string
 import struct
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from contextvars import ContextVar
 from functools import cache, lru_cache
 from importlib import resources
@@ -385,6 +385,13 @@ def both(lang: str, text: object) -> str:
     return _once(s, reading)
 
 
+def both_each(lang: str, value: object) -> Any:
+    """:func:`both` of ``value``; of each item, in order, when it is a list or a tuple (a list)."""
+    if isinstance(value, list | tuple):
+        return [both(lang, item) for item in value]
+    return both(lang, value)
+
+
 def _once(s: str, reading: str, chars: str | None = None) -> str:
     """한글(漢字) the first time a reply names ``s``, then 한글 alone (``one_reply``)."""
     given = _GIVEN.get()
@@ -397,20 +404,32 @@ def _once(s: str, reading: str, chars: str | None = None) -> str:
 
 @cache
 def _environment_class() -> type[jinja2.Environment]:
-    """``jinja2.Environment`` with ``x.name`` of a plain dict looked up as the key first (issue #18).
+    """``jinja2.Environment`` with ``x.name`` of a plain dict looked up as the key first, and templates' globals
+    in a plain dict (issue #18).
 
     Every view model is a dict read back from JSON, and Jinja's ``getattr`` tries the attribute first: for a
     key that is no attribute of a dict that is an ``AttributeError`` raised and caught, ≈ 140 of them in a
-    ``/liuyao`` page. A plain dict has no attributes but its class's, so looking the key up first when
-    ``name`` is none of them gives what Jinja gives, the value or the same undefined.
+    ``/liuyao`` page. A plain dict (or a read-only one, ``bot.jsonio.FrozenDict``, whose one attribute of its
+    own is ``token``) has no attributes but its class's, so looking the key up first when ``name`` is none of
+    them gives what Jinja gives, the value or the same undefined.
     """
     import jinja2
 
-    dict_attributes = frozenset(dir(dict))
+    from bot.jsonio import FrozenDict
+
+    dict_attributes = frozenset(dir(dict)) | frozenset(dir(FrozenDict))
+    plain = (dict, FrozenDict)  # a kept value of a command's cache is a FrozenDict: a dict, read-only
 
     class Environment(jinja2.Environment):
+        def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+            """A template's globals as a plain dict (the template's own over the environment's, as Jinja's
+            ``ChainMap`` gives them): every render copies them (``dict(globals, **vars)``, ``set(globals)``),
+            which for a ``ChainMap`` is a Python loop over its keys (≈ 15 µs a page). Jinja asks that the
+            environment's globals not change once a template is loaded; ours are all set before."""
+            return {**self.globals, **(d or {})}
+
         def getattr(self, obj: Any, attribute: str) -> Any:
-            if type(obj) is dict and attribute not in dict_attributes:
+            if type(obj) in plain and attribute not in dict_attributes:
                 try:
                     return obj[attribute]
                 except KeyError:
@@ -454,8 +473,10 @@ def environment(lang: str) -> jinja2.Environment:
     env.globals["lang"] = lang
     env.filters["term"] = lambda value: term(lang, value)
     # pass_context: Jinja must not fold ``"世" | both`` when it compiles a template — that would run inside the
-    # reply being rendered at the time (marking 世 as given there) and bake one reply's 한글(漢字)-once into all
-    env.filters["both"] = jinja2.pass_context(lambda _context, value: both(lang, value))
+    # reply being rendered at the time (marking 世 as given there) and bake one reply's 한글(漢字)-once into all.
+    # A list gives the list of each item's ``both``, in order (``tags | both | join(" ")``: one filter call
+    # where ``map("both")`` is a generator and a filter look-up per item)
+    env.filters["both"] = jinja2.pass_context(lambda _context, value: both_each(lang, value))
     env.filters["particle"] = _particle
     env.filters["cite"] = lambda value: cite(lang, value)
     env.filters["passage"] = lambda value: passage(lang, value)
@@ -465,6 +486,10 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["line"] = lambda value: line_name(lang, value)
     env.globals["msgid"] = msgid
     env.globals["discord_words"] = DISCORD_WORDS
+    # the macros of a template of plain macros, as ``{% import name as m %}`` gives them: the module Jinja
+    # renders once with the environment's globals and keeps, without the import's check of the page's globals
+    # against the module's on every render (≈ 20 µs a page, issue #18); a channel's overlay has its own
+    env.globals["macros"] = lambda name: env.get_template(name).module
     return env
 
 

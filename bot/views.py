@@ -13,7 +13,7 @@ import html
 import marshal
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ from markupsafe import Markup
 from bot.bounded import BoundedCache
 from bot.commands.base import Reply
 from bot.i18n import environment, gettext, given_terms, mark_given, one_reply, terms_given, typeset
+from bot.jsonio import FROZEN, text_of
 from bot.sanitize import clean
 from engine.core.cycle import Branch
 
@@ -149,15 +150,17 @@ def channel_environment(lang: str, channel: str) -> jinja2.Environment:
     env.filters = dict(env.filters)
     env.filters.update(_FORMAT[channel])
     # Views that embed a 大六壬 reading outside a ``cast`` reply (the daily reading) look texts up here.
+    # ``macros(name)`` (``bot.i18n.environment``) of this environment: the macros escaped for the channel
     env.globals = {
         **env.globals,
         "reading_gloss": _reading_glossary,
         "rendered_reading": lambda readings: rendered_reading(lang, channel, readings),
+        "macros": lambda name: env.get_template(name).module,
     }
     return env
 
 
-def content_key(value: Any) -> bytes | None:
+def content_key(value: Any) -> Hashable | None:
     """A key of a render cache for ``value`` (a reply's context or a part of it, as read back from its JSON):
     equal keys are equal values, of the same types. None: ``value`` holds something ``marshal`` does not
     write (not a JSON value), so it is rendered without a cache.
@@ -167,7 +170,25 @@ def content_key(value: Any) -> bytes | None:
     to the value they were written from, so two values with one key are equal. It is not canonical: the same
     value with its keys in another order (or with objects shared another way) gets another key — a miss,
     never a wrong hit; a reply's context comes from one command's code and its JSON, so key order repeats.
+
+    A read-only value a command's cache keeps (``bot.jsonio.freeze``: the 大六壬 reading, the 神煞 stars) is
+    not written again: it is keyed by its JSON text, which it keeps (``bot.jsonio.text_of``: equal texts are
+    equal values — a frozen value holds JSON values only — and a str keeps its hash, so a look-up does not
+    read the 28 kB again), and it cannot change. A frozen ``value`` gets ``("json", its text)``; a dict with
+    frozen members ``("json", marshal of the dict with None in their places, their (name, text) pairs)``; never
+    a plain value's key (bytes), so a frozen value and its plain equal are rendered apart, never wrongly.
     """
+    kind = type(value)
+    if kind in FROZEN:
+        return ("json", text_of(value))
+    if kind is dict:
+        texts = tuple((k, text_of(v)) for k, v in value.items() if type(v) in FROZEN)
+        if texts:
+            bare = {k: None if type(v) in FROZEN else v for k, v in value.items()}
+            try:
+                return ("json", marshal.dumps(bare), texts)
+            except ValueError:
+                return None
     try:
         return marshal.dumps(value)
     except ValueError:  # e.g. a str subclass (Markup) or an object of a class of its own
@@ -193,7 +214,7 @@ class _ReadingEntry:
 
 
 reading_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
-_READINGS: BoundedCache[tuple[str, str, bytes], _ReadingEntry] = BoundedCache(
+_READINGS: BoundedCache[tuple[str, str, Hashable], _ReadingEntry] = BoundedCache(
     lambda: READING_CACHE_SIZE, reading_cache_stats
 )
 
@@ -358,6 +379,10 @@ VIEW_EXTRAS: dict[str, Callable[[str, Mapping[str, Any]], Mapping[str, Any]]] = 
     "liuyao": _liuyao_stars,
 }
 
+# Pages that read none of their view's extras (StrictUndefined: a page that did would fail, never render wrong):
+# the 神煞 of the moving lines are the 六爻 stars page's (and the whole view's), not every /liuyao reply's.
+NO_EXTRAS = frozenset({"liuyao_brief", "liuyao_verdict"})
+
 # The pages of a stored cast (issue #13): the first is the reply, the others one tap away. A page is the
 # template ``<view>_<page>`` (``full``: the view's own template) rendered from the stored history row.
 PAGES: Mapping[str, tuple[str, ...]] = {
@@ -434,8 +459,8 @@ SPLIT_PAGES: Mapping[str, tuple[str, str, frozenset[str]]] = {
 BODY_CACHE_SIZE = 512
 body_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
 # key → (the body's text after ``_lines``, the terms it gave as 한글(漢字))
-_BODIES: BoundedCache[tuple[str, str, str, frozenset[str], bytes], tuple[str, frozenset[str]]] = BoundedCache(
-    lambda: BODY_CACHE_SIZE, body_cache_stats
+_BODIES: BoundedCache[tuple[str, str, str, frozenset[str], Hashable], tuple[str, frozenset[str]]] = (
+    BoundedCache(lambda: BODY_CACHE_SIZE, body_cache_stats)
 )
 
 
@@ -477,7 +502,7 @@ def render(reply: Reply, channel: str, page: str | None = None) -> str:
             text = _render_split(reply, channel, page, view)
         else:
             template = _view_template(reply.lang, channel, view)
-            extra = VIEW_EXTRAS.get(reply.view)
+            extra = VIEW_EXTRAS.get(reply.view) if view not in NO_EXTRAS else None
             context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
             text = _lines(reply.lang, template.render(**context, view=reply.view, channel=channel, page=page))
     return _BLANKS.sub("\n\n", text).strip("\n")

@@ -128,20 +128,21 @@ class Record:
     options: Mapping[str, Any]
     view: str
     context: Mapping[str, Any]
-    # the JSON text (``jsonio.dumps``) of members of ``context`` already written, by key: a cache's, kept
-    # beside its value (``reading_and_verdict``, ``stars_of``); stored as it is
-    written: Mapping[str, str] = field(default_factory=dict)
+    # members of ``context`` already written and read back, by key: a cache's (``jsonio.Kept``, kept beside
+    # the cached value: ``chart_view_written``, ``stars_of``); stored as their text, answered as their value
+    written: Mapping[str, jsonio.Kept] = field(default_factory=dict)
 
 
 async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> Reply:
     """Store a cast in the user's history and answer with the view; ``/show N`` answers the same: the reply is
-    made of exactly what is stored — its context, inputs and options are ``jsonio.loads`` of the stored texts.
-    A context's members named in ``rec.written`` (the commands' cached 大六壬 reading and 神煞 stars) are
-    stored as their kept text (``jsonio.dumps_with``), not written again. Reading the texts back also gives
-    the reply values of its own: a command's cache is never handed out to be changed."""
-    context_text = jsonio.dumps_with(rec.context, rec.written)
+    made of exactly what is stored — its context, inputs and options equal ``jsonio.loads`` of the stored
+    texts. A context's members named in ``rec.written`` (the commands' cached 大六壬 view and 神煞 stars)
+    are stored as their kept text and answered as their kept value, read from that text once and read-only
+    (``jsonio.dumps_loads_with``); the rest is read back from the text written now. So a reply's values are
+    its own or read-only: a command's cache is never handed out to be changed."""
+    context_text, context = jsonio.dumps_loads_with(rec.context, rec.written)
     inputs_text, options_text = jsonio.dumps(dict(rec.inputs)), jsonio.dumps(dict(rec.options))
-    context, inputs, options = (jsonio.loads(text) for text in (context_text, inputs_text, options_text))
+    inputs, options = jsonio.loads(inputs_text), jsonio.loads(options_text)
     created = (await ctx.clock.now()).isoformat(timespec="seconds")
     seq = await ctx.storage.add_history(
         incoming.user_key,

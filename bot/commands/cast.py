@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -92,12 +92,26 @@ def parse_cast_args(args: tuple[str, ...]) -> tuple[str, Any]:
 
 
 def chart_view(chart: Chart, category: str | None = None) -> ChartView:
-    """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able)."""
-    return chart_view_written(chart, category)[0]
+    """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able), every part of
+    it the caller's own (read again from the cache's kept texts)."""
+    written = chart_view_written(chart, category)[1]
+    return {name: jsonio.loads(kept.text) for name, kept in written.items()}  # type: ignore[return-value]
 
 
-def chart_view_written(chart: Chart, category: str | None = None) -> tuple[ChartView, Mapping[str, str]]:
-    """:func:`chart_view`, and the JSON texts of its cached members (``readings``, ``verdict``): ``Record.written``."""
+def chart_view_written(
+    chart: Chart, category: str | None = None
+) -> tuple[ChartView, Mapping[str, jsonio.Kept]]:
+    """:func:`chart_view` as the cache keeps it (see ``_entry``): every member read-only, and every member as
+    ``jsonio.Kept`` (its text and value): ``Record.written``."""
+    entry = _entry(chart, category)
+    return entry.view, entry.written
+
+
+def fresh_chart_view(
+    chart: Chart, category: str | None, readings: list[dict[str, Any]], verdict: dict[str, Any]
+) -> ChartView:
+    """The view model of ``chart`` with its reading and verdict (as JSON), built afresh: what the cache keeps
+    (and what a test compares it with). It reads nothing of the chart's instant (``moment``)."""
 
     def gen(branch: Branch) -> str:
         return chart.general_on(branch).char
@@ -127,13 +141,11 @@ def chart_view_written(chart: Chart, category: str | None = None) -> tuple[Chart
         }
         for t in chart.transmissions
     ]
-    cached = _reading_entry(chart, category)
-    readings, verdict = cached.readings, cached.verdict
     patterns: list[str] = []
     for name in chart.ke_ti():
         if name not in patterns and name != chart.method.char:
             patterns.append(name)
-    view: ChartView = {
+    return {
         "day": chart.day.chars,
         "ju": chart.ju,
         "month_general": chart.month_general.char,
@@ -157,7 +169,6 @@ def chart_view_written(chart: Chart, category: str | None = None) -> tuple[Chart
         # what was not given and had to be assumed (issue 20): {"month_general": …, "hour": …} or None
         "assumed": {name: getattr(chart, name).char for name in chart.assumed} or None,
     }
-    return view, cached.written
 
 
 def split_category(args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
@@ -177,42 +188,70 @@ def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, A
     return reading_and_verdict(chart, category)[0]
 
 
-# The reading and the verdict of a 課 (≈ 2.4 ms of CPU, most of a /cast) are the same for every cast of it:
-# cached by the chart *without its instant* and the 月建 and 太歲 branches, which ``read`` is then given
-# explicitly — so nothing else of the instant can reach them. Bounded (least recently used dropped). Their
-# JSON texts are kept beside them (28 of a /cast context's 30 kB): ``record_and_reply`` stores them as they are.
+# The view model of a 課 — its reading and verdict above all (≈ 2.4 ms of CPU, most of a /cast) — is the same
+# for every cast of it: cached by the chart *without its instant* and the 月建 and 太歲 branches, which ``read``
+# is then given explicitly — so nothing else of the instant can reach them (the rest of the view reads no
+# instant). Bounded (least recently used dropped). Each member's JSON text is kept beside it (the reading and
+# verdict are 19 of a /cast context's 21 kB), with the value read back from that text, read-only
+# (``jsonio.kept``): ``record_and_reply`` stores the texts and answers with the values as they are.
 READING_CACHE_SIZE = 2048
 
 
-class _Reading(NamedTuple):
-    readings: list[dict[str, Any]]
-    verdict: dict[str, Any]
-    written: Mapping[str, str]  # {"readings": dumps(readings), "verdict": dumps(verdict)}
+class _Entry(NamedTuple):
+    view: ChartView  # every member read-only (jsonio.FrozenList / FrozenDict): written[name].value
+    written: Mapping[str, jsonio.Kept]  # by member of ``view``
+
+    @property
+    def readings(self) -> list[dict[str, Any]]:
+        return self.view["readings"]
+
+    @property
+    def verdict(self) -> dict[str, Any]:
+        return self.view["verdict"]
 
 
-_READINGS: BoundedCache[tuple[Any, ...], _Reading] = BoundedCache(lambda: READING_CACHE_SIZE)
+_READINGS: BoundedCache[tuple[Any, ...], _Entry] = BoundedCache(lambda: READING_CACHE_SIZE)
 
 
-def _reading_entry(chart: Chart, category: str | None) -> _Reading:
+# The chart's fields but its instant, in order: equal tuples are equal charts without their instants (what a
+# frozen dataclass compares), without making that chart (``replace``) for a look-up.
+_CHART_FIELDS = tuple(f.name for f in fields(Chart) if f.name != "moment")
+
+
+class _Key(tuple[Any, ...]):
+    """A tuple hashed once: a look-up hashes its key twice (find, then move to the end), a chart ≈ 6 µs."""
+
+    def __hash__(self) -> int:
+        found: int | None = self.__dict__.get("hash")
+        if found is None:
+            found = self.__dict__["hash"] = tuple.__hash__(self)
+        return found
+
+
+def _entry(chart: Chart, category: str | None) -> _Entry:
     moment = chart.moment
-    bare = replace(chart, moment=None) if moment is not None else chart
     month = moment.month.branch if moment is not None else None
     year = moment.year.branch if moment is not None else None
-    key = (bare, month, year, category)
+    key = _Key((*(getattr(chart, name) for name in _CHART_FIELDS), month, year, category))
     found = _READINGS.find(key)
     if found is not None:
         return found
+    bare = replace(chart, moment=None) if moment is not None else chart
     readings = [r.to_json() for r in reading.read(bare, category, month=month, year=year)]
     verdict = judge(bare, category).to_json()
-    written = MappingProxyType({"readings": jsonio.dumps(readings), "verdict": jsonio.dumps(verdict)})
-    return _READINGS.keep(key, _Reading(readings, verdict, written))
+    written = {
+        name: jsonio.kept(value)
+        for name, value in fresh_chart_view(bare, category, readings, verdict).items()
+    }
+    view: ChartView = {name: kept.value for name, kept in written.items()}  # type: ignore[assignment]
+    return _READINGS.keep(key, _Entry(view, MappingProxyType(written)))
 
 
 def reading_and_verdict(
     chart: Chart, category: str | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """(``readings_view``, the verdict as JSON) of ``chart``; shared cached values: never mutate them."""
-    cached = _reading_entry(chart, category)
+    """(``readings_view``, the verdict as JSON) of ``chart``: the cache's values, read-only (``jsonio.freeze``)."""
+    cached = _entry(chart, category)
     return cached.readings, cached.verdict
 
 

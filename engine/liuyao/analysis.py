@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from engine.core.cycle import Branch, Element
@@ -118,7 +118,10 @@ class Strength:
         }
 
 
+@lru_cache(maxsize=8192)
 def strength(c: Condition, element: Element, day: Branch, moving: bool, options: Options) -> Strength:
+    """The strength of a branch of ``element`` standing as ``c`` says on ``day`` (a value of its arguments,
+    all frozen: remembered, a chart asks for 6–7)."""
     rel = day_kin(day, element)
     wx = c.vitality in _WANG_XIANG
     clash = c.day_clash
@@ -161,28 +164,42 @@ def transformation(line: Line, earth: Branch) -> tuple[str, ...]:
     ch = line.changed
     if ch is None:
         return ()
+    return _transformation(line.branch, line.element, ch.branch, ch.element, ch.condition, earth)
+
+
+@lru_cache(maxsize=8192)
+def _transformation(
+    branch: Branch,
+    element: Element,
+    ch_branch: Branch,
+    ch_element: Element,
+    ch_condition: Condition,
+    earth: Branch,
+) -> tuple[str, ...]:
+    """:func:`transformation` of a line of ``branch``/``element`` changing to ``ch_branch``/``ch_element``
+    standing as ``ch_condition`` (all it reads of the line: remembered)."""
     out = []
-    adv = advance(line.branch, ch.branch)
+    adv = advance(branch, ch_branch)
     if adv > 0:
         out.append("jin_shen")
     elif adv < 0:
         out.append("tui_shen")
-    if ch.element.generates(line.element):
+    if ch_element.generates(element):
         out.append("hui_tou_sheng")
-    elif ch.element.controls(line.element):
+    elif ch_element.controls(element):
         out.append("hui_tou_ke")
-    stage = stage_of(line.element, ch.branch, earth)
+    stage = stage_of(element, ch_branch, earth)
     if stage == Stage.MU:
         out.append("hua_mu")
     elif stage == Stage.JUE:
         out.append("hua_jue")
-    if ch.condition.empty:
+    if ch_condition.empty:
         out.append("hua_kong")
-    if ch.condition.month_break:
+    if ch_condition.month_break:
         out.append("hua_po")
-    if ch.branch == line.branch:
+    if ch_branch == branch:
         out.append("fu_yin")
-    elif chong(line.branch) == ch.branch:
+    elif chong(branch) == ch_branch:
         out.append("fan_yin")
     return tuple(out)
 

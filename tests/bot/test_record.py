@@ -5,9 +5,10 @@ command's cache is never handed out.
   included, and that text is ``jsonio.dumps`` of the context the command built, character for character (the
   cached members' kept texts, ``Record.written``, spliced in write what a whole ``dumps`` writes); the
   picture is made of the stored inputs and options.
-- The cached 大六壬 reading and verdict and the 神煞 stars are not the reply's: no dict or list of a reply is
-  an object of the caches, so changing a reply (all of it) touches neither the caches, nor the next reply,
-  nor the stored row that ``/show N`` answers from.
+- The cached 大六壬 reading and verdict and the 神煞 stars are not the reply's to change: a dict or list of a
+  reply that is an object of the caches is read-only (``jsonio.freeze``: every change raises ``TypeError``),
+  the others are the reply's own, so changing a reply (all it lets be changed) touches neither the caches,
+  nor the next reply, nor the stored row that ``/show N`` answers from.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ COMMANDS = [
     "/today",
 ]
 CACHED_MEMBERS = {
-    "cast": ("readings", "verdict"),
+    "cast": ("readings", "verdict", "board", "lessons", "transmissions", "trace"),
     "shensha": ("stars", "by_branch", "by_stem", "others"),
 }
 
@@ -88,7 +89,7 @@ def cache_containers() -> dict[int, Any]:
     """id → every dict and list held by the reading cache and the stars cache (kept alive while compared)."""
     held: dict[int, Any] = {}
     for entry in cast_command._READINGS.values():
-        for c in (*containers(entry.readings), *containers(entry.verdict)):
+        for c in (c for member in entry.view.values() for c in containers(member)):
             held[id(c)] = c
     return held
 
@@ -112,10 +113,15 @@ async def test_no_part_of_a_reply_is_a_caches_and_changing_it_touches_nothing_el
     for name in CACHED_MEMBERS.get(first.view, ()):
         assert first.context[name] == jsonio.loads(row["context"])[name]
     own = [c for value in first.context.values() for c in containers(value)]
-    assert not any(id(c) in cached and cached[id(c)] is c for c in own)  # not one object of a cache
+    shared = [c for c in own if id(c) in cached and cached[id(c)] is c]
+    assert all(type(c) in jsonio.FROZEN for c in shared)  # an object of a cache only read-only
     snapshot = {i: jsonio.dumps(c) for i, c in cached.items()}
     for container in own:
-        container.clear()  # the reply's own: allowed, and harmless
+        if type(container) in jsonio.FROZEN:
+            with pytest.raises(TypeError):
+                container.clear()
+        else:
+            container.clear()  # the reply's own: allowed, and harmless
     assert {i: jsonio.dumps(c) for i, c in cached.items()} == snapshot  # the caches are as they were
     again = await dispatch(Incoming("telegram", "2", "2", text, lang_hint="ko"), ctx)
     if first.view in CACHED_MEMBERS:  # the same chart for the next user (the clock stands still)

@@ -12,7 +12,7 @@ from importlib import resources
 
 import pytest
 
-from bot import views
+from bot import jsonio, views
 from bot.commands import Incoming, dispatch
 from bot.commands import cast as cast_command
 from bot.i18n import one_reply, typeset
@@ -114,3 +114,27 @@ def test_the_view_models_reading_and_verdict_equal_the_engines_for_each_instant(
         expected = [r.to_json() for r in reading.read(chart, category)], judge(chart, category).to_json()
         assert cast_command.reading_and_verdict(chart, category) == expected, at
         assert cast_command.reading_and_verdict(chart, category) == expected, at  # the cached value
+
+
+@pytest.mark.parametrize("category", [None, "人物"])
+def test_the_cached_view_model_is_the_one_built_afresh_from_the_chart_with_its_instant(category):
+    """The whole view model is cached with the reading (on the chart without its instant): for charts of many
+    instants, each of them also cast again a few minutes later (the same 課: a hit), the cached view equals
+    the view built afresh from that chart, instant included, read back from its JSON — every member."""
+    start = datetime(2026, 1, 1, 0, 0, tzinfo=UTC)
+    for step in range(0, 24 * 60, 13):
+        for minutes in (0, 7):
+            at = start + timedelta(hours=step, minutes=minutes)
+            chart = chart_at(at, Options(), day_starts=DayStart.parse("23:00"))
+            readings = [r.to_json() for r in reading.read(chart, category)]
+            fresh = cast_command.fresh_chart_view(chart, category, readings, judge(chart, category).to_json())
+            expected = jsonio.loads(jsonio.dumps(fresh))
+            view, written = cast_command.chart_view_written(chart, category)
+            assert view == expected and list(view) == list(expected), at
+            assert {name: kept.text for name, kept in written.items()} == {
+                name: jsonio.dumps(value) for name, value in expected.items()
+            }
+            mine = cast_command.chart_view(chart, category)  # the caller's own, changeable
+            assert mine == expected and not any(type(v) in jsonio.FROZEN for v in mine.values())
+            mine["readings"].clear()
+            assert cast_command.chart_view_written(chart, category)[0]["readings"] == expected["readings"]

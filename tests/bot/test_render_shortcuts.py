@@ -3,7 +3,10 @@
 - ``bot.i18n.format_message`` fills a message as ``string.Formatter`` (``MessageFormatter``) does;
 - ``bot.i18n.typeset`` skips a rule only where it cannot apply: the same text as every rule applied;
 - the environments' ``x.name`` of a dict is what a stock ``jinja2.Environment`` gives;
-- ``bot.views.content_key``: one key, one value (it is read back to the value it was made from).
+- ``bot.views.content_key``: one key, one value (it is read back to the value it was made from; a kept,
+  read-only value is keyed by its own JSON text);
+- ``x | both`` of a list is ``x | map("both") | list``: the same texts, 한글(漢字) given once in the same order;
+- ``macros(name)`` gives the macros ``{% import name as m %}`` gives: the same page.
 """
 
 from __future__ import annotations
@@ -175,3 +178,112 @@ def test_the_content_key_is_one_value():
     keys = {content_key(v) for v in others}
     assert content_key(first) not in keys and len(keys) == len(others)
     assert content_key({"m": Markup("<b>x</b>")}) is None  # not a JSON value: no key
+
+
+def test_a_kept_value_is_keyed_by_its_text():
+    """A frozen value (``jsonio.kept``) is keyed by its JSON text: the same text, the same key, whatever the
+    object; another text, another key; never the key of a plain value, nor of a dict holding plain members
+    where it holds frozen ones."""
+    text = '{"day": "甲子", "stars": [{"id": "tianyi", "value": ["丑", "未"]}], "x": 1.5, "t": true}'
+    plain = jsonio.loads(text)
+    stars, again = jsonio.kept(plain["stars"]).value, jsonio.kept(plain["stars"]).value
+    assert stars is not again and content_key(stars) == content_key(again)
+    assert content_key(stars) != content_key(plain["stars"])  # the plain equal: keyed apart
+    other = jsonio.kept([{"id": "tianyi", "value": ["丑", "午"]}]).value
+    assert content_key(other) != content_key(stars)
+    with_kept = {**plain, "stars": stars}
+    assert content_key(with_kept) == content_key({**plain, "stars": again})
+    keys = {
+        content_key(plain),
+        content_key(with_kept),
+        content_key({**with_kept, "stars": other}),
+        content_key({**with_kept, "x": 1.25}),
+        content_key({**with_kept, "t": 1}),
+        content_key({**with_kept, "day": stars}),  # the same kept value under another name
+        content_key({**with_kept, "stars": None}),  # None where the kept value was
+    }
+    assert len(keys) == 7 and None not in keys
+    assert content_key({**with_kept, "m": Markup("x")}) is None  # not a JSON value: no key
+    nested = jsonio.kept({"a": [1, 2], "b": {"c": "子"}}).value
+    assert content_key(nested["a"]) == content_key(jsonio.kept([1, 2]).value)  # a part: its own text
+    assert content_key(nested["b"]) != content_key(nested["a"])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_both_of_a_list_is_both_of_each_item(lang):
+    env = environment(lang)
+    values = ["甲子", "旺", "甲子", "月破", "not a term", "死(旺相)"]
+    with i18n.one_reply():
+        listed = env.from_string('{{ v | both | join(" ") }} / {{ v | both | join(" ") }}').render(v=values)
+    with i18n.one_reply():
+        mapped = env.from_string(
+            '{{ v | map("both") | join(" ") }} / {{ v | map("both") | join(" ") }}'
+        ).render(v=values)
+    assert listed == mapped
+    assert env.from_string("{{ t | both }}").render(t=tuple(values)) == str(
+        [i18n.both(lang, v) for v in values]
+    )
+
+
+MACRO_PAGES = sorted(
+    str(p.relative_to(ROOT / "templates"))
+    for p in (ROOT / "templates").rglob("*.j2")
+    if "macros(" in p.read_text()
+)
+
+
+def imported(source: str) -> str:
+    """A template's source with ``{% set m = macros(name) %}`` written as the import it stands for."""
+    import re
+
+    return re.sub(r'\{% set (\w+) = macros\("([^"]+)"\) %\}', r'{% import "\2" as \1 %}', source)
+
+
+async def test_macros_give_the_page_the_import_gives(ctx):
+    """Every template that takes its macros with ``macros(name)`` renders, for real replies in each language
+    and channel (and the CLI's environment), what it renders with ``{% import name as m %}`` instead."""
+    from bot.cli import shensha as cli_shensha
+    from bot.commands import Incoming, dispatch
+    from bot.views import VIEW_EXTRAS, channel_environment
+    from engine.core.cycle import Branch, GanZhi
+    from engine.shensha import evaluate
+
+    assert {"console/liuyao_brief.txt.j2", "console/liuyao_stars.txt.j2", "shensha/stars.txt.j2"} <= set(
+        MACRO_PAGES
+    )
+    replies = {}
+    for text in ("/liuyao 789678", "/liuyao 987696 官鬼", "/shensha 甲子 寅 午時"):
+        for hint in ("ko", "zh-hant"):
+            reply = await dispatch(Incoming("telegram", "1", "1", text, lang_hint=hint), ctx)
+            replies.setdefault(reply.view, []).append(reply)
+    for page in MACRO_PAGES:
+        view = "liuyao" if "liuyao" in page else "shensha"
+        for reply in replies[view]:
+            envs = [channel_environment(reply.lang, c) for c in ("telegram", "discord", "console")]
+            if page.startswith("shensha/"):  # a page of the CLI too
+                envs.append(environment(reply.lang))
+            for env in envs:
+                source = env.loader.get_source(env, page)[0]
+                context = {**reply.context, **VIEW_EXTRAS[view](reply.lang, reply.context)}
+                context.update(view=view, channel="console", page=None, nature="吉")
+                if page.startswith("shensha/"):  # the CLI's page of the stars: the CLI's context
+                    context = cli_shensha.view(evaluate(GanZhi.parse("甲子"), month=Branch.YIN), reply.lang)
+                with i18n.one_reply():
+                    ours = env.from_string(source).render(**context)
+                with i18n.one_reply():
+                    theirs = env.from_string(imported(source)).render(**context)
+                assert ours == theirs and ours.strip(), (page, reply.lang)
+
+
+def test_a_templates_globals_are_what_jinjas_chainmap_gives():
+    """The environments keep a template's globals in a plain dict: the same names and values as Jinja's
+    ``ChainMap(template's own, environment's)``, the template's own first."""
+    from collections import ChainMap
+
+    env = environment("ko")
+    own = {"x": 1, "lang": "over"}
+    template = env.from_string("{{ lang }} {{ x }} {{ _('bot.cast.title') }}", globals=dict(own))
+    assert type(template.globals) is dict and template.globals == dict(ChainMap(own, env.globals))
+    assert template.render() == f"over 1 {i18n.gettext('ko', 'bot.cast.title')}"
+    plain = env.from_string("{{ lang }}")
+    assert plain.globals == dict(env.globals) and plain.render() == "ko"

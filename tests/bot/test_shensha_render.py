@@ -78,7 +78,7 @@ async def test_shensha_pages_are_what_the_old_templates_gave(ctx, text, lang):
 
 async def test_the_cached_stars_are_the_engine_s_and_never_handed_out(ctx):
     """``stars_of`` (cached per day, month, year, hour) equals the engine's stars converted afresh, and a
-    reply gets its own copy: changing a reply's context cannot change the next reply."""
+    reply gets them read-only: trying to change a reply's stars fails and cannot change the next reply."""
     from bot.commands import shensha as shensha_command
     from engine.core.cycle import Branch, GanZhi
     from engine.shensha import evaluate
@@ -94,11 +94,18 @@ async def test_the_cached_stars_are_the_engine_s_and_never_handed_out(ctx):
     fresh = shensha_command.stars_view(evaluate(day, month=month, year=year, hour=hour))
     assert cached == fresh and groups == shensha_command.grouped_view(fresh)
     # the kept texts are the values' own JSON (what record_and_reply stores for them)
-    assert dict(written) == {"stars": jsonio.dumps(fresh), **{k: jsonio.dumps(v) for k, v in groups.items()}}
+    texts = {"stars": jsonio.dumps(fresh), **{k: jsonio.dumps(v) for k, v in groups.items()}}
+    assert {k: kept.text for k, kept in written.items()} == texts
+    # and the kept values are what those texts read back to: the cache's own values
+    assert {k: kept.value for k, kept in written.items()} == {k: jsonio.loads(t) for k, t in texts.items()}
+    assert written["stars"].value is cached and all(written[k].value is v for k, v in groups.items())
     first = await dispatch(
         Incoming("telegram", "1", "1", "/shensha 甲子 寅 午時 甲辰年", lang_hint="ko"), ctx
     )
-    first.context["stars"].clear()
+    with pytest.raises(TypeError):
+        first.context["stars"].clear()
+    with pytest.raises(TypeError):
+        first.context["stars"][0]["name"] = "changed"
     second = await dispatch(
         Incoming("telegram", "1", "1", "/shensha 甲子 寅 午時 甲辰年", lang_hint="ko"), ctx
     )
