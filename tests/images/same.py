@@ -11,6 +11,8 @@ compares size, palette and every pixel — and a stream that does not decode fai
 from __future__ import annotations
 
 import io
+import struct
+import zlib
 
 from PIL import Image, ImageDraw
 
@@ -23,6 +25,17 @@ def decoded(data: bytes) -> Image.Image:
     assert image.format == "PNG", image.format
     image.load()  # the whole stream: a truncated or corrupt IDAT fails here
     return image
+
+
+def scanlines(png: bytes) -> bytes:
+    """The IDAT's inflated rows (filter byte, then the indices), read with zlib itself rather than Pillow."""
+    pos, idat = 8, b""
+    while pos < len(png):
+        (length,) = struct.unpack(">I", png[pos : pos + 4])
+        if png[pos + 4 : pos + 8] == b"IDAT":
+            idat += png[pos + 8 : pos + 8 + length]
+        pos += 12 + length
+    return zlib.decompress(idat)
 
 
 def assert_same_picture(actual: bytes, expected: bytes) -> None:

@@ -5,9 +5,7 @@ of the picture before, and threads drawing at once each get their own pictures."
 
 from __future__ import annotations
 
-import struct
 import threading
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -16,7 +14,7 @@ from bot.images import draw, liuyao
 from bot.images.scene import Anchor, Box, Circle, Scene, Segment, Text, Wedge
 from engine.core.cycle import Branch, GanZhi
 from engine.liuyao import build_chart, cast_manual
-from tests.images.same import decoded, rgb_then_quantized
+from tests.images.same import decoded, rgb_then_quantized, scanlines
 
 # Items across all four edges: text cut by each edge (over a uniform and a mixed background), boxes and
 # lines running past the picture, a circle and a wedge over a corner.
@@ -42,20 +40,9 @@ EDGES = Scene(
 )
 
 
-def _scanlines(png: bytes) -> bytes:
-    """The IDAT's inflated rows (filter byte, then the indices), read with zlib itself."""
-    pos, idat = 8, b""
-    while pos < len(png):
-        (length,) = struct.unpack(">I", png[pos : pos + 4])
-        if png[pos + 4 : pos + 8] == b"IDAT":
-            idat += png[pos + 8 : pos + 8 + length]
-        pos += 12 + length
-    return zlib.decompress(idat)
-
-
 def test_items_across_the_edges_are_clipped_in_the_scanlines() -> None:
     png = draw.to_png(EDGES)
-    raw = _scanlines(png)
+    raw = scanlines(png)
     assert len(raw) == EDGES.height * (EDGES.width + 1)
     assert set(raw[:: EDGES.width + 1]) == {0}  # every row's filter byte untouched by the drawing
     image = decoded(png)

@@ -15,6 +15,7 @@ from PIL import Image, ImageChops
 
 from bot.images import render_liuren, render_liuyao, render_qizheng
 from tests.images.cases import liuren_case, liuyao_case, qizheng_case
+from tests.images.same import scanlines
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
@@ -111,15 +112,7 @@ def test_png_is_valid_and_decodes_to_the_drawn_pixels(name):
     assert decoded.tobytes() == image.tobytes()
     assert decoded.getpalette() == image.getpalette()
     # every row carries filter 0 (none), read with zlib itself rather than Pillow
-    import zlib
-
-    pos, idat = 8, b""
-    while pos < len(png):
-        (length,) = struct.unpack(">I", png[pos : pos + 4])
-        if png[pos + 4 : pos + 8] == b"IDAT":
-            idat += png[pos + 8 : pos + 8 + length]
-        pos += 12 + length
-    raw = zlib.decompress(idat)
+    raw = scanlines(png)
     width, height = image.size
     assert len(raw) == height * (width + 1)
     assert set(raw[:: width + 1]) == {0}
