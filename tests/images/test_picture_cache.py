@@ -24,11 +24,11 @@ def cast_source(at: str) -> dict[str, object]:
 
 
 def test_casts_of_one_hour_draw_one_picture() -> None:
-    pictures.png_of.cache_clear()
+    pictures.liuren_png.cache_clear()
     first = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "ko")  # 巳時
     second = pictures.render(cast_source("2024-03-05T10:47:31+09:00"), "ko")  # the same 巳時: the same 課
     assert first is not None and first is second  # the cached bytes, not a second drawing
-    info = pictures.png_of.cache_info()
+    info = pictures.liuren_png.cache_info()
     assert (info.misses, info.hits) == (1, 1)
     # what the picture would be without the cache, drawn from the engine's chart directly
     chart = chart_at(datetime.fromisoformat("2024-03-05T10:47:31+09:00"))
@@ -36,13 +36,41 @@ def test_casts_of_one_hour_draw_one_picture() -> None:
 
 
 def test_another_hour_or_language_is_another_picture() -> None:
-    pictures.png_of.cache_clear()
+    pictures.liuren_png.cache_clear()
     ko = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "ko")
     lzh = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "lzh")
     later = pictures.render(cast_source("2024-03-05T13:05:00+09:00"), "ko")  # 未時: another 課
     assert ko is not None and lzh is not None and later is not None
     assert len({ko, lzh, later}) == 3
-    assert pictures.png_of.cache_info().misses == 3
+    assert pictures.liuren_png.cache_info().misses == 3
+
+
+def test_liuren_picture_key_is_what_the_scene_is_a_function_of() -> None:
+    """The PNG of a 大六壬 cast is kept by the chart's key, not its scene (``pictures._LiurenPicture``): over
+    instants every 37 minutes for four days and around a month boundary (the header's month pillar), under
+    two option sets (晝夜 by the hour, by the sun at 37.5°N 127°E), with and without the instant, charts of one key lay out equal scenes (the key may be finer than
+    the scene: two option sets can draw alike)."""
+    from datetime import timedelta
+
+    from engine.core.cycle import Branch, GanZhi
+    from engine.liuren import DayNight, Options, build_chart, chart_for_ju
+
+    starts = [datetime.fromisoformat(s) for s in ("2024-03-03T00:10:00+09:00", "2024-04-03T00:10:00+09:00")]
+    charts = [
+        chart_at(start + timedelta(minutes=37 * i), opts, solar_longitude=lon, latitude=37.5)
+        for start in starts
+        for opts, lon in ((Options(), None), (Options(daynight=DayNight.SUN), 127.0))
+        for i in range(4 * 24 * 60 // 37)
+    ]
+    charts += [chart_for_ju(GanZhi.of(7 * i), i % 12 + 1) for i in range(60)]
+    charts += [build_chart(GanZhi.of(i), Branch(i % 12), Branch(5 * i % 12)) for i in range(60)]
+    scenes: dict[tuple[object, ...], object] = {}
+    for lang in ("ko", "lzh"):
+        for chart in charts:
+            key = pictures._LiurenPicture(chart, lang).key
+            scene = liuren.layout(chart, lang).scene
+            assert scenes.setdefault(key, scene) == scene, key
+    assert len(scenes) < len(charts)  # casts of one 時辰 did share keys
 
 
 def _texts_over_texts(scene: Scene) -> np.ndarray:
