@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +63,7 @@ def render(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
     kind, inputs, options = src.get("kind"), src.get("inputs") or {}, src.get("options") or {}
     try:
         if kind == "cast":
-            return liuren_png(_LiurenPicture(_liuren(inputs, options), lang))
+            return liuren_png(_liuren(inputs, options), lang)
         if kind == "liuyao":
             return png_of(_liuyao(inputs, options, lang))
         if kind == "qizheng":
@@ -88,32 +89,81 @@ def png_of(scene: Scene) -> bytes:
     return to_png(scene)
 
 
-@dataclass(frozen=True, slots=True)
-class _LiurenPicture:
-    """A 大六壬 chart to draw in a language, equal to another (and hashed) by what its picture is a function
-    of: ``build_chart``'s arguments (day, 月將, 占時, options, 晝夜 as decided) and the year and month pillars
-    of the header (``bot.images.liuren.pillars``) — not the instant, so every ``/cast now`` of one 時辰 finds
-    its PNG without laying out its scene again (layout, hashing and comparing the scene were ≈ 0.12 ms,
-    issue 18; ``tests/images/test_picture_cache.py`` checks that equal keys give equal scenes)."""
-
-    key: tuple[object, ...]
-    chart: Chart = field(compare=False, hash=False)
-
-    def __init__(self, chart: Chart, lang: str) -> None:
-        m = chart.moment
-        pillars = (m.year, m.month) if m is not None else None
-        key = (lang, chart.day, chart.month_general, chart.hour, chart.options, chart.daytime, pillars)
-        object.__setattr__(self, "key", key)
-        object.__setattr__(self, "chart", chart)
+def liuren_key(chart: Chart, lang: str) -> tuple[object, ...]:
+    """What the 大六壬 picture of a chart in a language is a function of: ``build_chart``'s arguments (day, 月將,
+    占時, options, 晝夜 as decided) and the year and month pillars of the header (``bot.images.liuren.pillars``)
+    — not the instant, so every ``/cast now`` of one 時辰 finds its PNG without laying out its scene again
+    (the layout, hashing and comparing the scene were ≈ 0.12 ms, issue 18; ``tests/images/
+    test_picture_cache.py`` checks that equal keys lay out equal scenes)."""
+    m = chart.moment
+    pillars = (m.year, m.month) if m is not None else None
+    return (lang, chart.day, chart.month_general, chart.hour, chart.options, chart.daytime, pillars)
 
 
-@functools.lru_cache(maxsize=PICTURES_KEPT)
-def liuren_png(picture: _LiurenPicture) -> bytes:
-    """The PNG of a 大六壬 chart in a language (cached by its key, see :class:`_LiurenPicture`)."""
+class KeptPictures:
+    """The PNGs of the last ``size`` pictures by key, least recently used dropped first; a lock, as the event
+    loop reads it (:func:`kept`) while the drawing thread fills it."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.hits, self.misses = size, 0, 0
+        self._lock = threading.Lock()
+        self._pngs: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
+
+    def get(self, key: tuple[object, ...]) -> bytes | None:
+        with self._lock:
+            png = self._pngs.get(key)
+            if png is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+                self._pngs.move_to_end(key)
+            return png
+
+    def peek(self, key: tuple[object, ...]) -> bytes | None:
+        """The PNG of ``key`` if kept (not counted, not moved: the drawing thread's :meth:`get` does that)."""
+        with self._lock:
+            return self._pngs.get(key)
+
+    def put(self, key: tuple[object, ...], png: bytes) -> None:
+        with self._lock:
+            self._pngs[key] = png
+            self._pngs.move_to_end(key)
+            while len(self._pngs) > self.size:
+                self._pngs.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pngs.clear()
+            self.hits = self.misses = 0
+
+
+LIUREN_PICTURES = KeptPictures(PICTURES_KEPT)  # ≈ 60 KiB each: ≤ 8 MB
+
+
+def liuren_png(chart: Chart, lang: str) -> bytes:
+    """The PNG of a 大六壬 chart in a language (kept by :func:`liuren_key`)."""
     from bot.images import liuren as liuren_picture
     from bot.images.draw import to_png
 
-    return to_png(liuren_picture.layout(picture.chart, str(picture.key[0])).scene)
+    key = liuren_key(chart, lang)
+    png = LIUREN_PICTURES.get(key)
+    if png is None:
+        png = to_png(liuren_picture.layout(chart, lang).scene)
+        LIUREN_PICTURES.put(key, png)
+    return png
+
+
+def kept(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
+    """The PNG of a picture source if it is kept already, found without drawing (None: draw it): a ``/cast``'s
+    chart is cast again (≈ 15 µs) for its key; the other kinds are always drawn (a 六爻 cast is new, a 七政
+    chart is ≈ 2 ms to cast)."""
+    if not src or src.get("kind") != "cast":
+        return None
+    try:
+        chart = _liuren(src.get("inputs") or {}, src.get("options") or {})
+    except (EngineInputError, KeyError, TypeError, ValueError):
+        return None  # :func:`render` says why, on the drawing thread
+    return LIUREN_PICTURES.peek(liuren_key(chart, lang))
 
 
 _drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
@@ -121,9 +171,14 @@ _drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
 
 async def render_async(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
     """:func:`render` off the event loop, one picture at a time (1–5 ms of CPU each, ``bench/images.py``): a
-    burst of casts neither holds up other chats' updates nor takes more than one core."""
+    burst of casts neither holds up other chats' updates nor takes more than one core. A picture kept already
+    (:func:`kept`: a ``/cast now`` of a 時辰 drawn before) is answered on the loop: the hop to the drawing thread
+    and back (two thread wake-ups, the loop's wake-up pipe) cost more than finding it (issue 18)."""
     if not src:
         return None
+    png = kept(src, lang)
+    if png is not None:
+        return png
     return await asyncio.get_running_loop().run_in_executor(_drawer, render, src, lang)
 
 

@@ -24,29 +24,28 @@ def cast_source(at: str) -> dict[str, object]:
 
 
 def test_casts_of_one_hour_draw_one_picture() -> None:
-    pictures.liuren_png.cache_clear()
+    pictures.LIUREN_PICTURES.clear()
     first = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "ko")  # 巳時
     second = pictures.render(cast_source("2024-03-05T10:47:31+09:00"), "ko")  # the same 巳時: the same 課
     assert first is not None and first is second  # the cached bytes, not a second drawing
-    info = pictures.liuren_png.cache_info()
-    assert (info.misses, info.hits) == (1, 1)
+    assert (pictures.LIUREN_PICTURES.misses, pictures.LIUREN_PICTURES.hits) == (1, 1)
     # what the picture would be without the cache, drawn from the engine's chart directly
     chart = chart_at(datetime.fromisoformat("2024-03-05T10:47:31+09:00"))
     assert_same_picture(first, render_liuren(chart, "ko"))
 
 
 def test_another_hour_or_language_is_another_picture() -> None:
-    pictures.liuren_png.cache_clear()
+    pictures.LIUREN_PICTURES.clear()
     ko = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "ko")
     lzh = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "lzh")
     later = pictures.render(cast_source("2024-03-05T13:05:00+09:00"), "ko")  # 未時: another 課
     assert ko is not None and lzh is not None and later is not None
     assert len({ko, lzh, later}) == 3
-    assert pictures.liuren_png.cache_info().misses == 3
+    assert pictures.LIUREN_PICTURES.misses == 3
 
 
 def test_liuren_picture_key_is_what_the_scene_is_a_function_of() -> None:
-    """The PNG of a 大六壬 cast is kept by the chart's key, not its scene (``pictures._LiurenPicture``): over
+    """The PNG of a 大六壬 cast is kept by the chart's key, not its scene (``pictures.liuren_key``): over
     instants every 37 minutes for four days and around a month boundary (the header's month pillar), under
     two option sets (晝夜 by the hour, by the sun at 37.5°N 127°E), with and without the instant, charts of one key lay out equal scenes (the key may be finer than
     the scene: two option sets can draw alike)."""
@@ -67,7 +66,7 @@ def test_liuren_picture_key_is_what_the_scene_is_a_function_of() -> None:
     scenes: dict[tuple[object, ...], object] = {}
     for lang in ("ko", "lzh"):
         for chart in charts:
-            key = pictures._LiurenPicture(chart, lang).key
+            key = pictures.liuren_key(chart, lang)
             scene = liuren.layout(chart, lang).scene
             assert scenes.setdefault(key, scene) == scene, key
     assert len(scenes) < len(charts)  # casts of one 時辰 did share keys
@@ -213,3 +212,45 @@ def test_shapes_are_pillows_shapes() -> None:
     for background in ("paper", "panel"):
         scene = Scene(720, 440, boxes[4:] + others[5:], background, boxes[:4] + others[:5])
         assert draw.render(scene).tobytes() == rgb_then_quantized(scene).tobytes()
+
+
+def test_kept_pictures_drop_the_least_recently_used() -> None:
+    kept = pictures.KeptPictures(2)
+    kept.put(("a",), b"A")
+    kept.put(("b",), b"B")
+    assert kept.get(("a",)) == b"A"  # "a" used last: "b" goes first
+    kept.put(("c",), b"C")
+    assert kept.peek(("b",)) is None and kept.peek(("a",)) == b"A" and kept.peek(("c",)) == b"C"
+    assert (kept.hits, kept.misses) == (1, 0)
+
+
+def test_a_kept_cast_picture_is_answered_without_the_drawing_thread() -> None:
+    """``render_async`` of a ``/cast`` drawn before returns its PNG on the loop (``pictures.kept``): it
+    answers while the one drawing thread is held busy; a new one waits for the thread."""
+    import asyncio
+    import threading
+
+    pictures.LIUREN_PICTURES.clear()
+    drawn = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "ko")
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> bytes:
+        held.set()
+        release.wait()
+        return b""
+
+    async def run() -> None:
+        busy = asyncio.ensure_future(pictures.run_drawing(hold))
+        await asyncio.get_running_loop().run_in_executor(None, held.wait)
+        same_hour = await pictures.render_async(cast_source("2024-03-05T10:47:31+09:00"), "ko")
+        assert same_hour is drawn
+        later = asyncio.ensure_future(pictures.render_async(cast_source("2024-03-05T13:05:00+09:00"), "ko"))
+        await asyncio.sleep(0)
+        assert not later.done()  # another 時辰: drawn on the thread, which is still held
+        release.set()
+        await busy
+        assert (await later) not in (None, drawn)
+
+    asyncio.run(run())
+    assert pictures.kept(None, "ko") is None
+    assert pictures.kept(pictures.source("liuyao", {}, {}), "ko") is None  # drawn, never looked up
