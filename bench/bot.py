@@ -9,11 +9,14 @@ Run (the figures in the README come from these; on a shared machine run each a f
     .venv/bin/python bench/bot.py send                     # one reply: Bot.send_message/send_photo vs TelegramSender
     add --json for one line of figures
 
-Three processes on 127.0.0.1, nothing leaves the loopback interface:
+Four processes on 127.0.0.1, nothing leaves the loopback interface:
 
-* this one: the fake Bot API (``tests/fakes/telegram.py``: real HTTP, long polling, HTML validation) and the
-  simulated users. 150 private chats (half ``ko``, half ``zh-hant``) send a mix of ``/cast now``,
-  ``/liuyao`` and ``/shensha`` (a third each, in turn per user).
+* this one: the simulated users. 150 private chats (half ``ko``, half ``zh-hant``) send a mix of
+  ``/cast now``, ``/liuyao`` and ``/shensha`` (a third each, in turn per user).
+* the fake Bot API (``tests/fakes/telegram.py``: real HTTP, long polling, HTML validation) in a process of
+  its own (``_bench_fake``), so that the users' loop, which lags at 100/s, no longer delays it: it pushes
+  the users' commands as updates and stamps each when queued and its reply when accepted, both with its own
+  clock, and ships (chat, update id, time) to the users over a socket pair (``bench/_ipc.py``).
 * the bot under test, started as its own process: ``sikpan run`` itself (``--pace production``: the
   production sender, uvloop, the aiohttp transport, SQLite in WAL mode in a temp dir, the scheduler) — or,
   ``--pace off``, the same application built with the sender's pacing off (``build_application(pace=False)``),
@@ -28,13 +31,19 @@ commands at the same rate first, not counted. ``closed``: every user sends its n
 answer to the previous one has arrived (throughput-bound), after one warm-up command each.
 
 Figures per bot: CPU ms per command (user + system time of the bot process from ``/proc/<pid>/stat`` over
-the measured commands, divided by their number; it includes the long polling) and that of the event loop's
-thread alone (``loop_cpu_ms_per_command``: sikpan draws its chart pictures on another thread), latency from
-the moment the update is queued on the fake server until the fake has accepted the reply (the first
-``sendMessage`` or ``sendPhoto`` to the chat: ``/cast`` and ``/liuyao`` answer with a photo), p50/p99/max,
-commands/s and messages/s. ``cpu_ratio`` = sikpan's CPU per command / the echo bot's, measured in the same
-run (``loop_cpu_ratio``: sikpan's event loop alone). Latency depends on the machine's load (CPU-time ratios
-much less): repeat on a quiet machine.
+the measured commands, divided by their number; it includes the long polling; the fake's and the users' CPU
+are not in it) and per thread (``threads``: ``loop``, the main thread, which runs the event loop —
+``loop_cpu_ms_per_command`` —, ``other``, the rest of the process, and ``named``, each thread by the name
+Python gave it: the bench children name their OS threads, ``bench/_threads.py``: ``pictures_0`` draws the
+chart pictures, ``sqlite-sync_0`` syncs the WAL), latency from the moment the fake queued the update until
+it accepted the reply (the first ``sendMessage`` or ``sendPhoto`` to the chat: ``/cast`` and ``/liuyao``
+answer with a photo), p50/p99/max, commands/s and messages/s. ``cpu_ratio`` = sikpan's CPU per command / the
+echo bot's, measured in the same run (``loop_cpu_ratio``: sikpan's event loop alone). ``--repeat N`` runs
+sikpan and the echo bot alternately N times each (sikpan, echo, sikpan, echo, …; pair k on seed ``--seed`` +
+k) and reports each run (``runs``, ``results``), the median ratio (``cpu_ratio``, ``loop_cpu_ratio``) with its
+``…_range`` [min, max], and each bot's medians (``medians``): on this shared 2-core machine one pair's ratio
+swings 0.9–1.3, so compare medians of several. Latency depends on the machine's load (CPU-time ratios much
+less): repeat on a quiet machine.
 
 Unanswered commands are reported, not waited for: when no reply came for ``--stall`` seconds (or after
 ``--timeout``) the run ends and ``unanswered_detail`` says, per command left, whether the bot fetched the
