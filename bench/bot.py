@@ -353,10 +353,20 @@ class FakeProcess:
         self.send(message)
         return await asyncio.wait_for(future, 60)
 
+    def check(self) -> None:
+        """Raise what stopped the reading of the fake's frames, if anything did (the fake's end, a bug)."""
+        if self._events.done() and not self._events.cancelled():
+            error = self._events.exception()
+            raise RuntimeError(f"the fake Bot API's frames stopped: {error!r}") from error
+
     async def stop(self) -> None:
         self.writer.close()
         self._events.cancel()
-        await asyncio.to_thread(self.proc.wait, 30)
+        try:
+            await asyncio.to_thread(self.proc.wait, 30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 # --------------------------------------------------------------------------------------- the driver
@@ -454,6 +464,7 @@ async def drive(
                     deadline = time.perf_counter() + timeout
                     last, left = time.perf_counter(), users.outstanding()
                     while left and time.perf_counter() < deadline and time.perf_counter() - last < stall:
+                        fake.check()
                         users.changed.clear()
                         try:
                             await asyncio.wait_for(users.changed.wait(), 1.0)

@@ -185,3 +185,17 @@ async def test_the_fake_process_stamps_pushes_and_replies_and_tells_what_it_saw(
     finally:
         await fake.stop()
     assert fake.proc.returncode == 0
+
+
+async def test_the_driver_hears_when_the_fake_process_is_gone():
+    fake = bench_bot.FakeProcess(bench_bot.Users(1))
+    await fake.start()
+    try:
+        fake.check()  # running: nothing to say
+        fake.proc.kill()
+        with pytest.raises(RuntimeError, match="frames stopped"):
+            for _ in range(200):
+                fake.check()
+                await asyncio.sleep(0.05)
+    finally:
+        await fake.stop()
