@@ -170,7 +170,9 @@ NO_PREVIEW = {"is_disabled": True}
 # ``parse_mode`` as the plain string python-telegram-bot's ``ParseMode.HTML`` stands for (the request layer
 # sends plain values as they are; an enum member goes through PTB's ``RequestParameter`` first)
 HTML_MODE = "HTML"
-_UNPACED = Slot(0.0)  # the slot of a send with pacing off (nothing to settle)  # LinkPreviewOptions: no link previews under a reply
+_UNPACED = Slot(
+    0.0
+)  # the slot of a send with pacing off (nothing to settle)  # LinkPreviewOptions: no link previews under a reply
 
 
 def _reply_to(message_id: int | None) -> dict[str, Any] | None:
@@ -727,9 +729,9 @@ class TelegramSender:
                     )
                     first = before_request if index == 0 and attempt == 1 else None
                     # the common case needs no coroutine: nothing to ask first, the request leaves on time
-                    if (first is not None or (self.pace and self.limiter.now() - slot.at > self.max_late)) and (
-                        not await self._ready(slot, first)
-                    ):
+                    if (
+                        first is not None or (self.pace and self.limiter.now() - slot.at > self.max_late)
+                    ) and (not await self._ready(slot, first)):
                         return SendOutcome(False, 0, (), "not_attempted", chat)
                     try:
                         try:
