@@ -189,6 +189,7 @@ async def telegram_call(
     *,
     request: Any = None,
     read_timeout: float | None = None,
+    sent_id: bool = False,
 ) -> Any:
     """One Bot API method (``endpoint``: ``sendMessage`` …) of ``bot`` (a python-telegram-bot ``Bot``) through
     its request layer; returns the answer's ``result`` as JSON (for a sent message: a dict with ``message_id``
@@ -206,14 +207,19 @@ async def telegram_call(
     ``post``. Either way the wire is the one ``Bot.send_message`` makes (``tests/adapters/test_sending.py``
     compares them). ``request``: another ``BaseRequest`` than the bot's (``getUpdates`` has its own
     connection), with ``read_timeout`` instead of its default (a long poll's hold plus the default, as
-    ``Bot.get_updates``)."""
+    ``Bot.get_updates``). ``sent_id``: only the sent Message's ``message_id`` is needed — the bot's transport
+    may then answer ``{"message_id": …}`` without reading the rest of the Message
+    (:func:`bot.telegram.request.api_answer`); another transport answers the whole result."""
     via = bot.request if request is None else request
     url = f"{bot.base_url}/{endpoint}"
     api_call = getattr(via, "api_call", None)
     if api_call is not None:
-        if read_timeout is None:
-            return await api_call(url, params)
-        return await api_call(url, params, read_timeout=read_timeout)
+        options: dict[str, Any] = {}
+        if read_timeout is not None:
+            options["read_timeout"] = read_timeout
+        if sent_id:
+            options["sent_id"] = True
+        return await api_call(url, params, **options)
     from telegram.request import RequestData
     from telegram.request._requestparameter import RequestParameter
 
@@ -735,7 +741,14 @@ class TelegramSender:
                         return SendOutcome(False, 0, (), "not_attempted", chat)
                     try:
                         try:
-                            result = await telegram_call(self.bot, method, params)
+                            # the answer's message_id is all that is read of it, unless an upload's
+                            # file_id is to be kept (the photo sizes)
+                            result = await telegram_call(
+                                self.bot,
+                                method,
+                                params,
+                                sent_id=method == "sendMessage" or reused is not None,
+                            )
                         finally:
                             await self._settle(slot)
                         if method == "sendPhoto":
