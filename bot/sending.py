@@ -166,13 +166,11 @@ def retry_after_seconds(value: int | float | timedelta | None) -> float:
     return max(0.0, float(value))
 
 
-NO_PREVIEW = {"is_disabled": True}
+NO_PREVIEW = {"is_disabled": True}  # LinkPreviewOptions: no link previews under a reply
 # ``parse_mode`` as the plain string python-telegram-bot's ``ParseMode.HTML`` stands for (the request layer
 # sends plain values as they are; an enum member goes through PTB's ``RequestParameter`` first)
 HTML_MODE = "HTML"
-_UNPACED = Slot(
-    0.0
-)  # the slot of a send with pacing off (nothing to settle)  # LinkPreviewOptions: no link previews under a reply
+_UNPACED = Slot(0.0)  # the slot of a send with pacing off (nothing to settle)
 
 
 def _reply_to(message_id: int | None) -> dict[str, Any] | None:
@@ -704,7 +702,6 @@ class TelegramSender:
                 attempt = 0
                 while True:
                     attempt += 1
-                    # made before the slot: from the slot to the request's end nothing but the request
                     reused: str | None = None  # the file_id this attempt sends instead of the bytes
                     params: dict[str, Any]
                     # made before the slot: from the slot to the request's end nothing but the request
