@@ -158,9 +158,8 @@ async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> 
         context=JsonText(context_text),
         created_at=created,
         kept={name: rec.written[name].text for name in placeholders},
+        keep=ctx.settings.history_limit or None,  # retention (SIKPAN_HISTORY_LIMIT); unset keeps every cast
     )
-    if ctx.settings.history_limit:  # retention (SIKPAN_HISTORY_LIMIT); unset keeps every cast
-        await ctx.storage.prune_history(incoming.user_key, ctx.settings.history_limit)
     return reply(rec.view, **context, no=seq, picture=picture_source(rec.kind, inputs, options))
 
 

@@ -145,6 +145,11 @@ HISTORY_SELECT = (
     "SELECT h.seq, h.kind, h.command, h.inputs, h.options, h.view, h.context, h.created_at, h.kept, k.text"
     " FROM history AS h LEFT JOIN kept AS k ON k.digest = h.kept"
 )
+# a user's casts but the newest N (parameters: user_key, user_key, N)
+PRUNE_HISTORY = (
+    "DELETE FROM history WHERE user_key = ? AND seq <= ("
+    " SELECT seq FROM history WHERE user_key = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)"
+)
 # kept texts this process has stored (committed durably, never deleted) are not written again: at most this many
 # remembered (a command's caches hold ≈ 3,000 such texts: 2048 大六壬 views, 1024 hours of stars)
 KEPT_KNOWN_MAX = 4096
@@ -362,6 +367,7 @@ class Storage:
         context: Mapping[str, Any] | JsonText,
         created_at: str | None = None,
         kept: Mapping[str, str] | None = None,
+        keep: int | None = None,
     ) -> int:
         """Record one cast (each of ``inputs``, ``options``, ``context`` a mapping or its :func:`dumps`); returns
         its number N for ``/show N``. Committed when this returns.
@@ -372,10 +378,13 @@ class Storage:
         values there are not stored; as a text it has a placeholder there (``null``) — and a read of the row
         puts their values back: the entry's context is the one given, with the kept members' values.
 
+        ``keep``: then keep the user's newest ``keep`` casts, this one included (:meth:`prune_history`), in the
+        same transaction: one commit and one sync per cast under ``SIKPAN_HISTORY_LIMIT`` too.
+
         One statement (``Backend.insert_history``, issue 18), committed on its own, not a transaction of two:
         the counter moves on and the row is written together or not at all. Only a kept row this process has
         not stored yet comes first, in one transaction with it (``ON CONFLICT DO NOTHING``: another process may
-        have stored it)."""
+        have stored it), and the pruning after it."""
         if kept and not isinstance(context, JsonText):
             context = {name: None if name in kept else value for name, value in context.items()}
         params = [
@@ -389,22 +398,26 @@ class Storage:
             created_at or _now(),
             None,
         ]
-        if not kept:
+        text: str | None = None  # the kept row to store first: this process has not stored it yet
+        members = tuple(kept.items()) if kept else ()
+        digest = self._kept.get(members) if members else None
+        if members and digest is None:
+            text = kept_text(dict(members))
+            digest = hashlib.sha256(text.encode()).hexdigest()
+        params[-1] = digest
+        if text is None and keep is None:
             row = await self.backend.fetchone(self.backend.insert_history, params)
         else:
-            members = tuple(kept.items())
-            digest = self._kept.get(members)
-            if digest is not None:
-                params[-1] = digest
-                row = await self.backend.fetchone(self.backend.insert_history, params)
-            else:
-                text = kept_text(kept)
-                params[-1] = digest = hashlib.sha256(text.encode()).hexdigest()
-                async with self.transaction() as tx:
+            async with self.transaction() as tx:
+                if text is not None:
                     await tx.execute(
-                        "INSERT INTO kept (digest, text) VALUES (?, ?) ON CONFLICT DO NOTHING", (digest, text)
+                        "INSERT INTO kept (digest, text) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                        (digest, text),
                     )
-                    row = await tx.fetchone(self.backend.insert_history, params)
+                row = await tx.fetchone(self.backend.insert_history, params)
+                if keep is not None:
+                    await tx.execute(PRUNE_HISTORY, (user_key, user_key, max(0, keep)))
+            if text is not None and digest is not None:
                 if len(self._kept) >= KEPT_KNOWN_MAX:
                     del self._kept[next(iter(self._kept))]  # the oldest
                 self._kept[members] = digest
@@ -460,11 +473,7 @@ class Storage:
 
         Numbers are never reused: the next cast still gets the highest number + 1.
         """
-        return await self.execute(
-            "DELETE FROM history WHERE user_key = ? AND seq <= ("
-            " SELECT seq FROM history WHERE user_key = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)",
-            (user_key, user_key, max(0, keep)),
-        )
+        return await self.execute(PRUNE_HISTORY, (user_key, user_key, max(0, keep)))
 
     async def count_history(self, user_key: str) -> int:
         row = await self.fetchone("SELECT COUNT(*) FROM history WHERE user_key = ?", (user_key,))

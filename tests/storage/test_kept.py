@@ -190,3 +190,47 @@ async def test_the_kept_migration_keeps_older_rows_as_they_read(target: str):
         assert entry is not None and entry.context == context_of(3)
     finally:
         await store.close()
+
+
+async def test_a_cast_with_retention_is_one_commit_that_prunes(store: Storage):
+    """``keep=N`` (SIKPAN_HISTORY_LIMIT): the user's newest N casts stay, this one included, numbers go on,
+    and on SQLite the cast and its pruning are one commit (one sync)."""
+    commits = (lambda: store.backend._commits) if store.dialect == "sqlite" else (lambda: 0)
+    for i in range(1, 6):
+        before = commits()
+        seq = await store.add_history(
+            USER,
+            kind="cast",
+            command=f"/cast {i}",
+            inputs={},
+            options={},
+            view="cast",
+            context={"i": i},
+            keep=2,
+        )
+        assert seq == i and commits() - before == (1 if store.dialect == "sqlite" else 0)
+        assert [e.seq for e in await store.list_history(USER)] == [i, i - 1][: min(i, 2)]
+    await record(store, 6)  # with a kept row new to the process, and pruning: one transaction
+    assert (
+        await store.add_history(
+            USER, kind="cast", command="/cast", inputs={}, options={}, view="cast", context={}, keep=0
+        )
+        == 7
+    )
+    assert await store.count_history(USER) == 0
+    assert (
+        await store.add_history(
+            USER,
+            kind="cast",
+            command="/cast",
+            inputs={},
+            options={},
+            view="cast",
+            context=context_of(8),
+            kept=VIEW_TEXTS,
+            keep=1,
+        )
+        == 8
+    )
+    (entry,) = await store.list_history(USER)
+    assert entry.seq == 8 and entry.context == context_of(8)
