@@ -151,8 +151,9 @@ PRUNE_HISTORY = (
     " SELECT seq FROM history WHERE user_key = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)"
 )
 # kept texts this process has stored (committed durably, never deleted) are not written again: at most this many
-# remembered (a command's caches hold ≈ 3,000 such texts: 2048 大六壬 views, 1024 hours of stars)
-KEPT_KNOWN_MAX = 4096
+# remembered, the latest (the texts are the key: ≤ 256 × ≈ 30 kB kept alive beyond the commands' caches; the
+# casts of an hour share a few; one forgotten costs its SHA-256 and an INSERT that does nothing, ≈ 30 µs)
+KEPT_KNOWN_MAX = 256
 
 
 def kept_text(kept: Mapping[str, str]) -> str:
