@@ -1,4 +1,5 @@
-"""The rows of the first ``/liuyao`` page rendered once per the values they read (issue #18,
+"""The rows of the first ``/liuyao`` page (the chart block's, the strengths', the conclusion) rendered once per
+the values they read (issue #18,
 ``bot.views.rendered_rows``): the page is byte for byte the page with each row template rendered in place,
 in the reply's own 한글(漢字)-once order, for every channel and language, whatever the rows the cache kept
 from other casts; a row another cast already had is taken from the cache, and the cache is bounded."""
@@ -72,7 +73,7 @@ async def _replies(ctx, lang: str) -> list[Reply]:
 
 def test_the_page_writes_its_rows_through_the_cache():
     source = resources.files("templates").joinpath(PAGE).read_text("utf-8")
-    assert source.count("rows(") == 2 and "{% for l in lines %}\n{{ l.spirit" not in source
+    assert source.count("rows(") == 3 and "{% for l in lines %}\n{{ l.spirit" not in source
 
 
 @pytest.mark.parametrize("lang", ["ko", "zh-hant"])
@@ -119,15 +120,18 @@ async def test_another_cast_with_the_same_line_hits_and_another_channel_or_langu
     again = await dispatch(Incoming("telegram", "2", "2", "/liuyao 878878", lang_hint="ko"), ctx)
     assert again.context["no"] == first.context["no"]  # another user's first cast
     assert views.render(again, "telegram", page="brief") == reference_render(again, "telegram")
-    assert (stats["hit"], stats["miss"]) == (hits + 12, misses)  # six chart rows, six strength rows
+    assert (stats["hit"], stats["miss"]) == (
+        hits + 13,
+        misses,
+    )  # six chart rows, six strength rows, the conclusion
     for reply, channel in ((again, "discord"), (again, "console")):
         misses = stats["miss"]
         assert views.render(reply, channel, page="brief") == reference_render(reply, channel)
-        assert stats["miss"] == misses + 12, channel
+        assert stats["miss"] == misses + 13, channel
     other_lang = await dispatch(Incoming("telegram", "3", "3", "/liuyao 878878", lang_hint="zh-hant"), ctx)
     misses = stats["miss"]
     assert views.render(other_lang, "telegram", page="brief") == reference_render(other_lang, "telegram")
-    assert stats["miss"] == misses + 12
+    assert stats["miss"] == misses + 13
 
 
 async def test_the_row_cache_is_bounded(ctx, monkeypatch):
@@ -139,6 +143,7 @@ async def test_the_row_cache_is_bounded(ctx, monkeypatch):
     assert set(views._ROWS) == {
         ("ko", "telegram", "chat/liuyao_chart_row.txt.j2"),
         ("ko", "telegram", "chat/liuyao_strength_row.txt.j2"),
+        ("ko", "telegram", "chat/liuyao_conclusion.txt.j2"),
     }
 
 
@@ -171,4 +176,5 @@ async def test_a_row_without_a_field_or_a_json_value_is_rendered_in_place_and_no
     )
     for channel in views.CHANNELS:
         assert views.render(odd, channel, page="brief") == reference_render(odd, channel)
-    assert not any(views._ROWS.values())
+    line_rows = {"chat/liuyao_chart_row.txt.j2", "chat/liuyao_strength_row.txt.j2"}
+    assert not any(rows for (_, _, name), rows in views._ROWS.items() if name in line_rows)
