@@ -9,11 +9,14 @@ Run (the figures in the README come from these; on a shared machine run each a f
     .venv/bin/python bench/bot.py send                     # one reply: Bot.send_message/send_photo vs TelegramSender
     add --json for one line of figures
 
-Three processes on 127.0.0.1, nothing leaves the loopback interface:
+Four processes on 127.0.0.1, nothing leaves the loopback interface:
 
-* this one: the fake Bot API (``tests/fakes/telegram.py``: real HTTP, long polling, HTML validation) and the
-  simulated users. 150 private chats (half ``ko``, half ``zh-hant``) send a mix of ``/cast now``,
-  ``/liuyao`` and ``/shensha`` (a third each, in turn per user).
+* this one: the simulated users. 150 private chats (half ``ko``, half ``zh-hant``) send a mix of
+  ``/cast now``, ``/liuyao`` and ``/shensha`` (a third each, in turn per user).
+* the fake Bot API (``tests/fakes/telegram.py``: real HTTP, long polling, HTML validation) in a process of
+  its own (``_bench_fake``), so that the users' loop, which lags at 100/s, no longer delays it: it pushes
+  the users' commands as updates and stamps each when queued and its reply when accepted, both with its own
+  clock, and ships (chat, update id, time) to the users over a socket pair (``bench/_ipc.py``).
 * the bot under test, started as its own process: ``sikpan run`` itself (``--pace production``: the
   production sender, uvloop, the aiohttp transport, SQLite in WAL mode in a temp dir, the scheduler) — or,
   ``--pace off``, the same application built with the sender's pacing off (``build_application(pace=False)``),
@@ -28,13 +31,19 @@ commands at the same rate first, not counted. ``closed``: every user sends its n
 answer to the previous one has arrived (throughput-bound), after one warm-up command each.
 
 Figures per bot: CPU ms per command (user + system time of the bot process from ``/proc/<pid>/stat`` over
-the measured commands, divided by their number; it includes the long polling) and that of the event loop's
-thread alone (``loop_cpu_ms_per_command``: sikpan draws its chart pictures on another thread), latency from
-the moment the update is queued on the fake server until the fake has accepted the reply (the first
-``sendMessage`` or ``sendPhoto`` to the chat: ``/cast`` and ``/liuyao`` answer with a photo), p50/p99/max,
-commands/s and messages/s. ``cpu_ratio`` = sikpan's CPU per command / the echo bot's, measured in the same
-run (``loop_cpu_ratio``: sikpan's event loop alone). Latency depends on the machine's load (CPU-time ratios
-much less): repeat on a quiet machine.
+the measured commands, divided by their number; it includes the long polling; the fake's and the users' CPU
+are not in it) and per thread (``threads``: ``loop``, the main thread, which runs the event loop —
+``loop_cpu_ms_per_command`` —, ``other``, the rest of the process, and ``named``, each thread by the name
+Python gave it: the bench children name their OS threads, ``bench/_threads.py``: ``pictures_0`` draws the
+chart pictures, ``sqlite-sync_0`` syncs the WAL), latency from the moment the fake queued the update until
+it accepted the reply (the first ``sendMessage`` or ``sendPhoto`` to the chat: ``/cast`` and ``/liuyao``
+answer with a photo), p50/p99/max, commands/s and messages/s. ``cpu_ratio`` = sikpan's CPU per command / the
+echo bot's, measured in the same run (``loop_cpu_ratio``: sikpan's event loop alone). ``--repeat N`` runs
+sikpan and the echo bot alternately N times each (sikpan, echo, sikpan, echo, …; pair k on seed ``--seed`` +
+k) and reports each run (``runs``, ``results``), the median ratio (``cpu_ratio``, ``loop_cpu_ratio``) with its
+``…_range`` [min, max], and each bot's medians (``medians``): on this shared 2-core machine one pair's ratio
+swings 0.9–1.3, so compare medians of several. Latency depends on the machine's load (CPU-time ratios much
+less): repeat on a quiet machine.
 
 Unanswered commands are reported, not waited for: when no reply came for ``--stall`` seconds (or after
 ``--timeout``) the run ends and ``unanswered_detail`` says, per command left, whether the bot fetched the
@@ -60,6 +69,7 @@ import os  # noqa: E402
 import platform  # noqa: E402
 import random  # noqa: E402
 import signal  # noqa: E402
+import socket  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
@@ -67,6 +77,7 @@ import time  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from typing import Any  # noqa: E402
 
+from bench import _figures, _ipc, _threads  # noqa: E402
 from tests.fakes.telegram import FakeTelegram  # noqa: E402
 
 TOKEN = "7000000001:AAbenchmark-token-not-a-real-one-000"
@@ -119,7 +130,15 @@ def bot_command(
                 f"p.disable(); p.dump_stats({os.environ['BENCH_PROFILE']!r})\n"
             )
             return [sys.executable, "-c", code], env
-        return [sys.executable, "-m", "bot.cli", "run", "--env-file", os.devnull], env
+        code = (  # ``sikpan run`` itself (``python -m bot.cli run``), its threads named (bench/_threads.py)
+            "import importlib.util, runpy, sys\n"
+            f"spec = importlib.util.spec_from_file_location('bench_threads', {str(_HERE / '_threads.py')!r})\n"
+            "threads = importlib.util.module_from_spec(spec); spec.loader.exec_module(threads)\n"
+            "threads.name_os_threads()\n"
+            f"sys.argv = ['sikpan', 'run', '--env-file', {os.devnull!r}]\n"
+            "runpy.run_module('bot.cli', run_name='__main__', alter_sys=True)\n"
+        )
+        return [sys.executable, "-c", code], env
     role = "_sikpan_unpaced" if kind == "sikpan" else "_echo"
     return [sys.executable, str(Path(__file__).resolve()), role, base_url, db, echo_transport], env
 
@@ -193,17 +212,22 @@ def run_sikpan_unpaced(base_url: str, db: str) -> None:
         latency.dump(trace)
 
 
-# --------------------------------------------------------------------------------------- the driver
+# --------------------------------------------------------------------------------------- the fake's process
 REPLY_METHODS = frozenset({"sendMessage", "sendPhoto"})  # a reply is a text or a photo message
 
 
 class BenchTelegram(FakeTelegram):
-    """The fake Bot API, telling ``on_reply(chat_id)`` of every message it accepts (text or photo)."""
+    """The fake Bot API, telling ``on_reply(chat_id, update_id, t)`` of every message it accepts (text or
+    photo): the oldest update of that chat not yet answered (``None``: none left, a split reply)."""
 
     on_reply: Any = None
     answered: dict[int, float] | None = None  # --trace: update id → when a getUpdates answer first held it
+    polling: asyncio.Event | None = None  # set at the bot's first getUpdates
+    waiting: dict[int, collections.deque[int]] | None = None  # chat → its updates pushed, not yet answered
 
     async def _m_getupdates(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        if self.polling is not None:
+            self.polling.set()
         updates = await super()._m_getupdates(params, files)
         if self.answered is not None:
             now = time.perf_counter()
@@ -216,18 +240,144 @@ class BenchTelegram(FakeTelegram):
     ) -> Any:
         response = await super()._dispatch(token, method, params, files, call)
         if call.status == 200 and method in REPLY_METHODS and self.on_reply is not None:
-            self.on_reply(int(params["chat_id"]))
+            now = time.perf_counter()
+            chat = int(params["chat_id"])
+            queue = self.waiting.get(chat) if self.waiting is not None else None
+            self.on_reply(chat, queue.popleft() if queue else None, now)
         return response
 
 
+def serve_bench_fake(fd: int) -> None:
+    """The fake Bot API of the ``bots`` modes, in its own process (``_bench_fake FD``): frames on the
+    socket ``fd`` (``bench/_ipc.py``). Pushes the driver's commands as updates and stamps each (``pushed``)
+    and each reply it accepts (``reply``) with its own clock; ``trace`` starts the ``--trace`` stamps,
+    ``diagnose`` answers what it saw of commands left unanswered, ``finish`` hands over the trace stamps."""
+
+    async def main() -> None:
+        reader, writer = await asyncio.open_connection(sock=socket.socket(fileno=fd))
+
+        def out(message: list[Any]) -> None:
+            writer.write(_ipc.encode(message))
+
+        lags: list[tuple[float, float]] = []
+        lag: asyncio.Future[None] | None = None
+        async with BenchTelegram(token=TOKEN) as fake:
+            fake.polling, fake.waiting = asyncio.Event(), collections.defaultdict(collections.deque)
+            fake.on_reply = lambda chat, update_id, t: out(["reply", chat, update_id, t])
+            out(["url", fake.base_url])
+            asyncio.get_running_loop().create_task(_when_polling(fake.polling, out))
+            while (message := await _ipc.read(reader)) is not None:
+                kind = message[0]
+                if kind == "push":
+                    _, chat, text, lang = message
+                    update = fake.make_update(text, chat_id=chat, language_code=lang)
+                    now = time.perf_counter()
+                    fake.waiting[chat].append(update["update_id"])
+                    fake.push_update(update)
+                    out(["pushed", chat, update["update_id"], now])
+                elif kind == "trace":
+                    fake.answered = {}
+                    lag = asyncio.ensure_future(_latency().watch_lag(lags))
+                elif kind == "diagnose":
+                    out(["diagnosis", diagnose_calls(fake, message[1])])
+                elif kind == "finish":
+                    if lag is not None:
+                        lag.cancel()
+                    out(["finished", {"answered": fake.answered or {}, "lags": lags}])
+                    await writer.drain()
+            writer.close()
+
+    asyncio.run(main())
+
+
+async def _when_polling(polling: asyncio.Event, out: Any) -> None:
+    await polling.wait()
+    out(["polling"])
+
+
+def diagnose_calls(fake: Any, commands: list[list[int]]) -> dict[str, Any]:
+    """For each (chat, update id) left unanswered: whether the bot fetched the update (the offset it
+    confirmed) and the last calls the fake received for that chat."""
+    out = {}
+    for chat, update_id in commands:
+        calls = [
+            f"{c.method} {c.status}"
+            for c in fake.calls
+            if str(c.params.get("chat_id")) == str(chat) and c.method != "getUpdates"
+        ]
+        out[str(update_id)] = {"fetched": fake.confirmed_offset > update_id, "calls_to_chat": calls[-6:]}
+    return out
+
+
+class FakeProcess:
+    """The driver's side of :func:`serve_bench_fake`: the process, the frames it sends dispatched to
+    ``users`` (pushed, reply) or to the one request waiting for its answer."""
+
+    def __init__(self, users: Users) -> None:
+        self.users = users
+        self.base_url = ""
+        self.polling = asyncio.Event()
+        self._answers: dict[str, asyncio.Future[Any]] = {}
+
+    async def start(self) -> None:
+        ours, theirs = socket.socketpair()
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "_bench_fake", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+        )
+        theirs.close()
+        self.reader, self.writer = await asyncio.open_connection(sock=ours)
+        first = await asyncio.wait_for(_ipc.read(self.reader), 60)
+        if not first or first[0] != "url":
+            raise RuntimeError(f"the fake Bot API did not start: {first!r}")
+        self.base_url = first[1]
+        self._events = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        while (message := await _ipc.read(self.reader)) is not None:
+            kind = message[0]
+            if kind == "pushed":
+                self.users.pushed(*message[1:])
+            elif kind == "reply":
+                self.users.replied(*message[1:])
+            elif kind == "polling":
+                self.polling.set()
+            elif kind in self._answers:
+                self._answers.pop(kind).set_result(message[1])
+
+    def send(self, message: list[Any]) -> None:
+        self.writer.write(_ipc.encode(message))
+
+    async def ask(self, message: list[Any], answer: str) -> Any:
+        future = self._answers[answer] = asyncio.get_running_loop().create_future()
+        self.send(message)
+        return await asyncio.wait_for(future, 60)
+
+    def check(self) -> None:
+        """Raise what stopped the reading of the fake's frames, if anything did (the fake's end, a bug)."""
+        if self._events.done() and not self._events.cancelled():
+            error = self._events.exception()
+            raise RuntimeError(f"the fake Bot API's frames stopped: {error!r}") from error
+
+    async def stop(self) -> None:
+        self.writer.close()
+        self._events.cancel()
+        try:
+            await asyncio.to_thread(self.proc.wait, 30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+# --------------------------------------------------------------------------------------- the driver
 class Users:
-    """The simulated users: per chat the queue of pending commands (send time, text, update id); replies are
-    matched in order."""
+    """The simulated users: per chat the queue of pending commands ([text, update id, measured]; the update
+    id once the fake has pushed it); replies are matched in order. Times are the fake process's."""
 
     def __init__(self, count: int) -> None:
         self.count = count
         self.sent = [0] * count
-        self.pending: dict[int, collections.deque[tuple[float, str, int]]] = {
+        self.pending: dict[int, collections.deque[list[Any]]] = {
             10_000 + i: collections.deque() for i in range(count)
         }
         self.idle_since: dict[int, float] = {chat: 0.0 for chat in self.pending}
@@ -236,7 +386,9 @@ class Users:
         self.unmatched = 0
         self.recording = False
         self.changed = asyncio.Event()
-        self.replied_at: dict[int, float] = {}  # update id → when its reply was accepted (for --trace)
+        self.pushed_at: dict[int, float] = {}  # update id → when the fake queued it
+        self.replied_at: dict[int, float] = {}  # update id → when the fake accepted its reply
+        self.measured: set[int] = set()  # update ids of the measured commands (not the warm-up)
 
     def text_for(self, chat: int) -> tuple[str, str]:
         i = chat - 10_000
@@ -244,27 +396,41 @@ class Users:
         self.sent[i] += 1
         return text, ("ko" if i % 2 else "zh-hant")
 
-    def replied(self, chat: int) -> None:
-        now = time.perf_counter()
+    def add(self, chat: int, text: str, record: bool) -> None:
+        self.pending[chat].append([text, None, record])
+
+    def pushed(self, chat: int, update_id: int, t: float) -> None:
+        entry = next(e for e in self.pending[chat] if e[1] is None)  # the fake pushes in the order sent
+        entry[1] = update_id
+        self.pushed_at[update_id] = t
+        if entry[2]:
+            self.measured.add(update_id)
+
+    def replied(self, chat: int, update_id: int | None, t: float) -> None:
         self.messages += self.recording
         queue = self.pending.get(chat)
-        if not queue:
+        if not queue or update_id is None:
             self.unmatched += 1
             return
-        started, _, update_id = queue.popleft()
-        self.replied_at[update_id] = now
-        if self.recording and started >= 0:
-            self.latencies.append(now - started)
+        _, head, record = queue.popleft()
+        assert head == update_id, (chat, head, update_id)  # both sides match a chat's replies in order
+        self.replied_at[update_id] = t
+        if self.recording and record:
+            self.latencies.append(t - self.pushed_at[update_id])
         if not queue:
-            self.idle_since[chat] = now
+            self.idle_since[chat] = t
         self.changed.set()
 
     def outstanding(self) -> int:
         return sum(len(q) for q in self.pending.values())
 
-    def unanswered(self) -> list[tuple[int, float, str, int]]:
-        """(chat, send time, text, update id) of every command still waiting for its reply."""
-        return [(chat, *item) for chat, queue in self.pending.items() for item in queue]
+    def unanswered(self) -> list[tuple[int, bool, str, int]]:
+        """(chat, measured, text, update id) of every command still waiting for its reply."""
+        return [
+            (chat, record, text, uid if uid is not None else -1)
+            for chat, q in self.pending.items()
+            for text, uid, record in q
+        ]
 
 
 async def drive(
@@ -273,29 +439,24 @@ async def drive(
 ) -> dict[str, Any]:  # fmt: skip
     rng = random.Random(seed)
     users = Users(users_n)
-    pushed: dict[int, float] = {}  # --trace: measured update id → when queued
-    fake_lags: list[tuple[float, float]] = []
     trace = trace and kind == "sikpan" and pace == "off"  # the stages are stamped in the unpaced child
-    with tempfile.TemporaryDirectory() as tmp:
-        async with BenchTelegram(token=TOKEN) as fake:
-            fake.on_reply = users.replied
-            fake.answered = {} if trace else None
+    fake = FakeProcess(users)
+    await fake.start()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            if trace:
+                fake.send(["trace"])
             argv, env = bot_command(kind, fake.base_url, f"{tmp}/bench.db", pace, echo_transport)
             if trace:
                 env["BENCH_TRACE"] = f"{tmp}/trace.json"
-                lag = asyncio.ensure_future(_latency().watch_lag(fake_lags))
             proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             try:
                 await _ready(fake, proc, timeout=60)
 
                 def send(chat: int, record: bool) -> None:
                     text, lang = users.text_for(chat)
-                    update = fake.make_update(text, chat_id=chat, language_code=lang)
-                    now = time.perf_counter()
-                    users.pending[chat].append((now if record else -1.0, text, update["update_id"]))
-                    if record and trace:
-                        pushed[update["update_id"]] = now
-                    fake.push_update(update)
+                    users.add(chat, text, record)
+                    fake.send(["push", chat, text, lang])
 
                 async def settle() -> None:
                     """Until every command is answered, or no reply came for ``stall`` seconds (or
@@ -303,6 +464,7 @@ async def drive(
                     deadline = time.perf_counter() + timeout
                     last, left = time.perf_counter(), users.outstanding()
                     while left and time.perf_counter() < deadline and time.perf_counter() - last < stall:
+                        fake.check()
                         users.changed.clear()
                         try:
                             await asyncio.wait_for(users.changed.wait(), 1.0)
@@ -352,16 +514,17 @@ async def drive(
                 users.recording = True
                 spy = _py_spy(proc.pid, kind)
                 cpu0, t0 = cpu_times(proc.pid), time.perf_counter()
-                loop0 = cpu_times(proc.pid, proc.pid)  # the main thread: the event loop
+                threads0 = _threads.snapshot(proc.pid)
                 if mode == "open":
                     await open_loop(commands, True)
                 else:
                     await asyncio.wait_for(closed_loop(commands, True), timeout)
                 await settle()
+                threads1 = _threads.snapshot(proc.pid)
                 cpu1, t1 = cpu_times(proc.pid), time.perf_counter()
-                loop1 = cpu_times(proc.pid, proc.pid)
                 users.recording = False
-                unanswered = diagnose(fake, users)
+                left = users.unanswered()
+                seen = await fake.ask(["diagnose", [[chat, uid] for chat, _, _, uid in left]], "diagnosis")
                 if spy is not None:
                     spy.send_signal(signal.SIGINT)
                     await asyncio.to_thread(spy.wait, 60)
@@ -374,36 +537,48 @@ async def drive(
                     _, err = proc.communicate()
             latency = None
             if trace:
-                lag.cancel()
+                fake_side = await fake.ask(["finish"], "finished")
+                answered = {int(uid): t for uid, t in fake_side["answered"].items()}
                 with open(f"{tmp}/trace.json") as f:
                     bot_side = json.load(f)
                 driver = {
-                    uid: {"pushed": t, "answered": fake.answered.get(uid, t), "reply": users.replied_at[uid]}
-                    for uid, t in pushed.items()
-                    if uid in users.replied_at and fake.answered is not None
-                }
-                latency = _latency().breakdown(bot_side, driver, fake_lags)
+                    uid: {"pushed": users.pushed_at[uid], "answered": answered.get(uid, users.pushed_at[uid]), "reply": t}
+                    for uid, t in users.replied_at.items()
+                    if uid in users.pushed_at and uid in users.measured
+                }  # fmt: skip
+                latency = _latency().breakdown(bot_side, driver, [tuple(x) for x in fake_side["lags"]])
             errors = [
                 line for line in (err or b"").decode(errors="replace").splitlines() if " ERROR " in line
             ]
-    warm_left = sum(1 for _, started, _, _ in users.unanswered() if started < 0)
+    finally:
+        await fake.stop()
+    unanswered = [
+        {
+            "chat": chat, "text": text, "update_id": uid, "warmup": not record,
+            "pending_in_chat": len(users.pending[chat]), **seen.get(str(uid), {}),
+        }
+        for chat, record, text, uid in left
+    ]  # fmt: skip
     done = len(users.latencies)
     lat = users.latencies
+    process_seconds = sum(cpu1) - sum(cpu0)
+    split = _figures.thread_split(threads0, threads1, proc.pid, process_seconds, done)
     return {
         "bot": kind if kind == "sikpan" else f"echo ({echo_transport})",
         "commands": done,
         # measured commands with no reply when the replies stopped coming (``--stall``) or ``--timeout``
         "unanswered": commands - done,
-        "unanswered_warmup": warm_left,
-        "unanswered_detail": unanswered[:10],  # what the fake saw of each (see diagnose())
+        "unanswered_warmup": sum(1 for u in unanswered if u["warmup"]),
+        "unanswered_detail": unanswered[:10],
         # of those, in a chat with several commands pending (a user over the admission limits: dropped)
         "unanswered_in_backlog": sum(1 for u in unanswered if u["pending_in_chat"] > 1),
         "unmatched_messages": users.unmatched,  # messages to a chat with no command pending (a split reply)
         "messages": users.messages,
-        "cpu_ms_per_command": round((sum(cpu1) - sum(cpu0)) * 1000 / done, 3) if done else None,
+        "cpu_ms_per_command": round(process_seconds * 1000 / done, 3) if done else None,
         "system_ms_per_command": round((cpu1[1] - cpu0[1]) * 1000 / done, 3) if done else None,
         # the event loop's thread alone; the rest is other threads (sikpan: the picture drawer)
-        "loop_cpu_ms_per_command": round((sum(loop1) - sum(loop0)) * 1000 / done, 3) if done else None,
+        "loop_cpu_ms_per_command": split["loop"],
+        "threads": split,
         "seconds": round(t1 - t0, 2),
         "commands_per_s": round(done / (t1 - t0), 1),
         "p50_ms": round(percentile(lat, 0.50) * 1000, 1),
@@ -414,26 +589,6 @@ async def drive(
         "bot_errors": errors[:3],
         **({"latency": latency} if latency else {}),
     }
-
-
-def diagnose(fake: Any, users: Users) -> list[dict[str, Any]]:
-    """For each command still unanswered: its text, whether the bot fetched the update (the offset it
-    confirmed), how many commands its chat had pending (more than one: the bot fell behind and the driver
-    gave busy users more; past the admission limits — a burst of 10, then 1/s a user — the bot drops them
-    by design, ``bot/admission.py``), and the last calls the fake received for that chat."""
-    out = []
-    for chat, started, text, update_id in users.unanswered():
-        calls = [
-            f"{c.method} {c.status}"
-            for c in fake.calls
-            if str(c.params.get("chat_id")) == str(chat) and c.method != "getUpdates"
-        ]
-        out.append({
-            "chat": chat, "text": text, "update_id": update_id, "warmup": started < 0,
-            "fetched": fake.confirmed_offset > update_id, "pending_in_chat": len(users.pending[chat]),
-            "calls_to_chat": calls[-6:],
-        })  # fmt: skip
-    return out
 
 
 def _py_spy(pid: int, kind: str) -> subprocess.Popen[bytes] | None:
@@ -451,10 +606,10 @@ def _py_spy(pid: int, kind: str) -> subprocess.Popen[bytes] | None:
     )
 
 
-async def _ready(fake: Any, proc: subprocess.Popen[bytes], timeout: float) -> None:
+async def _ready(fake: FakeProcess, proc: subprocess.Popen[bytes], timeout: float) -> None:
     """Until the bot polls (after ``getMe`` and, for sikpan, the command menu)."""
     deadline = time.perf_counter() + timeout
-    while not any(c.method == "getUpdates" for c in fake.calls):
+    while not fake.polling.is_set():
         if proc.poll() is not None:
             raise RuntimeError(
                 f"the bot exited with {proc.returncode}: {proc.stderr.read().decode()[-2000:]}"
@@ -608,12 +763,16 @@ async def sends(requests: int) -> list[dict[str, Any]]:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1].startswith("_"):  # a child process of this benchmark
         role, rest = sys.argv[1], sys.argv[2:]
+        if role in ("_echo", "_sikpan_unpaced"):
+            _threads.name_os_threads()
         if role == "_echo":
             run_echo_bot(rest[0], rest[2])
         elif role == "_sikpan_unpaced":
             run_sikpan_unpaced(rest[0], rest[1])
         elif role == "_fake":
             serve_fake()
+        elif role == "_bench_fake":
+            serve_bench_fake(int(rest[0]))
         return
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -637,7 +796,10 @@ def main() -> None:
     parser.add_argument(
         "--stall", type=float, default=20.0, help="stop waiting when no reply came for this many seconds"
     )
-    parser.add_argument("--seed", type=int, default=18)
+    parser.add_argument("--seed", type=int, default=18, help="the first pair's; run k (from 0) uses seed + k")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="run sikpan and echo alternately this many times each"
+    )
     parser.add_argument("--json", action="store_true", help="one line of JSON")
     parser.add_argument(
         "--trace", action="store_true",
@@ -664,23 +826,38 @@ def main() -> None:
                 print(f"{r['reply']:5s} via {r['via']:15s}: {r['cpu_ms_per_reply']:.3f} ms CPU/reply")
         return
     commands = args.commands or max(600, int(args.rate * 30))
-    results = []
-    for kind in args.bots.split(","):
-        results.append(asyncio.run(drive(
-            kind.strip(), args.mode, args.rate, commands, args.warmup, args.users, args.pace, args.echo_transport,
-            args.timeout, args.stall, args.seed, args.trace,
-        )))  # fmt: skip
+    kinds = [k.strip() for k in args.bots.split(",")]
+    results: list[dict[str, Any]] = []
+    runs: list[dict[str, Any]] = []
+    for run in range(args.repeat):  # sikpan, echo, sikpan, echo, …: one seed per pair
+        seed = args.seed + run
+        pair = {}
+        for kind in kinds:
+            r = asyncio.run(drive(
+                kind, args.mode, args.rate, commands, args.warmup, args.users, args.pace, args.echo_transport,
+                args.timeout, args.stall, seed, args.trace,
+            ))  # fmt: skip
+            r["run"] = run
+            results.append(r)
+            pair[kind] = r
+        row: dict[str, Any] = {"run": run, "seed": seed}
+        if "sikpan" in pair and "echo" in pair:
+            row.update(_figures.pair_ratios(pair["sikpan"], pair["echo"]))
+        runs.append(row)
     out: dict[str, Any] = {
         **stamp, "mode": args.mode, "rate": args.rate if args.mode == "open" else None,
-        "users": args.users, "pace": args.pace, "mix": list(MIX), "results": results,
+        "users": args.users, "pace": args.pace, "mix": list(MIX), "repeat": args.repeat,
+        # the medians over the runs (cpu_ratio, loop_cpu_ratio) and their [min, max] (…_range)
+        **_figures.summary(runs), "runs": runs,
+        "medians": {
+            r["bot"]: _figures.summary(
+                [x for x in results if x["bot"] == r["bot"]],
+                ("cpu_ms_per_command", "loop_cpu_ms_per_command", "system_ms_per_command", "p50_ms", "p99_ms"),
+            )
+            for r in results[: len(kinds)]
+        },
+        "results": results,
     }  # fmt: skip
-    by = {r["bot"].split()[0]: r for r in results}
-    if "sikpan" in by and "echo" in by and by["echo"]["cpu_ms_per_command"]:
-        out["cpu_ratio"] = round(by["sikpan"]["cpu_ms_per_command"] / by["echo"]["cpu_ms_per_command"], 2)
-        # sikpan's event loop alone (everything but drawing the chart pictures) / the whole echo bot
-        out["loop_cpu_ratio"] = round(
-            by["sikpan"]["loop_cpu_ms_per_command"] / by["echo"]["cpu_ms_per_command"], 2
-        )
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
         return
@@ -688,22 +865,28 @@ def main() -> None:
     print(
         f"{args.mode} loop"
         + (f", {args.rate:g} commands/s (Poisson)" if args.mode == "open" else f", {args.users} users")
-        + f", pacing {args.pace}"
+        + f", pacing {args.pace}, {args.repeat} run(s)"
     )
     for r in results:
+        threads = ", ".join(f"{name} {ms}" for name, ms in r["threads"]["named"].items())
         print(
-            f"  {r['bot']:15s} {r['commands']} commands ({r['unanswered']} unanswered, {r['unanswered_in_backlog']} of them queued behind others of their user, {r['messages']} messages) in {r['seconds']} s: "
-            f"{r['cpu_ms_per_command']} ms CPU/command ({r['loop_cpu_ms_per_command']} on the event loop), "
+            f"  run {r['run']} {r['bot']:15s} {r['commands']} commands ({r['unanswered']} unanswered, {r['unanswered_in_backlog']} of them queued behind others of their user, {r['messages']} messages) in {r['seconds']} s: "
+            f"{r['cpu_ms_per_command']} ms CPU/command ({r['loop_cpu_ms_per_command']} on the event loop, {r['threads']['other']} on other threads: {threads or '—'}), "
             f"{r['commands_per_s']} commands/s; latency p50 {r['p50_ms']} ms, "
             f"p99 {r['p99_ms']} ms, max {r['max_ms']} ms; {r['bot_errors_logged']} errors logged"
         )
     for r in results:
         if "latency" in r:
             print(json.dumps(r["latency"], ensure_ascii=False, indent=1))
+    for row in runs:
+        if "cpu_ratio" in row:
+            print(
+                f"  run {row['run']} (seed {row['seed']}): CPU ratio {row['cpu_ratio']}×, loop {row['loop_cpu_ratio']}×"
+            )
     if "cpu_ratio" in out:
         print(
-            f"  CPU per command, sikpan / echo bot: {out['cpu_ratio']}× (sikpan's event loop alone:"
-            f" {out['loop_cpu_ratio']}×)"
+            f"  CPU per command, sikpan / echo bot: median {out['cpu_ratio']}× ({out['cpu_ratio_range'][0]}–{out['cpu_ratio_range'][1]});"
+            f" sikpan's event loop alone: {out['loop_cpu_ratio']}× ({out['loop_cpu_ratio_range'][0]}–{out['loop_cpu_ratio_range'][1]})"
         )
 
 

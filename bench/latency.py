@@ -16,8 +16,9 @@ the driver's stamps line up with the bot's):
 
 Beside them: the event loop's lag (a task asking to wake every 2 ms, each wake later than 5 ms noted) and
 every garbage collection longer than 1 ms. :func:`dump` writes all of it as JSON when the bot stops.
-The driver (the fake Bot API's process) adds ``pushed`` (the update queued), ``answered`` (the fake's
-``getUpdates`` answer that held it) and ``reply`` (the fake accepted the reply), and its own loop's lag;
+The fake Bot API's process (``bench/bot.py``'s ``_bench_fake``, not the users' driver) adds ``pushed`` (the
+update queued), ``answered`` (its ``getUpdates`` answer that held it) and ``reply`` (it accepted the reply),
+and its own loop's lag;
 :func:`breakdown` joins both sides per update and tells, for the slowest 1 % of commands against the median
 ones, the mean time spent between consecutive stages.
 """

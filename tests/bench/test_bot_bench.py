@@ -1,0 +1,201 @@
+"""``bench/bot.py``'s own pieces (issue #18): the ratio and median arithmetic over ``--repeat`` runs, the
+per-thread CPU split, the frames between the users' driver and the fake Bot API process, and that process
+itself (pushed and reply stamps, diagnosis), driven here by a bot played with plain HTTP calls."""
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import aiohttp
+import pytest
+
+from bench import _figures, _ipc, _threads
+from bench import bot as bench_bot
+
+
+# --------------------------------------------------------------------------------------- figures
+def test_ratio_rounds_and_refuses_a_missing_or_zero_floor():
+    assert _figures.ratio(3.0, 4.0) == 0.75
+    assert _figures.ratio(1.0, 3.0) == 0.333
+    assert _figures.ratio(None, 4.0) is None
+    assert _figures.ratio(3.0, None) is None
+    assert _figures.ratio(3.0, 0.0) is None
+
+
+def test_spread_is_the_median_and_range_of_the_values_present():
+    assert _figures.spread([1.3, 0.9, 1.1]) == {"median": 1.1, "min": 0.9, "max": 1.3}
+    assert _figures.spread([1.0, 2.0, None, 4.0, 3.0]) == {"median": 2.5, "min": 1.0, "max": 4.0}
+    assert _figures.spread([None]) is None
+    assert _figures.spread([]) is None
+
+
+def test_pair_ratios_put_sikpan_and_its_loop_over_the_whole_echo_bot():
+    sikpan = {"cpu_ms_per_command": 3.0, "loop_cpu_ms_per_command": 2.0}
+    echo = {"cpu_ms_per_command": 4.0, "loop_cpu_ms_per_command": 3.9}
+    assert _figures.pair_ratios(sikpan, echo) == {"cpu_ratio": 0.75, "loop_cpu_ratio": 0.5}
+    assert _figures.pair_ratios(sikpan, {"cpu_ms_per_command": None}) == {
+        "cpu_ratio": None,
+        "loop_cpu_ratio": None,
+    }
+
+
+def test_summary_gives_each_key_its_median_and_range_over_the_runs():
+    runs = [
+        {"run": 0, "cpu_ratio": 1.2, "loop_cpu_ratio": 0.9},
+        {"run": 1, "cpu_ratio": 0.9, "loop_cpu_ratio": 0.7},
+        {"run": 2, "cpu_ratio": 1.0, "loop_cpu_ratio": None},
+    ]
+    assert _figures.summary(runs) == {
+        "cpu_ratio": 1.0,
+        "cpu_ratio_range": [0.9, 1.2],
+        "loop_cpu_ratio": 0.8,
+        "loop_cpu_ratio_range": [0.7, 0.9],
+    }
+    assert _figures.summary([{"run": 0}]) == {}  # a run without the echo bot: no ratio at all
+
+
+def test_thread_split_counts_the_loop_the_rest_and_each_named_thread():
+    main = 100
+    before = {main: ("python", 1.0), 101: ("pictures_0", 0.5), 102: ("gone", 0.2)}
+    # 102 ended in between (its time is in the process's, not in any thread's); 103 started in between
+    after = {main: ("python", 1.6), 101: ("pictures_0", 0.7), 103: ("sqlite-sync_0", 0.1)}
+    split = _figures.thread_split(before, after, main, process_seconds=1.0, commands=200)
+    assert split == {"loop": 3.0, "other": 2.0, "named": {"pictures_0": 1.0, "sqlite-sync_0": 0.5}}
+    assert _figures.thread_split(before, after, main, 1.0, 0)["loop"] is None
+
+
+# --------------------------------------------------------------------------------------- frames
+async def test_frames_survive_being_read_in_pieces():
+    messages = [["push", 10_001, "/cast now", "zh-hant"], ["reply", 10_001, 7, 12345.678901], ["polling"]]
+    data = b"".join(_ipc.encode(m) for m in messages)
+    reader = asyncio.StreamReader()
+    for i in range(0, len(data), 3):  # three bytes at a time: headers and bodies split anywhere
+        reader.feed_data(data[i : i + 3])
+    reader.feed_eof()
+    assert [await _ipc.read(reader) for _ in messages] == messages
+    assert await _ipc.read(reader) is None  # closed between frames: the end
+
+
+async def test_a_frame_cut_short_or_not_an_array_is_an_error():
+    reader = asyncio.StreamReader()
+    reader.feed_data(_ipc.encode(["pushed", 1, 2, 3.0])[:-2])
+    reader.feed_eof()
+    with pytest.raises(asyncio.IncompleteReadError):
+        await _ipc.read(reader)
+    body = json.dumps({"not": "a list"}).encode()
+    reader = asyncio.StreamReader()
+    reader.feed_data(_ipc.HEADER.pack(len(body)) + body)
+    with pytest.raises(ValueError):
+        await _ipc.read(reader)
+
+
+async def test_frames_cross_a_socket_pair():
+    ours, theirs = socket.socketpair()
+    reader, our_writer = await asyncio.open_connection(sock=ours)  # kept: a dropped writer closes its socket
+    their_reader, writer = await asyncio.open_connection(sock=theirs)
+    writer.write(_ipc.encode(["push", 10_002, "/liuyao", "ko"]) + _ipc.encode(["diagnose", [[10_002, 9]]]))
+    await writer.drain()
+    writer.close()
+    assert await _ipc.read(reader) == ["push", 10_002, "/liuyao", "ko"]
+    assert await _ipc.read(reader) == ["diagnose", [[10_002, 9]]]
+    assert await _ipc.read(reader) is None
+    our_writer.close()
+
+
+# --------------------------------------------------------------------------------------- threads
+def test_threads_started_after_name_os_threads_carry_their_name_in_the_kernel():
+    code = (
+        "import os, threading, sys\n"
+        "from bench import _threads\n"
+        "_threads.name_os_threads()\n"
+        "seen = {}\n"
+        "def look():\n"
+        "    with open(f'/proc/self/task/{threading.get_native_id()}/comm') as f: seen['comm'] = f.read().strip()\n"
+        "    seen['listed'] = _threads.snapshot(os.getpid())[threading.get_native_id()][0]\n"
+        "t = threading.Thread(target=look, name='pictures_0-and-a-long-tail'); t.start(); t.join()\n"
+        "print(seen['comm'], seen['listed'])\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["pictures_0-and-", "pictures_0-and-"]  # the kernel keeps 15 bytes
+
+
+def test_snapshot_lists_this_process_threads_with_their_cpu():
+    busy = time.process_time() + 0.05
+    while time.process_time() < busy:
+        pass
+    threads = _threads.snapshot(os.getpid())
+    assert os.getpid() in threads  # the main thread's id is the process's
+    name, seconds = threads[os.getpid()]
+    assert name and seconds > 0
+
+
+# --------------------------------------------------------------------------------------- the fake's process
+async def test_the_fake_process_stamps_pushes_and_replies_and_tells_what_it_saw():
+    users = bench_bot.Users(2)
+    fake = bench_bot.FakeProcess(users)
+    await fake.start()
+    try:
+        url = fake.base_url + bench_bot.TOKEN
+        async with aiohttp.ClientSession() as http:
+
+            async def call(method, **params):
+                async with http.post(f"{url}/{method}", json=params) as response:
+                    return await response.json()
+
+            assert (await call("getUpdates", timeout=0))["result"] == []
+            await asyncio.wait_for(fake.polling.wait(), 10)
+            for chat in (10_000, 10_001, 10_000):  # chat 10,000 twice: its replies match in order
+                text, lang = users.text_for(chat)
+                users.add(chat, text, record=True)
+                fake.send(["push", chat, text, lang])
+            users.recording = True
+            updates = []
+            while len(updates) < 3:
+                updates += (await call("getUpdates", offset=len(updates) + 1, timeout=1))["result"]
+            first, second, third = (u["update_id"] for u in updates)
+            assert [u["message"]["chat"]["id"] for u in updates] == [10_000, 10_001, 10_000]
+            assert [u["message"]["from"]["language_code"] for u in updates] == ["zh-hant", "ko", "zh-hant"]
+            assert await call("sendMessage", chat_id=10_000, text="one") is not None
+            await call("sendMessage", chat_id=10_001, text="two")
+            while len(users.replied_at) < 2:
+                await asyncio.wait_for(users.changed.wait(), 10)
+                users.changed.clear()
+            assert set(users.replied_at) == {first, second}
+            assert users.pending[10_000][0][1] == third  # still waiting, pushed
+            for uid in (first, second):
+                assert users.replied_at[uid] > users.pushed_at[uid]
+            assert sorted(users.latencies) == sorted(
+                users.replied_at[u] - users.pushed_at[u] for u in (first, second)
+            )
+            seen = await fake.ask(["diagnose", [[10_000, third]]], "diagnosis")
+            assert seen[str(third)]["fetched"] is False  # not confirmed by a later offset yet
+            assert seen[str(third)]["calls_to_chat"] == ["sendMessage 200"]
+            await call("getUpdates", offset=third + 1, timeout=0)
+            seen = await fake.ask(["diagnose", [[10_000, third]]], "diagnosis")
+            assert seen[str(third)]["fetched"] is True
+            await call("sendMessage", chat_id=10_001, text="an extra message: no command pending")
+            while users.unmatched == 0:
+                await asyncio.wait_for(users.changed.wait(), 10)
+                users.changed.clear()
+    finally:
+        await fake.stop()
+    assert fake.proc.returncode == 0
+
+
+async def test_the_driver_hears_when_the_fake_process_is_gone():
+    fake = bench_bot.FakeProcess(bench_bot.Users(1))
+    await fake.start()
+    try:
+        fake.check()  # running: nothing to say
+        fake.proc.kill()
+        with pytest.raises(RuntimeError, match="frames stopped"):
+            for _ in range(200):
+                fake.check()
+                await asyncio.sleep(0.05)
+    finally:
+        await fake.stop()
