@@ -2,7 +2,7 @@
 thread hop per statement), and on PostgreSQL when one answers.
 
     .venv/bin/python bench/storage.py [--n 5000] [--pg postgresql://postgres@127.0.0.1:5432/test] [--json]
-    .venv/bin/python bench/storage.py record [--n 2000] [--pg …] [--json]
+    .venv/bin/python bench/storage.py record [--n 500] [--rounds 3] [--against DIR] [--pg …] [--json]
     .venv/bin/python bench/storage.py sync [--n 2000] [--json]
 
 "before" replays the same statements through aiosqlite (the storage of main before #17) when aiosqlite is
@@ -11,7 +11,12 @@ per call, for a user look-up (``get_user``) and a history write (``add_history``
 
 ``record``: ``bot.commands._common.record_and_reply`` (the stored text, the reply's context, the history write)
 for the contexts of a ``/cast now``, a ``/shensha`` and a ``/liuyao`` as the commands make them (caught from one
-real dispatch of each; their caches are warm, as for every user after the first of that hour): CPU µs per call.
+real dispatch of each; their caches are warm, as for every user after the first of that hour): CPU µs per call
+(process time), of which system µs (the WAL's writes and sync), and wall µs; on SQLite also the WAL written per
+commit — frames (pages of the database, each ``page_size`` + 24 bytes) and kB — over ``--n`` more calls with the
+automatic checkpoint off (the WAL only grows). ``--rounds`` alternates the commands that many times (figures
+summed over the rounds). ``--against DIR``: the same figures of the checkout in DIR (main, say) measured by this
+script, each in a fresh process, alternating with this checkout ``--rounds`` times; medians and ratios.
 
 ``sync``: what the group commit's sync costs on this disk (SQLite, WAL): after each commit of a cast-sized row,
 (a) the sync alone — ``open`` + ``fsync`` + ``close`` of the ``-wal`` (main before issue 18's storage work) against
@@ -26,6 +31,9 @@ import argparse
 import asyncio
 import json
 import os
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,7 +43,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-sys.path[0] = str(Path(__file__).resolve().parent.parent)  # the project, not bench/ (bench/bot.py)
+# the project, not bench/ (bench/bot.py); BENCH_ROOT: another checkout's code measured by this script (--against)
+sys.path[0] = os.environ.get("BENCH_ROOT") or str(Path(__file__).resolve().parent.parent)
 
 from bot.storage import Storage  # noqa: E402
 
@@ -47,6 +56,43 @@ async def _measure(n: int, call: Any) -> tuple[float, float]:
     for i in range(n):
         await call(i)
     return (time.process_time() - cpu) / n * 1e6, (time.perf_counter() - wall) / n * 1e6
+
+
+def _system() -> float:
+    """System CPU seconds of this process (every thread), to the microsecond (``os.times`` counts ticks)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_stime
+
+
+async def _measure_sys(n: int, call: Any) -> tuple[float, float, float]:
+    """CPU µs (process time), system µs and wall µs per call."""
+    sys0, cpu, wall = _system(), time.process_time(), time.perf_counter()
+    for i in range(n):
+        await call(i)
+    took = time.process_time() - cpu, _system() - sys0, time.perf_counter() - wall
+    return tuple(t / n * 1e6 for t in took)  # type: ignore[return-value]
+
+
+async def _wal_per_call(storage: Storage, n: int, call: Any) -> tuple[float, float] | None:
+    """(frames, kB) written to the WAL per call over ``n`` calls (SQLite; None on another engine): the log
+    emptied first, no automatic checkpoint meanwhile."""
+    from bot.storage.sqlite import SqliteBackend
+
+    backend = storage.backend
+    if not isinstance(backend, SqliteBackend) or backend._wal is None:
+        return None
+    con = backend.con
+    page = int(con.execute("PRAGMA page_size").fetchone()[0])
+    auto = int(con.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    con.execute("PRAGMA wal_autocheckpoint=0")
+    try:
+        for i in range(n):
+            await call(i)
+        size = os.path.getsize(backend._wal)
+    finally:
+        con.execute(f"PRAGMA wal_autocheckpoint={auto}")
+    header = 32 if size else 0
+    return (size - header) / (page + 24) / n, size / n / 1000
 
 
 async def after(target: str, n: int) -> dict[str, tuple[float, float]]:
@@ -125,7 +171,7 @@ async def amain(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"n": args.n}
     with tempfile.TemporaryDirectory() as tmp:
         if args.what == "record":
-            out["sqlite"] = await record(str(Path(tmp) / "record.db"), args.n)
+            out["sqlite"] = await record(str(Path(tmp) / "record.db"), args.n, args.rounds)
         elif args.what == "sync":
             out["sqlite"] = await sync(tmp, args.n, args.rounds)
             return out
@@ -133,7 +179,8 @@ async def amain(args: argparse.Namespace) -> dict[str, Any]:
             out["sqlite_before_aiosqlite"] = await before(str(Path(tmp) / "before.db"), args.n)
             out["sqlite_after"] = await after(str(Path(tmp) / "after.db"), args.n)
     if args.pg:
-        out["postgresql"] = await on_postgres(args.pg, record if args.what == "record" else after, args.n)
+        measure = partial(record, rounds=args.rounds) if args.what == "record" else after
+        out["postgresql"] = await on_postgres(args.pg, measure, args.n)
     return out
 
 
@@ -192,8 +239,9 @@ async def sync(tmp: str, n: int, rounds: int) -> dict[str, tuple[float, float]]:
     return {name: (cpu / n / rounds * 1e6, wall / n / rounds * 1e6) for name, (cpu, wall) in totals.items()}
 
 
-async def record(target: str, n: int) -> dict[str, tuple[float, float]]:
-    """CPU and wall µs per ``record_and_reply`` call, per command of :data:`RECORDED`."""
+async def record(target: str, n: int, rounds: int = 1) -> dict[str, dict[str, float | None]]:
+    """Per command of :data:`RECORDED`: CPU, system and wall µs per ``record_and_reply`` call (the commands
+    alternating, ``rounds`` times), and the WAL's frames and kB per commit (SQLite)."""
     from bot.commands import Incoming, _common, cast, dispatch, liuyao, shensha
     from bot.config import Settings
     from bot.context import create_context
@@ -215,15 +263,61 @@ async def record(target: str, n: int) -> dict[str, tuple[float, float]]:
         for module in modules:
             module.record_and_reply = _common.record_and_reply  # type: ignore[attr-defined]
     try:
-        out = {}
-        for text in RECORDED:
-            incoming, rec = caught[text]
-            out[text] = await _measure(
-                n, lambda i, incoming=incoming, rec=rec: _common.record_and_reply(incoming, ctx, rec)
+        calls = {
+            text: lambda i, incoming=caught[text][0], rec=caught[text][1]: _common.record_and_reply(
+                incoming, ctx, rec
             )
+            for text in RECORDED
+        }
+        sums = {text: [0.0, 0.0, 0.0] for text in RECORDED}
+        for _ in range(rounds):
+            for text, call in calls.items():
+                for k, figure in enumerate(await _measure_sys(n, call)):
+                    sums[text][k] += figure / rounds
+        out: dict[str, dict[str, float | None]] = {}
+        for text, call in calls.items():
+            cpu, system, wall = sums[text]
+            wal = await _wal_per_call(ctx.storage, n, call)
+            out[text] = {
+                "cpu_us": cpu,
+                "sys_us": system,
+                "wall_us": wall,
+                "wal_frames": wal[0] if wal else None,
+                "wal_kb": wal[1] if wal else None,
+            }
         return out
     finally:
         await ctx.close()
+
+
+def against(other: Path, n: int, rounds: int) -> dict[str, dict[str, dict[str, float | None]]]:
+    """``record``'s figures of this checkout and of ``other``, each run in a fresh process, alternating
+    ``rounds`` times: {checkout: {command: {figure: median}}}."""
+    here = Path(__file__).resolve().parent.parent
+    runs: dict[str, list[dict[str, dict[str, float | None]]]] = {"this": [], "other": []}
+    for _ in range(rounds):
+        for name, root in (("other", other), ("this", here)):
+            done = subprocess.run(
+                [sys.executable, __file__, "record", "--n", str(n), "--rounds", "1", "--json"],
+                env={**os.environ, "BENCH_ROOT": str(root)},
+                cwd=root,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            runs[name].append(json.loads(done.stdout.strip().splitlines()[-1])["sqlite"])
+    out: dict[str, dict[str, dict[str, float | None]]] = {}
+    for name, got in runs.items():
+        out[name] = {}
+        for text in RECORDED:
+            figures = {}
+            for figure in got[0][text]:
+                values = [run[text][figure] for run in got]
+                figures[figure] = (
+                    statistics.median(v for v in values if v is not None) if values[0] is not None else None
+                )
+            out[name][text] = figures
+    return out
 
 
 def main() -> int:
@@ -231,11 +325,30 @@ def main() -> int:
     parser.add_argument("what", nargs="?", choices=("statements", "record", "sync"), default="statements")
     parser.add_argument("--n", type=int, default=None, help="calls per figure (5000; record: 2000)")
     parser.add_argument("--pg", default=None, help="a postgresql:// URL to measure too")
-    parser.add_argument("--rounds", type=int, default=3, help="sync: rounds of every variant, alternating")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="sync, record: rounds of every variant, alternating"
+    )
+    parser.add_argument("--against", type=Path, default=None, help="record: another checkout to measure too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.n is None:
-        args.n = {"record": 2000, "sync": 1000}.get(args.what, 5000)
+        args.n = {"record": 500, "sync": 1000}.get(args.what, 5000)
+    if args.against is not None:
+        compared = against(args.against.resolve(), args.n, args.rounds)
+        if args.json:
+            print(json.dumps(compared))
+            return 0
+        print(f"record_and_reply, medians of {args.rounds} alternating runs: this / {args.against} (ratio)")
+        for text in RECORDED:
+            mine, theirs = compared["this"][text], compared["other"][text]
+            cells = []
+            for figure, value in mine.items():
+                base = theirs[figure]
+                if value is None or base is None:
+                    continue
+                cells.append(f"{figure} {value:.1f} / {base:.1f} ({value / base:.2f})")
+            print(f"  {text:10} " + "  ".join(cells))
+        return 0
     result = asyncio.run(amain(args))
     if args.json:
         print(json.dumps(result))
@@ -246,7 +359,19 @@ def main() -> int:
         if figures is None:
             print(f"{name}: not measured (aiosqlite is not installed)")
             continue
-        for op, (cpu, wall) in figures.items():
+        for op, got in figures.items():
+            if isinstance(got, dict):  # record
+                wal = (
+                    f" {got['wal_frames']:6.2f} WAL frames {got['wal_kb']:6.1f} kB"
+                    if got["wal_frames"]
+                    else ""
+                )
+                print(
+                    f"{name:26} {op:12} {got['cpu_us']:8.1f} µs CPU (sys {got['sys_us']:6.1f})"
+                    f" {got['wall_us']:8.1f} µs wall per call{wal}"
+                )
+                continue
+            cpu, wall = got
             print(f"{name:26} {op:32} {cpu:8.1f} µs CPU {wall:8.1f} µs wall per call")
     return 0
 

@@ -167,6 +167,10 @@ def retry_after_seconds(value: int | float | timedelta | None) -> float:
 
 
 NO_PREVIEW = {"is_disabled": True}  # LinkPreviewOptions: no link previews under a reply
+# ``parse_mode`` as the plain string python-telegram-bot's ``ParseMode.HTML`` stands for (the request layer
+# sends plain values as they are; an enum member goes through PTB's ``RequestParameter`` first)
+HTML_MODE = "HTML"
+_UNPACED = Slot(0.0)  # the slot of a send with pacing off (nothing to settle)
 
 
 def _reply_to(message_id: int | None) -> dict[str, Any] | None:
@@ -183,6 +187,7 @@ async def telegram_call(
     *,
     request: Any = None,
     read_timeout: float | None = None,
+    sent_id: bool = False,
 ) -> Any:
     """One Bot API method (``endpoint``: ``sendMessage`` …) of ``bot`` (a python-telegram-bot ``Bot``) through
     its request layer; returns the answer's ``result`` as JSON (for a sent message: a dict with ``message_id``
@@ -200,14 +205,19 @@ async def telegram_call(
     ``post``. Either way the wire is the one ``Bot.send_message`` makes (``tests/adapters/test_sending.py``
     compares them). ``request``: another ``BaseRequest`` than the bot's (``getUpdates`` has its own
     connection), with ``read_timeout`` instead of its default (a long poll's hold plus the default, as
-    ``Bot.get_updates``)."""
+    ``Bot.get_updates``). ``sent_id``: only the sent Message's ``message_id`` is needed — the bot's transport
+    may then answer ``{"message_id": …}`` without reading the rest of the Message
+    (:func:`bot.telegram.request.api_answer`); another transport answers the whole result."""
     via = bot.request if request is None else request
     url = f"{bot.base_url}/{endpoint}"
     api_call = getattr(via, "api_call", None)
     if api_call is not None:
-        if read_timeout is None:
-            return await api_call(url, params)
-        return await api_call(url, params, read_timeout=read_timeout)
+        options: dict[str, Any] = {}
+        if read_timeout is not None:
+            options["read_timeout"] = read_timeout
+        if sent_id:
+            options["sent_id"] = True
+        return await api_call(url, params, **options)
     from telegram.request import RequestData
     from telegram.request._requestparameter import RequestParameter
 
@@ -386,8 +396,11 @@ def fit_caption(text: str, limit: int = TELEGRAM_CAPTION_LIMIT) -> str:
     return parts[0] if parts else ""
 
 
+_TAG = re.compile(r"<[^<>]*>")
+
+
 def _strip_tags(text: str) -> str:
-    return html.unescape(re.sub(r"<[^<>]*>", "", text))
+    return html.unescape(_TAG.sub("", text))
 
 
 # ---------------------------------------------------------------------------------------------- Discord text
@@ -572,17 +585,23 @@ class TelegramSender:
                 del self._chat_locks[chat]
 
     async def _pace(self, chat: str, chat_kind: str, marked: bool = False) -> Slot:
-        """Wait for every budget of this send; its overall slot (to be settled however the send goes on)."""
-        if not self.pace:
-            return Slot(0.0)
+        """Wait for every budget of this send; its overall slot (to be settled however the send goes on).
+        Each budget is taken at once when its next slot is now (:meth:`bot.limits.Limiter.acquire_now`, no
+        coroutine), else waited for — the same slots, in the same order, as awaiting every ``acquire``."""
         if marked:  # half an interval at most: two marks never closer than that
             await self._on_time(
                 "telegram:marked", self._marked_rate, min(self.max_late, self._marked_rate.interval / 2)
             )
-        await self.limiter.acquire(f"telegram:chat:{chat}", self._chat_rate)
+        limiter = self.limiter
+        key = "telegram:chat:" + chat
+        if limiter.acquire_now(key, self._chat_rate) is None:
+            await limiter.acquire(key, self._chat_rate)
         if chat_kind != "private":
-            await self.limiter.acquire(f"telegram:group:{chat}", self._group_rate)
-        return await self.limiter.acquire("telegram:all", self._overall)
+            key = "telegram:group:" + chat
+            if limiter.acquire_now(key, self._group_rate) is None:
+                await limiter.acquire(key, self._group_rate)
+        slot = limiter.acquire_now("telegram:all", self._overall)
+        return slot if slot is not None else await limiter.acquire("telegram:all", self._overall)
 
     async def _on_time(self, key: str, budget: Rate, max_late: float) -> Slot:
         """A slot of a :class:`Rate` this process woke up for in time (within ``max_late``): one it woke too
@@ -614,11 +633,9 @@ class TelegramSender:
             if not ready:
                 await self.limiter.settle(slot)
 
-    async def _request(self, slot: Slot, request: Awaitable[Any]) -> Any:
-        """Make the request of an overall slot; however it ends, the window counts it from then on."""
-        try:
-            return await request
-        finally:
+    async def _settle(self, slot: Slot) -> None:
+        """The request of an overall slot has ended (however it ended): the window counts it from now."""
+        if slot is not _UNPACED and not self.limiter.settle_now(slot):
             await self.limiter.settle(slot)
 
     async def send_plain(self, chat_id: int | str, text: str, **kwargs: Any) -> SendOutcome:
@@ -652,7 +669,6 @@ class TelegramSender:
         returns False nothing is sent (outcome ``not_attempted``).
         """
         from telegram import InputFile
-        from telegram.constants import ParseMode
         from telegram.error import (
             BadRequest,
             ChatMigrated,
@@ -677,61 +693,66 @@ class TelegramSender:
         chat = str(chat_id)
         if len(self._chat_locks) > self.max_idle_chats:
             self._prune()
-        lock = self._chat_locks.setdefault(chat, asyncio.Lock())
+        lock = self._chat_locks.get(chat)
+        if lock is None:
+            lock = self._chat_locks[chat] = asyncio.Lock()
         sent_ids: list[int] = []
         async with lock:
             for index, part in enumerate(parts):
                 attempt = 0
                 while True:
                     attempt += 1
-                    # made before the slot: from the slot to the request's end nothing but the request
-                    upload = InputFile(photo, filename=filename) if photo is not None and index == 0 else None
-                    slot = await self._pace(chat, chat_kind, marked=before_request is not None and index == 0)
-                    first = before_request if index == 0 and attempt == 1 else None
-                    if not await self._ready(slot, first):
-                        return SendOutcome(False, 0, (), "not_attempted", chat)
                     reused: str | None = None  # the file_id this attempt sends instead of the bytes
+                    params: dict[str, Any]
+                    # made before the slot: from the slot to the request's end nothing but the request
+                    if photo is not None and index == 0:
+                        reused = self._photo_ids.find(digest)  # recently sent: kept longest
+                        params = {
+                            "chat_id": chat_id,
+                            "photo": reused or InputFile(photo, filename=filename),
+                            "caption": part or None,
+                            "parse_mode": HTML_MODE,
+                            "reply_parameters": _reply_to(reply_to_message_id),
+                        }
+                        method = "sendPhoto"
+                    else:
+                        params = {
+                            "chat_id": chat_id,
+                            "text": part,
+                            "parse_mode": HTML_MODE,
+                            "link_preview_options": NO_PREVIEW,
+                            "reply_parameters": _reply_to(reply_to_message_id if index == 0 else None),
+                        }
+                        method = "sendMessage"
+                    params["reply_markup"] = reply_markup if index == len(parts) - 1 else None
+                    slot = (
+                        await self._pace(chat, chat_kind, marked=before_request is not None and index == 0)
+                        if self.pace
+                        else _UNPACED
+                    )
+                    first = before_request if index == 0 and attempt == 1 else None
+                    # the common case needs no coroutine: nothing to ask first, the request leaves on time
+                    if (
+                        first is not None or (self.pace and self.limiter.now() - slot.at > self.max_late)
+                    ) and (not await self._ready(slot, first)):
+                        return SendOutcome(False, 0, (), "not_attempted", chat)
                     try:
-                        last = index == len(parts) - 1
-                        if upload is not None:
-                            reused = self._photo_ids.find(digest)  # recently sent: kept longest
-                            result = await self._request(
-                                slot,
-                                telegram_call(
-                                    self.bot,
-                                    "sendPhoto",
-                                    {
-                                        "chat_id": chat_id,
-                                        "photo": reused or upload,
-                                        "caption": part or None,
-                                        "parse_mode": ParseMode.HTML,
-                                        "reply_parameters": _reply_to(reply_to_message_id),
-                                        "reply_markup": reply_markup if last else None,
-                                    },
-                                ),
+                        try:
+                            # the answer's message_id is all that is read of it, unless an upload's
+                            # file_id is to be kept (the photo sizes)
+                            result = await telegram_call(
+                                self.bot,
+                                method,
+                                params,
+                                sent_id=method == "sendMessage" or reused is not None,
                             )
+                        finally:
+                            await self._settle(slot)
+                        if method == "sendPhoto":
                             if reused is None:
                                 self._remember_photo(digest, result)
                             else:
                                 self.photo_reuses += 1
-                        else:
-                            result = await self._request(
-                                slot,
-                                telegram_call(
-                                    self.bot,
-                                    "sendMessage",
-                                    {
-                                        "chat_id": chat_id,
-                                        "text": part,
-                                        "parse_mode": ParseMode.HTML,
-                                        "link_preview_options": NO_PREVIEW,
-                                        "reply_parameters": _reply_to(
-                                            reply_to_message_id if index == 0 else None
-                                        ),
-                                        "reply_markup": reply_markup if last else None,
-                                    },
-                                ),
-                            )
                         sent_ids.append(int(result["message_id"]))
                         break
                     except RetryAfter as exc:

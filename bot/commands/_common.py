@@ -137,10 +137,14 @@ async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> 
     """Store a cast in the user's history and answer with the view; ``/show N`` answers the same: the reply is
     made of exactly what is stored — its context, inputs and options equal ``jsonio.loads`` of the stored
     texts. A context's members named in ``rec.written`` (the commands' cached 大六壬 view and 神煞 stars)
-    are stored as their kept text and answered as their kept value, read from that text once and read-only
-    (``jsonio.dumps_loads_with``); the rest is read back from the text written now. So a reply's values are
-    its own or read-only: a command's cache is never handed out to be changed."""
-    context_text, context = jsonio.dumps_loads_with(rec.context, rec.written)
+    are stored apart, once for every cast that shares them (``Storage.add_history(kept=…)``: their kept texts;
+    the row's own text holds ``null`` in their places), and answered as their kept value, read from that text
+    once and read-only (``jsonio.dumps_loads_with``); the rest is read back from the text written now. So a
+    reply's values are its own or read-only: a command's cache is never handed out to be changed."""
+    # each kept member written as the placeholder ``null`` and read as its kept value: the row's text, and the
+    # value ``loads`` gives of the whole context (the row's text with the kept texts in their places)
+    placeholders = {name: _placeholder(w.value) for name, w in rec.written.items() if name in rec.context}
+    context_text, context = jsonio.dumps_loads_with(rec.context, placeholders)
     inputs_text, options_text = jsonio.dumps(dict(rec.inputs)), jsonio.dumps(dict(rec.options))
     inputs, options = jsonio.loads(inputs_text), jsonio.loads(options_text)
     created = (await ctx.clock.now()).isoformat(timespec="seconds")
@@ -153,10 +157,16 @@ async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> 
         view=rec.view,
         context=JsonText(context_text),
         created_at=created,
+        kept={name: rec.written[name].text for name in placeholders},
+        keep=ctx.settings.history_limit or None,  # retention (SIKPAN_HISTORY_LIMIT); unset keeps every cast
     )
-    if ctx.settings.history_limit:  # retention (SIKPAN_HISTORY_LIMIT); unset keeps every cast
-        await ctx.storage.prune_history(incoming.user_key, ctx.settings.history_limit)
     return reply(rec.view, **context, no=seq, picture=picture_source(rec.kind, inputs, options))
+
+
+def _placeholder(value: Any) -> jsonio.Kept:
+    """A kept member as the history row's own text has it: ``null`` in its place (its text is stored apart),
+    its value the kept one (``dumps_loads_with`` writes ``text`` and reads ``value``)."""
+    return jsonio.Kept("null", value)
 
 
 def parse_bool(value: str, name: str) -> bool:

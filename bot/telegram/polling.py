@@ -77,7 +77,8 @@ class Poller:
         self._last_conflict = -CONFLICT_QUIET
         self._slots = asyncio.Semaphore(concurrency)
         self._tasks: set[asyncio.Task[None]] = set()
-        self._request: asyncio.Future[Any] | None = None  # the poll in flight (cut when stop is set)
+        self._request: asyncio.Task[Any] | None = None  # the task awaiting a request (cut when stop is set)
+        self._cutting = False  # _cut cancelled that task
 
     async def run(self, stop: asyncio.Event) -> None:
         """Poll until ``stop`` is set, then drain and confirm (module docstring). Raises ``InvalidToken``."""
@@ -93,26 +94,28 @@ class Poller:
             await self._confirm()
 
     def _cut(self, _stopped: asyncio.Future[Any]) -> None:
-        if self._request is not None:
+        if self._request is not None and not self._cutting:
+            self._cutting = True
             self._request.cancel()
 
     async def _call(self, method: str, params: dict[str, Any], stopped: asyncio.Future[Any]) -> Any:
         """One request on the polling connection; :class:`_Stopped` (the request cancelled) once stop is set.
-        The request is a task of its own, cancelled by ``stop`` (:meth:`_cut`), awaited directly."""
+        The request is awaited in this task (no task per poll, issue #18); ``stop`` cuts it by cancelling
+        this task (:meth:`_cut`), and that cancellation — told from one of the task itself by
+        ``Task.uncancel`` — becomes :class:`_Stopped`."""
         if stopped.done():
             raise _Stopped
         read = (self.request.read_timeout or 0) + int(params.get("timeout") or 0)
-        call = self._request = asyncio.ensure_future(
-            telegram_call(self.bot, method, params, request=self.request, read_timeout=read)
-        )
+        task = self._request = asyncio.current_task()
         try:
-            return await call
+            return await telegram_call(self.bot, method, params, request=self.request, read_timeout=read)
         except asyncio.CancelledError:
-            if call.cancelled() and stopped.done() and not stopped.cancelled():
-                raise _Stopped from None  # cut by stop, not this task cancelled
+            if self._cutting and task is not None and task.uncancel() == 0:
+                raise _Stopped from None  # cut by stop, and this task not cancelled besides
             raise
         finally:
             self._request = None
+            self._cutting = False
 
     async def _loop(self, stopped: asyncio.Future[Any]) -> None:
         delay = 0.0

@@ -234,14 +234,27 @@ def _envelope(payload: bytes) -> Any:
         raise TelegramError("Invalid server response") from exc
 
 
-def api_answer(code: int, payload: bytes) -> Any:
+# The head of a successful answer whose result is a Message: the Bot API writes ``message_id`` first.
+_SENT_HEAD = re.compile(
+    rb'\{\s*"ok"\s*:\s*true\s*,\s*"result"\s*:\s*\{\s*"message_id"\s*:\s*(\d{1,18})\s*[,}]'
+)
+
+
+def api_answer(code: int, payload: bytes, *, sent_id: bool = False) -> Any:
     """The ``result`` of an HTTP answer, or the exception python-telegram-bot raises for it
     (``BaseRequest._request_wrapper`` and ``post``, mapped the same way): ``ChatMigrated`` /
     ``RetryAfter`` from the envelope's ``parameters``; by status 403 ``Forbidden``, 401/404
     ``InvalidToken``, 400 ``BadRequest``, 409 ``Conflict``, others ``NetworkError`` — with the envelope's
     ``description`` as the message, and **from** the parse error when the body is not JSON (so
-    :func:`bot.sending.request_not_sent` tells a Bot API refusal, no cause, from a proxy's page)."""
+    :func:`bot.sending.request_not_sent` tells a Bot API refusal, no cause, from a proxy's page).
+
+    ``sent_id``: the caller needs only the ``message_id`` of the Message a send answers with — a successful
+    answer that starts ``{"ok": true, "result": {"message_id": N`` (the Bot API's order) gives
+    ``{"message_id": N}`` without parsing the rest (the Message echoes the whole text, its entities, the
+    keyboard, a photo's sizes: several kB of JSON per reply); any other answer is read whole, as without it."""
     if 200 <= code <= 299:
+        if sent_id and (head := _SENT_HEAD.match(payload)) is not None:
+            return {"message_id": int(head.group(1))}
         return _envelope(payload)["result"]
     try:
         message = f"{HTTPStatus(code).phrase} ({code})"
@@ -362,9 +375,11 @@ class AiohttpRequest(BaseRequest):
                 self._timeouts[key] = timeout
         return timeout
 
-    async def api_call(self, url: str, params: Mapping[str, Any], *, read_timeout: Any = _DEFAULT) -> Any:
+    async def api_call(
+        self, url: str, params: Mapping[str, Any], *, read_timeout: Any = _DEFAULT, sent_id: bool = False
+    ) -> Any:
         """One Bot API method at ``url`` with ``params`` (see :func:`api_parameters`): its ``result`` as JSON,
-        or PTB's exception (:func:`api_answer`; the transport's as in :meth:`do_request`)."""
+        or PTB's exception (:func:`api_answer`, with ``sent_id``; the transport's as in :meth:`do_request`)."""
         values, files = api_parameters(params)
         if files is None:
             body: Any = json.dumps(values, ensure_ascii=False).encode()
@@ -375,7 +390,7 @@ class AiohttpRequest(BaseRequest):
             )
         else:
             code, payload = await self._post(url, _form(values, files), None, True, read_timeout)
-        return api_answer(code, payload)
+        return api_answer(code, payload, sent_id=sent_id)
 
     async def do_request(
         self,

@@ -222,9 +222,12 @@ class _Connection(asyncio.Protocol):
         self.idle_since = 0.0
         self.last_read = 0.0
         self.timer: asyncio.TimerHandle | None = None  # the answer's timeouts (Wire._watch)
+        self.fd = -1  # the socket's descriptor (read once: quiet() polls it on every reuse)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's are not asyncio.Transport subclasses
+        sock = transport.get_extra_info("socket")
+        self.fd = -1 if sock is None else sock.fileno()
 
     def data_received(self, data: bytes) -> None:
         answer = self.answer
@@ -282,11 +285,8 @@ class _Connection(asyncio.Protocol):
     def quiet(self) -> bool:
         """Open, and nothing waiting unread on its socket (no EOF, no bytes) — polled, not waited for."""
         transport = self.transport
-        if transport is None or transport.is_closing():
-            return False
-        sock = transport.get_extra_info("socket")
-        fd = -1 if sock is None else sock.fileno()
-        if fd < 0:
+        fd = self.fd
+        if transport is None or transport.is_closing() or fd < 0:  # closing first: a closed fd may be reused
             return False
         try:
             readable, _, _ = select.select((fd,), (), (), 0)

@@ -227,6 +227,49 @@ async def test_an_answer_is_mapped_as_python_telegram_bot_maps_it(code: int, pay
     assert mine == theirs
 
 
+# Successful answers of a send as the Bot API writes them (compact, ``message_id`` first) and as other
+# writers might (spaces, another order): ``sent_id`` reads the id off the head only in the first shape.
+SENT_ANSWERS = [
+    (b'{"ok":true,"result":{"message_id":42,"from":{"id":1,"is_bot":true,"first_name":"b"},'
+     b'"chat":{"id":7,"type":"private"},"date":1,"text":"\\"message_id\\": 9",'
+     b'"entities":[{"offset":0,"length":1,"type":"bold"}]}}', {"message_id": 42}),
+    (b'{ "ok" : true , "result" : { "message_id" : 1002 , "date": 1}}', {"message_id": 1002}),
+    (b'{"ok":true,"result":{"message_id":3}}', {"message_id": 3}),
+    (b'{"ok":true,"result":{"date":1,"message_id":8}}', {"date": 1, "message_id": 8}),  # not first: read whole
+    (b'{"ok":true,"result":true}', True),  # not a Message: read whole
+    (b'{"result":{"message_id":4},"ok":true}', {"message_id": 4}),  # another order: read whole
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("code", "payload"), ANSWERS)
+def test_sent_id_maps_every_answer_as_before_but_a_sent_messages_result(code: int, payload: bytes) -> None:
+    """With ``sent_id`` every answer gives what it gives without (the same result or exception), except
+    that a Message's result is only its ``message_id``."""
+
+    def answer(**options: Any) -> Any:
+        try:
+            return ("result", api_answer(code, payload, **options))
+        except TelegramError as exc:
+            return _described(exc)
+
+    whole = answer()
+    if whole[0] == "result" and isinstance(whole[1], dict) and "message_id" in whole[1]:
+        assert answer(sent_id=True) == ("result", {"message_id": whole[1]["message_id"]})
+    else:
+        assert answer(sent_id=True) == whole
+
+
+@pytest.mark.parametrize(("payload", "expected"), SENT_ANSWERS)
+def test_sent_id_reads_the_id_off_the_head_of_a_bot_api_answer(payload: bytes, expected: Any) -> None:
+    whole = api_answer(200, payload)
+    got = api_answer(200, payload, sent_id=True)
+    assert got == expected
+    if isinstance(whole, dict) and list(whole)[:1] != ["message_id"]:
+        assert got == whole  # read whole: the head is not the Bot API's
+    elif isinstance(whole, dict):
+        assert got == {"message_id": whole["message_id"]}
+
+
 def _parameter_cases() -> list[dict[str, Any]]:
     from datetime import UTC, datetime
 

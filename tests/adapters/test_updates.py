@@ -311,3 +311,64 @@ async def test_two_pollers_on_one_token_one_polls_the_other_backs_off_no_update_
     assert conflicts <= elapsed / 1.0 + 1
     polls = [c for c in tg.calls if c.method == "getUpdates"]
     assert len(polls) <= 2 * (elapsed / tg.poll_hold + 1) + len(ids) + conflicts + 4
+
+
+class _HeldPoll:
+    """A request layer whose ``getUpdates`` is held until cancelled (a long poll Telegram never answers);
+    the calls are counted and each cancelled one noted."""
+
+    read_timeout = 5.0
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.cancelled = 0
+        self.held = asyncio.Event()
+
+    async def api_call(self, url: str, params: Any, *, read_timeout: Any = None) -> Any:
+        self.calls.append(url.rsplit("/", 1)[1])
+        if url.endswith("/deleteWebhook"):
+            return True
+        self.held.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        raise AssertionError("unreachable")
+
+
+async def _held_poller() -> tuple[Poller, _HeldPoll]:
+    request = _HeldPoll()
+    bot = type("B", (), {"base_url": "https://api.example/bot1:x", "request": request})()
+
+    async def process(update: Any) -> None:
+        raise AssertionError("no update comes")
+
+    return Poller(bot, request, process), request
+
+
+async def test_stop_cuts_the_poll_in_flight_and_run_returns():
+    poller, request = await _held_poller()
+    stop = asyncio.Event()
+    task = asyncio.create_task(poller.run(stop))
+    await asyncio.wait_for(request.held.wait(), 5)
+    stop.set()
+    await asyncio.wait_for(task, 5)  # returns: the held poll was cut, no error
+    assert request.cancelled == 1
+    assert request.calls == ["deleteWebhook", "getUpdates"]  # nothing taken: no confirming poll
+    assert not task.cancelled() and task.result() is None
+
+
+async def test_a_polling_task_cancelled_from_outside_stays_cancelled_even_when_stop_cuts_it_too():
+    for also_stop in (False, True):
+        poller, request = await _held_poller()
+        stop = asyncio.Event()
+        task = asyncio.create_task(poller.run(stop))
+        await asyncio.wait_for(request.held.wait(), 5)
+        task.cancel()  # from outside: not the poller's own cut
+        if also_stop:  # and stop's cut lands on the same task before it runs: the outside cancellation wins
+            poller._cut(asyncio.get_running_loop().create_future())
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 5)
+        assert task.cancelled()
+        assert request.cancelled == 1

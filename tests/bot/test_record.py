@@ -60,12 +60,20 @@ def containers(value: Any) -> Iterator[Any]:
 
 
 async def stored(ctx, incoming: Incoming, seq: int) -> dict[str, str]:
+    """The stored texts of an entry; ``context``: the whole context as stored — the row's own text, with the
+    kept members (its ``kept`` row, migration 0011) in their places (the row's text has ``null`` there)."""
     row = await ctx.storage.fetchone(
-        "SELECT context, inputs, options, kind FROM history WHERE user_key = ? AND seq = ?",
+        "SELECT h.context, h.inputs, h.options, h.kind, k.text AS kept FROM history AS h"
+        " LEFT JOIN kept AS k ON k.digest = h.kept WHERE h.user_key = ? AND h.seq = ?",
         (incoming.user_key, seq),
     )
     assert row is not None
-    return {name: row[name] for name in ("context", "inputs", "options", "kind")}
+    own, kept = jsonio.loads(row["context"]), jsonio.loads(row["kept"] or "{}")
+    assert all(own[name] is None for name in kept)  # each kept member has its place in the row's text
+    whole = {name: kept[name] if name in kept else value for name, value in own.items()}
+    return {"context": jsonio.dumps(whole), "kept": row["kept"]} | {
+        name: row[name] for name in ("inputs", "options", "kind")
+    }
 
 
 @pytest.mark.parametrize("text", COMMANDS)
@@ -79,6 +87,10 @@ async def test_the_reply_is_what_loads_gives_of_the_stored_text(ctx, text):
         assert context == jsonio.loads(row["context"])
         assert list(context) == list(jsonio.loads(row["context"]))  # display order kept
         assert jsonio.dumps(context) == row["context"]  # the spliced text is the whole dumps
+        # the cached members are stored apart, once for every cast that shares them
+        kept = jsonio.loads(row["kept"] or "{}")
+        assert set(CACHED_MEMBERS.get(reply.view, ())) <= set(kept)
+        assert bool(kept) == (reply.view in CACHED_MEMBERS)
         expected_picture = picture_source(
             row["kind"], jsonio.loads(row["inputs"]), jsonio.loads(row["options"])
         )

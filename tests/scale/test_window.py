@@ -262,6 +262,61 @@ def test_a_rate_places_a_slot_after_the_queued_ones_whatever_the_wake_up():
     assert bucket.reserve().server_at == pytest.approx(100.0 + 56 / 28)
 
 
+def test_a_slot_taken_at_once_is_the_slot_reserve_gives_and_a_later_one_is_not_taken():
+    """``acquire_now`` (the sender's path without a coroutine): while the next slot is now it is the very slot
+    ``reserve`` would give (same time, numbered and scored the same); when it is later nothing is reserved —
+    the budget is as before, so the ``acquire`` that follows gets the slot it would have got anyway."""
+    from bot.limits import Rate
+
+    for budget in (Window(3, 1.0), Rate(2, 1.0, 2)):
+        hand, twin_hand = HandClock(), HandClock()
+        limiter = LocalLimiter(clock=hand, sleep=hand.sleep)
+        twin = LocalLimiter(clock=twin_hand, sleep=twin_hand.sleep)  # reserve() only, for comparison
+        count = budget.count if isinstance(budget, Window) else int(budget.burst)
+        for i in range(count):
+            slot = limiter.acquire_now("k", budget)
+            expected = twin._bucket("k", budget).reserve()
+            assert slot is not None and expected.wait == 0.0
+            assert (slot.at, slot.member) == (expected.server_at, expected.member)
+            if isinstance(budget, Window) and i == 0:
+                hand.now = twin_hand.now = 100.25  # the first settles at once; the others stay in flight
+                assert limiter.settle_now(slot)
+                twin._bucket("k", budget).settle(int(expected.member or -1))
+        before = dict(vars(limiter.buckets["k"]))
+        assert limiter.acquire_now("k", budget) is None  # the next slot is later: not taken
+        assert dict(vars(limiter.buckets["k"])) == before  # … and nothing reserved
+        expected = twin._bucket("k", budget).reserve()
+        reservation = limiter.buckets["k"].reserve()
+        assert reservation == expected and reservation.wait > 0
+
+
+def test_a_window_with_count_in_flight_grants_nothing_at_once():
+    hand = HandClock()
+    limiter = LocalLimiter(clock=hand, sleep=hand.sleep)
+    budget = Window(2, 1.0)
+    assert limiter.acquire_now("k", budget) is not None and limiter.acquire_now("k", budget) is not None
+    hand.now += 5.0  # both still in flight (unsettled): no slot, now or later
+    assert limiter.acquire_now("k", budget) is None
+    assert not limiter.buckets["k"].reserve().granted
+
+
+async def test_redis_takes_nothing_at_once_and_settles_only_what_needs_no_call(redis_url):
+    limiter = RedisLimiter.from_url(redis_url)
+    budget = Window(2, 1.0)
+    try:
+        assert limiter.acquire_now("now", budget) is None  # every reservation is a call to Redis
+        slot = await limiter.acquire("now", budget)
+        assert not limiter.settle_now(slot)  # a window's slot is re-scored in Redis: awaited
+        assert limiter.settle_now(Slot(0.0, "now"))  # a slot with nothing to re-score
+        key = limiter.prefix + "limit:now"
+        in_flight = await limiter.client.zscore(key, slot.member)  # slot + max_flight (µs, Redis's clock)
+        await limiter.settle(slot)
+        end = await limiter.client.zscore(key, slot.member)
+        assert (in_flight - end) / 1_000_000.0 == pytest.approx(budget.max_flight, abs=1.0)  # settled at once
+    finally:
+        await limiter.close()
+
+
 @pytest.fixture
 def redis_url():
     require_redis()

@@ -17,6 +17,8 @@ from bot.storage.urls import split_url
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 USER = "telegram:42"
+# the history's columns as 0001 made them (a later migration may add some)
+HISTORY_0001 = "id, user_key, seq, kind, command, inputs, options, view, context, created_at"
 
 
 async def _cast(store: Storage, user: str = USER, n: int = 1) -> list[int]:
@@ -151,7 +153,7 @@ async def test_the_one_statement_migration_keeps_every_row_and_number(target: st
         assert await store.prune_history(USER, keep=2) == 3  # rows 4, 5 left; the counter stays at 5
 
         async def snapshot() -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
-            rows = await store.fetchall("SELECT * FROM history ORDER BY user_key, seq")
+            rows = await store.fetchall(f"SELECT {HISTORY_0001} FROM history ORDER BY user_key, seq")
             counters = await store.fetchall("SELECT * FROM history_counters ORDER BY user_key")
             return [tuple(r) for r in rows], [tuple(r) for r in counters]
 
@@ -176,6 +178,32 @@ async def test_the_one_statement_migration_keeps_every_row_and_number(target: st
         assert entry is not None and (entry.kind, entry.context) == ("cast", {})
     finally:
         await store.close()
+
+
+# ``Backend.insert_history`` from 0009 to 0010, before the ``kept`` column: how a cast was recorded then
+INSERT_HISTORY_0010 = {
+    "sqlite": "INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at)"
+    " VALUES (?1, COALESCE((SELECT last_seq FROM history_counters WHERE user_key = ?1), 0) + 1,"
+    " ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING seq",
+    "postgresql": "WITH counter AS (INSERT INTO history_counters (user_key, last_seq) VALUES (?, 1)"
+    " ON CONFLICT (user_key) DO UPDATE SET last_seq = history_counters.last_seq + 1"
+    " RETURNING user_key, last_seq)"
+    " INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at)"
+    " SELECT counter.user_key, counter.last_seq, ?, ?, ?, ?, ?, ?, ? FROM counter RETURNING seq",
+}
+
+
+async def _cast_as_at_0010(store: Storage, user: str = USER, n: int = 1, context: str = "{}") -> list[int]:
+    """Casts recorded as ``add_history`` did at 0009 and 0010 (one statement, the whole context inline)."""
+    got = []
+    for _ in range(n):
+        row = await store.fetchone(
+            INSERT_HISTORY_0010[store.dialect],
+            (user, "cast", "/cast", "{}", "{}", "cast", context, "2026-01-01T00:00:00+00:00"),
+        )
+        assert row is not None
+        got.append(int(row[0]))
+    return got
 
 
 async def _history_indexes(store: Storage) -> list[tuple[str, str]]:
@@ -203,14 +231,14 @@ async def test_the_one_index_migration_keeps_every_row_number_and_uniqueness(tar
     try:
         migrations = load_migrations(dialect=store.dialect)
         await store.migrate([m for m in migrations if m.version <= 9])
-        assert await _cast(store, n=4) == [1, 2, 3, 4]
-        assert await _cast(store, "telegram:7", n=2) == [1, 2]
+        assert await _cast_as_at_0010(store, n=4) == [1, 2, 3, 4]
+        assert await _cast_as_at_0010(store, "telegram:7", n=2) == [1, 2]
         assert await store.prune_history(USER, keep=1) == 3
         indexes_before = await _history_indexes(store)
         assert "history_user" in {name for name, _ in indexes_before}
 
         async def snapshot() -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
-            rows = await store.fetchall("SELECT * FROM history ORDER BY user_key, seq")
+            rows = await store.fetchall(f"SELECT {HISTORY_0001} FROM history ORDER BY user_key, seq")
             counters = await store.fetchall("SELECT * FROM history_counters ORDER BY user_key")
             return [tuple(r) for r in rows], [tuple(r) for r in counters]
 
