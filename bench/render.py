@@ -7,7 +7,8 @@ cProfile of the renders instead, top functions by own time).
 per ``dispatch`` with the storage's own calls taken out (``get_user``, ``touch_user``, ``add_history``,
 ``prune_history``: ``bench/storage.py`` measures those) and per render of the reply's first page right after it,
 each command another user and another time of the same hour (``--n`` commands a round, the median of
-``--rounds``, min and max in brackets); ``/liuyao`` casts coins, so each is another chart.
+``--rounds``, min and max in brackets); ``/liuyao`` casts coins, so each is another chart (the share of its
+line rows found in ``bot.views.rendered_rows``' cache is printed after the rows).
 
 The replies are those ``bench/bot.py`` sends: ``/cast now``, ``/liuyao`` and ``/shensha``, each in ``ko`` and
 ``lzh``, built through ``bot.commands.dispatch`` on a temporary database and a fixed clock (2024-02-04 03:30
@@ -40,7 +41,7 @@ from typing import Any  # noqa: E402
 from bot.commands import Incoming, Reply, dispatch  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.context import create_context  # noqa: E402
-from bot.views import CHANNELS, first_page, render  # noqa: E402
+from bot.views import CHANNELS, first_page, render, row_cache_stats  # noqa: E402
 from tests.fakes.clock import ManualClock  # noqa: E402
 
 INSTANT = datetime(2024, 2, 4, 3, 30, tzinfo=UTC)
@@ -157,6 +158,9 @@ def main() -> None:
             )
         mean = statistics.mean(row["dispatch_us"] + row["render_us"] for row in rows.values())
         print(f"mean of the kinds: {mean:.1f} µs a command (dispatch + render)")
+        hits, misses = row_cache_stats["hit"], row_cache_stats["miss"]
+        if hits + misses:  # the /liuyao line rows (bot.views.rendered_rows), warm-up rounds included
+            print(f"/liuyao line rows from the cache: {hits / (hits + misses):.0%} of {hits + misses}")
         return
     cases = asyncio.run(_replies())
     for replies in cases.values():  # warm: templates compiled, caches filled

@@ -354,6 +354,13 @@ def terms_given(before: Iterable[str] | None) -> Iterator[set[str] | None]:
         _GIVEN.reset(token)
 
 
+def given_now() -> set[str] | None:
+    """The set of terms given as 한글(漢字) in the reply being rendered, itself (None: not inside ``one_reply``):
+    for a cache of rendered rows that reads it and adds to it a dozen times a page without copying it
+    (``bot.views.rendered_rows``); anything else reads :func:`given_terms`."""
+    return _GIVEN.get()
+
+
 def mark_given(terms: Iterable[str]) -> None:
     """Count ``terms`` as given in the reply being rendered (a cached part gave them)."""
     given = _GIVEN.get()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import marshal
+import operator
 import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping
@@ -22,7 +23,16 @@ from markupsafe import Markup
 
 from bot.bounded import BoundedCache
 from bot.commands.base import Reply
-from bot.i18n import environment, gettext, given_terms, mark_given, one_reply, terms_given, typeset
+from bot.i18n import (
+    environment,
+    gettext,
+    given_now,
+    given_terms,
+    mark_given,
+    one_reply,
+    terms_given,
+    typeset,
+)
 from bot.jsonio import FROZEN, text_of
 from bot.sanitize import clean
 from engine.core.cycle import Branch
@@ -155,6 +165,9 @@ def channel_environment(lang: str, channel: str) -> jinja2.Environment:
         **env.globals,
         "reading_gloss": _reading_glossary,
         "rendered_reading": lambda readings: rendered_reading(lang, channel, readings),
+        "rows": lambda name, items, fields, when=None: rendered_rows(
+            lang, channel, name, items, fields, when
+        ),
         "macros": lambda name: env.get_template(name).module,
     }
     return env
@@ -255,6 +268,94 @@ def rendered_reading(lang: str, channel: str, readings: Any) -> Markup:
     if before is not None:
         mark_given(entry.used)
     return Markup(cached)
+
+
+# ---- rows of a page, rendered once per the values they read (issue #18) ----------------------------------
+# A ``/liuyao`` page is another chart for every cast, but its rows are not: a line's row of the chart block
+# reads its 六神, 六親, 干支, yin or yang, moving, 世/應, 空 and 破 (and its 變), its strength row its position,
+# branch, strength tags and 變 — a few hundred of each in a day, where the page writes twelve rows of ≈ 8
+# ``{{ … }}`` each (≈ 60 % of rendering the page). ``rows(name, items, fields)`` in a template renders the row
+# template ``name`` for each item (a dict) as ``l``, a dict of only ``fields`` of the item (StrictUndefined: a
+# row template that read another would fail, never be cached wrong), and takes the text from a bounded cache
+# keyed by (language, channel, ``name``, the item's values of ``fields``) and, as the 大六壬 reading's, by
+# which of the terms the row gives as 한글(漢字) the reply gave before it (an entry keeps one text per such
+# subset). An item without one of the fields is rendered without the cache (rows stored before the field).
+ROW_CACHE_SIZE = 4096  # per (language, channel, row template)
+row_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
+_ROWS: dict[tuple[str, str, str], BoundedCache[bytes, _ReadingEntry]] = {}
+_NONE_GIVEN: frozenset[str] = frozenset()
+
+
+@lru_cache(maxsize=64)
+def _fields_of(fields: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    """The values of ``fields`` of an item, as a tuple (one C call a row)."""
+    if len(fields) == 1:
+        (field,) = fields
+        return lambda item: (item[field],)
+    return operator.itemgetter(*fields)
+
+
+def _render_row(
+    template: jinja2.Template, row: Mapping[str, Any], before: frozenset[str]
+) -> tuple[str, set[str]]:
+    with terms_given(before) as given:
+        text = template.render(l=row)
+    return text, given or set()
+
+
+def rendered_rows(
+    lang: str, channel: str, name: str, items: Any, fields: tuple[str, ...], when: str | None = None
+) -> Markup:
+    """The row template ``name`` rendered for each of ``items`` in order (those with the key ``when``, if one is
+    given), already escaped for ``channel``; cached (see above). Inside a reply, the terms a row gives count as
+    given, as when the rows are written out in the page."""
+    rows = _ROWS.get((lang, channel, name))
+    if rows is None:
+        rows = _ROWS.setdefault((lang, channel, name), BoundedCache(lambda: ROW_CACHE_SIZE))
+    pick = _fields_of(fields)
+    given = given_now()
+    out: list[str] = []
+    hits = 0
+    for item in items:
+        if when is not None and when not in item:
+            continue
+        try:
+            key = marshal.dumps(pick(item))
+        except (KeyError, ValueError):  # a row stored before a field (fails as written out), or no JSON value
+            template = channel_environment(lang, channel).get_template(name)
+            row = {f: item[f] for f in fields if f in item}
+            text, named = _render_row(template, row, frozenset(given or ()))
+            out.append(text)
+            if given is not None:
+                given.update(named)
+            continue
+        entry = rows.get(key)
+        if entry is None:
+            row_cache_stats["miss"] += 1
+            template = channel_environment(lang, channel).get_template(name)
+            text, named = _render_row(template, dict(zip(fields, pick(item), strict=True)), _NONE_GIVEN)
+            entry = rows.keep(key, _ReadingEntry(frozenset(named)))
+            entry.texts[_NONE_GIVEN] = text
+        else:
+            hits += 1
+            rows.move_to_end(key)
+        if not entry.used:  # no term of the row is given as 한글(漢字): one text
+            out.append(entry.texts[_NONE_GIVEN])
+            continue
+        seen = entry.used & given if given else _NONE_GIVEN
+        cached = entry.texts.get(seen)
+        if cached is None:
+            if len(entry.texts) >= 16:  # bounded too (a handful of variants in practice)
+                del entry.texts[next(iter(entry.texts))]
+            template = channel_environment(lang, channel).get_template(name)
+            row = dict(zip(fields, pick(item), strict=True))
+            cached = entry.texts[seen] = _render_row(template, row, seen)[0]
+        out.append(cached)
+        if given is not None:
+            given |= entry.used
+    if hits:
+        row_cache_stats["hit"] += hits
+    return Markup("".join(out))
 
 
 def template_name(view: str, channel: str) -> str:

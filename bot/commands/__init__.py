@@ -81,11 +81,10 @@ async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
 
 async def _dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
     # no control/bidi characters or lone surrogates (which cannot even be stored as UTF-8) past this point
-    incoming = replace(
-        incoming,
-        text=clean(incoming.text),
-        display_name=clean(incoming.display_name) if incoming.display_name is not None else None,
-    )
+    text = clean(incoming.text)
+    display_name = clean(incoming.display_name) if incoming.display_name is not None else None
+    if text != incoming.text or display_name != incoming.display_name:  # a copy only for a change (≈ 5 µs)
+        incoming = replace(incoming, text=text, display_name=display_name)
     lang = ctx.settings.lang
     name = "?"
     try:

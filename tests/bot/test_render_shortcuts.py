@@ -232,6 +232,12 @@ MACRO_PAGES = sorted(
 )
 
 
+# a row template of ``rows(…)`` in a page (``bot.views.rendered_rows``) renders one row, ``l``: what the page gives it
+ROW_OF = {
+    "chat/liuyao_conclusion.txt.j2": lambda context: {k: context["verdict"][k] for k in ("direction", "use")},
+}
+
+
 def imported(source: str) -> str:
     """A template's source with ``{% set m = macros(name) %}`` written as the import it stands for."""
     import re
@@ -268,6 +274,8 @@ async def test_macros_give_the_page_the_import_gives(ctx):
                 context.update(view=view, channel="console", page=None, nature="吉")
                 if page.startswith("shensha/"):  # the CLI's page of the stars: the CLI's context
                     context = cli_shensha.view(evaluate(GanZhi.parse("甲子"), month=Branch.YIN), reply.lang)
+                if page in ROW_OF:
+                    context["l"] = ROW_OF[page](context)
                 with i18n.one_reply():
                     ours = env.from_string(source).render(**context)
                 with i18n.one_reply():
