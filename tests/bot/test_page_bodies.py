@@ -12,8 +12,8 @@ import pytest
 
 from bot import views
 from bot.commands import Incoming, Reply, dispatch
-from bot.i18n import one_reply, typeset
-from bot.sanitize import clean
+from bot.i18n import one_reply
+from tests.bot.pages import finished
 
 EXT = {"telegram": "html.j2", "discord": "md.j2", "console": "txt.j2"}
 
@@ -27,8 +27,7 @@ def reference_render(reply, channel: str, page: str) -> str:
         text = template.render(
             **{**dict(reply.context), **extra}, view=reply.view, channel=channel, page=page
         )
-    text = "\n".join(line.rstrip() for line in clean(typeset(reply.lang, text)).split("\n"))
-    return views._BLANKS.sub("\n\n", text).strip("\n")
+    return finished(reply.lang, text)
 
 
 @pytest.fixture(autouse=True)
@@ -148,8 +147,7 @@ async def test_a_head_that_does_not_end_its_line_is_typeset_with_its_body(ctx, m
         whole = head.render(**reply.context) + body.render(
             **{**dict(reply.context), **extra}, view="cast", channel="console", page="brief"
         )
-    expected = "\n".join(line.rstrip() for line in clean(typeset(reply.lang, whole)).split("\n"))
-    expected = views._BLANKS.sub("\n\n", expected).strip("\n")
+    expected = finished(reply.lang, whole)
     assert expected.startswith("大六壬（#1）：四柱")  # the page's first line: the head's and the body's
     before = views.body_cache_stats.copy()
     assert views.render(reply, "console", page="brief") == expected

@@ -16,8 +16,8 @@ from markupsafe import Markup
 
 from bot import views
 from bot.commands import Incoming, Reply, dispatch
-from bot.i18n import one_reply, typeset
-from bot.sanitize import clean
+from bot.i18n import one_reply
+from tests.bot.pages import finished
 
 PAGE = "console/liuyao_brief.txt.j2"
 # the casts of the tests: every digit of a line (6 old yin, 7 young yang, 8 young yin, 9 old yang) on each
@@ -51,8 +51,7 @@ def reference_render(reply: Reply, channel: str, page: str = "brief") -> str:
     template = env.from_string(source, globals={"rows": rows})
     with one_reply():
         text = template.render(**dict(reply.context), view=reply.view, channel=channel, page=page)
-    text = "\n".join(line.rstrip() for line in clean(typeset(reply.lang, text)).split("\n"))
-    return views._BLANKS.sub("\n\n", text).strip("\n")
+    return finished(reply.lang, text)
 
 
 @pytest.fixture(autouse=True)
