@@ -18,12 +18,13 @@ import asyncio
 import functools
 import logging
 import threading
-from collections import OrderedDict
+from collections import Counter
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from bot.bounded import BoundedCache
 from engine.errors import EngineInputError
 
 if TYPE_CHECKING:
@@ -100,44 +101,11 @@ def liuren_key(chart: Chart, lang: str) -> tuple[object, ...]:
     return (lang, chart.day, chart.month_general, chart.hour, chart.options, chart.daytime, pillars)
 
 
-class KeptPictures:
-    """The PNGs of the last ``size`` pictures by key, least recently used dropped first; a lock, as the event
-    loop reads it (:func:`kept`) while the drawing thread fills it."""
-
-    def __init__(self, size: int) -> None:
-        self.size, self.hits, self.misses = size, 0, 0
-        self._lock = threading.Lock()
-        self._pngs: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
-
-    def get(self, key: tuple[object, ...]) -> bytes | None:
-        with self._lock:
-            png = self._pngs.get(key)
-            if png is None:
-                self.misses += 1
-            else:
-                self.hits += 1
-                self._pngs.move_to_end(key)
-            return png
-
-    def peek(self, key: tuple[object, ...]) -> bytes | None:
-        """The PNG of ``key`` if kept (not counted, not moved: the drawing thread's :meth:`get` does that)."""
-        with self._lock:
-            return self._pngs.get(key)
-
-    def put(self, key: tuple[object, ...], png: bytes) -> None:
-        with self._lock:
-            self._pngs[key] = png
-            self._pngs.move_to_end(key)
-            while len(self._pngs) > self.size:
-                self._pngs.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._pngs.clear()
-            self.hits = self.misses = 0
-
-
-LIUREN_PICTURES = KeptPictures(PICTURES_KEPT)  # ≈ 60 KiB each: ≤ 8 MB
+liuren_picture_stats: Counter[str] = Counter()  # "hit" / "miss" of the drawing thread's look-ups (tests)
+LIUREN_PICTURES: BoundedCache[tuple[object, ...], bytes] = BoundedCache(
+    lambda: PICTURES_KEPT, liuren_picture_stats
+)  # ≈ 60 KiB each: ≤ 8 MB
+_liuren_lock = threading.Lock()  # the event loop looks in (:func:`kept`) while the drawing thread fills it
 
 
 def liuren_png(chart: Chart, lang: str) -> bytes:
@@ -146,10 +114,12 @@ def liuren_png(chart: Chart, lang: str) -> bytes:
     from bot.images.draw import to_png
 
     key = liuren_key(chart, lang)
-    png = LIUREN_PICTURES.get(key)
+    with _liuren_lock:
+        png = LIUREN_PICTURES.find(key)
     if png is None:
         png = to_png(liuren_picture.layout(chart, lang).scene)
-        LIUREN_PICTURES.put(key, png)
+        with _liuren_lock:
+            LIUREN_PICTURES.keep(key, png)
     return png
 
 
@@ -163,7 +133,9 @@ def kept(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
         chart = _liuren(src.get("inputs") or {}, src.get("options") or {})
     except (EngineInputError, KeyError, TypeError, ValueError):
         return None  # :func:`render` says why, on the drawing thread
-    return LIUREN_PICTURES.peek(liuren_key(chart, lang))
+    key = liuren_key(chart, lang)
+    with _liuren_lock:  # not counted, not moved: the drawing thread's look-up does that
+        return LIUREN_PICTURES.get(key)
 
 
 _drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")

@@ -5,6 +5,7 @@ straight on the fixed palette with the indices Pillow's own RGB drawing, quantiz
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from bot import pictures
+from bot.bounded import BoundedCache
 from bot.images import draw, liuren, liuyao, qizheng, render_liuren
 from bot.images.scene import Box, Circle, Scene, Segment, Text, Wedge
 from engine.liuren import chart_at
@@ -25,10 +27,11 @@ def cast_source(at: str) -> dict[str, object]:
 
 def test_casts_of_one_hour_draw_one_picture() -> None:
     pictures.LIUREN_PICTURES.clear()
+    pictures.liuren_picture_stats.clear()
     first = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "ko")  # 巳時
     second = pictures.render(cast_source("2024-03-05T10:47:31+09:00"), "ko")  # the same 巳時: the same 課
     assert first is not None and first is second  # the cached bytes, not a second drawing
-    assert (pictures.LIUREN_PICTURES.misses, pictures.LIUREN_PICTURES.hits) == (1, 1)
+    assert (pictures.liuren_picture_stats["miss"], pictures.liuren_picture_stats["hit"]) == (1, 1)
     # what the picture would be without the cache, drawn from the engine's chart directly
     chart = chart_at(datetime.fromisoformat("2024-03-05T10:47:31+09:00"))
     assert_same_picture(first, render_liuren(chart, "ko"))
@@ -36,12 +39,13 @@ def test_casts_of_one_hour_draw_one_picture() -> None:
 
 def test_another_hour_or_language_is_another_picture() -> None:
     pictures.LIUREN_PICTURES.clear()
+    pictures.liuren_picture_stats.clear()
     ko = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "ko")
     lzh = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "lzh")
     later = pictures.render(cast_source("2024-03-05T13:05:00+09:00"), "ko")  # 未時: another 課
     assert ko is not None and lzh is not None and later is not None
     assert len({ko, lzh, later}) == 3
-    assert pictures.LIUREN_PICTURES.misses == 3
+    assert pictures.liuren_picture_stats["miss"] == 3
 
 
 def test_liuren_picture_key_is_what_the_scene_is_a_function_of() -> None:
@@ -215,13 +219,15 @@ def test_shapes_are_pillows_shapes() -> None:
 
 
 def test_kept_pictures_drop_the_least_recently_used() -> None:
-    kept = pictures.KeptPictures(2)
-    kept.put(("a",), b"A")
-    kept.put(("b",), b"B")
-    assert kept.get(("a",)) == b"A"  # "a" used last: "b" goes first
-    kept.put(("c",), b"C")
-    assert kept.peek(("b",)) is None and kept.peek(("a",)) == b"A" and kept.peek(("c",)) == b"C"
-    assert (kept.hits, kept.misses) == (1, 0)
+    """The bot's one bounded map (``bot.bounded.BoundedCache``), as the kept 大六壬 pictures use it."""
+    stats: Counter[str] = Counter()
+    kept: BoundedCache[tuple[str], bytes] = BoundedCache(lambda: 2, stats)
+    kept.keep(("a",), b"A")
+    kept.keep(("b",), b"B")
+    assert kept.find(("a",)) == b"A"  # "a" used last: "b" goes first
+    kept.keep(("c",), b"C")
+    assert kept.get(("b",)) is None and kept.get(("a",)) == b"A" and kept.get(("c",)) == b"C"
+    assert (stats["hit"], stats["miss"]) == (1, 0)
 
 
 def test_a_kept_cast_picture_is_answered_without_the_drawing_thread() -> None:
@@ -231,6 +237,7 @@ def test_a_kept_cast_picture_is_answered_without_the_drawing_thread() -> None:
     import threading
 
     pictures.LIUREN_PICTURES.clear()
+    pictures.liuren_picture_stats.clear()
     drawn = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "ko")
     held, release = threading.Event(), threading.Event()
 
