@@ -15,7 +15,7 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from typing import TYPE_CHECKING, Any
 
 import jinja2
@@ -225,6 +225,15 @@ class _ReadingEntry:
         self.used = used  # the terms the partial gives as 한글(漢字) when none was given before
         self.texts: dict[frozenset[str], str] = {}  # (terms of ``used`` given before) → text
 
+    def text(self, seen: frozenset[str], render: Callable[[frozenset[str]], str]) -> str:
+        """The text when the terms ``seen`` were given before, rendered by ``render(seen)`` the first time."""
+        cached = self.texts.get(seen)
+        if cached is None:
+            if len(self.texts) >= 16:  # bounded too (a handful of variants in practice)
+                del self.texts[next(iter(self.texts))]
+            cached = self.texts[seen] = render(seen)
+        return cached
+
 
 reading_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
 _READINGS: BoundedCache[tuple[str, str, Hashable], _ReadingEntry] = BoundedCache(
@@ -260,11 +269,7 @@ def rendered_reading(lang: str, channel: str, readings: Any) -> Markup:
         entry = _READINGS.keep(key, _ReadingEntry(frozenset(used)))
         entry.texts[frozenset()] = text
     seen = entry.used & before if before is not None else frozenset()
-    cached = entry.texts.get(seen)
-    if cached is None:
-        if len(entry.texts) >= 16:  # bounded too (a handful of variants in practice)
-            del entry.texts[next(iter(entry.texts))]
-        cached = entry.texts[seen] = _render_reading(lang, channel, readings, seen)[0]
+    cached = entry.text(seen, lambda seen: _render_reading(lang, channel, readings, seen)[0])
     if before is not None:
         mark_given(entry.used)
     return Markup(cached)
@@ -303,6 +308,14 @@ def _render_row(
     return text, given or set()
 
 
+def _variant_row(
+    lang: str, channel: str, name: str, fields: tuple[str, ...], item: Mapping[str, Any], seen: frozenset[str]
+) -> str:
+    """A cached row's text for another set of terms given before it (rendered on its first need only)."""
+    template = channel_environment(lang, channel).get_template(name)
+    return _render_row(template, dict(zip(fields, _fields_of(fields)(item), strict=True)), seen)[0]
+
+
 def rendered_rows(
     lang: str, channel: str, name: str, items: Any, fields: tuple[str, ...], when: str | None = None
 ) -> Markup:
@@ -311,11 +324,10 @@ def rendered_rows(
     given, as when the rows are written out in the page."""
     rows = _ROWS.get((lang, channel, name))
     if rows is None:
-        rows = _ROWS.setdefault((lang, channel, name), BoundedCache(lambda: ROW_CACHE_SIZE))
+        rows = _ROWS.setdefault((lang, channel, name), BoundedCache(lambda: ROW_CACHE_SIZE, row_cache_stats))
     pick = _fields_of(fields)
     given = given_now()
     out: list[str] = []
-    hits = 0
     for item in items:
         if when is not None and when not in item:
             continue
@@ -329,32 +341,19 @@ def rendered_rows(
             if given is not None:
                 given.update(named)
             continue
-        entry = rows.get(key)
+        entry = rows.find(key)
         if entry is None:
-            row_cache_stats["miss"] += 1
             template = channel_environment(lang, channel).get_template(name)
             text, named = _render_row(template, dict(zip(fields, pick(item), strict=True)), _NONE_GIVEN)
             entry = rows.keep(key, _ReadingEntry(frozenset(named)))
             entry.texts[_NONE_GIVEN] = text
-        else:
-            hits += 1
-            rows.move_to_end(key)
         if not entry.used:  # no term of the row is given as 한글(漢字): one text
             out.append(entry.texts[_NONE_GIVEN])
             continue
         seen = entry.used & given if given else _NONE_GIVEN
-        cached = entry.texts.get(seen)
-        if cached is None:
-            if len(entry.texts) >= 16:  # bounded too (a handful of variants in practice)
-                del entry.texts[next(iter(entry.texts))]
-            template = channel_environment(lang, channel).get_template(name)
-            row = dict(zip(fields, pick(item), strict=True))
-            cached = entry.texts[seen] = _render_row(template, row, seen)[0]
-        out.append(cached)
+        out.append(entry.text(seen, partial(_variant_row, lang, channel, name, fields, item)))
         if given is not None:
             given |= entry.used
-    if hits:
-        row_cache_stats["hit"] += hits
     return Markup("".join(out))
 
 
