@@ -168,8 +168,8 @@ def draw_text(canvas: Canvas, item: Text) -> None:
     A left-anchored line of several words (the headers, the 七政 table: different in every picture, so
     FreeType rasterised each whole, ≈ 0.15–0.3 ms a line) is drawn word by word from the word masks, each at
     the pen position the line puts it at — the sum of the advances before it, when the advances add up to the
-    line's (no kerning across a space; checked once per item, :func:`_runs`) — which gives the line's own
-    pixels."""
+    line's (no kerning across a space; checked once per item and join, :func:`_words_add_up`) — which gives
+    the line's own pixels."""
     if "\n" in item.text:  # not used by the layouts: the whole image through RGB
         source = canvas.image.copy()
         source.putpalette(source_palette())
@@ -206,7 +206,7 @@ def _runs(item: Text) -> tuple[Run, ...]:
         words = item.text.split(" ")
         space = advance(" ", item.size, item.bold)
         widths = [advance(word, item.size, item.bold) for word in words]
-        if sum(widths) + space * (len(words) - 1) == advance(item.text, item.size, item.bold):
+        if _words_add_up(item.text, words, item.size, item.bold):
             pieces = []
             for word, width in zip(words, widths, strict=True):
                 if word:
@@ -223,6 +223,39 @@ def _runs(item: Text) -> tuple[Run, ...]:
             x0, y0 = int(x) + dx, int(at_y) + dy
             runs.append(((x0, y0, x0 + width, y0 + height), key, *tiles(x0, y0, x0 + width, y0 + height)))
     return tuple(runs)
+
+
+def _words_add_up(text: str, words: list[str], size: int, bold: bool) -> bool:
+    """Whether the advances of the words of a line and of its spaces add up to the line's: checked join by
+    join (:func:`_join_adds_up`) — a kerning across a space shows where the words meet (「대육임 甲子일 제1국」) —
+    instead of laying out the whole line (``getlength`` of a new header line, ≈ 40 µs alone and ≈ 0.1–0.2 ms
+    in the bot, was most of what a new 六爻 picture's text cost there, issue 18). Both give the same answer on
+    every header line of the 六爻 and 大六壬 layouts and on the 七政 lines tested
+    (``tests/images/test_picture_cache.py``); a line that starts or ends with a space is laid out whole."""
+    if text[0] == " " or text[-1] == " ":
+        space = advance(" ", size, bold)
+        return sum(advance(w, size, bold) for w in words) + space * (len(words) - 1) == advance(
+            text, size, bold
+        )
+    left, spaces = "", 0
+    for word in words:
+        if not word:
+            spaces += 1
+            continue
+        if left and not _join_adds_up(left, spaces, word[0], size, bold):
+            return False
+        left, spaces = word[-1], 1
+    return True
+
+
+@lru_cache(maxsize=TEXT_MASKS_KEPT)
+def _join_adds_up(left: str, spaces: int, right: str, size: int, bold: bool) -> bool:
+    """Whether ``left`` (a word's last character), ``spaces`` spaces and ``right`` (the next word's first) laid
+    out together are as wide as their advances."""
+    joined = advance(left + " " * spaces + right, size, bold)
+    return joined == advance(left, size, bold) + spaces * advance(" ", size, bold) + advance(
+        right, size, bold
+    )
 
 
 SUBPIXEL = 4  # a text's anchor point is drawn on a 1/4 px grid
