@@ -165,9 +165,9 @@ def draw_text(canvas: Canvas, item: Text) -> None:
     afterwards): over a uniform background the cached indices are pasted; over mixed pixels each pixel is
     mapped through the ladder of its own background.
 
-    A left-anchored line of several words (the headers, the 七政 table: different in every picture, so
-    FreeType rasterised each whole, ≈ 0.15–0.3 ms a line) is drawn word by word from the word masks, each at
-    the pen position the line puts it at — the sum of the advances before it, when the advances add up to the
+    A line of several words (the headers, the 七政 table, the 六爻 column heads: different in every picture, so
+    FreeType rasterised each whole, ≈ 0.15–0.3 ms a line; left-anchored, centred or right-aligned,
+    ``SPLIT_ANCHORS``) is drawn word by word from the word masks, each at the pen position the line puts it at — the sum of the advances before it, when the advances add up to the
     line's (no kerning across a space; checked once per item and join, :func:`_words_add_up`) — which gives
     the line's own pixels."""
     if "\n" in item.text:  # not used by the layouts: the whole image through RGB
@@ -197,16 +197,19 @@ Run = tuple[tuple[int, int, int, int], MaskKey, int, int]
 @lru_cache(maxsize=TEXT_RUNS_KEPT)
 def _runs(item: Text) -> tuple[Run, ...]:
     """The runs of one single-line text item: (box on the picture, mask key, :func:`tiles` of the box) for each
-    non-empty mask — the whole text, or each word of a left-anchored line whose advances add up (see
-    :func:`draw_text`)."""
+    non-empty mask — the whole text, or each word of a line whose advances add up (left-anchored, centred or
+    right-aligned, ``SPLIT_ANCHORS``; see :func:`draw_text`)."""
     at_x, at_y = snap(item.x), snap(item.y)
     anchor = item.anchor.value
     pieces = [(at_x, item.text)]
-    if " " in item.text and item.anchor in LEFT_ANCHORS:
+    if " " in item.text and item.anchor in SPLIT_ANCHORS:
         words = item.text.split(" ")
         space = advance(" ", item.size, item.bold)
         widths = [advance(word, item.size, item.bold) for word in words]
         if _words_add_up(item.text, words, item.size, item.bold):
+            anchor, to_pen = SPLIT_ANCHORS[item.anchor]
+            if to_pen:  # Pillow's anchor offset: (half) the line's advance, in 26.6, rounded to a pixel
+                at_x -= _pixel(round((sum(widths) + space * (len(words) - 1)) * 64) // to_pen)
             pieces = []
             for word, width in zip(words, widths, strict=True):
                 if word:
@@ -269,6 +272,16 @@ def snap(v: float) -> float:
 
 
 LEFT_ANCHORS = frozenset({Anchor.LM, Anchor.LT})  # anchors whose x is the pen position of the first glyph
+# The anchors of a line that is drawn word by word: the anchor its words are drawn with, and what the line's
+# advance is divided by for the pen's start left of the anchor point (0: it starts at the point). Pillow puts
+# a centred (right-aligned) line's pen the rounded half (all) of its advance left of the point
+# (``bounding_box_and_anchors``: ``PIXEL(position / 2)``); the vertical ``m`` is the font's, not the text's.
+SPLIT_ANCHORS = {Anchor.LM: ("lm", 0), Anchor.LT: ("lt", 0), Anchor.MM: ("lm", 2), Anchor.RM: ("lm", 1)}
+
+
+def _pixel(v: int) -> int:
+    """Pillow's ``PIXEL``: a 26.6 coordinate rounded to the nearest whole pixel."""
+    return (v + 32) >> 6
 
 
 def _draw_run(canvas: Canvas, run: Run, ink: str) -> None:

@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw
 from bot import pictures
 from bot.bounded import BoundedCache
 from bot.images import draw, liuren, liuyao, qizheng, render_liuren
-from bot.images.scene import Box, Circle, Scene, Segment, Text, Wedge
+from bot.images.scene import Anchor, Box, Circle, Scene, Segment, Text, Wedge
 from engine.liuren import chart_at
 from tests.images.cases import liuren_case, liuyao_case, qizheng_case
 from tests.images.same import assert_same_picture, rgb_then_quantized
@@ -164,9 +164,14 @@ def test_lines_drawn_word_by_word_have_the_whole_lines_pixels() -> None:
         t
         for scene in _many_scenes()
         for t in scene.texts()
-        if " " in t.text and t.anchor in draw.LEFT_ANCHORS
+        if " " in t.text and t.anchor in draw.SPLIT_ANCHORS
     }
-    assert len(lines) > 100
+    # centred and right-aligned lines at every quarter pixel, of odd and even advances
+    for k, text in enumerate(("本卦 家人", "變卦 復", "본괘 乾", "乙丑 丙寅 丁卯", "1 · 23 · 甲")):
+        for q in range(4):
+            lines.add(Text(300 + k + q / 4, 60, text, 30 + k, anchor=Anchor.MM))
+            lines.add(Text(900 + k + q / 4, 60, text, 33, "red", Anchor.RM, bold=True))
+    assert len(lines) > 100 and any(t.anchor is Anchor.MM for t in lines)
     split = 0
     for t in sorted(lines, key=lambda t: (t.text, t.y)):
         scene = Scene(1080, int(t.y) + 80, (t,))
@@ -226,7 +231,7 @@ def test_words_add_up_join_by_join_as_the_whole_line_does() -> None:
         (t.text, t.size, t.bold)
         for scene in scenes
         for t in scene.drawn
-        if isinstance(t, Text) and t.anchor in draw.LEFT_ANCHORS and " " in t.text
+        if isinstance(t, Text) and t.anchor in draw.SPLIT_ANCHORS and " " in t.text
     }
     decided = Counter(_whole_line_adds_up(*line) for line in lines)
     assert decided[True] > 10_000 and decided[False] > 500, decided
