@@ -293,7 +293,7 @@ def _draw_run(canvas: Canvas, run: Run, ink: str) -> None:
     x, y, x1, y1 = box
     core = canvas.core  # Pillow's core image: the Image wrappers (palette copies) cost more than the pixels
     if x >= 0 and y >= 0 and x1 <= canvas.width and y1 <= canvas.height:
-        lo = canvas.untouched(touched)
+        lo = canvas.untouched(touched) if canvas.base is not None and not touched & canvas.drawn else None
         if lo is None:
             lo, hi = core.crop(box).getextrema()
             if lo != hi:
@@ -335,13 +335,15 @@ def _wedge_polygon(w: Wedge) -> list[tuple[float, float]]:
 
 # What a picture draws where (#18): a canvas is cut into tiles of TILE_WIDTH px × BAND rows, and each item
 # drawn sets the bits of the tiles its box touches in one int (TILE_COLUMNS bits per band of rows; the last
-# column of tiles reaches to the picture's right edge, however wide), and of its bands in another. What no
+# column of tiles reaches to the picture's right edge, however wide: 64 × 17 px cover the 1080 px pictures,
+# and the ints stay short — 16 px tiles, 128 a band, made the 七政 picture's bookkeeping 7 % of its drawing),
+# and of its bands in another. What no
 # item of a picture touched is still the base: the next picture on the canvas copies back only the bands the
 # last one touched (≈ 35 of a 六爻 picture's 67), and a text run on untouched tiles that are one palette index
 # in the base is pasted without reading the pixels under it.
 BAND = 16
-TILE_WIDTH = 16
-TILE_COLUMNS = 128
+TILE_WIDTH = 17
+TILE_COLUMNS = 64
 
 
 def tiles(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int]:
@@ -352,10 +354,8 @@ def tiles(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int]:
     # int() rounds towards zero: below 0 it is clipped to tile 0 all the same
     c0, b0 = int(x0) // TILE_WIDTH if x0 > 0 else 0, int(y0) // BAND if y0 > 0 else 0
     c1, b1 = (math.ceil(x1) - 1) // TILE_WIDTH, (math.ceil(y1) - 1) // BAND  # the last pixel's tiles
-    if c0 >= TILE_COLUMNS:
-        c0 = TILE_COLUMNS - 1
-    if c1 >= TILE_COLUMNS:
-        c1 = TILE_COLUMNS - 1
+    last = TILE_COLUMNS - 1
+    c0, c1 = (c0 if c0 < last else last), (c1 if c1 < last else last)
     n = b1 - b0 + 1
     every = _EVERY_BAND[n] if n < len(_EVERY_BAND) else _every_band(n)
     return (((1 << (c1 - c0 + 1)) - 1) << c0) * every << (TILE_COLUMNS * b0), ((1 << n) - 1) << b0
@@ -366,7 +366,7 @@ def _every_band(n: int) -> int:
     return ((1 << (TILE_COLUMNS * n)) - 1) // ((1 << TILE_COLUMNS) - 1)
 
 
-_EVERY_BAND = [_every_band(n) for n in range(16)]
+_EVERY_BAND = [_every_band(n) for n in range(128)]
 
 
 def _uniform_tiles(pixels: np.ndarray) -> dict[int, int]:
@@ -548,7 +548,8 @@ def _draw(canvas: Canvas, items: tuple[Primitive, ...]) -> None:
     # outline unless it is the fill's colour): their ink look-up (``_getink``, ≈ 8 µs a shape) is for colour
     # names and RGB tuples (issue 18).
     # Each shape marks its box widened by its line width and 2 px (Pillow rounds the corners to pixels and
-    # widens a line by half its width on each side; the margin only costs a tile more now and then).
+    # widens a line by half its width on each side; the margin only costs a tile more now and then), a wedge
+    # the square of its ring.
     core = canvas.draw
     for item in items:
         if isinstance(item, Text):
@@ -556,8 +557,8 @@ def _draw(canvas: Canvas, items: tuple[Primitive, ...]) -> None:
         elif isinstance(item, Segment):
             if item.width != 0:
                 m = item.width + 2
-                x0, x1 = min(item.x0, item.x1), max(item.x0, item.x1)
-                y0, y1 = min(item.y0, item.y1), max(item.y0, item.y1)
+                x0, x1 = (item.x0, item.x1) if item.x0 < item.x1 else (item.x1, item.x0)
+                y0, y1 = (item.y0, item.y1) if item.y0 < item.y1 else (item.y1, item.y0)
                 canvas.mark(x0 - m, y0 - m, x1 + m, y1 + m)
                 core.draw_lines((item.x0, item.y0, item.x1, item.y1), index(item.color), item.width)
         elif isinstance(item, Box):
@@ -572,10 +573,9 @@ def _draw(canvas: Canvas, items: tuple[Primitive, ...]) -> None:
             xy = (item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r)
             _shape(core.draw_ellipse, xy, item.outline, item.fill, item.width)
         elif isinstance(item, Wedge):
-            points = _wedge_polygon(item)
-            xs, ys = [p[0] for p in points], [p[1] for p in points]
-            canvas.mark(min(xs) - 2, min(ys) - 2, max(xs) + 2, max(ys) + 2)
-            core.draw_polygon(points, index(item.fill), 1)
+            reach = item.r1 + 2  # the ring's square: a wedge or two a picture
+            canvas.mark(item.cx - reach, item.cy - reach, item.cx + reach, item.cy + reach)
+            core.draw_polygon(_wedge_polygon(item), index(item.fill), 1)
 
 
 def _shape(
