@@ -238,6 +238,8 @@ def test_words_add_up_join_by_join_as_the_whole_line_does() -> None:
     for text, size, bold in lines:
         words = text.split(" ")
         assert draw._words_add_up(text, words, size, bold) == _whole_line_adds_up(text, size, bold), text
+    kept = draw._join_adds_up.cache_info()  # the joins met are kept, within their bound
+    assert kept.hits > kept.misses and kept.maxsize == draw.TEXT_MASKS_KEPT >= kept.currsize
 
 
 def test_liuren_and_liuyao_place_text_on_the_quarter_pixel_grid() -> None:
