@@ -199,3 +199,40 @@ async def test_the_driver_hears_when_the_fake_process_is_gone():
                 await asyncio.sleep(0.05)
     finally:
         await fake.stop()
+
+
+# --------------------------------------------------------------------------------------- BENCH_PROFILE
+def test_the_loop_profile_covers_the_signalled_window_in_the_main_thread_cpu_time(tmp_path):
+    """``bench/_profile.py`` as ``bench/bot.py`` loads it in the bot process: only what runs between the two
+    SIGUSR2 is in the profile, and a function is charged its own thread's CPU time — not the CPU another
+    thread burns while it sleeps (as ``process_time`` would charge it)."""
+    out = tmp_path / "x.prof"
+    code = bench_bot._by_path("profiling", "_profile.py") + (
+        "import os, signal, threading, time\n"
+        "p = profiling.toggled()\n"
+        "def spin(seconds):\n"
+        "    end = time.thread_time() + seconds\n"
+        "    while time.thread_time() < end: pass\n"
+        "def before(): spin(0.02)\n"
+        "def inside(): spin(0.02)\n"
+        "def sleeper(): time.sleep(0.3)\n"
+        "def after(): spin(0.02)\n"
+        "before()\n"
+        "os.kill(os.getpid(), signal.SIGUSR2)\n"
+        "inside()\n"
+        "burner = threading.Thread(target=spin, args=(0.25,)); burner.start()\n"
+        "sleeper(); burner.join()\n"
+        "os.kill(os.getpid(), signal.SIGUSR2)\n"
+        "after()\n"
+        f"p.dump_stats({str(out)!r})\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    import pstats
+
+    stats = pstats.Stats(str(out)).stats  # type: ignore[attr-defined]
+    by_name = {func[2]: figures for func, figures in stats.items()}
+    assert "inside" in by_name and "sleeper" in by_name
+    assert "before" not in by_name and "after" not in by_name
+    assert by_name["inside"][3] >= 0.015  # cumulative CPU seconds: its spin
+    assert by_name["sleeper"][3] < 0.1  # asleep: the burner thread's 0.25 s are not its own
