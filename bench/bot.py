@@ -50,7 +50,8 @@ Unanswered commands are reported, not waited for: when no reply came for ``--sta
 update and what the fake received for that chat. ``BENCH_PY_SPY=/path/to/py-spy`` records a profile of the
 bot over the measured commands (``prof-<bot>.txt``, collapsed stacks); ``BENCH_PROFILE=/path/x.prof`` writes a
 cProfile of sikpan's event loop (thread CPU time) over the measured commands only (``bench/_profile.py``:
-production pacing).
+production pacing); ``BENCH_STAGES=/path/x.json``, the event loop's CPU per stage of a command over them
+(``bench/_stages.py``: ``loop_stages`` in the result, ms and calls per command, each stage inclusive).
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ import time  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from typing import Any  # noqa: E402
 
-from bench import _figures, _ipc, _threads  # noqa: E402
+from bench import _figures, _ipc, _stages, _threads  # noqa: E402
 from tests.fakes.telegram import FakeTelegram  # noqa: E402
 
 TOKEN = "7000000001:AAbenchmark-token-not-a-real-one-000"
@@ -123,6 +124,12 @@ def _by_path(name: str, file: str) -> str:
     )
 
 
+def _window_marked() -> str:
+    """``BENCH_PROFILE`` or ``BENCH_STAGES`` (the first, when both are set): the path the sikpan process
+    (production pacing) writes its figures of the measured commands to, which the bench marks with SIGUSR2."""
+    return os.environ.get("BENCH_PROFILE") or os.environ.get("BENCH_STAGES") or ""
+
+
 def bot_command(
     kind: str, base_url: str, db: str, pace: str, echo_transport: str
 ) -> tuple[list[str], dict[str, str]]:
@@ -137,6 +144,13 @@ def bot_command(
                 "try:\n    runpy.run_module('bot.cli', run_name='__main__')\n"
                 "except SystemExit:\n    pass\n"
                 f"p.disable(); p.dump_stats({os.environ['BENCH_PROFILE']!r})\n"
+            )
+            return [sys.executable, "-c", code], env
+        if os.environ.get("BENCH_STAGES"):  # the event loop's CPU per stage over the measured commands
+            code = (  # bench/_stages.py: counted between two SIGUSR2, as the profile
+                _by_path("stages", "_stages.py") + f"stages.arm({os.environ['BENCH_STAGES']!r})\n"
+                f"sys.argv = ['sikpan', 'run', '--env-file', {os.devnull!r}]\n"
+                "runpy.run_module('bot.cli', run_name='__main__', alter_sys=True)\n"
             )
             return [sys.executable, "-c", code], env
         code = (  # ``sikpan run`` itself (``python -m bot.cli run``), its threads named (bench/_threads.py)
@@ -519,8 +533,8 @@ async def drive(
                     await asyncio.sleep(0.2)
                 users.recording = True
                 spy = _py_spy(proc.pid, kind)
-                profiled = kind == "sikpan" and pace == "production" and bool(os.environ.get("BENCH_PROFILE"))
-                if profiled:  # the profile covers the measured commands only (see bot_command)
+                profiled = kind == "sikpan" and pace == "production" and bool(_window_marked())
+                if profiled:  # the profile (or the stages) covers the measured commands only (bot_command)
                     proc.send_signal(signal.SIGUSR2)
                 cpu0, t0 = cpu_times(proc.pid), time.perf_counter()
                 threads0 = _threads.snapshot(proc.pid)
@@ -599,7 +613,19 @@ async def drive(
         "bot_errors_logged": len(errors),
         "bot_errors": errors[:3],
         **({"latency": latency} if latency else {}),
+        **({"loop_stages": _stages_of(done)} if profiled and not os.environ.get("BENCH_PROFILE") else {}),
     }
+
+
+def _stages_of(commands: int) -> dict[str, Any] | None:
+    """``BENCH_STAGES``: the event loop's CPU per stage, per measured command (``bench/_stages.py``); None
+    when the bot wrote none (it did not get to the end of the measured commands)."""
+    try:
+        with open(os.environ["BENCH_STAGES"]) as f:
+            figures = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return _stages.per_command(figures, commands) if commands else None
 
 
 def _py_spy(pid: int, kind: str) -> subprocess.Popen[bytes] | None:
