@@ -48,7 +48,10 @@ less): repeat on a quiet machine.
 Unanswered commands are reported, not waited for: when no reply came for ``--stall`` seconds (or after
 ``--timeout``) the run ends and ``unanswered_detail`` says, per command left, whether the bot fetched the
 update and what the fake received for that chat. ``BENCH_PY_SPY=/path/to/py-spy`` records a profile of the
-bot over the measured commands (``prof-<bot>.txt``, collapsed stacks).
+bot over the measured commands (``prof-<bot>.txt``, collapsed stacks); ``BENCH_PROFILE=/path/x.prof`` writes a
+cProfile of sikpan's event loop (thread CPU time) over the measured commands only (``bench/_profile.py``:
+production pacing); ``BENCH_STAGES=/path/x.json``, the event loop's CPU per stage of a command over them
+(``bench/_stages.py``: ``loop_stages`` in the result, ms and calls per command, each stage inclusive).
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ import time  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from typing import Any  # noqa: E402
 
-from bench import _figures, _ipc, _threads  # noqa: E402
+from bench import _figures, _ipc, _stages, _threads  # noqa: E402
 from tests.fakes.telegram import FakeTelegram  # noqa: E402
 
 TOKEN = "7000000001:AAbenchmark-token-not-a-real-one-000"
@@ -112,6 +115,21 @@ def machine() -> str:
 
 
 # --------------------------------------------------------------------------------------- the bot processes
+def _by_path(name: str, file: str) -> str:
+    """Code that imports ``bench/<file>`` as ``name`` (and ``runpy``, ``sys``) in a bot process, by its path."""
+    return (
+        "import importlib.util, runpy, sys\n"
+        f"spec = importlib.util.spec_from_file_location('bench_{name}', {str(_HERE / file)!r})\n"
+        f"{name} = importlib.util.module_from_spec(spec); spec.loader.exec_module({name})\n"
+    )
+
+
+def _window_marked() -> str:
+    """``BENCH_PROFILE`` or ``BENCH_STAGES`` (the first, when both are set): the path the sikpan process
+    (production pacing) writes its figures of the measured commands to, which the bench marks with SIGUSR2."""
+    return os.environ.get("BENCH_PROFILE") or os.environ.get("BENCH_STAGES") or ""
+
+
 def bot_command(
     kind: str, base_url: str, db: str, pace: str, echo_transport: str
 ) -> tuple[list[str], dict[str, str]]:
@@ -119,22 +137,24 @@ def bot_command(
     if kind == "sikpan" and pace == "production":
         env.update(TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=base_url, SIKPAN_DB=db)
         env.pop("DISCORD_BOT_TOKEN", None)
-        if os.environ.get("BENCH_PROFILE"):  # a CPU-time profile of the bot process (cProfile, process_time)
-            code = (
-                "import cProfile, runpy, sys, time\n"
-                "p = cProfile.Profile(time.process_time)\n"
+        if os.environ.get("BENCH_PROFILE"):  # the event loop's CPU profile over the measured commands
+            code = (  # bench/_profile.py: on and off at SIGUSR2 (drive sends it at their start and end)
+                _by_path("profiling", "_profile.py") + "p = profiling.toggled()\n"
                 f"sys.argv = ['sikpan', 'run', '--env-file', {os.devnull!r}]\n"
-                "p.enable()\n"
                 "try:\n    runpy.run_module('bot.cli', run_name='__main__')\n"
                 "except SystemExit:\n    pass\n"
                 f"p.disable(); p.dump_stats({os.environ['BENCH_PROFILE']!r})\n"
             )
             return [sys.executable, "-c", code], env
+        if os.environ.get("BENCH_STAGES"):  # the event loop's CPU per stage over the measured commands
+            code = (  # bench/_stages.py: counted between two SIGUSR2, as the profile
+                _by_path("stages", "_stages.py") + f"stages.arm({os.environ['BENCH_STAGES']!r})\n"
+                f"sys.argv = ['sikpan', 'run', '--env-file', {os.devnull!r}]\n"
+                "runpy.run_module('bot.cli', run_name='__main__', alter_sys=True)\n"
+            )
+            return [sys.executable, "-c", code], env
         code = (  # ``sikpan run`` itself (``python -m bot.cli run``), its threads named (bench/_threads.py)
-            "import importlib.util, runpy, sys\n"
-            f"spec = importlib.util.spec_from_file_location('bench_threads', {str(_HERE / '_threads.py')!r})\n"
-            "threads = importlib.util.module_from_spec(spec); spec.loader.exec_module(threads)\n"
-            "threads.name_os_threads()\n"
+            _by_path("threads", "_threads.py") + "threads.name_os_threads()\n"
             f"sys.argv = ['sikpan', 'run', '--env-file', {os.devnull!r}]\n"
             "runpy.run_module('bot.cli', run_name='__main__', alter_sys=True)\n"
         )
@@ -513,6 +533,9 @@ async def drive(
                     await asyncio.sleep(0.2)
                 users.recording = True
                 spy = _py_spy(proc.pid, kind)
+                profiled = kind == "sikpan" and pace == "production" and bool(_window_marked())
+                if profiled:  # the profile (or the stages) covers the measured commands only (bot_command)
+                    proc.send_signal(signal.SIGUSR2)
                 cpu0, t0 = cpu_times(proc.pid), time.perf_counter()
                 threads0 = _threads.snapshot(proc.pid)
                 if mode == "open":
@@ -520,6 +543,8 @@ async def drive(
                 else:
                     await asyncio.wait_for(closed_loop(commands, True), timeout)
                 await settle()
+                if profiled:
+                    proc.send_signal(signal.SIGUSR2)
                 threads1 = _threads.snapshot(proc.pid)
                 cpu1, t1 = cpu_times(proc.pid), time.perf_counter()
                 users.recording = False
@@ -588,7 +613,19 @@ async def drive(
         "bot_errors_logged": len(errors),
         "bot_errors": errors[:3],
         **({"latency": latency} if latency else {}),
+        **({"loop_stages": _stages_of(done)} if profiled and not os.environ.get("BENCH_PROFILE") else {}),
     }
+
+
+def _stages_of(commands: int) -> dict[str, Any] | None:
+    """``BENCH_STAGES``: the event loop's CPU per stage, per measured command (``bench/_stages.py``); None
+    when the bot wrote none (it did not get to the end of the measured commands)."""
+    try:
+        with open(os.environ["BENCH_STAGES"]) as f:
+            figures = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return _stages.per_command(figures, commands) if commands else None
 
 
 def _py_spy(pid: int, kind: str) -> subprocess.Popen[bytes] | None:

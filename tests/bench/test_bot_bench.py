@@ -199,3 +199,120 @@ async def test_the_driver_hears_when_the_fake_process_is_gone():
                 await asyncio.sleep(0.05)
     finally:
         await fake.stop()
+
+
+# --------------------------------------------------------------------------------------- BENCH_PROFILE
+def test_the_loop_profile_covers_the_signalled_window_in_the_main_thread_cpu_time(tmp_path):
+    """``bench/_profile.py`` as ``bench/bot.py`` loads it in the bot process: only what runs between the two
+    SIGUSR2 is in the profile, and a function is charged its own thread's CPU time — not the CPU another
+    thread burns while it sleeps (as ``process_time`` would charge it)."""
+    out = tmp_path / "x.prof"
+    code = bench_bot._by_path("profiling", "_profile.py") + (
+        "import os, signal, threading, time\n"
+        "p = profiling.toggled()\n"
+        "def spin(seconds):\n"
+        "    end = time.thread_time() + seconds\n"
+        "    while time.thread_time() < end: pass\n"
+        "def before(): spin(0.02)\n"
+        "def inside(): spin(0.02)\n"
+        "def sleeper(): time.sleep(0.3)\n"
+        "def after(): spin(0.02)\n"
+        "before()\n"
+        "os.kill(os.getpid(), signal.SIGUSR2)\n"
+        "inside()\n"
+        "burner = threading.Thread(target=spin, args=(0.25,)); burner.start()\n"
+        "sleeper(); burner.join()\n"
+        "os.kill(os.getpid(), signal.SIGUSR2)\n"
+        "after()\n"
+        f"p.dump_stats({str(out)!r})\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    import pstats
+
+    stats = pstats.Stats(str(out)).stats  # type: ignore[attr-defined]
+    by_name = {func[2]: figures for func, figures in stats.items()}
+    assert "inside" in by_name and "sleeper" in by_name
+    assert "before" not in by_name and "after" not in by_name
+    assert by_name["inside"][3] >= 0.015  # cumulative CPU seconds: its spin
+    assert by_name["sleeper"][3] < 0.1  # asleep: the burner thread's 0.25 s are not its own
+
+
+# --------------------------------------------------------------------------------------- BENCH_STAGES
+def _spin(seconds: float) -> None:
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+class _Staged:
+    """A stand-in for the bot's classes: a plain stage and a coroutine stage that waits in the middle."""
+
+    def work(self) -> None:
+        _spin(0.02)
+
+    async def request(self) -> str:
+        _spin(0.02)
+        await asyncio.sleep(0.2)  # waiting (another coroutine burns CPU meanwhile): not the stage's own
+        _spin(0.02)
+        return "answer"
+
+
+async def test_stages_count_own_cpu_of_each_step_only_inside_the_window(tmp_path):
+    import signal
+
+    from bench import _stages
+
+    module = type(sys)("staged_for_test")
+    module.Staged = _Staged  # type: ignore[attr-defined]
+    sys.modules["staged_for_test"] = module
+    old = signal.getsignal(signal.SIGUSR2)
+    try:
+        counting = _stages.Stages(
+            (
+                ("staged_for_test", "Staged", "work", "work", False),
+                ("staged_for_test", "Staged", "request", "request", True),
+            )
+        )
+        path = tmp_path / "stages.json"
+        _stages.arm(str(path), stages=counting)
+        staged = _Staged()
+        os.kill(os.getpid(), signal.SIGUSR2)  # on: the stages wrapped now
+        assert counting.on and counting.wrapped
+        staged.work()
+
+        async def burn() -> None:  # on the same thread, while request() waits
+            await asyncio.sleep(0.05)
+            _spin(0.1)
+
+        answer, _ = await asyncio.gather(staged.request(), burn())
+        assert answer == "answer"
+        os.kill(os.getpid(), signal.SIGUSR2)  # off: the figures written
+        staged.work()  # outside the window: not counted
+        figures = json.loads(path.read_text())
+    finally:
+        signal.signal(signal.SIGUSR2, old)
+        del sys.modules["staged_for_test"]
+    calls = {label: tally[0] for label, tally in figures["stages"].items()}
+    seconds = {label: tally[1] / 1e9 for label, tally in figures["stages"].items()}
+    assert calls == {"work": 1, "request": 1}
+    assert 0.015 <= seconds["work"] < 0.05
+    assert 0.035 <= seconds["request"] < 0.09  # its two spins, not burn()'s 0.1 s while it waited
+    assert figures["total_ns"] / 1e9 >= seconds["work"] + seconds["request"]
+    per = _stages.per_command(figures, 2)
+    assert per["stages"]["work"]["calls"] == 0.5 and per["loop_ms"] == round(figures["total_ns"] / 2e6, 3)
+
+
+def test_every_stage_names_a_function_of_the_bot():
+    """A stage whose function moved or was renamed fails here, not silently in a benchmark."""
+    import importlib
+    import inspect
+
+    from bench import _stages
+
+    for module, owner, name, _label, is_coroutine in _stages.STAGES:
+        target = importlib.import_module(module)
+        if owner is not None:
+            target = getattr(target, owner)
+        func = getattr(target, name)
+        assert inspect.iscoroutinefunction(func) == is_coroutine, (module, owner, name)
