@@ -7,6 +7,7 @@ import io
 import math
 import struct
 import threading
+import weakref
 import zlib
 from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
@@ -164,11 +165,11 @@ def draw_text(canvas: Canvas, item: Text) -> None:
     afterwards): over a uniform background the cached indices are pasted; over mixed pixels each pixel is
     mapped through the ladder of its own background.
 
-    A left-anchored line of several words (the headers, the 七政 table: different in every picture, so
-    FreeType rasterised each whole, ≈ 0.15–0.3 ms a line) is drawn word by word from the word masks, each at
-    the pen position the line puts it at — the sum of the advances before it, when the advances add up to the
-    line's (no kerning across a space; checked once per item, :func:`_runs`) — which gives the line's own
-    pixels."""
+    A line of several words (the headers, the 七政 table, the 六爻 column heads: different in every picture, so
+    FreeType rasterised each whole, ≈ 0.15–0.3 ms a line; left-anchored, centred or right-aligned,
+    ``SPLIT_ANCHORS``) is drawn word by word from the word masks, each at the pen position the line puts it at — the sum of the advances before it, when the advances add up to the
+    line's (no kerning across a space; checked once per item and join, :func:`_words_add_up`) — which gives
+    the line's own pixels."""
     if "\n" in item.text:  # not used by the layouts: the whole image through RGB
         source = canvas.image.copy()
         source.putpalette(source_palette())
@@ -177,9 +178,10 @@ def draw_text(canvas: Canvas, item: Text) -> None:
             (item.x, item.y), item.text, _rgb(item.color), font(item.size, item.bold), item.anchor.value
         )
         canvas.core.paste(_quantize(rgb).im, (0, 0, canvas.width, canvas.height))
+        canvas.forget()
         return
-    for box, key in _runs(item):
-        _draw_run(canvas, box, key, item.color)
+    for run in _runs(item):
+        _draw_run(canvas, run, item.color)
 
 
 # Where each run of a text item goes (the split into words, the snapped point, the masks' boxes) is worked
@@ -188,18 +190,26 @@ def draw_text(canvas: Canvas, item: Text) -> None:
 TEXT_RUNS_KEPT = 4096
 
 
+# A run of text: its box on the picture, its mask key, and the tiles and bands of rows its box touches
+Run = tuple[tuple[int, int, int, int], MaskKey, int, int]
+
+
 @lru_cache(maxsize=TEXT_RUNS_KEPT)
-def _runs(item: Text) -> tuple[tuple[tuple[int, int, int, int], MaskKey], ...]:
-    """The runs of one single-line text item: (box on the picture, mask key) for each non-empty mask — the
-    whole text, or each word of a left-anchored line whose advances add up (see :func:`draw_text`)."""
+def _runs(item: Text) -> tuple[Run, ...]:
+    """The runs of one single-line text item: (box on the picture, mask key, :func:`tiles` of the box) for each
+    non-empty mask — the whole text, or each word of a line whose advances add up (left-anchored, centred or
+    right-aligned, ``SPLIT_ANCHORS``; see :func:`draw_text`)."""
     at_x, at_y = snap(item.x), snap(item.y)
     anchor = item.anchor.value
     pieces = [(at_x, item.text)]
-    if " " in item.text and item.anchor in LEFT_ANCHORS:
+    if " " in item.text and item.anchor in SPLIT_ANCHORS:
         words = item.text.split(" ")
         space = advance(" ", item.size, item.bold)
         widths = [advance(word, item.size, item.bold) for word in words]
-        if sum(widths) + space * (len(words) - 1) == advance(item.text, item.size, item.bold):
+        if _words_add_up(item.text, words, item.size, item.bold):
+            anchor, to_pen = SPLIT_ANCHORS[item.anchor]
+            if to_pen:  # Pillow's anchor offset: (half) the line's advance, in 26.6, rounded to a pixel
+                at_x -= _pixel(round((sum(widths) + space * (len(words) - 1)) * 64) // to_pen)
             pieces = []
             for word, width in zip(words, widths, strict=True):
                 if word:
@@ -214,8 +224,41 @@ def _runs(item: Text) -> tuple[tuple[tuple[int, int, int, int], MaskKey], ...]:
         width, height = mask.size
         if width and height:
             x0, y0 = int(x) + dx, int(at_y) + dy
-            runs.append(((x0, y0, x0 + width, y0 + height), key))
+            runs.append(((x0, y0, x0 + width, y0 + height), key, *tiles(x0, y0, x0 + width, y0 + height)))
     return tuple(runs)
+
+
+def _words_add_up(text: str, words: list[str], size: int, bold: bool) -> bool:
+    """Whether the advances of the words of a line and of its spaces add up to the line's: checked join by
+    join (:func:`_join_adds_up`) — a kerning across a space shows where the words meet (「대육임 甲子일 제1국」) —
+    instead of laying out the whole line (``getlength`` of a new header line, ≈ 40 µs alone and ≈ 0.1–0.2 ms
+    in the bot, was most of what a new 六爻 picture's text cost there, issue 18). Both give the same answer on
+    every header line of the 六爻 and 大六壬 layouts and on the 七政 lines tested
+    (``tests/images/test_picture_cache.py``); a line that starts or ends with a space is laid out whole."""
+    if text[0] == " " or text[-1] == " ":
+        space = advance(" ", size, bold)
+        return sum(advance(w, size, bold) for w in words) + space * (len(words) - 1) == advance(
+            text, size, bold
+        )
+    left, spaces = "", 0
+    for word in words:
+        if not word:
+            spaces += 1
+            continue
+        if left and not _join_adds_up(left, spaces, word[0], size, bold):
+            return False
+        left, spaces = word[-1], 1
+    return True
+
+
+@lru_cache(maxsize=TEXT_MASKS_KEPT)
+def _join_adds_up(left: str, spaces: int, right: str, size: int, bold: bool) -> bool:
+    """Whether ``left`` (a word's last character), ``spaces`` spaces and ``right`` (the next word's first) laid
+    out together are as wide as their advances."""
+    joined = advance(left + " " * spaces + right, size, bold)
+    return joined == advance(left, size, bold) + spaces * advance(" ", size, bold) + advance(
+        right, size, bold
+    )
 
 
 SUBPIXEL = 4  # a text's anchor point is drawn on a 1/4 px grid
@@ -229,22 +272,43 @@ def snap(v: float) -> float:
 
 
 LEFT_ANCHORS = frozenset({Anchor.LM, Anchor.LT})  # anchors whose x is the pen position of the first glyph
+# The anchors of a line that is drawn word by word: the anchor its words are drawn with, and what the line's
+# advance is divided by for the pen's start left of the anchor point (0: it starts at the point). Pillow puts
+# a centred (right-aligned) line's pen the rounded half (all) of its advance left of the point
+# (``bounding_box_and_anchors``: ``PIXEL(position / 2)``); the vertical ``m`` is the font's, not the text's.
+SPLIT_ANCHORS = {Anchor.LM: ("lm", 0), Anchor.LT: ("lt", 0), Anchor.MM: ("lm", 2), Anchor.RM: ("lm", 1)}
 
 
-def _draw_run(canvas: Canvas, box: tuple[int, int, int, int], key: MaskKey, ink: str) -> None:
-    """One run of text (a mask, :func:`_runs`) in ``ink`` at its box."""
+def _pixel(v: int) -> int:
+    """Pillow's ``PIXEL``: a 26.6 coordinate rounded to the nearest whole pixel."""
+    return (v + 32) >> 6
+
+
+def _draw_run(canvas: Canvas, run: Run, ink: str) -> None:
+    """One run of text (a mask, :func:`_runs`) in ``ink`` at its box. Over one palette index the cached indices
+    are pasted: the index is the base's when the run's tiles are uniform there and nothing of this picture
+    has been drawn on them yet (:meth:`Canvas.untouched`), else read from the pixels (``getextrema`` of a
+    crop: ≈ 2.6 µs a run, and ImagingGetExtrema was 3.4 % of the drawing thread in the bot)."""
+    box, key, touched, bands = run
     x, y, x1, y1 = box
     core = canvas.core  # Pillow's core image: the Image wrappers (palette copies) cost more than the pixels
     if x >= 0 and y >= 0 and x1 <= canvas.width and y1 <= canvas.height:
-        lo, hi = core.crop(box).getextrema()
-        if lo == hi:
-            core.paste(_glyphs(key, ink, lo), box)
-            return
-        # over mixed pixels (a 宿 name across a boundary, a body over a ray): each pixel's index from its own
-        # background index and the coverage, through the ladders of those backgrounds
-        under = canvas.pixels[y:y1, x:x1]
-        under[:] = _blend_table(ink)[under, _coverage(key)]
+        lo = canvas.untouched(touched) if canvas.base is not None and not touched & canvas.drawn else None
+        if lo is None:
+            lo, hi = core.crop(box).getextrema()
+            if lo != hi:
+                # over mixed pixels (a 宿 name across a boundary, a body over a ray): each pixel's index from
+                # its own background index and the coverage, through the ladders of those backgrounds
+                under = canvas.pixels[y:y1, x:x1]
+                under[:] = _blend_table(ink)[under, _coverage(key)]
+                canvas.drawn |= touched
+                canvas.bands |= bands
+                return
+        core.paste(_glyphs(key, ink, lo), box)
+        canvas.drawn |= touched
+        canvas.bands |= bands
         return
+    canvas.mark(x, y, x1, y1)
     mask = text_mask(*key)[0]
     region = canvas.image.crop(box)
     region.putpalette(source_palette())
@@ -269,6 +333,55 @@ def _wedge_polygon(w: Wedge) -> list[tuple[float, float]]:
     return outer + inner
 
 
+# What a picture draws where (#18): a canvas is cut into tiles of TILE_WIDTH px × BAND rows, and each item
+# drawn sets the bits of the tiles its box touches in one int (TILE_COLUMNS bits per band of rows; the last
+# column of tiles reaches to the picture's right edge, however wide: 64 × 17 px cover the 1080 px pictures,
+# and the ints stay short — 16 px tiles, 128 a band, made the 七政 picture's bookkeeping 7 % of its drawing),
+# and of its bands in another. What no
+# item of a picture touched is still the base: the next picture on the canvas copies back only the bands the
+# last one touched (≈ 35 of a 六爻 picture's 67), and a text run on untouched tiles that are one palette index
+# in the base is pasted without reading the pixels under it.
+BAND = 16
+TILE_WIDTH = 17
+TILE_COLUMNS = 64
+
+
+def tiles(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int]:
+    """(tile bits, band bits) of the pixels x0 ≤ x < x1, y0 ≤ y < y1 (clipped to the picture's top and left);
+    (0, 0) for an empty box."""
+    if x1 <= 0 or y1 <= 0 or x1 <= x0 or y1 <= y0:
+        return 0, 0
+    # int() rounds towards zero: below 0 it is clipped to tile 0 all the same
+    c0, b0 = int(x0) // TILE_WIDTH if x0 > 0 else 0, int(y0) // BAND if y0 > 0 else 0
+    c1, b1 = (math.ceil(x1) - 1) // TILE_WIDTH, (math.ceil(y1) - 1) // BAND  # the last pixel's tiles
+    last = TILE_COLUMNS - 1
+    c0, c1 = (c0 if c0 < last else last), (c1 if c1 < last else last)
+    n = b1 - b0 + 1
+    every = _EVERY_BAND[n] if n < len(_EVERY_BAND) else _every_band(n)
+    return (((1 << (c1 - c0 + 1)) - 1) << c0) * every << (TILE_COLUMNS * b0), ((1 << n) - 1) << b0
+
+
+def _every_band(n: int) -> int:
+    """Bit 0 of each of ``n`` bands of tiles."""
+    return ((1 << (TILE_COLUMNS * n)) - 1) // ((1 << TILE_COLUMNS) - 1)
+
+
+_EVERY_BAND = [_every_band(n) for n in range(128)]
+
+
+def _uniform_tiles(pixels: np.ndarray) -> dict[int, int]:
+    """Palette index → the bits of the tiles (:func:`tiles`) of ``pixels`` that are all that index."""
+    height, width = pixels.shape
+    bands, columns = range(0, height, BAND), range(0, min(width, TILE_COLUMNS * TILE_WIDTH), TILE_WIDTH)
+    lows = np.minimum.reduceat(np.minimum.reduceat(pixels, bands, axis=0), columns, axis=1)
+    highs = np.maximum.reduceat(np.maximum.reduceat(pixels, bands, axis=0), columns, axis=1)
+    found: dict[int, int] = {}
+    for band, column in zip(*np.nonzero(lows == highs), strict=True):
+        index = int(lows[band, column])
+        found[index] = found.get(index, 0) | 1 << (TILE_COLUMNS * int(band) + int(column))
+    return dict(sorted(found.items(), key=lambda kv: -kv[1].bit_count()))  # the most common index first
+
+
 class Canvas:
     """An indexed picture drawn in place in the memory of its PNG scanlines (issue 18): ``rows`` is the
     (height, width + 1) array of the IDAT's rows before deflating — each row's filter byte (0, none) and then
@@ -277,9 +390,28 @@ class Canvas:
     next row's filter byte). The PNG deflates ``rows`` as they stand: no ``tobytes`` copy of the picture, no
     framing copy, no fresh 1–2 MB allocation (and its page faults) per picture. ``image`` is read-only to
     Pillow's Python layer (its ``paste``/``putpalette`` would copy it away from the memory): drawing goes
-    through the core image (``core``) and its core drawing calls (``draw``), and ``render`` hands out copies."""
+    through the core image (``core``) and its core drawing calls (``draw``), and ``render`` hands out copies.
 
-    __slots__ = ("core", "draw", "height", "image", "memory", "pixels", "rows", "width")
+    ``base`` is the base canvas this one equals but for what was drawn since it was copied in: ``drawn`` and
+    ``bands``, the :func:`tiles` bits of every item drawn since (None: unknown, the next picture copies the
+    whole base). A base canvas keeps ``uniform``, its tiles of one palette index each."""
+
+    __slots__ = (
+        "bands",
+        "base",
+        "core",
+        "draw",
+        "drawn",
+        "height",
+        "image",
+        "memory",
+        "pixels",
+        "rows",
+        "uniform",
+        "unlike",
+        "width",
+        "__weakref__",
+    )
 
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
@@ -293,6 +425,64 @@ class Canvas:
         self.core: ImagingCore = self.image.im
         # what ``ImageDraw.Draw(image).draw`` is for an indexed image (no blending), on the mapped memory
         self.draw: ImagingDraw = _imaging.draw(self.core, 0)
+        self.base: Canvas | None = None
+        self.drawn = self.bands = 0
+        self.uniform: dict[int, int] = {}
+        self.unlike: weakref.WeakKeyDictionary[Canvas, int] = weakref.WeakKeyDictionary()
+
+    def restore(self, base: Canvas) -> None:
+        """Make the canvas equal to ``base``: copy back the bands drawn on since it was last restored and,
+        when that was from another base, the bands where the two bases differ (:meth:`differs`); its whole
+        memory when it was drawn on in unknown places."""
+        if self.base is base:
+            bands = self.bands
+        elif self.base is not None:
+            bands = self.bands | base.differs(self.base)
+        else:
+            np.copyto(self.memory, base.memory)
+            bands = 0
+        stride = self.width + 1
+        while bands:
+            first = (bands & -bands).bit_length() - 1
+            shifted = bands >> first
+            count = (shifted ^ (shifted + 1)).bit_length() - 1  # the run of set bits from ``first``
+            start, stop = first * BAND * stride, min(self.height, (first + count) * BAND) * stride
+            np.copyto(self.memory[start:stop], base.memory[start:stop])
+            bands &= ~(((1 << count) - 1) << first)
+        self.base = base
+        self.drawn = self.bands = 0
+
+    def differs(self, other: Canvas) -> int:
+        """The bits of the bands where this base and ``other``, a base of the same size, differ (the Korean
+        and the Chinese 六爻 base: the column heads and the legend), compared once per pair of live bases."""
+        found = self.unlike.get(other)
+        if found is None:
+            rows = (self.rows != other.rows).any(axis=1)
+            starts = range(0, len(rows), BAND)
+            found = sum(1 << i for i, start in enumerate(starts) if rows[start : start + BAND].any())
+            self.unlike[other] = found
+        return found
+
+    def mark(self, x0: float, y0: float, x1: float, y1: float) -> None:
+        """Note that the pixels x0 ≤ x < x1, y0 ≤ y < y1 may have been drawn on."""
+        touched, bands = tiles(x0, y0, x1, y1)
+        self.drawn |= touched
+        self.bands |= bands
+
+    def forget(self) -> None:
+        """Note that the canvas was drawn on anywhere (the next :meth:`restore` copies the whole base)."""
+        self.base = None
+
+    def untouched(self, touched: int) -> int | None:
+        """The palette index of the tiles ``touched`` when nothing was drawn on them since the base was copied
+        in and the base has them all of that one index; None otherwise (read the pixels)."""
+        base = self.base
+        if base is None or touched & self.drawn:
+            return None
+        for index, uniform in base.uniform.items():
+            if touched & uniform == touched:
+                return index
+        return None
 
     def copy(self) -> Image.Image:
         """The picture as an independent Pillow image with the fixed palette."""
@@ -329,9 +519,10 @@ def to_png(scene: Scene) -> bytes:
 
 
 def _paint(scene: Scene) -> Canvas:
-    """The scene drawn on this thread's canvas of its size: the base's scanlines copied in, then the items."""
+    """The scene drawn on this thread's canvas of its size: the base's scanlines copied back where the last
+    picture drew or its base differs (:meth:`Canvas.restore`), then the items."""
     canvas = _canvas(scene.width, scene.height)
-    np.copyto(canvas.memory, _base(scene.width, scene.height, scene.background, scene.base).memory)
+    canvas.restore(_base(scene.width, scene.height, scene.background, scene.base))
     _draw(canvas, scene.items)
     return canvas
 
@@ -347,6 +538,7 @@ def _base(width: int, height: int, background: str, items: tuple[Primitive, ...]
     canvas = Canvas(width, height)
     canvas.pixels[:] = index(background)
     _draw(canvas, items)
+    canvas.uniform = _uniform_tiles(canvas.pixels)
     return canvas
 
 
@@ -355,21 +547,34 @@ def _draw(canvas: Canvas, items: tuple[Primitive, ...]) -> None:
     # arguments ``ImageDraw.line`` / ``rectangle`` / ``ellipse`` / ``polygon`` pass them (fill, then the
     # outline unless it is the fill's colour): their ink look-up (``_getink``, ≈ 8 µs a shape) is for colour
     # names and RGB tuples (issue 18).
+    # Each shape marks its box widened by its line width and 2 px (Pillow rounds the corners to pixels and
+    # widens a line by half its width on each side; the margin only costs a tile more now and then), a wedge
+    # the square of its ring.
     core = canvas.draw
     for item in items:
         if isinstance(item, Text):
             draw_text(canvas, item)
         elif isinstance(item, Segment):
             if item.width != 0:
+                m = item.width + 2
+                x0, x1 = (item.x0, item.x1) if item.x0 < item.x1 else (item.x1, item.x0)
+                y0, y1 = (item.y0, item.y1) if item.y0 < item.y1 else (item.y1, item.y0)
+                canvas.mark(x0 - m, y0 - m, x1 + m, y1 + m)
                 core.draw_lines((item.x0, item.y0, item.x1, item.y1), index(item.color), item.width)
         elif isinstance(item, Box):
+            m = item.width + 2
+            canvas.mark(item.x0 - m, item.y0 - m, item.x1 + m, item.y1 + m)
             _shape(
                 core.draw_rectangle, (item.x0, item.y0, item.x1, item.y1), item.outline, item.fill, item.width
             )
         elif isinstance(item, Circle):
+            reach = item.r + item.width + 2
+            canvas.mark(item.cx - reach, item.cy - reach, item.cx + reach, item.cy + reach)
             xy = (item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r)
             _shape(core.draw_ellipse, xy, item.outline, item.fill, item.width)
         elif isinstance(item, Wedge):
+            reach = item.r1 + 2  # the ring's square: a wedge or two a picture
+            canvas.mark(item.cx - reach, item.cy - reach, item.cx + reach, item.cy + reach)
             core.draw_polygon(_wedge_polygon(item), index(item.fill), 1)
 
 
@@ -417,6 +622,7 @@ def encode(image: Image.Image) -> bytes:
     image.load()
     canvas = _canvas(*image.size)
     canvas.core.paste(image.im, (0, 0, canvas.width, canvas.height))
+    canvas.forget()
     return _png(canvas)
 
 

@@ -9,10 +9,10 @@ against the rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from bot.images.labels import label
-from bot.images.scene import Anchor, Box, Primitive, Scene, Segment, Text
+from bot.images.scene import Anchor, Box, Primitive, Scene, Segment, Text, kept_text
 from engine.liuyao import LiuyaoChart
 
 WIDTH = 1080
@@ -23,6 +23,7 @@ BAR = (455, 655)  # 本卦 bar, x from … to
 CHANGED_BAR = (795, 935)
 BAR_THICK = 28
 YIN_GAP = 44
+BARS_KEPT = 128
 MOVING_MARK = {True: "○", False: "×"}  # 老陽 (9) ○, 老陰 (6) × (spec/liuyao.md §1)
 
 
@@ -112,45 +113,47 @@ def header_lines(chart: LiuyaoChart, lang: str) -> tuple[str, tuple[str, ...]]:
     return title, (line1, " · ".join(parts))
 
 
-def _bar(x0: float, x1: float, y: float, yang: bool, color: str) -> list[Primitive]:
+@lru_cache(maxsize=BARS_KEPT)
+def _bar(x0: float, x1: float, y: float, yang: bool, color: str) -> tuple[Primitive, ...]:
+    """A line's bar (yang) or two (yin), built once: 2 bars × 6 rows × 2 kinds × 3 colours are drawn."""
     top, bottom = y - BAR_THICK / 2, y + BAR_THICK / 2
     if yang:
-        return [Box(x0, top, x1, bottom, outline=None, fill=color)]
+        return (Box(x0, top, x1, bottom, outline=None, fill=color),)
     mid0 = (x0 + x1) / 2 - YIN_GAP / 2
     mid1 = (x0 + x1) / 2 + YIN_GAP / 2
-    return [
+    return (
         Box(x0, top, mid0, bottom, outline=None, fill=color),
         Box(mid1, top, x1, bottom, outline=None, fill=color),
-    ]
+    )
 
 
 def _row_items(row: LineRow, lang: str) -> list[Primitive]:
     y = row.y
-    items: list[Primitive] = [Text(60, y, row.spirit, 34, "blue")]
+    items: list[Primitive] = [kept_text(60, y, row.spirit, 34, "blue")]
     if row.use:
         items.append(Box(232, y - 34, 445, y + 34, outline="red", width=3))
     if row.hidden_use:
         items.append(Box(130, y - 46, 210, y + 46, outline="red", width=3))
     if row.hidden:
         rel, gz = row.hidden[0]
-        items.append(Text(170, y - 20, rel, 30, "muted"))
-        items.append(Text(170, y + 20, gz, 30, "muted"))
-    items.append(Text(270, y, row.relative, 36))
-    items.append(Text(362, y, row.ganzhi, 40, bold=True))
-    items.append(Text(422, y, row.element, 30, "muted"))
+        items.append(kept_text(170, y - 20, rel, 30, "muted"))
+        items.append(kept_text(170, y + 20, gz, 30, "muted"))
+    items.append(kept_text(270, y, row.relative, 36))
+    items.append(kept_text(362, y, row.ganzhi, 40, bold=True))
+    items.append(kept_text(422, y, row.element, 30, "muted"))
     items.extend(_bar(*BAR, y, row.yang, "red" if row.moving else "ink"))
     if row.mark is not None:
-        items.append(Text(692, y, row.mark, 44, "red", bold=True))
+        items.append(kept_text(692, y, row.mark, 44, "red", bold=True))
     if row.shi:
-        items.append(Text(742, y, label(lang, "liuyao.shi"), 40, "red", bold=True))
+        items.append(kept_text(742, y, label(lang, "liuyao.shi"), 40, "red", bold=True))
     if row.ying:
-        items.append(Text(742, y, label(lang, "liuyao.ying"), 40, "blue", bold=True))
+        items.append(kept_text(742, y, label(lang, "liuyao.ying"), 40, "blue", bold=True))
     if row.changed_yang is not None:
         items.extend(_bar(*CHANGED_BAR, y, row.changed_yang, "red" if row.moving else "rule"))
     if row.changed is not None:
         rel, gz = row.changed
-        items.append(Text(1005, y - 22, rel, 30))
-        items.append(Text(1005, y + 22, gz, 34, bold=True))
+        items.append(kept_text(1005, y - 22, rel, 30))
+        items.append(kept_text(1005, y + 22, gz, 34, bold=True))
     return items
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 # Opaque paper-like background; ink colours chosen for contrast ≥ 4.5:1 against it.
 PALETTE: dict[str, tuple[int, int, int]] = {
@@ -91,6 +92,18 @@ class Wedge:
 
 
 Primitive = Text | Segment | Box | Circle | Wedge
+
+# The labels of a 六爻 picture's rows recur at the same places picture after picture (6 rows × ≈ 200 labels):
+# built once, the same object each time, the drawing's caches keyed by the item (``bot.images.draw._runs``)
+# find it by identity instead of comparing its fields, and the layout skips building it (≈ 35 µs of a
+# picture's layout and drawing, issue 18).
+TEXTS_KEPT = 4096
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
+def kept_text(x: float, y: float, text: str, size: int, color: str = "ink", bold: bool = False) -> Text:
+    """``Text(x, y, text, size, color, Anchor.MM, bold)``, one object per arguments (the last TEXTS_KEPT)."""
+    return Text(x, y, text, size, color, Anchor.MM, bold)
 
 
 @dataclass(frozen=True, slots=True)

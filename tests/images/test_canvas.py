@@ -10,10 +10,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from bot.images import draw, liuyao
+from bot.images import draw, liuren, liuyao, qizheng
 from bot.images.scene import Anchor, Box, Circle, Scene, Segment, Text, Wedge
 from engine.core.cycle import Branch, GanZhi
+from engine.liuren import chart_for_ju
 from engine.liuyao import build_chart, cast_manual
+from tests.images.cases import qizheng_case
 from tests.images.same import decoded, rgb_then_quantized, scanlines
 
 # Items across all four edges: text cut by each edge (over a uniform and a mixed background), boxes and
@@ -101,3 +103,151 @@ def test_encode_of_a_drawn_image_is_to_png() -> None:
     scene = _liuyao("797979", 34, "lzh")
     image = draw.render(scene)
     assert decoded(draw.encode(image)).tobytes() == decoded(draw.to_png(scene)).tobytes() == image.tobytes()
+
+
+def _varied_scenes() -> list[Scene]:
+    """六爻 pictures in both languages (moving lines, 伏神, a 用神 frame), 大六壬 and 七政 pictures, the edge scene."""
+    scenes = [
+        liuyao.layout(
+            build_chart(cast_manual(c), Branch(i % 12), GanZhi.of(11 * i % 60), use=use), ("ko", "lzh")[i % 2]
+        ).scene
+        for i, (c, use) in enumerate(
+            [("969696", "妻財"), ("777777", None), ("876987", None), ("686868", "官鬼"), ("797979", None)]
+            + [("788878", "父母"), ("978676", None), ("667799", None)]
+        )
+    ]
+    scenes += [
+        liuren.layout(chart_for_ju(GanZhi.of(13 * i % 60), i % 12 + 1), lang).scene
+        for i, lang in enumerate(("ko", "lzh", "ko"))
+    ]
+    qz, place = qizheng_case()
+    scenes += [qizheng.layout(qz, lang, place).scene for lang in ("ko", "lzh")]
+    return [*scenes, EDGES]
+
+
+def _tile_grid(bits: int, height: int, width: int) -> np.ndarray:
+    """The pixels of the tiles set in ``bits`` (``draw.tiles``'s layout), as a boolean (height, width) array."""
+    bands = -(-height // draw.BAND)
+    flags = np.array(
+        [
+            [bool(bits >> (draw.TILE_COLUMNS * b + c) & 1) for c in range(draw.TILE_COLUMNS)]
+            for b in range(bands)
+        ]
+    )
+    columns = np.minimum(np.arange(width) // draw.TILE_WIDTH, draw.TILE_COLUMNS - 1)
+    grid: np.ndarray = flags[np.arange(height) // draw.BAND][:, columns]
+    return grid
+
+
+def test_every_pixel_a_picture_draws_lies_in_the_tiles_and_bands_it_marks() -> None:
+    """What the next picture copies back (the bands marked) and where text is pasted without reading the pixels
+    (tiles not marked) rest on this: every pixel that differs from the base is in a marked tile and band."""
+    for scene in _varied_scenes():
+        canvas = draw._paint(scene)
+        base = draw._base(scene.width, scene.height, scene.background, scene.base)
+        assert canvas.base is base
+        changed = canvas.pixels != base.pixels
+        assert changed.any()
+        assert not (changed & ~_tile_grid(canvas.drawn, scene.height, scene.width)).any()
+        rows = [int(y) for y in np.flatnonzero(changed.any(axis=1))]
+        assert all(canvas.bands >> (y // draw.BAND) & 1 for y in rows)
+        # and the marks are close: no band of the picture marked more than one band away from a pixel drawn
+        near = {y // draw.BAND + d for y in rows for d in (-1, 0, 1)}
+        bands = -(-scene.height // draw.BAND)
+        assert {i for i in range(bands) if canvas.bands >> i & 1} <= near
+
+
+def test_pictures_drawn_in_any_order_are_their_fresh_pictures() -> None:
+    """Pictures on one canvas after one another — same base, the other language's base, another size, an
+    ``encode`` of a whole image — each give the pixels of the picture drawn on a fresh canvas."""
+    import random
+
+    scenes = _varied_scenes()
+    fresh = [decoded(_in_a_new_thread(s)).tobytes() for s in scenes]
+    order = list(range(len(scenes))) * 3
+    random.Random(18).shuffle(order)
+    for step, i in enumerate(order):
+        if step % 7 == 3:
+            draw.encode(draw.render(scenes[order[step - 1]]))
+        assert decoded(draw.to_png(scenes[i])).tobytes() == fresh[i], (step, i)
+
+
+def test_text_pasted_on_untouched_tiles_is_text_drawn_over_the_pixels_read() -> None:
+    """The run's background taken from the base's uniform tiles gives the pixels of reading it from the canvas
+    (every run through ``getextrema``), picture after picture."""
+    scenes = _varied_scenes()
+    fast = [draw.render(s).tobytes() for s in scenes]
+    read = draw.Canvas.untouched
+    try:
+        draw.Canvas.untouched = lambda self, touched: None  # type: ignore[method-assign]
+        slow = [draw.render(s).tobytes() for s in scenes]
+    finally:
+        draw.Canvas.untouched = read  # type: ignore[method-assign]
+    assert fast == slow
+
+
+def test_uniform_tiles_of_a_base_are_its_tiles_of_one_index() -> None:
+    for scene in _varied_scenes():
+        base = draw._base(scene.width, scene.height, scene.background, scene.base)
+        listed = {}
+        for index, bits in base.uniform.items():
+            for b in range(-(-scene.height // draw.BAND)):
+                for c in range(draw.TILE_COLUMNS):
+                    if bits >> (draw.TILE_COLUMNS * b + c) & 1:
+                        listed[(b, c)] = index
+        expected = {}
+        for b in range(-(-scene.height // draw.BAND)):
+            for c in range(min(draw.TILE_COLUMNS, -(-scene.width // draw.TILE_WIDTH))):
+                right = scene.width if c == draw.TILE_COLUMNS - 1 else (c + 1) * draw.TILE_WIDTH
+                tile = base.pixels[b * draw.BAND : (b + 1) * draw.BAND, c * draw.TILE_WIDTH : right]
+                if tile.min() == tile.max():
+                    expected[(b, c)] = int(tile.min())
+        assert listed == expected
+
+
+def test_tiles_of_a_box_are_the_tiles_of_its_pixels() -> None:
+    import math
+    import random
+
+    def of_pixels(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int]:
+        found = bands = 0
+        if x1 > x0 and y1 > y0:
+            for y in range(max(0, math.floor(y0)), math.ceil(y1)):
+                for x in range(max(0, math.floor(x0)), math.ceil(x1)):
+                    column = min(draw.TILE_COLUMNS - 1, x // draw.TILE_WIDTH)
+                    found |= 1 << (draw.TILE_COLUMNS * (y // draw.BAND) + column)
+                    bands |= 1 << (y // draw.BAND)
+        return found, bands
+
+    rng = random.Random(18)
+    for _ in range(1500):
+        x0, y0 = rng.uniform(-40, 2200), rng.uniform(-40, 300)
+        x1, y1 = (
+            x0 + rng.choice([0, 0.3, 1, 5.5, 17, 40, 200]),
+            y0 + rng.choice([0, 0.5, 1, 16, 33.3, 70, 290]),
+        )
+        if rng.random() < 0.3:
+            x0, y0, x1, y1 = (round(v) for v in (x0, y0, x1, y1))
+        assert draw.tiles(x0, y0, x1, y1) == of_pixels(x0, y0, x1, y1), (x0, y0, x1, y1)
+
+
+def test_bands_where_two_bases_differ_are_compared_once_and_dropped_with_the_base() -> None:
+    import gc
+
+    ko, lzh = (
+        liuyao.layout(build_chart(cast_manual("777777"), Branch.ZI, GanZhi.of(0)), lang).scene
+        for lang in ("ko", "lzh")
+    )
+    a = draw._base(ko.width, ko.height, ko.background, ko.base)
+    b = draw._base(lzh.width, lzh.height, lzh.background, lzh.base)
+    rows = (a.rows != b.rows).any(axis=1)
+    expected = {int(y) // draw.BAND for y in np.flatnonzero(rows)}
+    bits = a.differs(b)
+    assert {i for i in range(bits.bit_length()) if bits >> i & 1} == expected and expected
+    assert a.differs(b) == bits and b in a.unlike
+    other = draw.Canvas(ko.width, ko.height)
+    a.differs(other)
+    assert other in a.unlike
+    del other
+    gc.collect()
+    assert len(a.unlike) == 1  # the comparison with a base gone went with it

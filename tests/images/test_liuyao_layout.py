@@ -90,3 +90,37 @@ def test_use_god_is_framed():
     assert [r.use for r in rows] == [r.relative == "官鬼" for r in rows] and any(r.use for r in rows)
     framed = [b for b in liuyao.layout(chart, "ko").scene.items if isinstance(b, Box) and b.outline == "red"]
     assert len(framed) == sum(r.use for r in rows)
+
+
+def test_kept_row_labels_and_bars_lay_out_the_scene_built_afresh(monkeypatch):
+    """The rows' labels (``scene.kept_text``) and bars (``liuyao._bar``) built once give the scene of building
+    every item anew, over varied charts and both languages, and the kept labels stay within their bound."""
+    import random
+
+    from bot.images import scene as scene_module
+    from bot.images.scene import Anchor, Text
+    from engine.liuyao import cast_coins
+
+    charts = [
+        (
+            build_chart(cast_coins(random.Random(i)), Branch(i % 12), GanZhi.of(7 * i % 60)),
+            ("ko", "lzh")[i % 2],
+        )
+        for i in range(60)
+    ]
+    kept = [liuyao.layout(chart, lang).scene for chart, lang in charts]
+    again = [liuyao.layout(chart, lang).scene for chart, lang in charts]
+    for a, b in zip(kept, again, strict=True):  # every item of the rows is the object built the first time
+        rows = [(x, y) for x, y in zip(a.items, b.items, strict=True) if getattr(x, "y", 0) > liuyao.ROWS_TOP]
+        assert len(rows) > 20 and all(x is y for x, y in rows)
+
+    def fresh_text(x, y, text, size, color="ink", bold=False):
+        return Text(x, y, text, size, color, Anchor.MM, bold)
+
+    monkeypatch.setattr(liuyao, "kept_text", fresh_text)
+    monkeypatch.setattr(liuyao, "_bar", liuyao._bar.__wrapped__)
+    fresh = [liuyao.layout(chart, lang).scene for chart, lang in charts]
+    assert kept == fresh and kept[0].items[-1] is not fresh[0].items[-1]
+    for i in range(scene_module.TEXTS_KEPT + 10):
+        scene_module.kept_text(0, i, "甲", 30)
+    assert scene_module.kept_text.cache_info().currsize == scene_module.TEXTS_KEPT

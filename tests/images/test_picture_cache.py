@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw
 from bot import pictures
 from bot.bounded import BoundedCache
 from bot.images import draw, liuren, liuyao, qizheng, render_liuren
-from bot.images.scene import Box, Circle, Scene, Segment, Text, Wedge
+from bot.images.scene import Anchor, Box, Circle, Scene, Segment, Text, Wedge
 from engine.liuren import chart_at
 from tests.images.cases import liuren_case, liuyao_case, qizheng_case
 from tests.images.same import assert_same_picture, rgb_then_quantized
@@ -164,9 +164,14 @@ def test_lines_drawn_word_by_word_have_the_whole_lines_pixels() -> None:
         t
         for scene in _many_scenes()
         for t in scene.texts()
-        if " " in t.text and t.anchor in draw.LEFT_ANCHORS
+        if " " in t.text and t.anchor in draw.SPLIT_ANCHORS
     }
-    assert len(lines) > 100
+    # centred and right-aligned lines at every quarter pixel, of odd and even advances
+    for k, text in enumerate(("本卦 家人", "變卦 復", "본괘 乾", "乙丑 丙寅 丁卯", "1 · 23 · 甲")):
+        for q in range(4):
+            lines.add(Text(300 + k + q / 4, 60, text, 30 + k, anchor=Anchor.MM))
+            lines.add(Text(900 + k + q / 4, 60, text, 33, "red", Anchor.RM, bold=True))
+    assert len(lines) > 100 and any(t.anchor is Anchor.MM for t in lines)
     split = 0
     for t in sorted(lines, key=lambda t: (t.text, t.y)):
         scene = Scene(1080, int(t.y) + 80, (t,))
@@ -176,6 +181,65 @@ def test_lines_drawn_word_by_word_have_the_whole_lines_pixels() -> None:
         split += widths == draw.advance(t.text, t.size, t.bold)
         assert draw.render(scene).tobytes() == rgb_then_quantized(scene).tobytes(), t.text
     assert split > len(lines) / 2  # most lines did go word by word
+
+
+def _whole_line_adds_up(text: str, size: int, bold: bool) -> bool:
+    words = text.split(" ")
+    space = draw.advance(" ", size, bold)
+    return sum(draw.advance(w, size, bold) for w in words) + space * (len(words) - 1) == draw.advance(
+        text, size, bold
+    )
+
+
+def test_words_add_up_join_by_join_as_the_whole_line_does() -> None:
+    """``draw._words_add_up`` (each join of two words laid out alone) decides as laying out the whole line did,
+    on every header line of the 六爻 layout (all 64 × 64 本卦 and 之卦 and the 64 static ones, months and days
+    varied, a 用神 in some) and of the 大六壬 layout (all 720 課), both languages, and on the 七政 lines of 120
+    charts — lines that kern across a space among them — so the words go where they went."""
+    from datetime import timedelta
+    from itertools import product
+
+    from engine.core.cycle import Branch, GanZhi
+    from engine.liuren import chart_for_ju
+    from engine.liuyao import build_chart, cast_manual
+    from engine.qizheng import natal_chart
+
+    qz, place = qizheng_case()
+    hexagrams = ["".join(bits) for bits in product("78", repeat=6)]
+    uses = [None, "父母", "兄弟", "官鬼", "妻財", "子孫"]
+    scenes = []
+    for lang in ("ko", "lzh"):
+        for i, main in enumerate(hexagrams):
+            for j, changed in enumerate([*hexagrams, main]):
+                digits = "".join(
+                    {("7", "8"): "9", ("8", "7"): "6"}.get((a, b), a)
+                    for a, b in zip(main, changed, strict=True)
+                )
+                use = uses[(i + j) % 6] if j % 16 == 0 else None
+                chart = build_chart(
+                    cast_manual(digits), Branch((i + j) % 12), GanZhi.of((7 * i + j) % 60), use=use
+                )
+                scenes.append(liuyao.layout(chart, lang).scene)
+        scenes += [
+            liuren.layout(chart_for_ju(GanZhi.of(k % 60), k // 60 + 1), lang).scene for k in range(720)
+        ]
+        start = datetime.fromisoformat("1990-05-17T14:30+09:00")
+        for k in range(60):
+            chart = natal_chart(start + timedelta(days=37 * k, hours=5 * k), place.lon, place.lat)
+            scenes.append(qizheng.layout(chart, lang, place if k % 2 else None).scene)
+    lines = {
+        (t.text, t.size, t.bold)
+        for scene in scenes
+        for t in scene.drawn
+        if isinstance(t, Text) and t.anchor in draw.SPLIT_ANCHORS and " " in t.text
+    }
+    decided = Counter(_whole_line_adds_up(*line) for line in lines)
+    assert decided[True] > 10_000 and decided[False] > 500, decided
+    for text, size, bold in lines:
+        words = text.split(" ")
+        assert draw._words_add_up(text, words, size, bold) == _whole_line_adds_up(text, size, bold), text
+    kept = draw._join_adds_up.cache_info()  # the joins met are kept, within their bound
+    assert kept.hits > kept.misses and kept.maxsize == draw.TEXT_MASKS_KEPT >= kept.currsize
 
 
 def test_liuren_and_liuyao_place_text_on_the_quarter_pixel_grid() -> None:
