@@ -271,12 +271,13 @@ def snap(v: float) -> float:
     return round(v * SUBPIXEL) / SUBPIXEL
 
 
-LEFT_ANCHORS = frozenset({Anchor.LM, Anchor.LT})  # anchors whose x is the pen position of the first glyph
 # The anchors of a line that is drawn word by word: the anchor its words are drawn with, and what the line's
 # advance is divided by for the pen's start left of the anchor point (0: it starts at the point). Pillow puts
 # a centred (right-aligned) line's pen the rounded half (all) of its advance left of the point
 # (``bounding_box_and_anchors``: ``PIXEL(position / 2)``); the vertical ``m`` is the font's, not the text's.
-SPLIT_ANCHORS = {Anchor.LM: ("lm", 0), Anchor.LT: ("lt", 0), Anchor.MM: ("lm", 2), Anchor.RM: ("lm", 1)}
+# Not the top anchors: ``t`` is the top of the line's own glyphs, so a word drawn alone would move to its own
+# top (「a」 beside 「甲」), and such a line is drawn whole.
+SPLIT_ANCHORS = {Anchor.LM: ("lm", 0), Anchor.MM: ("lm", 2), Anchor.RM: ("lm", 1)}
 
 
 def _pixel(v: int) -> int:

@@ -171,6 +171,10 @@ def test_lines_drawn_word_by_word_have_the_whole_lines_pixels() -> None:
         for q in range(4):
             lines.add(Text(300 + k + q / 4, 60, text, 30 + k, anchor=Anchor.MM))
             lines.add(Text(900 + k + q / 4, 60, text, 33, "red", Anchor.RM, bold=True))
+    # top-anchored lines: ``t`` is the top of the line's own glyphs, so words of other heights (「a」 under
+    # 「甲」) must stay where the whole line puts them
+    for k, text in enumerate(("甲 a", "a 甲 ·", "· 乾", "본괘 a b")):
+        lines.add(Text(100 + k, 40, text, 30, anchor=Anchor.LT))
     assert len(lines) > 100 and any(t.anchor is Anchor.MM for t in lines)
     split = 0
     for t in sorted(lines, key=lambda t: (t.text, t.y)):
