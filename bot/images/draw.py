@@ -294,18 +294,16 @@ def _draw_run(canvas: Canvas, run: Run, ink: str) -> None:
     x, y, x1, y1 = box
     core = canvas.core  # Pillow's core image: the Image wrappers (palette copies) cost more than the pixels
     if x >= 0 and y >= 0 and x1 <= canvas.width and y1 <= canvas.height:
-        lo = canvas.untouched(touched) if canvas.base is not None and not touched & canvas.drawn else None
+        lo = hi = canvas.untouched(touched)
         if lo is None:
             lo, hi = core.crop(box).getextrema()
-            if lo != hi:
-                # over mixed pixels (a 宿 name across a boundary, a body over a ray): each pixel's index from
-                # its own background index and the coverage, through the ladders of those backgrounds
-                under = canvas.pixels[y:y1, x:x1]
-                under[:] = _blend_table(ink)[under, _coverage(key)]
-                canvas.drawn |= touched
-                canvas.bands |= bands
-                return
-        core.paste(_glyphs(key, ink, lo), box)
+        if lo == hi:
+            core.paste(_glyphs(key, ink, lo), box)
+        else:
+            # over mixed pixels (a 宿 name across a boundary, a body over a ray): each pixel's index from its
+            # own background index and the coverage, through the ladders of those backgrounds
+            under = canvas.pixels[y:y1, x:x1]
+            under[:] = _blend_table(ink)[under, _coverage(key)]
         canvas.drawn |= touched
         canvas.bands |= bands
         return
