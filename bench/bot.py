@@ -146,15 +146,11 @@ def bot_command(
                 f"p.disable(); p.dump_stats({os.environ['BENCH_PROFILE']!r})\n"
             )
             return [sys.executable, "-c", code], env
+        code = _by_path("threads", "_threads.py") + "threads.name_os_threads()\n"
         if os.environ.get("BENCH_STAGES"):  # the event loop's CPU per stage over the measured commands
-            code = (  # bench/_stages.py: counted between two SIGUSR2, as the profile
-                _by_path("stages", "_stages.py") + f"stages.arm({os.environ['BENCH_STAGES']!r})\n"
-                f"sys.argv = ['sikpan', 'run', '--env-file', {os.devnull!r}]\n"
-                "runpy.run_module('bot.cli', run_name='__main__', alter_sys=True)\n"
-            )
-            return [sys.executable, "-c", code], env
-        code = (  # ``sikpan run`` itself (``python -m bot.cli run``), its threads named (bench/_threads.py)
-            _by_path("threads", "_threads.py") + "threads.name_os_threads()\n"
+            # bench/_stages.py: counted between two SIGUSR2, as the profile
+            code += _by_path("stages", "_stages.py") + f"stages.arm({os.environ['BENCH_STAGES']!r})\n"
+        code += (  # ``sikpan run`` itself (``python -m bot.cli run``), its threads named (bench/_threads.py)
             f"sys.argv = ['sikpan', 'run', '--env-file', {os.devnull!r}]\n"
             "runpy.run_module('bot.cli', run_name='__main__', alter_sys=True)\n"
         )
