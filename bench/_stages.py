@@ -41,7 +41,7 @@ STAGES: tuple[Stage, ...] = (
     ("bot.storage.sqlite", None, "_fsync", "record.add_history.fsync", False),
     ("bot.telegram", None, "render", "handle.render", False),
     ("bot.telegram", None, "keyboard", "handle.keyboard", False),
-    ("bot.pictures", None, "render_async", "handle.pictures", True),
+    ("bot.pictures", None, "render", "handle.pictures", False),
     ("bot.telegram", "TelegramAdapter", "send", "handle.send", True),
     ("bot.sending", None, "telegram_call", "send.telegram_call", True),
     ("bot.telegram.polling", "Poller", "_call", "poll.getUpdates", True),

@@ -9,8 +9,8 @@ the driver's stamps line up with the bot's):
   with ``batch``, the number of updates in that answer;
 - ``started``: its task started (``TelegramAdapter.process``); ``dispatch_start`` / ``dispatched``: the
   command run (``dispatch``); ``rendered``: the reply's text rendered (``bot.views.render``);
-- ``pic_call`` / ``draw_start`` / ``draw_end`` / ``pic_ready``: the picture asked for on the loop, its
-  drawing started and ended on the drawing thread, its bytes back on the loop;
+- ``draw_start`` / ``draw_end``: the reply's picture drawn (``bot.pictures.render``, on the loop; None
+  at once for a reply without one);
 - ``send_start`` / ``http_start`` / ``http_end``: ``TelegramAdapter.send`` called, the first HTTP request
   of the reply sent (after the sender's queue and limits), the last answered.
 
@@ -30,7 +30,6 @@ import contextvars
 import gc
 import json
 import time
-from collections.abc import Callable
 from typing import Any
 
 STAMPS: dict[int, dict[str, float]] = {}
@@ -135,27 +134,17 @@ def install() -> None:
 
     tg.render = render  # type: ignore[assignment]
 
-    def drawn(uid: int | None, draw: Callable[[], Any]) -> Any:
+    orig_picture = pictures.render
+
+    def picture(src: Any, lang: str) -> Any:
+        uid = _current.get()
         stamp(uid, "draw_start")
         try:
-            return draw()
+            return orig_picture(src, lang)
         finally:
             stamp(uid, "draw_end")
 
-    async def render_async(src: Any, lang: str) -> Any:
-        uid = _current.get()
-        stamp(uid, "pic_call")
-        if not src:
-            return None
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(
-                pictures._drawer, drawn, uid, lambda: pictures.render(src, lang)
-            )
-        finally:
-            stamp(uid, "pic_ready")
-
-    pictures.render_async = render_async  # type: ignore[assignment]
+    pictures.render = picture  # type: ignore[assignment]
 
     orig_send = tg.TelegramAdapter.send
 
@@ -210,11 +199,9 @@ STAGES = (
     ("started", "dispatch_start", "task → dispatch (admission, user)"),
     ("dispatch_start", "dispatched", "dispatch (command, storage)"),
     ("dispatched", "rendered", "render the text"),
-    ("rendered", "pic_call", "keyboard, picture asked"),
-    ("pic_call", "draw_start", "picture: queued for the drawing thread"),
+    ("rendered", "draw_start", "keyboard"),
     ("draw_start", "draw_end", "picture: drawing (wall time)"),
-    ("draw_end", "pic_ready", "picture: back on the loop"),
-    ("pic_ready", "send_start", "→ send"),
+    ("draw_end", "send_start", "→ send"),
     ("send_start", "http_start", "send: sender queue, limits"),
     ("http_start", "reply", "HTTP request until the fake accepted it"),
 )

@@ -5,7 +5,15 @@ the history row (``cast`` 大六壬, ``liuyao`` 六爻, ``qizheng`` 七政四餘
 very values ``/history`` stores. :func:`render` casts the chart again from them (the engines are pure and
 deterministic, so the same row gives the same picture) and draws it with :mod:`bot.images`; a page button
 that must put the picture back (after a restart, on a message that has none) reads the row again
-(:func:`stored_source`). The adapters call this; the renderers stay pure.
+(:func:`stored_source`). The adapters call :func:`render` on the event loop, as part of the reply; the
+renderers stay pure.
+
+Drawn on the loop, not on a worker thread (issue 18): a new 六爻 or 大六壬 picture is 1–2.5 ms of CPU and a
+七政 one ≈ 3–5 ms (``bench/all.py``), no more than the handler before it, while the hop to a drawing thread and
+back — the worker woken on the other core, the loop's wake-up pipe, the result's callback — cost more than it
+saved: ``bench/bot.py`` at 20 commands/s, seven pairs alternating (2026-12-02, Intel Xeon × 2), 3.01 against
+3.21 ms of the process's CPU per command (0.94×), lower in six of the seven, p99 unchanged. A flood cannot
+queue pictures: admission (``bot.admission``) refuses a flooding user before any work.
 
 A row the engines can no longer cast (stored by an older version, an option that was removed) has no
 picture: :func:`render` answers None and the reply goes out as text, as before pictures existed. The
@@ -14,13 +22,11 @@ daily reading's picture is :func:`bot.daily.picture`.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import threading
 from collections import Counter
-from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -101,11 +107,11 @@ def liuren_key(chart: Chart, lang: str) -> tuple[object, ...]:
     return (lang, chart.day, chart.month_general, chart.hour, chart.options, chart.daytime, pillars)
 
 
-liuren_picture_stats: Counter[str] = Counter()  # "hit" / "miss" of the drawing thread's look-ups (tests)
+liuren_picture_stats: Counter[str] = Counter()  # "hit" / "miss" of the look-ups (tests)
 LIUREN_PICTURES: BoundedCache[tuple[object, ...], bytes] = BoundedCache(
     lambda: PICTURES_KEPT, liuren_picture_stats
 )  # ≈ 60 KiB each: ≤ 8 MB
-_liuren_lock = threading.Lock()  # the event loop looks in (:func:`kept`) while the drawing thread fills it
+_liuren_lock = threading.Lock()  # a picture may be drawn on any thread (the loop, the CLI's, a test's)
 
 
 def liuren_png(chart: Chart, lang: str) -> bytes:
@@ -121,42 +127,6 @@ def liuren_png(chart: Chart, lang: str) -> bytes:
         with _liuren_lock:
             LIUREN_PICTURES.keep(key, png)
     return png
-
-
-def kept(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
-    """The PNG of a picture source if it is kept already, found without drawing (None: draw it): a ``/cast``'s
-    chart is cast again (≈ 15 µs) for its key; the other kinds are always drawn (a 六爻 cast is new, a 七政
-    chart is ≈ 2 ms to cast)."""
-    if not src or src.get("kind") != "cast":
-        return None
-    try:
-        chart = _liuren(src.get("inputs") or {}, src.get("options") or {})
-    except (EngineInputError, KeyError, TypeError, ValueError):
-        return None  # :func:`render` says why, on the drawing thread
-    key = liuren_key(chart, lang)
-    with _liuren_lock:  # not counted, not moved: the drawing thread's look-up does that
-        return LIUREN_PICTURES.get(key)
-
-
-_drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
-
-
-async def render_async(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
-    """:func:`render` off the event loop, one picture at a time (1–5 ms of CPU each, ``bench/images.py``): a
-    burst of casts neither holds up other chats' updates nor takes more than one core. A picture kept already
-    (:func:`kept`: a ``/cast now`` of a 時辰 drawn before) is answered on the loop: the hop to the drawing thread
-    and back (two thread wake-ups, the loop's wake-up pipe) cost more than finding it (issue 18)."""
-    if not src:
-        return None
-    png = kept(src, lang)
-    if png is not None:
-        return png
-    return await asyncio.get_running_loop().run_in_executor(_drawer, render, src, lang)
-
-
-async def run_drawing(draw: Callable[[], bytes]) -> bytes:
-    """Any other drawing (the daily reading's picture) on the same one worker."""
-    return await asyncio.get_running_loop().run_in_executor(_drawer, draw)
 
 
 def _liuren(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Chart:
@@ -266,8 +236,6 @@ __all__ = [
     "MEDIA_TYPE",
     "PICTURE_PAGES",
     "render",
-    "render_async",
-    "run_drawing",
     "source",
     "stored_source",
 ]

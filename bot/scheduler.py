@@ -132,15 +132,16 @@ class Transport(Protocol):
 
 async def reading_picture(ctx: AppContext, sub: Subscription, moment: Moment | None) -> bytes | None:
     """The picture of the day's 課 (or 卦) for a subscription, when its owner's ``daily_picture`` setting is
-    on (the default; ``/settings daily_picture off``). Drawn off the event loop, once per shared body
-    (:func:`bot.daily.picture`); a picture that cannot be drawn leaves the reading as text."""
+    on (the default; ``/settings daily_picture off``). Drawn once per shared body (:func:`bot.daily.picture`),
+    on the event loop like every picture (:mod:`bot.pictures`); a picture that cannot be drawn leaves the
+    reading as text."""
     if moment is None:
         return None
     user = await ctx.storage.get_user(sub.user_key)
     if user is not None and str(user.options.get("daily_picture", "on")) == "off":
         return None
     try:
-        return await pictures.run_drawing(lambda: daily_picture(moment, sub.lang))
+        return daily_picture(moment, sub.lang)
     except (EngineInputError, ValueError, OSError) as exc:
         log.warning("daily: no picture for subscription %s (%s); sent as text", sub.id, exc)
         return None

@@ -287,7 +287,7 @@ class SikpanClient(discord.AutoShardedClient):
         reply = await dispatch(incoming, self.ctx)
         ephemeral = reply.ephemeral or spec.ephemeral or private
         page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
-        png = await pictures.render_async(reply.picture, reply.lang)  # the chart picture, if it has one
+        png = pictures.render(reply.picture, reply.lang)  # the chart picture, if it has one
         if page is not None:  # a stored cast: one embed of its first page, its pages as buttons
             embed, view = page_message(reply, incoming.user_id, page)
             if png is not None:  # the picture in the embed, uploaded with it (one request)
@@ -368,7 +368,7 @@ class SikpanClient(discord.AutoShardedClient):
         if kept:
             return list(kept[:1])
         source = await pictures.stored_source(self.ctx, f"discord:{ref.owner}", ref.number)
-        png = await pictures.render_async(source, lang)
+        png = pictures.render(source, lang)
         if png is None:
             return []
         return [discord.File(io.BytesIO(png), filename=pictures.FILENAME)]

@@ -495,7 +495,7 @@ _canvases = threading.local()
 
 def _canvas(width: int, height: int) -> Canvas:
     """This thread's canvas of that size (drawn over by every picture of the size: one per size and thread,
-    1.1–1.8 MB each; the bot draws on one worker thread, ``bot.pictures``)."""
+    1.1–1.8 MB each; the bot draws on its event loop, ``bot.pictures``)."""
     kept: dict[tuple[int, int], Canvas] | None = getattr(_canvases, "by_size", None)
     if kept is None:
         kept = _canvases.by_size = {}
@@ -609,7 +609,7 @@ def _clear_upper_vector_state() -> None:
     """ISA-L's AVX code returns without ``vzeroupper`` (intel/isa-l#24): until the thread runs an AVX routine
     that clears the upper register halves, legacy-SSE code on it is slowed (zlib measured 3.5× slower on
     this machine, bench/images.py --encodings). numpy's SIMD loops end with ``vzeroupper``: one 1 KiB
-    operation (≈ 1 µs) leaves the drawing thread as clean as it was."""
+    operation (≈ 1 µs) leaves the thread (the event loop's, in the bot) as clean as it was."""
     _VECTOR | _VECTOR  # noqa: B018 — the operation is the point, not its result
 
 

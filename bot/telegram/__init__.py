@@ -295,7 +295,7 @@ class TelegramAdapter:
         page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
         body = render(reply, "telegram", page=page)
         markup = keyboard(reply, incoming.user_id, page)
-        png = await pictures.render_async(reply.picture, reply.lang)
+        png = pictures.render(reply.picture, reply.lang)
         return await self.send(
             incoming,
             body,
@@ -415,7 +415,7 @@ class TelegramAdapter:
         if pictures.PICTURE_PAGES.get(reply.view) != ref.page or visible_len(body) > CAPTION_LIMIT:
             return None
         source = await pictures.stored_source(self.ctx, f"telegram:{ref.owner}", ref.number)
-        return await pictures.render_async(source, lang)
+        return pictures.render(source, lang)
 
     async def change_setting(self, update: Update) -> str | None:
         """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place of the message;

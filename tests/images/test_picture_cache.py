@@ -296,36 +296,3 @@ def test_kept_pictures_drop_the_least_recently_used() -> None:
     kept.keep(("c",), b"C")
     assert kept.get(("b",)) is None and kept.get(("a",)) == b"A" and kept.get(("c",)) == b"C"
     assert (stats["hit"], stats["miss"]) == (1, 0)
-
-
-def test_a_kept_cast_picture_is_answered_without_the_drawing_thread() -> None:
-    """``render_async`` of a ``/cast`` drawn before returns its PNG on the loop (``pictures.kept``): it
-    answers while the one drawing thread is held busy; a new one waits for the thread."""
-    import asyncio
-    import threading
-
-    pictures.LIUREN_PICTURES.clear()
-    pictures.liuren_picture_stats.clear()
-    drawn = pictures.render(cast_source("2024-03-05T10:05:00+09:00"), "ko")
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> bytes:
-        held.set()
-        release.wait()
-        return b""
-
-    async def run() -> None:
-        busy = asyncio.ensure_future(pictures.run_drawing(hold))
-        await asyncio.get_running_loop().run_in_executor(None, held.wait)
-        same_hour = await pictures.render_async(cast_source("2024-03-05T10:47:31+09:00"), "ko")
-        assert same_hour is drawn
-        later = asyncio.ensure_future(pictures.render_async(cast_source("2024-03-05T13:05:00+09:00"), "ko"))
-        await asyncio.sleep(0)
-        assert not later.done()  # another 時辰: drawn on the thread, which is still held
-        release.set()
-        await busy
-        assert (await later) not in (None, drawn)
-
-    asyncio.run(run())
-    assert pictures.kept(None, "ko") is None
-    assert pictures.kept(pictures.source("liuyao", {}, {}), "ko") is None  # drawn, never looked up
