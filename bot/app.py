@@ -48,7 +48,7 @@ import contextlib
 import dataclasses
 import functools
 import logging
-from collections.abc import Callable, Collection, Coroutine, Iterator
+from collections.abc import Callable, Collection, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,7 +57,7 @@ from bot.config import ConfigError, Settings
 from bot.console import LineSource, run_console
 from bot.context import AppContext, Clock, SystemClock, create_context
 from bot.i18n import N_
-from bot.scheduler import run_scheduler, run_worker
+from bot.scheduler import TransportFactory, run_scheduler, run_worker
 from bot.startup import StartupError, check_database
 
 log = logging.getLogger(__name__)
@@ -112,6 +112,21 @@ def transport_runner(platform: str, *, send_only: bool = False) -> Runner:
         return run_discord_sender if send_only else run_discord
 
 
+def scheduler_runner(adapters: Collection[str], platforms: Sequence[str] | None = None) -> Runner:
+    """:func:`bot.scheduler.run_scheduler` sending also through the daily transports of the chat clients this
+    process runs (``adapters``: their runner names): Discord's :class:`bot.discord.transport.DiscordTransport`
+    where the Discord client or its send-only client runs — the scheduler imports no adapter.
+    ``platforms``: only these platforms' readings."""
+    transports: list[TransportFactory] = []
+    if {"discord", "discord-sender"} & set(adapters):
+        extra, library = EXTRAS["discord"]
+        with _extra("discord", extra, (library,)):
+            from bot.discord.transport import DiscordTransport
+
+        transports.append(DiscordTransport)
+    return functools.partial(run_scheduler, platforms=platforms, transports=tuple(transports))
+
+
 def require_webhook_extra() -> None:
     """The webhook app's modules import (``bot.web``); :class:`MissingExtra` naming ``[webhook]`` if not."""
     with _extra("telegram webhook", "webhook", WEBHOOK_MODULES):
@@ -163,7 +178,7 @@ def _plan_all(settings: Settings) -> Plan:
     runners = configured_runners(settings)
     if not runners:
         return Plan(console=True)
-    parts: dict[str, Runner] = {**runners, "scheduler": run_scheduler}
+    parts: dict[str, Runner] = {**runners, "scheduler": scheduler_runner(runners)}
     if settings.redis_url and settings.telegram_token:
         # the scheduler queues the Telegram readings (bot.queue): this process works the queue too
         require_redis_extra()
@@ -186,7 +201,7 @@ def _plan_discord(settings: Settings) -> Plan:
         # with the Redis queue the scheduler role schedules Telegram alone: the Discord readings are
         # scheduled here, where the Discord client is (several replicas: the database decides the claims)
         return Plan(
-            {**runners, "scheduler": functools.partial(run_scheduler, platforms=("discord",))},
+            {**runners, "scheduler": scheduler_runner(runners, platforms=("discord",))},
             adapters=frozenset(runners),
         )
     return Plan(runners, adapters=frozenset(runners))
@@ -209,13 +224,13 @@ def _plan_scheduler(settings: Settings) -> Plan:
         _need(settings.telegram_token, "scheduler", "TELEGRAM_BOT_TOKEN")
         require_redis_extra()
         return Plan(
-            {"scheduler": functools.partial(run_scheduler, platforms=("telegram",))},
+            {"scheduler": scheduler_runner((), platforms=("telegram",))},
             critical=frozenset({"scheduler"}),
         )
     tokens = {"telegram": settings.telegram_token, "discord": settings.discord_token}
     senders = {f"{p}-sender": transport_runner(p, send_only=True) for p, token in tokens.items() if token}
     return Plan(
-        {**senders, "scheduler": run_scheduler},
+        {**senders, "scheduler": scheduler_runner(senders)},
         adapters=frozenset(senders),
         critical=frozenset({"scheduler"}),
     )
@@ -361,5 +376,6 @@ __all__ = [
     "configured_runners",
     "create_context",
     "run",
+    "scheduler_runner",
     "transport_runner",
 ]

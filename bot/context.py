@@ -1,16 +1,16 @@
 """The application context every command and service reads: settings, storage, clock, and the few
 per-process services the adapters and the scheduler share (typed fields, one each).
 
-This module depends only on :mod:`bot.config`, :mod:`bot.storage`, :mod:`bot.admission` and
-:mod:`bot.sending` (none of which imports a chat library at import time or this module), so the command
-layer, the adapters and the scheduler can all import it without importing each other (``bot.app`` starts
-them). What the adapters put here is described by small protocols, not by their classes.
+This module depends only on :mod:`bot.config`, :mod:`bot.storage`, :mod:`bot.admission`, :mod:`bot.limits`
+and :mod:`bot.sending` (none of which imports a chat library or this module), so the command layer, the
+adapters and the scheduler can all import it without importing each other (``bot.app`` starts them). What
+the adapters and the scheduler put here is described by small protocols, not by their classes.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from bot.admission import Admission
 from bot.config import Settings
 from bot.limits import Limiter
-from bot.sending import DiscordSender, TelegramSender
+from bot.sending import BeforeRequest, SendOutcome, TelegramSender
 from bot.storage import Storage
 
 # fn(platform, chat_id, reason) / fn(platform, old_id, new_id), sync or async
@@ -62,12 +62,35 @@ class TelegramApplication(Protocol):
     def bot_data(self) -> Any: ...
 
 
+class DiscordMessenger(Protocol):
+    """What the scheduler's Discord transport calls of the adapter's sender
+    (:class:`bot.discord.sender.DiscordSender`)."""
+
+    def send(
+        self,
+        target: Any,
+        text: str,
+        *,
+        target_id: str | None = None,
+        before_request: BeforeRequest | None = None,
+        file: bytes | None = None,
+        filename: str = ...,
+    ) -> Awaitable[SendOutcome]: ...
+
+
 class DiscordClient(Protocol):
     """What the scheduler reads of the running discord.py client."""
 
     def is_ready(self) -> bool: ...
 
     def get_partial_messageable(self, id: int) -> Any: ...  # noqa: A002 - discord.py's parameter name
+
+
+class DailyNotifier(Protocol):
+    """What the commands read of the daily scheduler (:class:`bot.scheduler.DailyScheduler`): a subscription
+    was written, look at the due rows now."""
+
+    def notify(self, sub_id: int | None = None) -> None: ...
 
 
 @dataclass
@@ -80,16 +103,16 @@ class AppContext:
     # set by the adapters when they are built (bot.telegram.build_application, bot.discord.build_client)
     telegram_sender: TelegramSender | None = None
     telegram_application: TelegramApplication | None = None
-    discord_sender: DiscordSender | None = None
+    discord_sender: DiscordMessenger | None = None
     discord_client: DiscordClient | None = None
     # the send budgets of the process (bot.limits.limiter_of: in-process, or shared through Redis)
     limiter: Limiter | None = None
     # told by the senders when a chat blocks the bot / a group migrates (the scheduler subscribes)
     on_blocked: list[Callback] = field(default_factory=list)
     on_migrated: list[Callback] = field(default_factory=list)
-    # the daily scheduler (bot.scheduler.DailyScheduler, which imports this module: read it with
-    # bot.scheduler.scheduler_of)
-    daily_scheduler: object | None = None
+    # the daily scheduler (bot.scheduler.DailyScheduler, which imports this module; the scheduler reads its
+    # own class back with bot.scheduler.scheduler_of)
+    daily_scheduler: DailyNotifier | None = None
     # the Telegram webhook's state (bot.web.WebhookState, which imports this module), set by bot.web
     webhook_state: object | None = None
 

@@ -34,6 +34,7 @@ from bot.zones import zone as zone_named
 
 if TYPE_CHECKING:
     from bot.commands.base import Reply
+    from bot.storage import Subscription
     from bot.viewmodels import ChartView, LiuyaoView
 
 KINDS = ("liuren", "liuyao")
@@ -74,6 +75,21 @@ class Moment:
     @property
     def local(self) -> datetime:
         return self.instant.astimezone(zone_named(self.zone))
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list | dict):
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return value
+
+
+def subscription_moment(sub: Subscription, instant: datetime) -> Moment:
+    """The :class:`Moment` a subscription's reading is cast for at ``instant`` (the scheduler's delivery, and
+    ``/today``, which shows the delivered reading again)."""
+    opts = dict(sub.options)
+    day_starts = str(opts.pop("day_starts", "23:00"))
+    liuren = {k: _hashable(v) for k, v in opts.items()}
+    return Moment.of(instant, sub.tz, sub.kind, day_starts, liuren)
 
 
 def _offset(at: datetime) -> str:
@@ -443,4 +459,5 @@ __all__ = [
     "daily_reply",
     "picture",
     "render_daily",
+    "subscription_moment",
 ]

@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import json
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -68,7 +67,7 @@ from typing import Any, Protocol
 from bot import metrics, pictures
 from bot.config import install_redaction
 from bot.context import AppContext, Clock
-from bot.daily import DailyRenderer, Moment, join_parts
+from bot.daily import DailyRenderer, Moment, join_parts, subscription_moment
 from bot.daily import picture as daily_picture
 from bot.i18n import gettext
 from bot.limits import limiter_of
@@ -91,20 +90,6 @@ STALE_AFTER = timedelta(seconds=90)  # a scheduler silent this long is gone: its
 HEARTBEAT_EVERY = 15.0  # seconds (real time)
 POLL_EVERY = 5.0  # seconds (real time) between looks at the due index (rows written by other processes)
 STATUSES = ("claimed", "sending", "sent", "skipped", "blocked", "failed", "uncertain")
-
-
-def _hashable(value: Any) -> Any:
-    if isinstance(value, list | dict):
-        return json.dumps(value, sort_keys=True, ensure_ascii=False)
-    return value
-
-
-def subscription_moment(sub: Subscription, instant: datetime) -> Moment:
-    """The :class:`~bot.daily.Moment` a subscription's reading is cast for at ``instant``."""
-    opts = dict(sub.options)
-    day_starts = str(opts.pop("day_starts", "23:00"))
-    liuren = {k: _hashable(v) for k, v in opts.items()}
-    return Moment.of(instant, sub.tz, sub.kind, day_starts, liuren)
 
 
 # ---- transports ------------------------------------------------------------------------------------------
@@ -202,51 +187,14 @@ def reading_caption(text: str, lang: str) -> str:
     return fit_caption(text, TELEGRAM_CAPTION_LIMIT - visible_len(note) - 1) + "\n" + note
 
 
-class DiscordTransport:
-    """Sends through ``ctx.discord_sender`` (:class:`bot.sending.DiscordSender`) to the channel
-    ``ctx.discord_client.get_partial_messageable(chat_id)`` (DM channels included)."""
-
-    platform = "discord"
-    channel = "discord"
-
-    def __init__(self, ctx: AppContext) -> None:
-        self.ctx = ctx
-
-    def configured(self) -> bool:
-        return bool(self.ctx.settings.discord_token) or self.ctx.discord_sender is not None
-
-    def ready(self) -> bool:
-        client = self.ctx.discord_client
-        if self.ctx.discord_sender is None or client is None:
-            return False
-        return bool(client.is_ready())
-
-    async def send(
-        self,
-        sub: Subscription,
-        text: str,
-        *,
-        before_request: BeforeRequest | None = None,
-        moment: Moment | None = None,
-    ) -> SendOutcome:
-        """The reading; with its picture uploaded in the same request (``files[0]``, ``chart.png``)."""
-        sender, client = self.ctx.discord_sender, self.ctx.discord_client
-        assert sender is not None and client is not None  # ready() was checked
-        target = client.get_partial_messageable(int(sub.chat_id))
-        png = await reading_picture(self.ctx, sub, moment)
-        outcome: SendOutcome = await sender.send(
-            target,
-            text,
-            target_id=sub.chat_id,
-            before_request=before_request,
-            file=png,
-            filename=pictures.FILENAME,
-        )
-        return outcome
+TransportFactory = Callable[[AppContext], Transport]
 
 
 def default_transports(ctx: AppContext) -> dict[str, Transport]:
-    return {"telegram": TelegramTransport(ctx), "discord": DiscordTransport(ctx)}
+    """The transports the scheduler builds by itself. An adapter's own (Discord's:
+    :class:`bot.discord.transport.DiscordTransport`) come in through :func:`run_scheduler`'s ``transports``,
+    chosen by :mod:`bot.app` where that adapter runs: the scheduler imports no adapter."""
+    return {"telegram": TelegramTransport(ctx)}
 
 
 # ---- clock -----------------------------------------------------------------------------------------------
@@ -958,19 +906,28 @@ def daily_queue(ctx: AppContext) -> JobQueue | None:
 
 
 async def run_scheduler(
-    ctx: AppContext, stop: asyncio.Event, *, platforms: Sequence[str] | None = None
+    ctx: AppContext,
+    stop: asyncio.Event,
+    *,
+    platforms: Sequence[str] | None = None,
+    transports: Sequence[TransportFactory] = (),
 ) -> None:
     """Entry point used by ``bot.app.run``: the scheduler of this application until ``stop`` is set.
 
     ``platforms``: only these platforms' readings (default: every platform whose token is set). A process
     of the ``scheduler`` role with Redis passes the queue's platforms (``telegram``: the workers send them);
-    Discord readings are scheduled by the process that runs the Discord client."""
+    Discord readings are scheduled by the process that runs the Discord client. ``transports``: the
+    adapters' transports this process sends through besides :func:`default_transports` (each built on
+    ``ctx``; one per platform, replacing a default one of the same platform)."""
     scheduler = scheduler_of(ctx)
     if scheduler is None:
-        transports = default_transports(ctx)
+        chosen = default_transports(ctx)
+        for make in transports:
+            transport = make(ctx)
+            chosen[transport.platform] = transport
         if platforms is not None:
-            transports = {name: t for name, t in transports.items() if name in platforms}
-        scheduler = DailyScheduler(ctx, transports=transports, queue=daily_queue(ctx))
+            chosen = {name: t for name, t in chosen.items() if name in platforms}
+        scheduler = DailyScheduler(ctx, transports=chosen, queue=daily_queue(ctx))
     await scheduler.run(stop)
 
 
@@ -986,10 +943,10 @@ __all__ = [
     "DailyScheduler",
     "DeliveryWorker",
     "JobQueue",
-    "DiscordTransport",
     "SchedulerStats",
     "TelegramTransport",
     "Transport",
+    "TransportFactory",
     "default_transports",
     "daily_queue",
     "run_scheduler",
@@ -998,5 +955,4 @@ __all__ = [
     "send_and_record",
     "scheduler_of",
     "sleep_until",
-    "subscription_moment",
 ]

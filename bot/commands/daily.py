@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from bot.commands._common import OFF_WORDS, Record, record_and_reply, zone_of
 from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply, resolve_lang
-from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context
+from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context, subscription_moment
 from bot.i18n import N_
 from bot.schedule_time import due_instant, next_due, parse_hhmm
-from bot.scheduler import scheduler_of, subscription_moment
 from bot.storage import DailyStore, Subscription
 
 if TYPE_CHECKING:
@@ -164,9 +163,8 @@ async def daily(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
 
 
 def _notify(ctx: AppContext, sub_id: int) -> None:
-    scheduler = scheduler_of(ctx)
-    if scheduler is not None:
-        scheduler.notify(sub_id)
+    if ctx.daily_scheduler is not None:
+        ctx.daily_scheduler.notify(sub_id)
 
 
 async def today_moment(incoming: Incoming, ctx: AppContext) -> Moment:

@@ -11,7 +11,7 @@
   already match, replaced by one bulk overwrite (``PUT``); set ``sync=False`` to skip.
 - Every command defers first (``interaction.response.defer(thinking=True)``, so the 3-second rule holds
   whatever the chart costs), then runs ``dispatch`` and sends the rendered reply as follow-ups through
-  :class:`bot.sending.DiscordSender` (split at 2000, mentions escaped, ``AllowedMentions.none()``).
+  :class:`bot.discord.sender.DiscordSender` (split at 2000, mentions escaped, ``AllowedMentions.none()``).
 - The client is created with ``allowed_mentions=AllowedMentions.none()`` and no privileged intents.
   Optional prefix commands (``prefix="!"``) additionally need the message-content intent (enable it in the
   Developer Portal first, or the gateway closes with 4014): then ``!cast now`` works like ``/cast now``.
@@ -51,9 +51,10 @@ from bot.commands import (
 from bot.commands.base import Reply
 from bot.commands.complete import suggest
 from bot.config import install_redaction
+from bot.discord.sender import DiscordSender
 from bot.i18n import gettext
 from bot.msgids import FAMILIES
-from bot.sending import DiscordSender, SendOutcome
+from bot.sending import SendOutcome
 from bot.startup import start_with_retries
 from bot.views import first_page, page_title, render
 

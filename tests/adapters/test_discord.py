@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import bot.discord as dmod
+from bot.discord.sender import DiscordSender
 from bot.i18n import gettext
-from bot.sending import DiscordSender
 from tests.adapters.conftest import BRANCHES, STEMS, day_pillars_now, running, tg_settings
 from tests.conftest import discord_bot, discord_settings
 from tests.fakes.discord import FakeDiscord

@@ -37,7 +37,7 @@ async def test_tokens_start_their_adapters_and_the_scheduler_then_stop(db_path, 
     stopped: list[str] = []
 
     def fake(name):
-        async def runner(ctx, stop):
+        async def runner(ctx, stop, **_):  # the scheduler's runner gets its platforms and transports
             started.append(name)
             assert await ctx.storage.schema_version() >= 1  # the database is open and migrated
             await stop.wait()
@@ -68,7 +68,7 @@ async def test_a_crashing_adapter_does_not_take_the_others_down(db_path, monkeyp
     async def crash(ctx, stop):
         raise RuntimeError("adapter exploded")
 
-    async def healthy(ctx, stop):
+    async def healthy(ctx, stop, **_):
         await stop.wait()
 
     monkeypatch.setattr(app, "transport_runner", {"telegram": crash, "discord": healthy}.get)

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from bot.app import AppContext
+from bot.discord.transport import DiscordTransport
 from bot.i18n import gettext
-from bot.scheduler import DailyScheduler
+from bot.scheduler import run_scheduler, scheduler_of
 from bot.storage import DailyStore
 from tests.conftest import discord_bot
 from tests.daily.conftest import move, settle, utc
@@ -29,13 +30,15 @@ pytestmark = pytest.mark.usefixtures("restore_discord_endpoints")
 async def discord_with_scheduler(dc: FakeDiscord, db: str, clock: ManualClock) -> AsyncIterator[AppContext]:
     async with discord_bot(dc, db, clock=clock) as ctx:
         stop = asyncio.Event()
-        scheduler = DailyScheduler(ctx)
-        runner = asyncio.create_task(scheduler.run(stop))
+        # as bot.app runs it where the Discord client runs: the adapter's transport handed in
+        runner = asyncio.create_task(run_scheduler(ctx, stop, transports=(DiscordTransport,)))
         try:
             for _ in range(500):
-                if scheduler.transports["discord"].ready():
+                scheduler = scheduler_of(ctx)
+                if scheduler is not None and scheduler.transports["discord"].ready():
                     break
                 await asyncio.sleep(0.01)
+            assert scheduler is not None
             await settle(scheduler)
             yield ctx
         finally:

@@ -51,7 +51,8 @@ def test_a_bad_sikpan_history_limit_is_a_config_error(raw):
 
 def test_discord_handled_is_bounded(ctx):
     import bot.discord as dmod
-    from bot.sending import DiscordSender, SendOutcome
+    from bot.discord.sender import DiscordSender
+    from bot.sending import SendOutcome
 
     client = dmod.SikpanClient(ctx, sender=DiscordSender())
     for i in range(5 * dmod.HANDLED_KEPT):

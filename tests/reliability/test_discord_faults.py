@@ -10,8 +10,8 @@ import aiohttp
 import discord
 import pytest
 
+from bot.discord.sender import DiscordSender
 from bot.i18n import gettext
-from bot.sending import DiscordSender
 from tests.conftest import discord_bot
 from tests.fakes.discord import FakeDiscord
 

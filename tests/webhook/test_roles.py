@@ -4,6 +4,7 @@ webhook switched on by ``.env`` alone (it used to read os.environ only, so ``.en
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import signal
 import subprocess
@@ -130,6 +131,26 @@ def test_each_role_runs_its_parts(role, settings, runners):
     assert set(plan.runners) == runners
     assert plan.console == (runners == set())
     assert set(ROLES) == set(app.ROLES)
+
+
+@pytest.mark.parametrize(
+    "role, settings, discord",
+    [
+        ("all", {"telegram_token": TOKEN, "discord_token": "d"}, True),
+        ("all", {"telegram_token": TOKEN}, False),
+        ("scheduler", {"telegram_token": TOKEN, "discord_token": "d"}, True),  # its send-only client
+        ("scheduler", {"discord_token": "d"}, True),
+        ("scheduler", {"telegram_token": TOKEN, "discord_token": "d", "redis_url": REDIS}, False),
+        ("discord", {"discord_token": "d", "redis_url": REDIS}, True),
+    ],
+)
+def test_the_scheduler_sends_through_discord_where_its_client_runs(role, settings, discord):
+    """The scheduler imports no adapter: bot.app hands it the Discord transport where a Discord client runs."""
+    from bot.discord.transport import DiscordTransport
+
+    runner = app.plan(_settings(role=role, **settings)).runners["scheduler"]
+    assert isinstance(runner, functools.partial) and runner.func is app.run_scheduler
+    assert (DiscordTransport in runner.keywords["transports"]) is discord
 
 
 @pytest.mark.parametrize(
