@@ -9,19 +9,14 @@ import struct
 import threading
 import weakref
 import zlib
-from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING
 
 import numpy as np
 from isal import isal_zlib
-from PIL import Image, ImageDraw, ImageFont, _imaging
+from PIL import Image, ImageDraw, ImageFont
 
 from bot.images.scene import PALETTE, Anchor, Box, Circle, Primitive, Scene, Segment, Text, Wedge
-
-if TYPE_CHECKING:
-    from PIL._imaging import ImagingCore, ImagingDraw
 
 FONT_FILES = {False: "NotoSansCJKkr-Regular.subset.otf", True: "NotoSansCJKkr-Bold.subset.otf"}
 # PNG compression (bench/images.py --encodings, docs/images.md): ISA-L's deflate (``isal``) at level 1 on the
@@ -122,11 +117,21 @@ def text_mask(
     by FreeType once per (text, font, anchor, sub-pixel start): the 干支, 六親, palace and column labels recur
     in every picture, and FreeType was most of the drawing time (issue 18). ``start`` is the fractional part
     of the anchor point, as Pillow's ``ImageDraw.text`` passes it. Bounded: 4096 masks of a few KiB."""
-    core, offset = font(size, bold).getmask2(text, "L", anchor=anchor, start=start, stroke_filled=True)
-    mask = Image.new("L", core.size)
-    # 255 over 0 through Pillow's blend is the coverage itself (Pillow has no public call to wrap a mask)
-    ImageDraw.Draw(mask).draw.draw_bitmap((0, 0), core, 255)
-    return mask, offset
+    face = font(size, bold)
+    # the box ``getmask2`` gives the mask: the text's box at the anchor, one pixel wider (taller) when it
+    # starts at a fraction of a pixel
+    left, top, right, bottom = face.getbbox(text, "L", anchor=anchor)
+    width, height = right - left + math.ceil(start[0]), bottom - top + math.ceil(start[1])
+    # drawn by ``ImageDraw.text`` (255 over 0 through Pillow's blend is the coverage itself), which puts the
+    # mask at the point's whole pixels plus that offset and starts FreeType at its fraction; a mask right of
+    # (below) the point is drawn that far in and cropped, as the point's whole part cannot be negative
+    shift_x, shift_y = max(0, left), max(0, top)
+    mask = Image.new("L", (shift_x + width, shift_y + height))
+    point = (shift_x - left + start[0], shift_y - top + start[1])
+    ImageDraw.Draw(mask).text(point, text, 255, face, anchor)
+    if shift_x or shift_y:
+        mask = mask.crop((shift_x, shift_y, shift_x + width, shift_y + height))
+    return mask, (left, top)
 
 
 # A run's mask key: (text, size, bold, anchor, sub-pixel start), as :func:`text_mask` takes it
@@ -144,14 +149,11 @@ def _coverage(key: MaskKey) -> np.ndarray:
 
 
 @lru_cache(maxsize=TEXT_MASKS_KEPT)
-def _glyphs(key: MaskKey, ink: str, bg: int) -> ImagingCore:
-    """The text as palette indices over a uniform background ``bg`` (Pillow's core image, pasted as it is):
-    its mask through :func:`ladder`."""
+def _glyphs(key: MaskKey, ink: str, bg: int) -> Image.Image:
+    """The text as palette indices over a uniform background ``bg`` (an indexed image, pasted as it is): its
+    mask through :func:`ladder`."""
     mask, _ = text_mask(*key)
-    # the coverage bytes read as indices, mapped on the core image (``Image.point`` rounds its 256-entry
-    # table in Python on every call: ≈ 30 µs, a third of a label's cost on a 七政 wheel)
-    indices: ImagingCore = Image.frombytes("P", mask.size, mask.tobytes()).im.point(ladder(ink, bg), None)
-    return indices
+    return Image.frombytes("P", mask.size, mask.tobytes()).point(ladder(ink, bg))
 
 
 @lru_cache(maxsize=TEXT_MASKS_KEPT)
@@ -177,7 +179,7 @@ def draw_text(canvas: Canvas, item: Text) -> None:
         ImageDraw.Draw(rgb).text(
             (item.x, item.y), item.text, _rgb(item.color), font(item.size, item.bold), item.anchor.value
         )
-        canvas.core.paste(_quantize(rgb).im, (0, 0, canvas.width, canvas.height))
+        canvas.image.paste(_quantize(rgb))
         canvas.forget()
         return
     for run in _runs(item):
@@ -292,28 +294,32 @@ def _draw_run(canvas: Canvas, run: Run, ink: str) -> None:
     crop: ≈ 2.6 µs a run, and ImagingGetExtrema was 3.4 % of the drawing thread in the bot)."""
     box, key, touched, bands = run
     x, y, x1, y1 = box
-    core = canvas.core  # Pillow's core image: the Image wrappers (palette copies) cost more than the pixels
+    image = canvas.image
     if x >= 0 and y >= 0 and x1 <= canvas.width and y1 <= canvas.height:
         lo = hi = canvas.untouched(touched)
+        region = None
         if lo is None:
-            lo, hi = core.crop(box).getextrema()
+            region = image.crop(box)
+            lo, hi = region.getextrema()
         if lo == hi:
-            core.paste(_glyphs(key, ink, lo), box)
+            image.paste(_glyphs(key, ink, lo), box)
         else:
             # over mixed pixels (a 宿 name across a boundary, a body over a ray): each pixel's index from its
             # own background index and the coverage, through the ladders of those backgrounds
-            under = canvas.pixels[y:y1, x:x1]
-            under[:] = _blend_table(ink)[under, _coverage(key)]
+            assert region is not None  # a uniform tile has one index
+            under = np.asarray(region)
+            blended = _blend_table(ink)[under, _coverage(key)]
+            image.paste(Image.frombytes("P", region.size, blended.tobytes()), box)
         canvas.drawn |= touched
         canvas.bands |= bands
         return
     canvas.mark(x, y, x1, y1)
     mask = text_mask(*key)[0]
-    region = canvas.image.crop(box)
+    region = image.crop(box)
     region.putpalette(source_palette())
     rgb = region.convert("RGB")
     rgb.paste(_rgb(ink), (0, 0, x1 - x, y1 - y), mask)
-    core.paste(_quantize(rgb).im, box)  # clipped to the picture, as ``Image.paste`` clips it
+    image.paste(_quantize(rgb), box)  # clipped to the picture
 
 
 def _rgb(name: str) -> tuple[int, int, int]:
@@ -382,72 +388,70 @@ def _uniform_tiles(pixels: np.ndarray) -> dict[int, int]:
 
 
 class Canvas:
-    """An indexed picture drawn in place in the memory of its PNG scanlines (issue 18): ``rows`` is the
-    (height, width + 1) array of the IDAT's rows before deflating — each row's filter byte (0, none) and then
-    its palette indices — and ``image`` is a Pillow image of mode P mapped on the indices (``Image.frombuffer``
-    with the row stride width + 1, so Pillow's drawing writes straight into the scanlines and clips before the
-    next row's filter byte). The PNG deflates ``rows`` as they stand: no ``tobytes`` copy of the picture, no
-    framing copy, no fresh 1–2 MB allocation (and its page faults) per picture. ``image`` is read-only to
-    Pillow's Python layer (its ``paste``/``putpalette`` would copy it away from the memory): drawing goes
-    through the core image (``core``) and its core drawing calls (``draw``), and ``render`` hands out copies.
+    """An indexed picture (``image``, a Pillow image of mode P) drawn over by picture after picture of its size
+    (issue 18): no fresh 1–2 MB image (and its page faults) per picture. ``pen`` is its ``ImageDraw``.
 
     ``base`` is the base canvas this one equals but for what was drawn since it was copied in: ``drawn`` and
     ``bands``, the :func:`tiles` bits of every item drawn since (None: unknown, the next picture copies the
-    whole base). A base canvas keeps ``uniform``, its tiles of one palette index each."""
+    whole base). A base canvas keeps ``uniform``, its tiles of one palette index each, and ``strips``, its
+    bands of rows as images of their own (what :meth:`restore` pastes back)."""
 
     __slots__ = (
         "bands",
         "base",
-        "core",
-        "draw",
         "drawn",
         "height",
         "image",
-        "memory",
-        "pixels",
-        "rows",
+        "pen",
+        "scanlines",
+        "strips",
         "uniform",
         "unlike",
         "width",
         "__weakref__",
     )
 
-    def __init__(self, width: int, height: int) -> None:
+    def __init__(self, width: int, height: int, background: int = 0) -> None:
         self.width, self.height = width, height
-        stride = width + 1
-        # one byte more than the rows: the image maps ``memory[1:]``, whose length Pillow checks as
-        # height × stride; the filter bytes stay 0 (zeros) as nothing draws outside the image
-        self.memory = np.zeros(height * stride + 1, dtype=np.uint8)
-        self.rows = self.memory[: height * stride].reshape(height, stride)
-        self.pixels = self.rows[:, 1:]
-        self.image = Image.frombuffer("P", (width, height), self.memory[1:], "raw", "P", stride, 1)
-        self.core: ImagingCore = self.image.im
-        # what ``ImageDraw.Draw(image).draw`` is for an indexed image (no blending), on the mapped memory
-        self.draw: ImagingDraw = _imaging.draw(self.core, 0)
+        self.image = Image.new("P", (width, height), background)
+        self.pen = ImageDraw.Draw(self.image)
+        # the PNG's rows before deflating: each row's filter byte (0, none), then its palette indices
+        self.scanlines: np.ndarray | None = None
+        self.strips: list[Image.Image] = []
         self.base: Canvas | None = None
         self.drawn = self.bands = 0
         self.uniform: dict[int, int] = {}
         self.unlike: weakref.WeakKeyDictionary[Canvas, int] = weakref.WeakKeyDictionary()
 
+    @property
+    def pixels(self) -> np.ndarray:
+        """The palette indices, (height, width) (a copy)."""
+        return np.asarray(self.image)
+
+    def freeze(self) -> None:
+        """Make this canvas a base: keep its uniform tiles and its bands of rows."""
+        self.uniform = _uniform_tiles(self.pixels)
+        self.strips = [
+            self.image.crop((0, top, self.width, min(self.height, top + BAND)))
+            for top in range(0, self.height, BAND)
+        ]
+
     def restore(self, base: Canvas) -> None:
-        """Make the canvas equal to ``base``: copy back the bands drawn on since it was last restored and,
-        when that was from another base, the bands where the two bases differ (:meth:`differs`); its whole
-        memory when it was drawn on in unknown places."""
+        """Make the canvas equal to ``base``: paste back the bands drawn on since it was last restored and,
+        when that was from another base, the bands where the two bases differ (:meth:`differs`); the whole
+        base when it was drawn on in unknown places."""
         if self.base is base:
             bands = self.bands
         elif self.base is not None:
             bands = self.bands | base.differs(self.base)
         else:
-            np.copyto(self.memory, base.memory)
+            self.image.paste(base.image)
             bands = 0
-        stride = self.width + 1
+        bands &= (1 << len(base.strips)) - 1  # an item past the bottom edge marks bands below the picture
         while bands:
-            first = (bands & -bands).bit_length() - 1
-            shifted = bands >> first
-            count = (shifted ^ (shifted + 1)).bit_length() - 1  # the run of set bits from ``first``
-            start, stop = first * BAND * stride, min(self.height, (first + count) * BAND) * stride
-            np.copyto(self.memory[start:stop], base.memory[start:stop])
-            bands &= ~(((1 << count) - 1) << first)
+            band = (bands & -bands).bit_length() - 1
+            self.image.paste(base.strips[band], (0, band * BAND))
+            bands &= bands - 1
         self.base = base
         self.drawn = self.bands = 0
 
@@ -456,9 +460,11 @@ class Canvas:
         and the Chinese 六爻 base: the column heads and the legend), compared once per pair of live bases."""
         found = self.unlike.get(other)
         if found is None:
-            rows = (self.rows != other.rows).any(axis=1)
-            starts = range(0, len(rows), BAND)
-            found = sum(1 << i for i, start in enumerate(starts) if rows[start : start + BAND].any())
+            found = sum(
+                1 << band
+                for band, (mine, theirs) in enumerate(zip(self.strips, other.strips, strict=True))
+                if mine.tobytes() != theirs.tobytes()
+            )
             self.unlike[other] = found
         return found
 
@@ -488,6 +494,16 @@ class Canvas:
         image = self.image.copy()
         image.putpalette(png_palette().getpalette())  # type: ignore[arg-type]
         return image
+
+    def rows(self) -> np.ndarray:
+        """The PNG's rows before deflating, (height, width + 1): each row's filter byte (0, none), then its
+        palette indices (one array per canvas, filled anew)."""
+        if self.scanlines is None:
+            self.scanlines = np.zeros((self.height, self.width + 1), dtype=np.uint8)
+        self.scanlines[:, 1:] = np.frombuffer(self.image.tobytes(), dtype=np.uint8).reshape(
+            self.height, self.width
+        )
+        return self.scanlines
 
 
 _canvases = threading.local()
@@ -534,22 +550,18 @@ BASES_KEPT = 16
 def _base(width: int, height: int, background: str, items: tuple[Primitive, ...]) -> Canvas:
     """The background fill with ``items`` drawn on it, a canvas of its own (never drawn on afterwards:
     :func:`_paint` copies its memory)."""
-    canvas = Canvas(width, height)
-    canvas.pixels[:] = index(background)
+    canvas = Canvas(width, height, index(background))
     _draw(canvas, items)
-    canvas.uniform = _uniform_tiles(canvas.pixels)
+    canvas.freeze()
     return canvas
 
 
 def _draw(canvas: Canvas, items: tuple[Primitive, ...]) -> None:
-    # Shapes go straight to Pillow's core drawing calls with palette indices, in the order and with the
-    # arguments ``ImageDraw.line`` / ``rectangle`` / ``ellipse`` / ``polygon`` pass them (fill, then the
-    # outline unless it is the fill's colour): their ink look-up (``_getink``, ≈ 8 µs a shape) is for colour
-    # names and RGB tuples (issue 18).
+    # Shapes are drawn by ``ImageDraw`` with palette indices (not antialiased: one index each).
     # Each shape marks its box widened by its line width and 2 px (Pillow rounds the corners to pixels and
     # widens a line by half its width on each side; the margin only costs a tile more now and then), a wedge
     # the square of its ring.
-    core = canvas.draw
+    pen = canvas.pen
     for item in items:
         if isinstance(item, Text):
             draw_text(canvas, item)
@@ -559,34 +571,29 @@ def _draw(canvas: Canvas, items: tuple[Primitive, ...]) -> None:
                 x0, x1 = (item.x0, item.x1) if item.x0 < item.x1 else (item.x1, item.x0)
                 y0, y1 = (item.y0, item.y1) if item.y0 < item.y1 else (item.y1, item.y0)
                 canvas.mark(x0 - m, y0 - m, x1 + m, y1 + m)
-                core.draw_lines((item.x0, item.y0, item.x1, item.y1), index(item.color), item.width)
+                pen.line((item.x0, item.y0, item.x1, item.y1), index(item.color), item.width)
         elif isinstance(item, Box):
-            m = item.width + 2
-            canvas.mark(item.x0 - m, item.y0 - m, item.x1 + m, item.y1 + m)
-            _shape(
-                core.draw_rectangle, (item.x0, item.y0, item.x1, item.y1), item.outline, item.fill, item.width
-            )
+            if item.outline or item.fill:
+                m = item.width + 2
+                canvas.mark(item.x0 - m, item.y0 - m, item.x1 + m, item.y1 + m)
+                pen.rectangle(
+                    (item.x0, item.y0, item.x1, item.y1), _ink(item.fill), _ink(item.outline), item.width
+                )
         elif isinstance(item, Circle):
-            reach = item.r + item.width + 2
-            canvas.mark(item.cx - reach, item.cy - reach, item.cx + reach, item.cy + reach)
-            xy = (item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r)
-            _shape(core.draw_ellipse, xy, item.outline, item.fill, item.width)
+            if item.outline or item.fill:
+                reach = item.r + item.width + 2
+                canvas.mark(item.cx - reach, item.cy - reach, item.cx + reach, item.cy + reach)
+                xy = (item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r)
+                pen.ellipse(xy, _ink(item.fill), _ink(item.outline), item.width)
         elif isinstance(item, Wedge):
             reach = item.r1 + 2  # the ring's square: a wedge or two a picture
             canvas.mark(item.cx - reach, item.cy - reach, item.cx + reach, item.cy + reach)
-            core.draw_polygon(_wedge_polygon(item), index(item.fill), 1)
+            pen.polygon(_wedge_polygon(item), index(item.fill))
 
 
-def _shape(
-    drawer: Callable[..., None], xy: Sequence[float], outline: str | None, fill: str | None, width: int
-) -> None:
-    """A filled and/or outlined shape by one of Pillow's core calls, as its ``ImageDraw`` method draws it."""
-    fill_ink = index(fill) if fill else None
-    ink = index(outline) if outline else None
-    if fill_ink is not None:
-        drawer(xy, fill_ink, 1)
-    if ink is not None and ink != fill_ink and width != 0:
-        drawer(xy, ink, 0, width)
+def _ink(name: str | None) -> int | None:
+    """The palette index of a colour name, None for none (``ImageDraw`` then leaves the fill or outline out)."""
+    return index(name) if name else None
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -618,9 +625,8 @@ def encode(image: Image.Image) -> bytes:
     as :func:`to_png`)."""
     if image.mode != "P":
         raise ValueError(f"encode wants an indexed image, not {image.mode}")
-    image.load()
     canvas = _canvas(*image.size)
-    canvas.core.paste(image.im, (0, 0, canvas.width, canvas.height))
+    canvas.image.paste(image)
     canvas.forget()
     return _png(canvas)
 
@@ -629,7 +635,7 @@ def _png(canvas: Canvas) -> bytes:
     """IHDR (8-bit, colour type 3), PLTE, one IDAT (the canvas's scanlines — every row with filter 0 —
     deflated by ISA-L at PNG_COMPRESS_LEVEL in one call, which releases the GIL), IEND: opaque (no tRNS), no
     text chunks, no timestamp (nothing but the pixels in the file)."""
-    idat = isal_zlib.compress(canvas.rows.data, PNG_COMPRESS_LEVEL)
+    idat = isal_zlib.compress(canvas.rows().data, PNG_COMPRESS_LEVEL)
     _clear_upper_vector_state()
     header = struct.pack(">IIBBBBB", canvas.width, canvas.height, 8, 3, 0, 0, 0)
     return b"".join(

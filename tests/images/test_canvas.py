@@ -1,7 +1,7 @@
-"""Pictures are drawn in place in their PNG scanlines (``bot.images.draw.Canvas``, one per size and thread,
-drawn over by every picture): the PNG deflated from the canvas is the scene's pixels — at the picture's
-edges too, where Pillow must clip before the next row's filter byte —, a canvas drawn again keeps nothing
-of the picture before, and threads drawing at once each get their own pictures."""
+"""Pictures are drawn on a canvas (``bot.images.draw.Canvas``, one per size and thread, drawn over by every
+picture): the PNG deflated from the canvas is the scene's pixels — at the picture's edges too, every row with
+its filter byte —, a canvas drawn again keeps nothing of the picture before, and threads drawing at once each
+get their own pictures."""
 
 from __future__ import annotations
 
@@ -240,12 +240,13 @@ def test_bands_where_two_bases_differ_are_compared_once_and_dropped_with_the_bas
     )
     a = draw._base(ko.width, ko.height, ko.background, ko.base)
     b = draw._base(lzh.width, lzh.height, lzh.background, lzh.base)
-    rows = (a.rows != b.rows).any(axis=1)
+    rows = (a.pixels != b.pixels).any(axis=1)
     expected = {int(y) // draw.BAND for y in np.flatnonzero(rows)}
     bits = a.differs(b)
     assert {i for i in range(bits.bit_length()) if bits >> i & 1} == expected and expected
     assert a.differs(b) == bits and b in a.unlike
     other = draw.Canvas(ko.width, ko.height)
+    other.freeze()
     a.differs(other)
     assert other in a.unlike
     del other
