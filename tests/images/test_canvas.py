@@ -18,8 +18,9 @@ from engine.liuyao import build_chart, cast_manual
 from tests.images.cases import qizheng_case
 from tests.images.same import decoded, rgb_then_quantized, scanlines
 
-# Items across all four edges: text cut by each edge (over a uniform and a mixed background), boxes and
-# lines running past the picture, a circle and a wedge over a corner.
+# Items across all four edges: text cut by each edge (over a uniform and a mixed background; two whose point
+# lies left of or above the picture), boxes and lines running past the picture, a circle and a wedge over a
+# corner.
 EDGES = Scene(
     321,
     203,
@@ -36,6 +37,8 @@ EDGES = Scene(
         Circle(321, 0, 40, outline="red", fill="faint", width=3),
         Wedge(0, 0, 20, 70, 260, 370, "muted"),
         Box(250, 170, 400, 300, outline="rule", fill=None, width=6),
+        Text(-6.25, 134, "壬申", 24, "blue", Anchor.LM),  # a point left of the picture
+        Text(200, -3.5, "癸酉 甲戌", 28, "red", Anchor.LT),  # and above it
     ),
     "paper",
     (Box(-5, -5, 326, 208, outline="rule", fill="panel", width=8),),
