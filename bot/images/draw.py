@@ -417,7 +417,9 @@ def _uniform_tiles(pixels: np.ndarray) -> dict[int, int]:
 
 class Canvas:
     """An indexed picture (``image``, a Pillow image of mode P) drawn over by picture after picture of its size
-    (issue 18): no fresh 1–2 MB image (and its page faults) per picture. ``pen`` is its ``ImageDraw``.
+    (issue 18): no fresh 1–2 MB image (and its page faults) per picture. ``pen`` is its ``ImageDraw``. The
+    image is of mode L: its bytes are the palette indices (an image of mode P would carry a palette through
+    every crop and paste); :meth:`copy` gives the picture with its palette.
 
     ``base`` is the base canvas this one equals but for what was drawn since it was copied in: ``drawn`` and
     ``bands``, the :func:`tiles` bits of every item drawn since (None: unknown, the next picture copies the
@@ -443,7 +445,7 @@ class Canvas:
     def __init__(self, width: int, height: int, background: int = 0) -> None:
         self.width, self.height = width, height
         self.image = Image.new("L", (width, height), background)
-        self.pen = ImageDraw.Draw(self.image)
+        self.pen: ImageDraw.ImageDraw | None = ImageDraw.Draw(self.image)
         # the PNG's rows before deflating: each row's filter byte (0, none), then its palette indices
         self.scanlines: np.ndarray | None = None
         self.stale = -1  # the bits of the bands ``scanlines`` may not have as the image has them: all
@@ -459,9 +461,12 @@ class Canvas:
         return np.asarray(self.image)
 
     def freeze(self) -> None:
-        """Make this canvas a base: keep its pixels as an array and its uniform tiles."""
+        """Make this canvas a base (never drawn on again): its pixels kept as a read-only array, ``image`` an
+        image mapped on it (the drawn image goes), and its uniform tiles."""
         self.frozen = self.pixels
         self.frozen.flags.writeable = False
+        self.image = Image.frombuffer("L", (self.width, self.height), self.frozen, "raw", "L", 0, 1)
+        self.pen = None
         self.uniform = _uniform_tiles(self.frozen)
 
     def restore(self, base: Canvas) -> None:
@@ -583,7 +588,7 @@ def to_png(scene: Scene) -> bytes:
 
 
 def _paint(scene: Scene) -> Canvas:
-    """The scene drawn on this thread's canvas of its size: the base's scanlines copied back where the last
+    """The scene drawn on this thread's canvas of its size: the base's rows pasted back where the last
     picture drew or its base differs (:meth:`Canvas.restore`), then the items."""
     canvas = _canvas(scene.width, scene.height)
     canvas.restore(_base(scene.width, scene.height, scene.background, scene.base))
@@ -598,7 +603,7 @@ BASES_KEPT = 16
 @lru_cache(maxsize=BASES_KEPT)
 def _base(width: int, height: int, background: str, items: tuple[Primitive, ...]) -> Canvas:
     """The background fill with ``items`` drawn on it, a canvas of its own (never drawn on afterwards:
-    :func:`_paint` copies its memory)."""
+    :func:`_paint` pastes its rows)."""
     canvas = Canvas(width, height, index(background))
     _draw(canvas, items)
     canvas.freeze()
@@ -611,6 +616,7 @@ def _draw(canvas: Canvas, items: tuple[Primitive, ...]) -> None:
     # widens a line by half its width on each side; the margin only costs a tile more now and then), a wedge
     # the square of its ring.
     pen = canvas.pen
+    assert pen is not None, "a base is not drawn on"
     for item in items:
         if isinstance(item, Text):
             draw_text(canvas, item)
