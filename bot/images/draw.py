@@ -375,6 +375,9 @@ def _wedge_polygon(w: Wedge) -> list[tuple[float, float]]:
 # last one touched (≈ 35 of a 六爻 picture's 67), and a text run on untouched tiles that are one palette index
 # in the base is pasted without reading the pixels under it.
 BAND = 16
+PIECE = (
+    65536  # bytes of the image read at a time for its PNG (Pillow's ``tobytes`` block, ImageFile.MAXBLOCK)
+)
 TILE_WIDTH = 17
 TILE_COLUMNS = 64
 
@@ -491,17 +494,14 @@ class Canvas:
         self.base = base
         self.drawn = self.bands = 0
 
-    def runs(self, bands: int, longest: int = 0) -> list[tuple[int, int]]:
-        """The rows (top, bottom) of each run of consecutive bands in ``bands`` (clipped to the picture), cut
-        into runs of at most ``longest`` bands (0: any length)."""
+    def runs(self, bands: int) -> list[tuple[int, int]]:
+        """The rows (top, bottom) of each run of consecutive bands in ``bands`` (clipped to the picture)."""
         bands &= (1 << -(-self.height // BAND)) - 1  # an item past the bottom marks bands below the picture
         found = []
         while bands:
             first = (bands & -bands).bit_length() - 1
             shifted = bands >> first
             count = (shifted ^ (shifted + 1)).bit_length() - 1  # the run of set bits from ``first``
-            if 0 < longest < count:
-                count = longest
             found.append((first * BAND, min(self.height, (first + count) * BAND)))
             bands &= ~(((1 << count) - 1) << first)
         return found
@@ -553,9 +553,12 @@ class Canvas:
         allocator (≈ 0.9 ms a 六爻 picture, against ≈ 0.1 ms to copy it)."""
         if self.scanlines is None:
             self.scanlines = np.zeros((self.height, self.width + 1), dtype=np.uint8)
-        for top, bottom in self.runs(self.stale | self.bands, 60_000 // (self.width * BAND)):
-            data = self.image.crop((0, top, self.width, bottom)).tobytes()
-            self.scanlines[top:bottom, 1:] = np.frombuffer(data, dtype=np.uint8).reshape(-1, self.width)
+        piece = max(1, PIECE // self.width)  # rows: ``tobytes`` returns them as one block of ≤ 64 KiB
+        for top, bottom in self.runs(self.stale | self.bands):
+            for start in range(top, bottom, piece):
+                stop = min(bottom, start + piece)
+                data = self.image.crop((0, start, self.width, stop)).tobytes()
+                self.scanlines[start:stop, 1:] = np.frombuffer(data, dtype=np.uint8).reshape(-1, self.width)
         self.stale = 0
         return self.scanlines
 
