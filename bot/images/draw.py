@@ -9,19 +9,14 @@ import struct
 import threading
 import weakref
 import zlib
-from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING
 
 import numpy as np
 from isal import isal_zlib
-from PIL import Image, ImageDraw, ImageFont, _imaging
+from PIL import Image, ImageDraw, ImageFont
 
 from bot.images.scene import PALETTE, Anchor, Box, Circle, Primitive, Scene, Segment, Text, Wedge
-
-if TYPE_CHECKING:
-    from PIL._imaging import ImagingCore, ImagingDraw
 
 FONT_FILES = {False: "NotoSansCJKkr-Regular.subset.otf", True: "NotoSansCJKkr-Bold.subset.otf"}
 # PNG compression (bench/images.py --encodings, docs/images.md): ISA-L's deflate (``isal``) at level 1 on the
@@ -68,6 +63,11 @@ def png_palette() -> Image.Image:
 def _quantize(image: Image.Image) -> Image.Image:
     """An RGB image on the fixed palette (nearest colour, no dithering)."""
     return image.quantize(palette=png_palette(), dither=Image.Dither.NONE)
+
+
+def _indices(image: Image.Image) -> Image.Image:
+    """The palette indices of an indexed image as an image of mode L (what a :class:`Canvas` holds)."""
+    return Image.frombytes("L", image.size, image.tobytes())
 
 
 @cache
@@ -122,11 +122,22 @@ def text_mask(
     by FreeType once per (text, font, anchor, sub-pixel start): the 干支, 六親, palace and column labels recur
     in every picture, and FreeType was most of the drawing time (issue 18). ``start`` is the fractional part
     of the anchor point, as Pillow's ``ImageDraw.text`` passes it. Bounded: 4096 masks of a few KiB."""
-    core, offset = font(size, bold).getmask2(text, "L", anchor=anchor, start=start, stroke_filled=True)
-    mask = Image.new("L", core.size)
-    # 255 over 0 through Pillow's blend is the coverage itself (Pillow has no public call to wrap a mask)
-    ImageDraw.Draw(mask).draw.draw_bitmap((0, 0), core, 255)
-    return mask, offset
+    face = font(size, bold)
+    # the box ``getmask2`` gives the mask: the text's box at the anchor, one pixel wider (taller) when it
+    # starts at a fraction of a pixel
+    left, top, right, bottom = (int(v) for v in face.getbbox(text, "L", anchor=anchor))
+    width, height = right - left + math.ceil(start[0]), bottom - top + math.ceil(start[1])
+    # drawn by ``ImageDraw.text`` (255 over 0 through Pillow's blend is the coverage itself), which puts the
+    # mask at the point's whole pixels plus that offset and starts FreeType at its fraction; a mask right of
+    # (below) the point is drawn that far in and cropped, as the point's whole part cannot be negative (nor
+    # can ``start``: a point left of or above the picture is drawn otherwise, :func:`_runs`)
+    shift_x, shift_y = max(0, left), max(0, top)
+    mask = Image.new("L", (shift_x + width, shift_y + height))
+    point = (shift_x - left + start[0], shift_y - top + start[1])
+    ImageDraw.Draw(mask).text(point, text, 255, face, anchor)
+    if shift_x or shift_y:
+        mask = mask.crop((shift_x, shift_y, shift_x + width, shift_y + height))
+    return mask, (left, top)
 
 
 # A run's mask key: (text, size, bold, anchor, sub-pixel start), as :func:`text_mask` takes it
@@ -144,14 +155,11 @@ def _coverage(key: MaskKey) -> np.ndarray:
 
 
 @lru_cache(maxsize=TEXT_MASKS_KEPT)
-def _glyphs(key: MaskKey, ink: str, bg: int) -> ImagingCore:
-    """The text as palette indices over a uniform background ``bg`` (Pillow's core image, pasted as it is):
-    its mask through :func:`ladder`."""
+def _glyphs(key: MaskKey, ink: str, bg: int) -> Image.Image:
+    """The text as palette indices over a uniform background ``bg`` (an image of mode L, pasted as it is): its
+    mask through :func:`ladder`."""
     mask, _ = text_mask(*key)
-    # the coverage bytes read as indices, mapped on the core image (``Image.point`` rounds its 256-entry
-    # table in Python on every call: ≈ 30 µs, a third of a label's cost on a 七政 wheel)
-    indices: ImagingCore = Image.frombytes("P", mask.size, mask.tobytes()).im.point(ladder(ink, bg), None)
-    return indices
+    return mask.point(ladder(ink, bg))
 
 
 @lru_cache(maxsize=TEXT_MASKS_KEPT)
@@ -170,18 +178,35 @@ def draw_text(canvas: Canvas, item: Text) -> None:
     ``SPLIT_ANCHORS``) is drawn word by word from the word masks, each at the pen position the line puts it at — the sum of the advances before it, when the advances add up to the
     line's (no kerning across a space; checked once per item and join, :func:`_words_add_up`) — which gives
     the line's own pixels."""
-    if "\n" in item.text:  # not used by the layouts: the whole image through RGB
-        source = canvas.image.copy()
-        source.putpalette(source_palette())
-        rgb = source.convert("RGB")
-        ImageDraw.Draw(rgb).text(
-            (item.x, item.y), item.text, _rgb(item.color), font(item.size, item.bold), item.anchor.value
-        )
-        canvas.core.paste(_quantize(rgb).im, (0, 0, canvas.width, canvas.height))
-        canvas.forget()
+    runs = None if "\n" in item.text else _runs(item)
+    if runs is None:  # not used by the layouts
+        _draw_text_through_rgb(canvas, item)
         return
-    for run in _runs(item):
+    for run in runs:
         _draw_run(canvas, run, item.color)
+
+
+def _draw_text_through_rgb(canvas: Canvas, item: Text) -> None:
+    """A text drawn by ``ImageDraw.text`` itself on the picture in RGB (each index as the colour it stands for,
+    :func:`source_palette`); the pixels it changed are quantized and marked, the others keep their indices
+    (a multi-line text, or one whose point lies left of or above the picture: not used by the layouts)."""
+    source = canvas.image.copy()
+    source.putpalette(source_palette())
+    rgb = source.convert("RGB")
+    before = np.asarray(rgb)
+    ImageDraw.Draw(rgb).text(
+        (snap(item.x), snap(item.y)),
+        item.text,
+        _rgb(item.color),
+        font(item.size, item.bold),
+        item.anchor.value,
+    )
+    changed = (np.asarray(rgb) != before).any(axis=2)
+    if changed.any():
+        pixels = np.where(changed, np.asarray(_quantize(rgb)), canvas.pixels).astype(np.uint8)
+        canvas.image.paste(Image.fromarray(pixels))
+        rows, columns = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
+        canvas.mark(int(columns[0]), int(rows[0]), int(columns[-1]) + 1, int(rows[-1]) + 1)
 
 
 # Where each run of a text item goes (the split into words, the snapped point, the masks' boxes) is worked
@@ -195,10 +220,11 @@ Run = tuple[tuple[int, int, int, int], MaskKey, int, int]
 
 
 @lru_cache(maxsize=TEXT_RUNS_KEPT)
-def _runs(item: Text) -> tuple[Run, ...]:
+def _runs(item: Text) -> tuple[Run, ...] | None:
     """The runs of one single-line text item: (box on the picture, mask key, :func:`tiles` of the box) for each
     non-empty mask — the whole text, or each word of a line whose advances add up (left-anchored, centred or
-    right-aligned, ``SPLIT_ANCHORS``; see :func:`draw_text`)."""
+    right-aligned, ``SPLIT_ANCHORS``; see :func:`draw_text`); None for a text with a point left of or above
+    the picture (not used by the layouts), whose masks :func:`text_mask` does not make."""
     at_x, at_y = snap(item.x), snap(item.y)
     anchor = item.anchor.value
     pieces = [(at_x, item.text)]
@@ -215,6 +241,8 @@ def _runs(item: Text) -> tuple[Run, ...]:
                 if word:
                     pieces.append((at_x, word))
                 at_x += width + space
+    if at_y < 0 or min(x for x, _ in pieces) < 0:
+        return None
     runs = []
     for x, text in pieces:
         # as ``ImageDraw.text`` splits a point: the fractional part is FreeType's start, the truncated one
@@ -289,31 +317,37 @@ def _draw_run(canvas: Canvas, run: Run, ink: str) -> None:
     """One run of text (a mask, :func:`_runs`) in ``ink`` at its box. Over one palette index the cached indices
     are pasted: the index is the base's when the run's tiles are uniform there and nothing of this picture
     has been drawn on them yet (:meth:`Canvas.untouched`), else read from the pixels (``getextrema`` of a
-    crop: ≈ 2.6 µs a run, and ImagingGetExtrema was 3.4 % of the drawing thread in the bot)."""
+    crop: ≈ 5 µs a run, ≈ 1.4 µs through Pillow's core image before issue 31)."""
     box, key, touched, bands = run
     x, y, x1, y1 = box
-    core = canvas.core  # Pillow's core image: the Image wrappers (palette copies) cost more than the pixels
+    image = canvas.image
     if x >= 0 and y >= 0 and x1 <= canvas.width and y1 <= canvas.height:
         lo = hi = canvas.untouched(touched)
+        region = None
         if lo is None:
-            lo, hi = core.crop(box).getextrema()
+            region = image.crop(box)
+            low, high = region.getextrema()
+            assert isinstance(low, int) and isinstance(high, int)  # one band
+            lo, hi = low, high
         if lo == hi:
-            core.paste(_glyphs(key, ink, lo), box)
+            image.paste(_glyphs(key, ink, lo), box)
         else:
             # over mixed pixels (a 宿 name across a boundary, a body over a ray): each pixel's index from its
             # own background index and the coverage, through the ladders of those backgrounds
-            under = canvas.pixels[y:y1, x:x1]
-            under[:] = _blend_table(ink)[under, _coverage(key)]
+            assert region is not None  # a uniform tile has one index
+            under = np.asarray(region)
+            blended = _blend_table(ink)[under, _coverage(key)]
+            image.paste(Image.fromarray(blended), box)
         canvas.drawn |= touched
         canvas.bands |= bands
         return
     canvas.mark(x, y, x1, y1)
     mask = text_mask(*key)[0]
-    region = canvas.image.crop(box)
+    region = image.crop(box)
     region.putpalette(source_palette())
     rgb = region.convert("RGB")
     rgb.paste(_rgb(ink), (0, 0, x1 - x, y1 - y), mask)
-    core.paste(_quantize(rgb).im, box)  # clipped to the picture, as ``Image.paste`` clips it
+    image.paste(_indices(_quantize(rgb)), box)  # clipped to the picture
 
 
 def _rgb(name: str) -> tuple[int, int, int]:
@@ -341,6 +375,9 @@ def _wedge_polygon(w: Wedge) -> list[tuple[float, float]]:
 # last one touched (≈ 35 of a 六爻 picture's 67), and a text run on untouched tiles that are one palette index
 # in the base is pasted without reading the pixels under it.
 BAND = 16
+# bytes of the image read at a time for its PNG: Pillow's ``tobytes`` block (``ImageFile.MAXBLOCK``), and
+# under the allocator's threshold for mapping a block of its own
+PIECE = 65536
 TILE_WIDTH = 17
 TILE_COLUMNS = 64
 
@@ -382,81 +419,99 @@ def _uniform_tiles(pixels: np.ndarray) -> dict[int, int]:
 
 
 class Canvas:
-    """An indexed picture drawn in place in the memory of its PNG scanlines (issue 18): ``rows`` is the
-    (height, width + 1) array of the IDAT's rows before deflating — each row's filter byte (0, none) and then
-    its palette indices — and ``image`` is a Pillow image of mode P mapped on the indices (``Image.frombuffer``
-    with the row stride width + 1, so Pillow's drawing writes straight into the scanlines and clips before the
-    next row's filter byte). The PNG deflates ``rows`` as they stand: no ``tobytes`` copy of the picture, no
-    framing copy, no fresh 1–2 MB allocation (and its page faults) per picture. ``image`` is read-only to
-    Pillow's Python layer (its ``paste``/``putpalette`` would copy it away from the memory): drawing goes
-    through the core image (``core``) and its core drawing calls (``draw``), and ``render`` hands out copies.
+    """An indexed picture (``image``) drawn over by picture after picture of its size (issue 18): no fresh 1–2 MB
+    image (and its page faults) per picture. ``pen`` is its ``ImageDraw``. The image is of mode L: its bytes
+    are the palette indices (an image of mode P would carry its palette through every crop and paste);
+    :meth:`copy` gives the picture with its palette, :meth:`rows` the PNG's rows.
 
     ``base`` is the base canvas this one equals but for what was drawn since it was copied in: ``drawn`` and
     ``bands``, the :func:`tiles` bits of every item drawn since (None: unknown, the next picture copies the
-    whole base). A base canvas keeps ``uniform``, its tiles of one palette index each."""
+    whole base). A base canvas keeps ``frozen``, its pixels as an array (what :meth:`restore` pastes back),
+    and ``uniform``, its tiles of one palette index each."""
 
     __slots__ = (
         "bands",
         "base",
-        "core",
-        "draw",
         "drawn",
         "height",
         "image",
-        "memory",
-        "pixels",
-        "rows",
+        "pen",
+        "scanlines",
+        "stale",
+        "frozen",
         "uniform",
         "unlike",
         "width",
         "__weakref__",
     )
 
-    def __init__(self, width: int, height: int) -> None:
+    def __init__(self, width: int, height: int, background: int = 0) -> None:
         self.width, self.height = width, height
-        stride = width + 1
-        # one byte more than the rows: the image maps ``memory[1:]``, whose length Pillow checks as
-        # height × stride; the filter bytes stay 0 (zeros) as nothing draws outside the image
-        self.memory = np.zeros(height * stride + 1, dtype=np.uint8)
-        self.rows = self.memory[: height * stride].reshape(height, stride)
-        self.pixels = self.rows[:, 1:]
-        self.image = Image.frombuffer("P", (width, height), self.memory[1:], "raw", "P", stride, 1)
-        self.core: ImagingCore = self.image.im
-        # what ``ImageDraw.Draw(image).draw`` is for an indexed image (no blending), on the mapped memory
-        self.draw: ImagingDraw = _imaging.draw(self.core, 0)
+        self.image = Image.new("L", (width, height), background)
+        self.pen: ImageDraw.ImageDraw | None = ImageDraw.Draw(self.image)
+        # the PNG's rows before deflating: each row's filter byte (0, none), then its palette indices
+        self.scanlines: np.ndarray | None = None
+        self.stale = -1  # the bits of the bands ``scanlines`` may not have as the image has them: all
+        self.frozen = np.zeros((0, 0), dtype=np.uint8)  # a base's pixels (:meth:`freeze`)
         self.base: Canvas | None = None
         self.drawn = self.bands = 0
         self.uniform: dict[int, int] = {}
         self.unlike: weakref.WeakKeyDictionary[Canvas, int] = weakref.WeakKeyDictionary()
 
+    @property
+    def pixels(self) -> np.ndarray:
+        """The palette indices, (height, width) (a copy)."""
+        return np.asarray(self.image)
+
+    def freeze(self) -> None:
+        """Make this canvas a base (never drawn on again): its pixels kept as a read-only array, ``image`` an
+        image mapped on it (the drawn image goes), and its uniform tiles."""
+        self.frozen = self.pixels
+        self.frozen.flags.writeable = False
+        self.image = Image.frombuffer("L", (self.width, self.height), self.frozen, "raw", "L", 0, 1)
+        self.pen = None
+        self.uniform = _uniform_tiles(self.frozen)
+
     def restore(self, base: Canvas) -> None:
-        """Make the canvas equal to ``base``: copy back the bands drawn on since it was last restored and,
-        when that was from another base, the bands where the two bases differ (:meth:`differs`); its whole
-        memory when it was drawn on in unknown places."""
+        """Make the canvas equal to ``base``: paste back the bands drawn on since it was last restored and,
+        when that was from another base, the bands where the two bases differ (:meth:`differs`); the whole
+        base when it was drawn on in unknown places."""
         if self.base is base:
             bands = self.bands
         elif self.base is not None:
             bands = self.bands | base.differs(self.base)
         else:
-            np.copyto(self.memory, base.memory)
+            self.image.paste(base.image)
             bands = 0
-        stride = self.width + 1
+            self.stale = -1
+        self.stale |= bands | self.bands
+        for top, bottom in self.runs(bands):
+            # the base's rows as an image mapped on its array (no copy but the paste's)
+            rows = Image.frombuffer(
+                "L", (self.width, bottom - top), base.frozen[top:bottom], "raw", "L", 0, 1
+            )
+            self.image.paste(rows, (0, top))
+        self.base = base
+        self.drawn = self.bands = 0
+
+    def runs(self, bands: int) -> list[tuple[int, int]]:
+        """The rows (top, bottom) of each run of consecutive bands in ``bands`` (clipped to the picture)."""
+        bands &= (1 << -(-self.height // BAND)) - 1  # an item past the bottom marks bands below the picture
+        found = []
         while bands:
             first = (bands & -bands).bit_length() - 1
             shifted = bands >> first
             count = (shifted ^ (shifted + 1)).bit_length() - 1  # the run of set bits from ``first``
-            start, stop = first * BAND * stride, min(self.height, (first + count) * BAND) * stride
-            np.copyto(self.memory[start:stop], base.memory[start:stop])
+            found.append((first * BAND, min(self.height, (first + count) * BAND)))
             bands &= ~(((1 << count) - 1) << first)
-        self.base = base
-        self.drawn = self.bands = 0
+        return found
 
     def differs(self, other: Canvas) -> int:
         """The bits of the bands where this base and ``other``, a base of the same size, differ (the Korean
         and the Chinese 六爻 base: the column heads and the legend), compared once per pair of live bases."""
         found = self.unlike.get(other)
         if found is None:
-            rows = (self.rows != other.rows).any(axis=1)
+            rows = (self.frozen != other.frozen).any(axis=1)
             starts = range(0, len(rows), BAND)
             found = sum(1 << i for i, start in enumerate(starts) if rows[start : start + BAND].any())
             self.unlike[other] = found
@@ -471,6 +526,7 @@ class Canvas:
     def forget(self) -> None:
         """Note that the canvas was drawn on anywhere (the next :meth:`restore` copies the whole base)."""
         self.base = None
+        self.stale = -1
 
     def untouched(self, touched: int) -> int | None:
         """The palette index of the tiles ``touched`` when nothing was drawn on them since the base was copied
@@ -486,8 +542,25 @@ class Canvas:
     def copy(self) -> Image.Image:
         """The picture as an independent Pillow image with the fixed palette."""
         image = self.image.copy()
-        image.putpalette(png_palette().getpalette())  # type: ignore[arg-type]
+        image.putpalette(png_palette().getpalette())  # type: ignore[arg-type]  # L → P, the same bytes
         return image
+
+    def rows(self) -> np.ndarray:
+        """The PNG's rows before deflating, (height, width + 1): each row's filter byte (0, none), then its
+        palette indices — one array per canvas, where only the bands that may have changed since the last
+        call (``stale`` and ``bands``) are read again from the image, in pieces of < 64 KiB: ``tobytes`` of
+        the whole picture, a fresh 1.1–1.8 MB ``bytes`` each time, was mapped and page-faulted anew by the
+        allocator (≈ 0.9 ms a 六爻 picture, against ≈ 0.1 ms to copy it)."""
+        if self.scanlines is None:
+            self.scanlines = np.zeros((self.height, self.width + 1), dtype=np.uint8)
+        piece = max(1, PIECE // self.width)  # rows: ``tobytes`` returns them as one block of ≤ 64 KiB
+        for top, bottom in self.runs(self.stale | self.bands):
+            for start in range(top, bottom, piece):
+                stop = min(bottom, start + piece)
+                data = self.image.crop((0, start, self.width, stop)).tobytes()
+                self.scanlines[start:stop, 1:] = np.frombuffer(data, dtype=np.uint8).reshape(-1, self.width)
+        self.stale = 0
+        return self.scanlines
 
 
 _canvases = threading.local()
@@ -518,7 +591,7 @@ def to_png(scene: Scene) -> bytes:
 
 
 def _paint(scene: Scene) -> Canvas:
-    """The scene drawn on this thread's canvas of its size: the base's scanlines copied back where the last
+    """The scene drawn on this thread's canvas of its size: the base's rows pasted back where the last
     picture drew or its base differs (:meth:`Canvas.restore`), then the items."""
     canvas = _canvas(scene.width, scene.height)
     canvas.restore(_base(scene.width, scene.height, scene.background, scene.base))
@@ -533,23 +606,20 @@ BASES_KEPT = 16
 @lru_cache(maxsize=BASES_KEPT)
 def _base(width: int, height: int, background: str, items: tuple[Primitive, ...]) -> Canvas:
     """The background fill with ``items`` drawn on it, a canvas of its own (never drawn on afterwards:
-    :func:`_paint` copies its memory)."""
-    canvas = Canvas(width, height)
-    canvas.pixels[:] = index(background)
+    :func:`_paint` pastes its rows)."""
+    canvas = Canvas(width, height, index(background))
     _draw(canvas, items)
-    canvas.uniform = _uniform_tiles(canvas.pixels)
+    canvas.freeze()
     return canvas
 
 
 def _draw(canvas: Canvas, items: tuple[Primitive, ...]) -> None:
-    # Shapes go straight to Pillow's core drawing calls with palette indices, in the order and with the
-    # arguments ``ImageDraw.line`` / ``rectangle`` / ``ellipse`` / ``polygon`` pass them (fill, then the
-    # outline unless it is the fill's colour): their ink look-up (``_getink``, ≈ 8 µs a shape) is for colour
-    # names and RGB tuples (issue 18).
+    # Shapes are drawn by ``ImageDraw`` with palette indices (not antialiased: one index each).
     # Each shape marks its box widened by its line width and 2 px (Pillow rounds the corners to pixels and
     # widens a line by half its width on each side; the margin only costs a tile more now and then), a wedge
     # the square of its ring.
-    core = canvas.draw
+    pen = canvas.pen
+    assert pen is not None, "a base is not drawn on"
     for item in items:
         if isinstance(item, Text):
             draw_text(canvas, item)
@@ -559,34 +629,29 @@ def _draw(canvas: Canvas, items: tuple[Primitive, ...]) -> None:
                 x0, x1 = (item.x0, item.x1) if item.x0 < item.x1 else (item.x1, item.x0)
                 y0, y1 = (item.y0, item.y1) if item.y0 < item.y1 else (item.y1, item.y0)
                 canvas.mark(x0 - m, y0 - m, x1 + m, y1 + m)
-                core.draw_lines((item.x0, item.y0, item.x1, item.y1), index(item.color), item.width)
+                pen.line((item.x0, item.y0, item.x1, item.y1), index(item.color), item.width)
         elif isinstance(item, Box):
-            m = item.width + 2
-            canvas.mark(item.x0 - m, item.y0 - m, item.x1 + m, item.y1 + m)
-            _shape(
-                core.draw_rectangle, (item.x0, item.y0, item.x1, item.y1), item.outline, item.fill, item.width
-            )
+            if item.outline or item.fill:
+                m = item.width + 2
+                canvas.mark(item.x0 - m, item.y0 - m, item.x1 + m, item.y1 + m)
+                pen.rectangle(
+                    (item.x0, item.y0, item.x1, item.y1), _ink(item.fill), _ink(item.outline), item.width
+                )
         elif isinstance(item, Circle):
-            reach = item.r + item.width + 2
-            canvas.mark(item.cx - reach, item.cy - reach, item.cx + reach, item.cy + reach)
-            xy = (item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r)
-            _shape(core.draw_ellipse, xy, item.outline, item.fill, item.width)
+            if item.outline or item.fill:
+                reach = item.r + item.width + 2
+                canvas.mark(item.cx - reach, item.cy - reach, item.cx + reach, item.cy + reach)
+                xy = (item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r)
+                pen.ellipse(xy, _ink(item.fill), _ink(item.outline), item.width)
         elif isinstance(item, Wedge):
             reach = item.r1 + 2  # the ring's square: a wedge or two a picture
             canvas.mark(item.cx - reach, item.cy - reach, item.cx + reach, item.cy + reach)
-            core.draw_polygon(_wedge_polygon(item), index(item.fill), 1)
+            pen.polygon(_wedge_polygon(item), index(item.fill))
 
 
-def _shape(
-    drawer: Callable[..., None], xy: Sequence[float], outline: str | None, fill: str | None, width: int
-) -> None:
-    """A filled and/or outlined shape by one of Pillow's core calls, as its ``ImageDraw`` method draws it."""
-    fill_ink = index(fill) if fill else None
-    ink = index(outline) if outline else None
-    if fill_ink is not None:
-        drawer(xy, fill_ink, 1)
-    if ink is not None and ink != fill_ink and width != 0:
-        drawer(xy, ink, 0, width)
+def _ink(name: str | None) -> int | None:
+    """The palette index of a colour name, None for none (``ImageDraw`` then leaves the fill or outline out)."""
+    return index(name) if name else None
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -618,9 +683,8 @@ def encode(image: Image.Image) -> bytes:
     as :func:`to_png`)."""
     if image.mode != "P":
         raise ValueError(f"encode wants an indexed image, not {image.mode}")
-    image.load()
     canvas = _canvas(*image.size)
-    canvas.core.paste(image.im, (0, 0, canvas.width, canvas.height))
+    canvas.image.paste(_indices(image))
     canvas.forget()
     return _png(canvas)
 
@@ -629,7 +693,7 @@ def _png(canvas: Canvas) -> bytes:
     """IHDR (8-bit, colour type 3), PLTE, one IDAT (the canvas's scanlines — every row with filter 0 —
     deflated by ISA-L at PNG_COMPRESS_LEVEL in one call, which releases the GIL), IEND: opaque (no tRNS), no
     text chunks, no timestamp (nothing but the pixels in the file)."""
-    idat = isal_zlib.compress(canvas.rows.data, PNG_COMPRESS_LEVEL)
+    idat = isal_zlib.compress(canvas.rows().data, PNG_COMPRESS_LEVEL)
     _clear_upper_vector_state()
     header = struct.pack(">IIBBBBB", canvas.width, canvas.height, 8, 3, 0, 0, 0)
     return b"".join(

@@ -1,7 +1,7 @@
-"""Pictures are drawn in place in their PNG scanlines (``bot.images.draw.Canvas``, one per size and thread,
-drawn over by every picture): the PNG deflated from the canvas is the scene's pixels — at the picture's
-edges too, where Pillow must clip before the next row's filter byte —, a canvas drawn again keeps nothing
-of the picture before, and threads drawing at once each get their own pictures."""
+"""Pictures are drawn on a canvas (``bot.images.draw.Canvas``, one per size and thread, drawn over by every
+picture): the PNG deflated from the canvas is the scene's pixels — at the picture's edges too, every row with
+its filter byte —, a canvas drawn again keeps nothing of the picture before, and threads drawing at once each
+get their own pictures."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from engine.liuyao import build_chart, cast_manual
 from tests.images.cases import qizheng_case
 from tests.images.same import decoded, rgb_then_quantized, scanlines
 
-# Items across all four edges: text cut by each edge (over a uniform and a mixed background), boxes and
-# lines running past the picture, a circle and a wedge over a corner.
+# Items across all four edges: text cut by each edge (over a uniform and a mixed background; two whose point
+# lies left of or above the picture), boxes and lines running past the picture, a circle and a wedge over a
+# corner.
 EDGES = Scene(
     321,
     203,
@@ -36,6 +37,8 @@ EDGES = Scene(
         Circle(321, 0, 40, outline="red", fill="faint", width=3),
         Wedge(0, 0, 20, 70, 260, 370, "muted"),
         Box(250, 170, 400, 300, outline="rule", fill=None, width=6),
+        Text(-6.25, 134, "壬申", 24, "blue", Anchor.LM),  # a point left of the picture
+        Text(200, -3.5, "癸酉 甲戌", 28, "red", Anchor.LT),  # and above it
     ),
     "paper",
     (Box(-5, -5, 326, 208, outline="rule", fill="panel", width=8),),
@@ -240,12 +243,13 @@ def test_bands_where_two_bases_differ_are_compared_once_and_dropped_with_the_bas
     )
     a = draw._base(ko.width, ko.height, ko.background, ko.base)
     b = draw._base(lzh.width, lzh.height, lzh.background, lzh.base)
-    rows = (a.rows != b.rows).any(axis=1)
+    rows = (a.pixels != b.pixels).any(axis=1)
     expected = {int(y) // draw.BAND for y in np.flatnonzero(rows)}
     bits = a.differs(b)
     assert {i for i in range(bits.bit_length()) if bits >> i & 1} == expected and expected
     assert a.differs(b) == bits and b in a.unlike
     other = draw.Canvas(ko.width, ko.height)
+    other.freeze()
     a.differs(other)
     assert other in a.unlike
     del other
