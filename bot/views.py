@@ -22,7 +22,9 @@ import jinja2
 from markupsafe import Markup
 
 from bot.bounded import BoundedCache
-from bot.commands.base import Reply
+from bot.features.base import Reply, stored_as_view
+from bot.features.base import first_page as first_page  # the adapters' names
+from bot.features.base import pages_of as pages_of
 from bot.i18n import (
     environment,
     gettext,
@@ -483,43 +485,29 @@ VIEW_EXTRAS: dict[str, Callable[[str, Mapping[str, Any]], Mapping[str, Any]]] = 
 # the 神煞 of the moving lines are the 六爻 stars page's (and the whole view's), not every /liuyao reply's.
 NO_EXTRAS = frozenset({"liuyao_brief", "liuyao_verdict"})
 
-# The pages of a stored cast (issue #13): the first is the reply, the others one tap away. A page is the
-# template ``<view>_<page>`` (``full``: the view's own template) rendered from the stored history row.
-PAGES: Mapping[str, tuple[str, ...]] = {
-    "cast": ("brief", "read", "gloss", "trace"),
-    "shensha": ("brief", "ji", "xiong", "other"),
-    "qizheng": ("brief", "houses", "patterns", "daxian"),
-    "liuyao": ("brief", "verdict", "stars"),  # 卦 · 斷 · 神煞 (issue #19)
-}
-
-
-def pages_of(view: str) -> tuple[str, ...]:
-    """The pages of ``view`` (empty: a one-page view)."""
-    return PAGES.get(view, ())
-
-
-def first_page(view: str) -> str | None:
-    """The page a fresh reply of ``view`` shows, or None for a one-page view."""
-    pages = pages_of(view)
-    return pages[0] if pages else None
-
-
-_TITLES = {
-    "cast": "bot.cast.title",
-    "shensha": "bot.shensha.title",
-    "qizheng": "bot.qizheng.title",
-    "liuyao": "bot.liuyao.title",
-}
+# The pages of a stored cast (issue #13) are its command's (``Stored.pages``): the first is the reply, the
+# others one tap away. A page is the template ``<view>_<page>`` (``full``: the view's own template) rendered
+# from the stored history row. ``pages_of`` and ``first_page`` are the registry's (bot.features.base).
 
 
 def page_title(reply: Reply) -> tuple[str, str]:
     """(title, footer) of a stored cast shown as an embed: the view's title with its number, and the
     options it was cast with (``templates/chat/footer.txt.j2``)."""
-    title = gettext(reply.lang, _TITLES.get(reply.view, "bot.cast.title"))
+    title = view_title(reply.lang, reply.view)
     number = reply.context.get("no")
     env = channel_environment(reply.lang, "console")
     footer = env.get_template("chat/footer.txt.j2").render(**dict(reply.context), view=reply.view)
     return (f"{title} · #{number}" if number else title), " ".join(footer.split())
+
+
+def view_title(lang: str, view: str) -> str:
+    """The title of a stored cast of ``view``: its command's title, else the command's own name."""
+    spec = stored_as_view(view)
+    if spec is None:
+        return view
+    if spec.stored is not None and spec.stored.title_msgid:
+        return gettext(lang, spec.stored.title_msgid)
+    return "/" + spec.name
 
 
 def page_view(view: str, page: str | None) -> str:

@@ -25,6 +25,7 @@ from dataclasses import replace
 
 from bot import metrics, privacy
 from bot.commands import cast, core, daily, history, liuyao, qizheng, shensha
+from bot.commands._common import Record, record_and_reply, zone_of
 from bot.commands.base import (
     COMMANDS,
     ECHO_LIMIT,
@@ -32,15 +33,19 @@ from bot.commands.base import (
     CommandError,
     CommandSpec,
     Incoming,
+    Page,
     Reply,
+    Stored,
     caller,
     command,
     error_reply,
     lang_of,
     lookup,
+    register,
     reply,
     resolve_lang,
     split_command,
+    unregister,
 )
 from bot.context import AppContext
 from bot.msgids import N_
@@ -144,14 +149,21 @@ __all__ = [
     "CommandError",
     "CommandSpec",
     "Incoming",
+    "Page",
+    "Record",
     "Reply",
+    "Stored",
     "caller",
     "command",
     "dispatch",
     "error_reply",
     "load_commands",
+    "record_and_reply",
     "lookup",
+    "register",
     "reply",
     "resolve_lang",
     "split_command",
+    "unregister",
+    "zone_of",
 ]

@@ -24,7 +24,7 @@ from bot.commands._common import (
     resolve_local,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command
+from bot.commands.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command
 from bot.context import AppContext
 from bot.i18n import N_, term
 from bot.viewmodels import BoardCell, CastView, ChartView, LessonView, PillarsView, TransmissionView, WhenView
@@ -255,10 +255,34 @@ def reading_and_verdict(
     return cached.readings, cached.verdict
 
 
+def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
+    """/history's line of a 大六壬 cast: its day, 局 and 三傳 (characters)."""
+    trans = context.get("transmissions") or []
+    first = "".join(t.get("branch", "") for t in trans) or None
+    return {"day": context.get("day"), "ju": context.get("ju"), "first": first}
+
+
 @command(
     "cast",
     aliases=("점", "과", "六壬", "육임", "占"),
     help_msgid=N_("bot.help.cast"),
+    usage_msgid=N_("bot.usage.cast"),
+    name_msgid=N_("chat.name.cast"),
+    order=0,
+    stored=Stored(
+        kind="cast",
+        view="cast",
+        summary=history_summary,
+        line="chat/history_cast.txt.j2",
+        title_msgid=N_("bot.cast.title"),
+        pages=(
+            Page("brief", N_("chat.page.cast.brief")),
+            Page("read", N_("chat.page.cast.read")),
+            Page("gloss", N_("chat.page.cast.gloss")),
+            Page("trace", N_("chat.page.cast.trace")),
+        ),
+        picture="cast",
+    ),
     args=(
         ArgSpec("when", "string", required=False, description_msgid=N_("bot.arg.cast.when")),
         # 類神 categories of seed 002 (天文 … 飛潛動植): a trailing word of the command line (split_category)

@@ -7,10 +7,11 @@ from typing import Any
 
 from bot.commands import _options as engine_options
 from bot.commands._common import check_zone, zone_of
-from bot.commands.base import COMMANDS, ArgSpec, CommandError, Incoming, Reply, caller, command, lookup, reply
+from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command, lookup, reply
 from bot.context import AppContext
+from bot.features.base import listed
 from bot.i18n import LANGS, N_
-from bot.msgids import FAMILIES, msgid
+from bot.msgids import FAMILIES
 from engine.qizheng.places import find_place
 
 LANG_WORDS = {
@@ -30,46 +31,24 @@ RESET_WORDS = frozenset({"reset", "default", "off", "초기화", "기본", "復"
 
 
 def _help_rows() -> list[dict[str, Any]]:
-    rows = []
-    for spec in sorted(COMMANDS.values(), key=lambda s: _ORDER.get(s.name, 99)):
-        if spec.hidden:
-            continue
-        rows.append(
-            {
-                "name": spec.name,
-                "help": spec.help_msgid,
-                "usage": msgid("bot.usage", spec.name),
-                "aliases": [a for a in spec.aliases if a != spec.name],
-            }
-        )
-    return rows
+    return [
+        {
+            "name": spec.name,
+            "help": spec.help_msgid,
+            "usage": spec.usage_msgid,
+            "aliases": [a for a in spec.aliases if a != spec.name],
+        }
+        for spec in listed()
+    ]
 
 
-_ORDER = {
-    name: i
-    for i, name in enumerate(
-        (
-            "cast",
-            "shensha",
-            "liuyao",
-            "qizheng",
-            "daily",
-            "today",
-            "history",
-            "show",
-            "lang",
-            "tz",
-            "place",
-            "settings",
-            "forget",
-            "help",
-            "start",
-        )
-    )
-}
-
-
-@command("start", aliases=("시작", "始"), help_msgid=N_("bot.help.start"))
+@command(
+    "start",
+    aliases=("시작", "始"),
+    help_msgid=N_("bot.help.start"),
+    usage_msgid=N_("bot.usage.start"),
+    order=14,
+)
 async def start(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     return reply("start", name=incoming.display_name or "", commands=_help_rows())
 
@@ -78,7 +57,10 @@ async def start(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
     "help",
     aliases=("도움", "도움말", "助", "幫助"),
     help_msgid=N_("bot.help.help"),
+    usage_msgid=N_("bot.usage.help"),
+    name_msgid=N_("chat.name.help"),
     args=(ArgSpec("command", description_msgid=N_("bot.arg.help.command")),),
+    order=13,
 )
 async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     if args:
@@ -89,7 +71,7 @@ async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
             "help_command",
             name=spec.name,
             help=spec.help_msgid,
-            usage=msgid("bot.usage", spec.name),
+            usage=spec.usage_msgid,
             aliases=list(spec.aliases),
             # the typed choices that are words (/cast: seed 002's 類神 categories), so help lists them
             choices={
@@ -105,8 +87,10 @@ async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
     "lang",
     aliases=("언어", "語"),
     help_msgid=N_("bot.help.lang"),
+    usage_msgid=N_("bot.usage.lang"),
     args=(ArgSpec("lang", required=False, description_msgid=N_("bot.arg.lang.lang"), choices=LANGS),),
     ephemeral=True,
+    order=8,
 )
 async def lang(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     user = await caller(incoming, ctx)
@@ -127,8 +111,11 @@ async def lang(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
     "tz",
     aliases=("시간대", "時區"),
     help_msgid=N_("bot.help.tz"),
+    usage_msgid=N_("bot.usage.tz"),
     args=(ArgSpec("zone", description_msgid=N_("bot.arg.tz.zone"), complete="zone"),),
     ephemeral=True,
+    private_only=True,
+    order=9,
 )
 async def tz(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     if args:
@@ -169,11 +156,14 @@ def parse_coordinate(text: str, limit: float) -> float:
     "place",
     aliases=("장소", "지역", "地"),
     help_msgid=N_("bot.help.place"),
+    usage_msgid=N_("bot.usage.place"),
     args=(
         ArgSpec("longitude", "string", description_msgid=N_("bot.arg.place.longitude"), complete="place"),
         ArgSpec("latitude", "string", description_msgid=N_("bot.arg.place.latitude")),
     ),
     ephemeral=True,
+    private_only=True,
+    order=10,
 )
 async def place(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     tz_hint: str | None = None
@@ -271,11 +261,14 @@ def _group_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     "settings",
     aliases=("설정", "設"),
     help_msgid=N_("bot.help.settings"),
+    usage_msgid=N_("bot.usage.settings"),
     args=(
         ArgSpec("option", description_msgid=N_("bot.arg.settings.option")),
         ArgSpec("value", description_msgid=N_("bot.arg.settings.value")),
     ),
     ephemeral=True,
+    private_only=True,
+    order=11,
 )
 async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     """``/settings`` (everything), ``/settings liuren`` (one group), ``/settings liuren.daynight`` (one option

@@ -17,7 +17,7 @@ from bot.commands._common import (
     record_and_reply,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command
+from bot.commands.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command
 from bot.context import AppContext
 from bot.i18n import N_
 from bot.viewmodels import GroupedStarsView, GroupView, ShenshaInputs, ShenshaView, StarView
@@ -113,10 +113,31 @@ def stars_of(
     return written["stars"].value, groups, MappingProxyType(written)
 
 
+def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
+    """/history's line of a 神煞 cast: its day and month (characters)."""
+    return {"day": context.get("day"), "month": context.get("month")}
+
+
 @command(
     "shensha",
     aliases=("신살", "神煞", "神殺"),
     help_msgid=N_("bot.help.shensha"),
+    usage_msgid=N_("bot.usage.shensha"),
+    name_msgid=N_("chat.name.shensha"),
+    order=1,
+    stored=Stored(
+        kind="shensha",
+        view="shensha",
+        summary=history_summary,
+        line="chat/history_shensha.txt.j2",
+        title_msgid=N_("bot.shensha.title"),
+        pages=(
+            Page("brief", N_("chat.page.shensha.brief")),
+            Page("ji", N_("chat.page.shensha.ji")),
+            Page("xiong", N_("chat.page.shensha.xiong")),
+            Page("other", N_("chat.page.shensha.other")),
+        ),
+    ),
     args=(
         ArgSpec("day", "string", required=False, description_msgid=N_("bot.arg.shensha.day")),
         ArgSpec("month", "string", required=False, description_msgid=N_("bot.arg.shensha.month")),

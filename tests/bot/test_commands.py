@@ -187,10 +187,9 @@ async def test_admin_only_commands_in_groups(ctx):
         )
         assert ok.view == "help"
     finally:
-        from bot.commands.base import _ALIASES, _REGISTRY
+        from bot.commands import unregister
 
-        _REGISTRY.pop("zz_admin_probe", None)
-        _ALIASES.pop("zz_admin_probe", None)
+        unregister("zz_admin_probe")
 
 
 async def test_help_lists_every_visible_command_and_per_command_help(say):
