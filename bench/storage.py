@@ -242,9 +242,10 @@ async def sync(tmp: str, n: int, rounds: int) -> dict[str, tuple[float, float]]:
 async def record(target: str, n: int, rounds: int = 1) -> dict[str, dict[str, float | None]]:
     """Per command of :data:`RECORDED`: CPU, system and wall µs per ``record_and_reply`` call (the commands
     alternating, ``rounds`` times), and the WAL's frames and kB per commit (SQLite)."""
-    from bot.commands import Incoming, _common, cast, dispatch, liuyao, shensha
+    from bot.commands import Incoming, cast, dispatch, liuyao, shensha
     from bot.config import Settings
     from bot.context import create_context
+    from bot.features import common as _common
 
     caught: dict[str, Any] = {}
 

@@ -6,7 +6,8 @@ A command is an async function registered with :func:`~bot.commands.base.command
              args=(ArgSpec("when", "string", required=False, description_msgid="bot.arg.cast.when"),))
     async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply: ...
 
-The command modules are imported below, statically: adding a module means adding it to that import. They
+The command modules (``bot/commands/*.py`` and the feature packages' ``bot/features/<family>/command.py``) are
+imported below, statically: adding a module means adding it to that import. They
 import their types from :mod:`bot.commands.base`, never from this package, so nothing imports in a circle.
 Handlers raise :class:`CommandError` (a message id of the catalogs) or ``EngineInputError`` for bad input;
 :func:`dispatch` turns both into an ``error`` reply and never raises for user errors.
@@ -22,10 +23,10 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import replace
+from types import MappingProxyType
 
 from bot import metrics, privacy
-from bot.commands import cast, core, daily, history, liuyao, qizheng, shensha
-from bot.commands._common import Record, record_and_reply, zone_of
+from bot.commands import core, daily, history
 from bot.commands.base import (
     COMMANDS,
     ECHO_LIMIT,
@@ -48,6 +49,11 @@ from bot.commands.base import (
     unregister,
 )
 from bot.context import AppContext
+from bot.features.common import Record, record_and_reply, zone_of
+from bot.features.liuren import command as cast
+from bot.features.liuyao import command as liuyao
+from bot.features.qizheng import command as qizheng
+from bot.features.shensha import command as shensha
 from bot.msgids import N_
 from bot.sanitize import clean
 from engine.errors import EngineInputError
@@ -65,8 +71,12 @@ CHAT_WORDING = {
 
 
 def load_commands() -> Mapping[str, CommandSpec]:
-    """Every registered command (the modules of :data:`MODULES` registered theirs on import)."""
-    return COMMANDS
+    """Every registered command, in the order of :data:`MODULES` (then each module's own order; a command
+    registered from elsewhere last) whichever module was imported first: Telegram's command menu, Discord's
+    list and the samples keep it."""
+    rank = {module.__name__: i for i, module in enumerate(MODULES)}
+    ordered = sorted(COMMANDS.values(), key=lambda spec: rank.get(spec.handler.__module__, len(rank)))
+    return MappingProxyType({spec.name: spec for spec in ordered})
 
 
 async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:

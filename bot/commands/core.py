@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from bot.commands import _options as engine_options
-from bot.commands._common import check_zone, zone_of
 from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command, lookup, reply
 from bot.context import AppContext
+from bot.features import options as engine_options
 from bot.features.base import listed
+from bot.features.common import check_zone, find_city, looks_numeric, parse_coordinate, zone_of
 from bot.i18n import LANGS, N_
 from bot.msgids import FAMILIES
-from engine.qizheng.places import find_place
 
 LANG_WORDS = {
     "ko": "ko",
@@ -136,22 +134,6 @@ async def tz(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Repl
     )
 
 
-def parse_coordinate(text: str, limit: float) -> float:
-    """``126.98``, ``126.98E``, ``74W``, ``37.5°N`` → signed degrees within ±limit."""
-    s = text.strip().upper().replace("°", "")
-    sign = 1.0
-    if s and s[-1] in "EWNS":
-        sign = -1.0 if s[-1] in "WS" else 1.0
-        s = s[:-1]
-    try:
-        value = float(s) * sign
-    except ValueError:
-        raise CommandError("bot.error.bad_place", value=text[:30]) from None
-    if not math.isfinite(value) or abs(value) > limit:
-        raise CommandError("bot.error.bad_place", value=text[:30])
-    return round(value, 4)
-
-
 @command(
     "place",
     aliases=("장소", "지역", "地"),
@@ -170,7 +152,7 @@ async def place(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
     if args:
         if args[0].strip().lower() in RESET_WORDS:
             await ctx.storage.update_user(incoming.user_key, longitude=None, latitude=None, place_name=None)
-        elif _looks_numeric(args[0]):
+        elif looks_numeric(args[0]):
             if len(args) > 2:
                 raise CommandError("bot.error.bad_place", value=" ".join(args)[:30])
             lon = parse_coordinate(args[0], 180.0)
@@ -197,27 +179,6 @@ async def place(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
         changed=bool(args),
         city=city_view,
     )
-
-
-def find_city(name: str) -> dict[str, Any]:
-    """A city of the 七政四餘 engine's place table by name (서울, 首爾, Seoul …): its names and coordinates.
-
-    ``EngineInputError`` (error.qizheng.unknown_place) for a name not in the table.
-    """
-    city = find_place(name)
-    return {
-        "name": city.name,
-        "ko": city.ko,
-        "zh": city.zh,
-        "tz": city.tz,
-        "lon": round(city.lon, 4),
-        "lat": round(city.lat, 4),
-    }
-
-
-def _looks_numeric(text: str) -> bool:
-    s = text.strip().upper().replace("°", "").rstrip("EWNS")
-    return bool(s) and s.lstrip("+-").replace(".", "", 1).isdigit()
 
 
 # ---- /settings ------------------------------------------------------------------------------------------

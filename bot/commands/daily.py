@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bot.commands._common import OFF_WORDS, Record, record_and_reply, zone_of
 from bot.commands.base import (
     ArgSpec,
     CommandError,
@@ -19,6 +18,7 @@ from bot.commands.base import (
     resolve_lang,
 )
 from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context
+from bot.features.common import OFF_WORDS, Record, record_and_reply, zone_of
 from bot.i18n import N_
 from bot.schedule_time import due_instant, next_due, parse_hhmm
 from bot.scheduler import scheduler_of, subscription_moment

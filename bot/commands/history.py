@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from bot.commands._common import zone_of
 from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply
 from bot.features.base import stored_as_kind
+from bot.features.common import zone_of
 from bot.i18n import N_
 
 if TYPE_CHECKING:

@@ -88,6 +88,8 @@ class ArgSpec:
 
 Handler = Callable[[tuple[str, ...], Incoming, AppContext], Awaitable[Reply]]
 Summary = Callable[[Mapping[str, Any]], dict[str, Any]]
+# (language, a reply's context) → what its templates read besides the context (kept out of the history rows)
+Extras = Callable[[str, Mapping[str, Any]], Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ class Page:
 
     name: str  # a–z, 1–8 characters (it travels in the button's data)
     label_msgid: str
+    extras: bool = True  # False: the page reads none of its view's ``Stored.extras`` (they are not computed)
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,7 @@ class Stored:
     title_msgid: str = ""  # the title of a stored cast's embed ("" → the command's own name, ``/name``)
     pages: tuple[Page, ...] = ()  # empty: a one-page view
     picture: str = ""  # the chart picture's kind (``bot.pictures``: drawn by ``bot/images``), "" for none
+    extras: Extras | None = None  # what the view reads besides its context, in the reader's language
 
 
 @dataclass(frozen=True)

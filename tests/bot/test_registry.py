@@ -10,7 +10,18 @@ from collections.abc import Iterator
 import pytest
 
 from bot import privacy
-from bot.commands import COMMANDS, CommandSpec, Page, Reply, Stored, lookup, register, reply, unregister
+from bot.commands import (
+    COMMANDS,
+    CommandSpec,
+    Page,
+    Reply,
+    Stored,
+    load_commands,
+    lookup,
+    register,
+    reply,
+    unregister,
+)
 from bot.i18n import gettext
 from bot.msgids import msgid
 from bot.views import page_title, pages_of, render
@@ -125,3 +136,29 @@ def test_views_and_commands_share_types_without_importing_each_other():
     assert graph.find_shortest_chain(importer="bot.commands.pages", imported="bot.views") is None
     assert graph.find_shortest_chain(importer="bot.features.base", imported="bot.commands") is None
     assert graph.find_shortest_chain(importer="bot.features.base", imported="bot.views") is None
+
+
+def test_feature_packages_never_import_the_command_package():
+    """``bot.commands`` imports every feature's command module; a feature importing back into ``bot.commands``
+    (whose package runs first) would find its own module half-imported."""
+    import grimp
+
+    graph = grimp.build_graph("bot", "engine")
+    for module in graph.find_descendants("bot.features"):
+        imported = graph.find_modules_directly_imported_by(module)
+        assert not [m for m in imported if m == "bot.commands" or m.startswith("bot.commands.")], module
+
+
+@pytest.mark.parametrize(
+    "first", ["bot.features.liuyao.command", "bot.features.shensha.command", "bot.daily"]
+)
+def test_the_commands_order_does_not_depend_on_which_module_is_imported_first(first):
+    import subprocess
+    import sys
+
+    code = f"import {first}\nfrom bot.commands import load_commands\nprint(' '.join(load_commands()))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == list(load_commands())
+    assert out[:3] == ["cast", "start", "help"]  # Telegram's command menu: the modules' order (MODULES)

@@ -8,7 +8,9 @@ from types import MappingProxyType
 from typing import Any
 
 from bot import jsonio
-from bot.commands._common import (
+from bot.context import AppContext
+from bot.features.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command
+from bot.features.common import (
     NOW_WORDS,
     Record,
     fmt_local,
@@ -17,10 +19,9 @@ from bot.commands._common import (
     record_and_reply,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command
-from bot.context import AppContext
+from bot.features.shensha.model import GroupedStarsView, GroupView, ShenshaInputs, ShenshaView, StarView
+from bot.features.shensha.view import meanings
 from bot.i18n import N_
-from bot.viewmodels import GroupedStarsView, GroupView, ShenshaInputs, ShenshaView, StarView
 from engine.calendar import four_pillars
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi, Stem
 from engine.shensha import ShenshaResult, evaluate
@@ -137,6 +138,7 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
             Page("xiong", N_("chat.page.shensha.xiong")),
             Page("other", N_("chat.page.shensha.other")),
         ),
+        extras=meanings,
     ),
     args=(
         ArgSpec("day", "string", required=False, description_msgid=N_("bot.arg.shensha.day")),

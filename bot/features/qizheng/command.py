@@ -16,22 +16,24 @@ from datetime import date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.commands import _options as engine_options
-from bot.commands._common import (
+from bot.context import AppContext
+from bot.features import options as engine_options
+from bot.features.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command, reply
+from bot.features.common import (
     Record,
+    find_city,
     fmt_local,
     fmt_offset,
+    looks_numeric,
+    parse_coordinate,
     parse_local_datetime,
     record_and_reply,
     resolve_local,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command, reply
-from bot.commands.core import _looks_numeric, find_city, parse_coordinate
-from bot.context import AppContext
+from bot.features.qizheng.model import BodyView, QizhengView
 from bot.i18n import N_
 from bot.pictures import source as picture_source
-from bot.viewmodels import BodyView, QizhengView
 from engine.errors import EngineInputError
 from engine.qizheng import QizhengChart, natal_chart, xian_on
 
@@ -107,7 +109,7 @@ def parse_qizheng_args(args: tuple[str, ...]) -> QizhengArgs:
         raise CommandError("bot.error.qizheng_usage")
     if not place:
         return QizhengArgs(when, save=save, on=on)
-    if _looks_numeric(place[0]):
+    if looks_numeric(place[0]):
         if len(place) > 2:
             raise CommandError("bot.error.qizheng_usage")
         lon = parse_coordinate(place[0], 180.0)

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bot import jsonio
 from bot.bounded import BoundedCache
-from bot.commands import _options as engine_options
-from bot.commands._common import (
+from bot.context import AppContext
+from bot.features import options as engine_options
+from bot.features.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command
+from bot.features.common import (
     NOW_WORDS,
     Record,
     fmt_local,
@@ -24,10 +26,17 @@ from bot.commands._common import (
     resolve_local,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command
-from bot.context import AppContext
+from bot.features.liuren.model import (
+    BoardCell,
+    CastView,
+    ChartView,
+    LessonView,
+    PillarsView,
+    TransmissionView,
+    WhenView,
+)
+from bot.features.liuren.view import gloss
 from bot.i18n import N_, term
-from bot.viewmodels import BoardCell, CastView, ChartView, LessonView, PillarsView, TransmissionView, WhenView
 from engine.calendar import DayStart, four_pillars
 from engine.core.cycle import Branch, GanZhi
 from engine.liuren import Chart, build_chart, chart_at, chart_for_ju, leishen, reading
@@ -282,6 +291,7 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
             Page("trace", N_("chat.page.cast.trace")),
         ),
         picture="cast",
+        extras=gloss,
     ),
     args=(
         ArgSpec("when", "string", required=False, description_msgid=N_("bot.arg.cast.when")),
