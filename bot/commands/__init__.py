@@ -1,14 +1,17 @@
-"""The transport-free command layer: one parser and registry for Telegram, Discord and the console.
+"""The transport-free command layer: one dispatcher and registry for Telegram, Discord and the console.
 
-A command is an async function registered with :func:`~bot.commands.base.command`::
+A command lives in its feature package (``bot/features/<family>/``, docs/adding-a-command.md): an async
+function registered with :func:`~bot.features.base.command`::
 
     @command("cast", aliases=("점",), help_msgid="bot.help.cast",
              args=(ArgSpec("when", "string", required=False, description_msgid="bot.arg.cast.when"),))
     async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply: ...
 
-The command modules (``bot/commands/*.py`` and the feature packages' ``bot/features/<family>/command.py``) are
-imported below, statically: adding a module means adding it to that import. They
-import their types from :mod:`bot.commands.base`, never from this package, so nothing imports in a circle.
+The command modules of the feature packages are imported below, statically: adding a module means adding it
+to that import and to :data:`MODULES` (whose order is the commands' order: :func:`load_commands`). They import
+from ``bot.features.*``, never from this package, so nothing imports in a circle. Here besides: the pages of
+a stored cast (:mod:`.pages`), the settings buttons (:mod:`.setting_buttons`) and Discord's autocomplete
+(:mod:`.complete`), for the adapters.
 Handlers raise :class:`CommandError` (a message id of the catalogs) or ``EngineInputError`` for bad input;
 :func:`dispatch` turns both into an ``error`` reply and never raises for user errors.
 
@@ -26,7 +29,6 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from bot import metrics, privacy
-from bot.commands import core, daily, history
 from bot.commands.base import (
     COMMANDS,
     ECHO_LIMIT,
@@ -49,7 +51,10 @@ from bot.commands.base import (
     unregister,
 )
 from bot.context import AppContext
+from bot.features.account import history, settings
 from bot.features.common import Record, record_and_reply, zone_of
+from bot.features.daily import command as daily
+from bot.features.help import command as help_
 from bot.features.liuren import command as cast
 from bot.features.liuyao import command as liuyao
 from bot.features.qizheng import command as qizheng
@@ -60,7 +65,7 @@ from engine.errors import EngineInputError
 
 log = logging.getLogger(__name__)
 
-MODULES = (cast, core, daily, history, liuyao, qizheng, shensha)
+MODULES = (cast, help_, settings, daily, history, liuyao, qizheng, shensha)
 
 # Engine messages that speak of CLI flags, said in chat words instead (no chat message names a flag).
 CHAT_WORDING = {

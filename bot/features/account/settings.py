@@ -1,13 +1,12 @@
-"""/start /help /lang /tz /place /settings: the user's own settings."""
+"""/lang /tz /place /settings: the user's own settings."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command, lookup, reply
 from bot.context import AppContext
 from bot.features import options as engine_options
-from bot.features.base import listed
+from bot.features.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply
 from bot.features.common import check_zone, find_city, looks_numeric, parse_coordinate, zone_of
 from bot.i18n import LANGS, N_
 from bot.msgids import FAMILIES
@@ -26,59 +25,6 @@ LANG_WORDS = {
     "classical": "lzh",
 }
 RESET_WORDS = frozenset({"reset", "default", "off", "초기화", "기본", "復", "默認", "默认"})
-
-
-def _help_rows() -> list[dict[str, Any]]:
-    return [
-        {
-            "name": spec.name,
-            "help": spec.help_msgid,
-            "usage": spec.usage_msgid,
-            "aliases": [a for a in spec.aliases if a != spec.name],
-        }
-        for spec in listed()
-    ]
-
-
-@command(
-    "start",
-    aliases=("시작", "始"),
-    help_msgid=N_("bot.help.start"),
-    usage_msgid=N_("bot.usage.start"),
-    order=14,
-)
-async def start(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    return reply("start", name=incoming.display_name or "", commands=_help_rows())
-
-
-@command(
-    "help",
-    aliases=("도움", "도움말", "助", "幫助"),
-    help_msgid=N_("bot.help.help"),
-    usage_msgid=N_("bot.usage.help"),
-    name_msgid=N_("chat.name.help"),
-    args=(ArgSpec("command", description_msgid=N_("bot.arg.help.command")),),
-    order=13,
-)
-async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    if args:
-        spec = lookup(args[0].lstrip("/／"))
-        if spec is None:
-            raise CommandError("bot.error.unknown_command", name=args[0][:32])
-        return reply(
-            "help_command",
-            name=spec.name,
-            help=spec.help_msgid,
-            usage=spec.usage_msgid,
-            aliases=list(spec.aliases),
-            # the typed choices that are words (/cast: seed 002's 類神 categories), so help lists them
-            choices={
-                a.name: list(a.choices)
-                for a in spec.args
-                if a.choices and not all(c.isascii() for c in a.choices)
-            },
-        )
-    return reply("help", commands=_help_rows())
 
 
 @command(

@@ -7,8 +7,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply
-from bot.features.base import stored_as_kind
+from bot.features.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply, stored_as_kind
 from bot.features.common import zone_of
 from bot.i18n import N_
 

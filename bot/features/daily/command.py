@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bot.commands.base import (
+from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context
+from bot.features.base import (
     ArgSpec,
     CommandError,
     Incoming,
@@ -17,7 +18,6 @@ from bot.commands.base import (
     reply,
     resolve_lang,
 )
-from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context
 from bot.features.common import OFF_WORDS, Record, record_and_reply, zone_of
 from bot.i18n import N_
 from bot.schedule_time import due_instant, next_due, parse_hhmm
