@@ -166,7 +166,7 @@ FAMILIES: dict[str, dict[str, str]] = {
         "xunkong": N_("calendar.label.xunkong"),
     },
     # the chat views (issue #13): page buttons (view.page), typed choices in /help, localized command names
-    # /settings: the groups of the settings model (bot.commands._options.GROUPS), as buttons and headings
+    # /settings: the groups of the settings model (bot.features.options.GROUPS), as buttons and headings
     "chat.settings.group": {
         "bot": N_("chat.settings.group.bot"),
         "liuren": N_("chat.settings.group.liuren"),

@@ -9,7 +9,7 @@ the typed command is (晝夜 by sunrise without a place); a press by anyone else
 (``chat.settings.not_yours``).
 
 The buttons are built from the reply alone, which is built from the settings model
-(:func:`bot.commands._options.model`): a new option or group shows up without new code here.
+(:func:`bot.features.options.model`): a new option or group shows up without new code here.
 """
 
 from __future__ import annotations
