@@ -9,7 +9,7 @@ thread hop per statement), and on PostgreSQL when one answers.
 installed (``pip install aiosqlite``; no longer a dependency). Figures: CPU µs (process time) and wall µs
 per call, for a user look-up (``get_user``) and a history write (``add_history``).
 
-``record``: ``bot.commands._common.record_and_reply`` (the stored text, the reply's context, the history write)
+``record``: ``bot.features.common.record_and_reply`` (the stored text, the reply's context, the history write)
 for the contexts of a ``/cast now``, a ``/shensha`` and a ``/liuyao`` as the commands make them (caught from one
 real dispatch of each; their caches are warm, as for every user after the first of that hour): CPU µs per call
 (process time), of which system µs (the WAL's writes and sync), and wall µs; on SQLite also the WAL written per
@@ -242,9 +242,10 @@ async def sync(tmp: str, n: int, rounds: int) -> dict[str, tuple[float, float]]:
 async def record(target: str, n: int, rounds: int = 1) -> dict[str, dict[str, float | None]]:
     """Per command of :data:`RECORDED`: CPU, system and wall µs per ``record_and_reply`` call (the commands
     alternating, ``rounds`` times), and the WAL's frames and kB per commit (SQLite)."""
-    from bot.commands import Incoming, _common, cast, dispatch, liuyao, shensha
+    from bot.commands import Incoming, cast, dispatch, liuyao, shensha
     from bot.config import Settings
     from bot.context import create_context
+    from bot.features import common as _common
 
     caught: dict[str, Any] = {}
 

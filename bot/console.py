@@ -2,7 +2,7 @@
 
 Each input line is one command (``/cast now``; the leading ``/`` may be left out); the answer is the
 ``console`` rendering of the reply. A stored cast answers with its first page and a line naming the others
-(``bot.views.PAGES``); typing a page's number or name (``2``, ``解``, ``풀이``, ``read``) then shows that page of
+(``bot.features.base.pages_of``); typing a page's number or name (``2``, ``解``, ``풀이``, ``read``) then shows that page of
 the same stored cast, read again from the history (:mod:`bot.commands.pages`). End of input (Ctrl-D),
 ``/quit`` or the stop event ends the chat.
 """

@@ -115,7 +115,7 @@ def _shensha_summary(day: str, month: str, year: str) -> dict[str, list[str]]:
 @lru_cache(maxsize=4096)
 def _liuren_view(at_iso: str, day_starts: str, options_json: str) -> ChartView:
     """The 大六壬 view model of the chart at an instant (one per chart key, see :func:`body_key`)."""
-    from bot.commands.cast import chart_view
+    from bot.features.liuren.command import chart_view
     from engine.calendar import DayStart
     from engine.liuren import Options, chart_at
 
@@ -138,7 +138,7 @@ def _liuren_view(at_iso: str, day_starts: str, options_json: str) -> ChartView:
 
 @lru_cache(maxsize=4096)
 def _liuyao_view(at_iso: str, day_starts: str, month: str, day: str) -> LiuyaoView:
-    from bot.commands.liuyao import liuyao_view
+    from bot.features.liuyao.command import liuyao_view
     from engine.calendar import DayStart
     from engine.core.cycle import Branch, GanZhi
     from engine.liuyao import build, cast_time

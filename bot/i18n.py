@@ -34,6 +34,8 @@ from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from contextvars import ContextVar
 from functools import cache, lru_cache
 from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot import korean, numerals
@@ -100,17 +102,41 @@ def read_mo(data: bytes) -> dict[str, str]:
     return out
 
 
+# Folders of compiled catalogs (``<lang>/LC_MESSAGES/*.mo``, as ``locales/``) a feature brings besides the
+# project's (``add_catalogs``: a feature package outside ``bot/``, e.g. a test's throw-away command)
+_CATALOG_FOLDERS: list[Path] = []
+
+
 @cache
 def catalog(lang: str) -> Mapping[str, str]:
-    """All messages of a language, merged over its domains (the compiled ``.mo`` files)."""
+    """All messages of a language, merged over its domains (the compiled ``.mo`` files), then those of the
+    folders :func:`add_catalogs` added (an id of the project's keeps the project's text)."""
     messages: dict[str, str] = {}
-    folder = resources.files("locales").joinpath(_check(lang), "LC_MESSAGES")
-    if not folder.is_dir():
-        return messages
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".mo"):
-            messages.update((k, v) for k, v in read_mo(entry.read_bytes()).items() if v)
+    folders: list[Traversable] = [resources.files("locales"), *_CATALOG_FOLDERS]
+    for root in folders:
+        folder = root.joinpath(_check(lang), "LC_MESSAGES")
+        if not folder.is_dir():
+            continue
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(".mo"):
+                for key, text in read_mo(entry.read_bytes()).items():
+                    if text:
+                        messages.setdefault(key, text)
     return messages
+
+
+def add_catalogs(folder: Path) -> None:
+    """Add a folder of compiled catalogs (``<lang>/LC_MESSAGES/*.mo``) to :func:`catalog`."""
+    if folder not in _CATALOG_FOLDERS:
+        _CATALOG_FOLDERS.append(folder)
+        catalog.cache_clear()
+
+
+def remove_catalogs(folder: Path) -> None:
+    """Undo :func:`add_catalogs`."""
+    if folder in _CATALOG_FOLDERS:
+        _CATALOG_FOLDERS.remove(folder)
+        catalog.cache_clear()
 
 
 class MessageFormatter(string.Formatter):
@@ -447,15 +473,35 @@ def _environment_class() -> type[jinja2.Environment]:
 
 
 @cache
+def _loader() -> jinja2.FileSystemLoader:
+    """The templates' loader, shared by every environment: ``templates/``, then the folders features add."""
+    import jinja2
+
+    return jinja2.FileSystemLoader(str(resources.files("templates")))
+
+
+def add_templates(folder: Path) -> None:
+    """Add a folder of templates (laid out as ``templates/``: ``<channel>/<view>.<ext>``), searched after
+    ``templates/`` (a feature package's own templates)."""
+    if str(folder) not in _loader().searchpath:
+        _loader().searchpath.append(str(folder))
+
+
+def remove_templates(folder: Path) -> None:
+    """Undo :func:`add_templates` (a template already loaded stays in an environment's cache)."""
+    if str(folder) in _loader().searchpath:
+        _loader().searchpath.remove(str(folder))
+
+
+@cache
 def environment(lang: str) -> jinja2.Environment:
     """A Jinja2 environment for one language (``_`` is bound to that language's catalog)."""
     import jinja2  # here: the CLI's JSON output never renders a template
     import markupsafe
 
     _check(lang)
-    root = resources.files("templates")
     env = _environment_class()(
-        loader=jinja2.FileSystemLoader(str(root)),
+        loader=_loader(),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html", "html.j2"), default_for_string=False),
         trim_blocks=True,
         lstrip_blocks=True,

@@ -25,6 +25,8 @@ DISCORD_WORDS: dict[str, str] = {
     "bot.error.private_only": N_("bot.error.private_only.discord"),
 }
 
+# ``chat.page`` (the label of each page of a stored cast) is filled in from the command specs when they
+# register (``bot.features.base.Stored.pages``)
 FAMILIES: dict[str, dict[str, str]] = {
     "argparse": {
         "ambiguous option: %(option)s could match %(matches)s": N_(
@@ -153,23 +155,6 @@ FAMILIES: dict[str, dict[str, str]] = {
         "year": N_("bot.shensha.year"),
         "yes": N_("bot.shensha.yes"),
     },
-    "bot.usage": {
-        "cast": N_("bot.usage.cast"),
-        "daily": N_("bot.usage.daily"),
-        "forget": N_("bot.usage.forget"),
-        "help": N_("bot.usage.help"),
-        "history": N_("bot.usage.history"),
-        "lang": N_("bot.usage.lang"),
-        "liuyao": N_("bot.usage.liuyao"),
-        "place": N_("bot.usage.place"),
-        "qizheng": N_("bot.usage.qizheng"),
-        "settings": N_("bot.usage.settings"),
-        "shensha": N_("bot.usage.shensha"),
-        "show": N_("bot.usage.show"),
-        "start": N_("bot.usage.start"),
-        "today": N_("bot.usage.today"),
-        "tz": N_("bot.usage.tz"),
-    },
     "calendar.label": {
         "at": N_("calendar.label.at"),
         "longitude": N_("calendar.label.longitude"),
@@ -181,24 +166,7 @@ FAMILIES: dict[str, dict[str, str]] = {
         "xunkong": N_("calendar.label.xunkong"),
     },
     # the chat views (issue #13): page buttons (view.page), typed choices in /help, localized command names
-    "chat.page": {
-        "cast.brief": N_("chat.page.cast.brief"),
-        "cast.read": N_("chat.page.cast.read"),
-        "cast.gloss": N_("chat.page.cast.gloss"),
-        "cast.trace": N_("chat.page.cast.trace"),
-        "shensha.brief": N_("chat.page.shensha.brief"),
-        "shensha.ji": N_("chat.page.shensha.ji"),
-        "shensha.xiong": N_("chat.page.shensha.xiong"),
-        "shensha.other": N_("chat.page.shensha.other"),
-        "qizheng.brief": N_("chat.page.qizheng.brief"),
-        "qizheng.houses": N_("chat.page.qizheng.houses"),
-        "qizheng.patterns": N_("chat.page.qizheng.patterns"),
-        "qizheng.daxian": N_("chat.page.qizheng.daxian"),
-        "liuyao.brief": N_("chat.page.liuyao.brief"),
-        "liuyao.verdict": N_("chat.page.liuyao.verdict"),
-        "liuyao.stars": N_("chat.page.liuyao.stars"),
-    },
-    # /settings: the groups of the settings model (bot.commands._options.GROUPS), as buttons and headings
+    # /settings: the groups of the settings model (bot.features.options.GROUPS), as buttons and headings
     "chat.settings.group": {
         "bot": N_("chat.settings.group.bot"),
         "liuren": N_("chat.settings.group.liuren"),
@@ -211,13 +179,6 @@ FAMILIES: dict[str, dict[str, str]] = {
         "use": N_("chat.help.choices.use"),
         "lang": N_("chat.help.choices.lang"),
         "confirm": N_("chat.help.choices.confirm"),
-    },
-    "chat.name": {
-        "cast": N_("chat.name.cast"),
-        "liuyao": N_("chat.name.liuyao"),
-        "qizheng": N_("chat.name.qizheng"),
-        "shensha": N_("chat.name.shensha"),
-        "help": N_("chat.name.help"),
     },
     "daily.kind": {
         "liuren": N_("daily.kind.liuren"),
@@ -640,6 +601,19 @@ FAMILIES: dict[str, dict[str, str]] = {
         "yingui=verse": N_("shensha.option.yingui=verse"),
     },
 }
+
+
+def add(family: str, code: str, message_id: str) -> None:
+    """A code of ``family`` that a command's spec names (``bot.features.base.register``: the labels of its
+    pages); a code already taken by another id is an error."""
+    codes = FAMILIES.setdefault(family, {})
+    if codes.setdefault(code, message_id) != message_id:
+        raise ValueError(f"{family} {code!r} is {codes[code]!r} already, not {message_id!r}")
+
+
+def remove(family: str, code: str) -> None:
+    """Undo :func:`add` (a test's throw-away command)."""
+    FAMILIES.get(family, {}).pop(code, None)
 
 
 def msgid(family: str, code: object) -> str:

@@ -11,22 +11,22 @@ coordinates, zone, options, birth data, the cast history — are *private-only* 
 Replies that are fine in a group but would carry a saved coordinate (a ``/cast`` with true solar time,
 which uses the saved longitude) lose it through :func:`public_context`.
 
-Plain values only (no import of the command layer), so ``bot.commands.dispatch`` can call it.
+Which commands are private-only their specs say (``CommandSpec.private_only``, read from the registry of
+:mod:`bot.features.base`: no import of the command layer, so ``bot.commands.dispatch`` can call it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
-# /history /show: the cast history; /settings /place /tz: saved options, coordinates, zone;
-# /qizheng: birth data (saved, or typed) and the saved place; /forget: the user's data (counts).
-PRIVATE_ONLY: Final = frozenset({"history", "show", "settings", "place", "tz", "qizheng", "forget"})
+from bot.features.base import lookup
 
 
 def private_only(command: str) -> bool:
     """Does ``/command`` show the caller's own data (so it must not be answered in a group)?"""
-    return command in PRIVATE_ONLY
+    spec = lookup(command)
+    return spec is not None and spec.private_only
 
 
 def refuse_in_public(command: str, chat_kind: str, private_reply: bool) -> bool:
@@ -47,4 +47,4 @@ def public_context(context: Mapping[str, Any]) -> Mapping[str, Any]:
     return context
 
 
-__all__ = ["PRIVATE_ONLY", "answer_privately", "private_only", "public_context", "refuse_in_public"]
+__all__ = ["answer_privately", "private_only", "public_context", "refuse_in_public"]

@@ -16,13 +16,16 @@ import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping
 from functools import cache, lru_cache, partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
 from bot.bounded import BoundedCache
-from bot.commands.base import Reply
+from bot.features.base import Extras, Reply, stored_as_view
+from bot.features.base import first_page as first_page  # the adapters' names
+from bot.features.base import pages_of as pages_of
+from bot.features.liuren.view import reading_glossary
 from bot.i18n import (
     environment,
     gettext,
@@ -35,10 +38,6 @@ from bot.i18n import (
 )
 from bot.jsonio import FROZEN, text_of
 from bot.sanitize import clean
-from engine.core.cycle import Branch
-
-if TYPE_CHECKING:
-    from engine.shensha import StarDef
 
 CHANNELS = ("telegram", "discord", "console")
 _EXT = {"telegram": "html.j2", "discord": "md.j2", "console": "txt.j2"}
@@ -163,7 +162,7 @@ def channel_environment(lang: str, channel: str) -> jinja2.Environment:
     # ``macros(name)`` (``bot.i18n.environment``) of this environment: the macros escaped for the channel
     env.globals = {
         **env.globals,
-        "reading_gloss": _reading_glossary,
+        "reading_gloss": reading_glossary,
         "rendered_reading": lambda readings: rendered_reading(lang, channel, readings),
         "rows": lambda name, items, fields, when=None: rendered_rows(
             lang, channel, name, items, fields, when
@@ -248,7 +247,7 @@ def _render_reading(
         f"liuren/reading.{_READING_EXT.get(channel, 'txt')}.j2"
     )
     with terms_given(before if before is not None else ()) as given:
-        text = template.render(readings=readings, gloss=_reading_glossary(lang), channel=channel, lang=lang)
+        text = template.render(readings=readings, gloss=reading_glossary(lang), channel=channel, lang=lang)
     return text, given or set()
 
 
@@ -361,165 +360,42 @@ def template_name(view: str, channel: str) -> str:
     return f"{channel}/{view}.{_EXT[channel]}"
 
 
-@cache
-def _reading_glossary(lang: str) -> Mapping[str, Any]:
-    """The reading glossary, with the closing sentence the 課格 entries share said once.
-
-    Seed 002 ends every 雜格 entry with the same sentence (「視所乘何神、視所屬何煞、所臨何煞定其吉凶」);
-    a reply listing several 課格 would repeat it after each. The sentence is found in the data (the last
-    sentence most entries end with) and given as ``pattern_formula``; each entry that had it keeps its
-    meaning without it and ``shared: True``.
-    """
-    from engine.liuren.reading import glossary
-
-    entries: dict[str, Any] = dict(glossary(lang))
-    closing = Counter(
-        _last_sentence(v["meaning"])
-        for k, v in entries.items()
-        if k.startswith("pattern.") and v.get("meaning")
-    )
-    formula, count = closing.most_common(1)[0] if closing else ("", 0)
-    if not formula or count < 2:
-        return entries
-    for key, entry in list(entries.items()):
-        meaning = entry.get("meaning") if key.startswith("pattern.") else None
-        if meaning and meaning.endswith(formula) and meaning != formula:
-            entries[key] = {**entry, "meaning": meaning.removesuffix(formula), "shared": True}
-    entries["pattern_formula"] = formula
-    return entries
-
-
-def _last_sentence(text: str) -> str:
-    """The last sentence of a Classical Chinese text (ended by 。), with its 。."""
-    sentences = [s for s in text.split("。") if s]
-    return sentences[-1] + "。" if sentences and text.endswith("。") else ""
-
-
-def _liuren_gloss(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
-    """The glossary the 大六壬 reading partials (``templates/liuren/reading.*``) look texts up in."""
-    return {"gloss": _reading_glossary(lang)} if context.get("readings") else {}
-
-
-def _shensha_meanings(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
-    """Each star's meaning (in ``lang``) and nature 吉/凶 (None: neither), from its definition (seed 000/002)."""
-    rows = context.get("stars") or ()
-    meanings, natures, counts, positions = _star_natures(lang, tuple(row["id"] for row in rows))
-    month = context.get("month")
-    # seed 000's four seasons 寅卯辰 巳午未 申酉戌 亥子丑 (as bot.cli.shensha.SEASONS)
-    season = "春夏秋冬"[((Branch.from_char(month) - Branch.YIN) % 12) // 3] if month else None
-    return {
-        "star_meaning": meanings,
-        "star_nature": natures,
-        "season": season,
-        "nature_counts": counts,
-        "stars_of_nature": {nature: [rows[i] for i in at] for nature, at in positions},
-    }
-
-
-@lru_cache(maxsize=256)
-def _star_natures(
-    lang: str, ids: tuple[str, ...]
-) -> tuple[
-    dict[str, str], dict[str, str | None], dict[str, int], tuple[tuple[str | None, tuple[int, ...]], ...]
-]:
-    """(meaning by id, nature by id, the counts 吉 / 凶 / neither, the positions of the stars of each nature)
-    of a star list: what the pages count and list, computed once per list (≈ 170 stars: Jinja's
-    select/selectattr tests over them were most of rendering a 神煞 reply; the look-ups, most of the rest).
-    The same for every ``/shensha`` of that hour, so cached; shared values: never mutate them."""
-    from engine.shensha import star
-
-    meanings: dict[str, str] = {}
-    natures: dict[str, str | None] = {}
-    for star_id in ids:
-        definition = star(star_id)
-        meanings[star_id] = definition.meaning.get(lang) or ""
-        natures[star_id] = definition.nature
-    of_nature: dict[str | None, list[int]] = {}
-    for i, star_id in enumerate(ids):
-        of_nature.setdefault(natures[star_id], []).append(i)
-    values = list(natures.values())
-    counts = {
-        "ji": values.count("吉"),
-        "xiong": values.count("凶"),
-        "other": sum(1 for v in values if v not in ("吉", "凶")),
-    }
-    return meanings, natures, counts, tuple((k, tuple(v)) for k, v in of_nature.items())
-
-
-@cache
-def _star_named(name: str) -> StarDef:
-    """``engine.shensha.star`` of a star's name, remembered: a name (not an id) is found by a scan of every
-    definition (≈ 10 µs; a /liuyao reply names ≈ 20). The names are the data's, so the cache is bounded."""
-    from engine.shensha import star
-
-    return star(name)
-
-
-def _liuyao_stars(lang: str, context: Mapping[str, Any]) -> dict[str, Any]:
-    """The 神煞 of the moving lines (000:223 「各伺其動，不動則不伺也」), grouped 吉 · 凶 · neither: each star once,
-    with the lines it falls on (bottom first) and its meaning in ``lang`` (seed 000 / 002 definitions)."""
-    found: dict[str, list[int]] = {}
-    for line in sorted(context.get("lines") or (), key=lambda ln: ln["line"]):
-        if not line.get("moving"):  # rows stored before #19 kept the 神煞 of every line
-            continue
-        for name in line.get("marks") or ():
-            found.setdefault(name, []).append(line["line"])
-    groups: dict[str | None, list[dict[str, Any]]] = {"吉": [], "凶": [], None: []}
-    for name, lines in found.items():
-        definition = _star_named(name)
-        nature = definition.nature if definition.nature in groups else None
-        groups[nature].append({"name": name, "lines": lines, "meaning": definition.meaning.get(lang) or ""})
-    return {"moving_stars": [{"nature": k, "stars": v} for k, v in groups.items() if v]}
-
-
-# Language-dependent data a view needs besides its stored context (kept out of the history rows).
-VIEW_EXTRAS: dict[str, Callable[[str, Mapping[str, Any]], Mapping[str, Any]]] = {
-    "cast": _liuren_gloss,
-    "shensha": _shensha_meanings,
-    "liuyao": _liuyao_stars,
-}
-
-# Pages that read none of their view's extras (StrictUndefined: a page that did would fail, never render wrong):
-# the 神煞 of the moving lines are the 六爻 stars page's (and the whole view's), not every /liuyao reply's.
-NO_EXTRAS = frozenset({"liuyao_brief", "liuyao_verdict"})
-
-# The pages of a stored cast (issue #13): the first is the reply, the others one tap away. A page is the
-# template ``<view>_<page>`` (``full``: the view's own template) rendered from the stored history row.
-PAGES: Mapping[str, tuple[str, ...]] = {
-    "cast": ("brief", "read", "gloss", "trace"),
-    "shensha": ("brief", "ji", "xiong", "other"),
-    "qizheng": ("brief", "houses", "patterns", "daxian"),
-    "liuyao": ("brief", "verdict", "stars"),  # 卦 · 斷 · 神煞 (issue #19)
-}
-
-
-def pages_of(view: str) -> tuple[str, ...]:
-    """The pages of ``view`` (empty: a one-page view)."""
-    return PAGES.get(view, ())
-
-
-def first_page(view: str) -> str | None:
-    """The page a fresh reply of ``view`` shows, or None for a one-page view."""
-    pages = pages_of(view)
-    return pages[0] if pages else None
-
-
-_TITLES = {
-    "cast": "bot.cast.title",
-    "shensha": "bot.shensha.title",
-    "qizheng": "bot.qizheng.title",
-    "liuyao": "bot.liuyao.title",
-}
+# The pages of a stored cast (issue #13) are its command's (``Stored.pages``): the first is the reply, the
+# others one tap away. A page is the template ``<view>_<page>`` (``full``: the view's own template) rendered
+# from the stored history row. ``pages_of`` and ``first_page`` are the registry's (bot.features.base).
 
 
 def page_title(reply: Reply) -> tuple[str, str]:
     """(title, footer) of a stored cast shown as an embed: the view's title with its number, and the
     options it was cast with (``templates/chat/footer.txt.j2``)."""
-    title = gettext(reply.lang, _TITLES.get(reply.view, "bot.cast.title"))
+    title = view_title(reply.lang, reply.view)
     number = reply.context.get("no")
     env = channel_environment(reply.lang, "console")
     footer = env.get_template("chat/footer.txt.j2").render(**dict(reply.context), view=reply.view)
     return (f"{title} · #{number}" if number else title), " ".join(footer.split())
+
+
+def extras_of(view: str, page: str | None = None) -> Extras | None:
+    """The language-dependent data ``view`` needs besides its stored context (``Stored.extras``; kept out of
+    the history rows), or None — also for a page that reads none (``Page.extras``; StrictUndefined: a page that
+    did would fail, never render wrong)."""
+    spec = stored_as_view(view)
+    stored = spec.stored if spec is not None else None
+    if stored is None or stored.extras is None:
+        return None
+    if page is not None and any(p.name == page and not p.extras for p in stored.pages):
+        return None
+    return stored.extras
+
+
+def view_title(lang: str, view: str) -> str:
+    """The title of a stored cast of ``view``: its command's title, else the command's own name."""
+    spec = stored_as_view(view)
+    if spec is None:
+        return view
+    if spec.stored is not None and spec.stored.title_msgid:
+        return gettext(lang, spec.stored.title_msgid)
+    return "/" + spec.name
 
 
 def page_view(view: str, page: str | None) -> str:
@@ -580,7 +456,7 @@ def _render_split(reply: Reply, channel: str, page: str | None, view: str) -> st
     key = (reply.lang, channel, body_view, before, content or b"")
     found = _BODIES.find(key) if content is not None else None
     if found is None:
-        extra = VIEW_EXTRAS.get(reply.view)
+        extra = extras_of(reply.view)
         if extra:
             shared.update(extra(reply.lang, shared))
         with terms_given(before) as given:
@@ -602,7 +478,7 @@ def render(reply: Reply, channel: str, page: str | None = None) -> str:
             text = _render_split(reply, channel, page, view)
         else:
             template = _view_template(reply.lang, channel, view)
-            extra = VIEW_EXTRAS.get(reply.view) if view not in NO_EXTRAS else None
+            extra = extras_of(reply.view, page)
             context = {**dict(reply.context), **(extra(reply.lang, reply.context) if extra else {})}
             text = _lines(reply.lang, template.render(**context, view=reply.view, channel=channel, page=page))
     return _BLANKS.sub("\n\n", text).strip("\n")

@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bot.app import create_context  # noqa: E402
-from bot.commands import COMMANDS, Incoming, dispatch  # noqa: E402
+from bot.commands import Incoming, dispatch, load_commands  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.views import CHANNELS, render  # noqa: E402
 from tests.fakes.clock import ManualClock  # noqa: E402
@@ -40,7 +40,7 @@ CITY = {"ko": "서울", "lzh": "首爾"}
 CHAT: tuple[tuple[str, str, bool], ...] = (
     ("/start", "private", True),
     ("/help", "private", True),
-    *((f"/help {name}", "private", True) for name in COMMANDS),
+    *((f"/help {name}", "private", True) for name in load_commands()),
     ("/cast now", "private", True),
     ("/cast 庚辰 8", "private", True),
     ("/cast now 天文", "private", True),

@@ -1,13 +1,17 @@
-"""The transport-free command layer: one parser and registry for Telegram, Discord and the console.
+"""The transport-free command layer: one dispatcher and registry for Telegram, Discord and the console.
 
-A command is an async function registered with :func:`~bot.commands.base.command`::
+A command lives in its feature package (``bot/features/<family>/``, docs/adding-a-command.md): an async
+function registered with :func:`~bot.features.base.command`::
 
     @command("cast", aliases=("점",), help_msgid="bot.help.cast",
              args=(ArgSpec("when", "string", required=False, description_msgid="bot.arg.cast.when"),))
     async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply: ...
 
-The command modules are imported below, statically: adding a module means adding it to that import. They
-import their types from :mod:`bot.commands.base`, never from this package, so nothing imports in a circle.
+The command modules of the feature packages are imported below, statically: adding a module means adding it
+to that import and to :data:`MODULES` (whose order is the commands' order: :func:`load_commands`). They import
+from ``bot.features.*``, never from this package, so nothing imports in a circle. Here besides: the pages of
+a stored cast (:mod:`.pages`), the settings buttons (:mod:`.setting_buttons`) and Discord's autocomplete
+(:mod:`.complete`), for the adapters.
 Handlers raise :class:`CommandError` (a message id of the catalogs) or ``EngineInputError`` for bad input;
 :func:`dispatch` turns both into an ``error`` reply and never raises for user errors.
 
@@ -22,9 +26,9 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import replace
+from types import MappingProxyType
 
 from bot import metrics, privacy
-from bot.commands import cast, core, daily, history, liuyao, qizheng, shensha
 from bot.commands.base import (
     COMMANDS,
     ECHO_LIMIT,
@@ -32,24 +36,36 @@ from bot.commands.base import (
     CommandError,
     CommandSpec,
     Incoming,
+    Page,
     Reply,
+    Stored,
     caller,
     command,
     error_reply,
     lang_of,
     lookup,
+    register,
     reply,
     resolve_lang,
     split_command,
+    unregister,
 )
 from bot.context import AppContext
+from bot.features.account import history, settings
+from bot.features.common import Record, record_and_reply, zone_of
+from bot.features.daily import command as daily
+from bot.features.help import command as help_
+from bot.features.liuren import command as cast
+from bot.features.liuyao import command as liuyao
+from bot.features.qizheng import command as qizheng
+from bot.features.shensha import command as shensha
 from bot.msgids import N_
 from bot.sanitize import clean
 from engine.errors import EngineInputError
 
 log = logging.getLogger(__name__)
 
-MODULES = (cast, core, daily, history, liuyao, qizheng, shensha)
+MODULES = (cast, help_, settings, daily, history, liuyao, qizheng, shensha)
 
 # Engine messages that speak of CLI flags, said in chat words instead (no chat message names a flag).
 CHAT_WORDING = {
@@ -60,8 +76,12 @@ CHAT_WORDING = {
 
 
 def load_commands() -> Mapping[str, CommandSpec]:
-    """Every registered command (the modules of :data:`MODULES` registered theirs on import)."""
-    return COMMANDS
+    """Every registered command, in the order of :data:`MODULES` (then each module's own order; a command
+    registered from elsewhere last) whichever module was imported first: Telegram's command menu, Discord's
+    list and the samples keep it."""
+    rank = {module.__name__: i for i, module in enumerate(MODULES)}
+    ordered = sorted(COMMANDS.values(), key=lambda spec: rank.get(spec.handler.__module__, len(rank)))
+    return MappingProxyType({spec.name: spec for spec in ordered})
 
 
 async def dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
@@ -144,14 +164,21 @@ __all__ = [
     "CommandError",
     "CommandSpec",
     "Incoming",
+    "Page",
+    "Record",
     "Reply",
+    "Stored",
     "caller",
     "command",
     "dispatch",
     "error_reply",
     "load_commands",
+    "record_and_reply",
     "lookup",
+    "register",
     "reply",
     "resolve_lang",
     "split_command",
+    "unregister",
+    "zone_of",
 ]

@@ -13,9 +13,8 @@ import re
 from dataclasses import dataclass
 
 from bot import privacy
-from bot.commands.base import Reply
 from bot.context import AppContext
-from bot.views import pages_of
+from bot.features.base import Reply, pages_of
 
 DATA_LIMIT = 64  # bytes: Telegram's callback_data (Discord's custom_id allows 100)
 _DATA = re.compile(r"^p:([^:\s]{1,40}):(\d{1,9}):([a-z]{1,8})$")

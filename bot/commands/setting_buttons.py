@@ -9,7 +9,7 @@ the typed command is (晝夜 by sunrise without a place); a press by anyone else
 (``chat.settings.not_yours``).
 
 The buttons are built from the reply alone, which is built from the settings model
-(:func:`bot.commands._options.model`): a new option or group shows up without new code here.
+(:func:`bot.features.options.model`): a new option or group shows up without new code here.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.commands import _options as model
 from bot.commands.base import Reply
+from bot.features import options as model
 from bot.i18n import gettext
 
 DATA_LIMIT = 64  # bytes: Telegram's callback_data (Discord's custom_id allows 100)

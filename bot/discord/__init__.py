@@ -236,7 +236,7 @@ class SikpanClient(discord.AutoShardedClient):
         callback.__dict__["__signature__"] = inspect.Signature(params)
         callback.__dict__["__discord_app_commands_param_description__"] = descriptions
         command: app_commands.Command[Any, ..., Any] = app_commands.Command(
-            name=app_commands.locale_str(spec.name, msgid=FAMILIES["chat.name"].get(spec.name, "")),
+            name=app_commands.locale_str(spec.name, msgid=spec.name_msgid),
             description=app_commands.locale_str(
                 _describe(lang, spec.help_msgid, spec.name), msgid=spec.help_msgid
             ),

@@ -157,7 +157,7 @@ async def test_liuren_school_option_changes_the_chart_options(say):
 
 
 async def test_unexpected_failure_is_an_internal_error_not_an_exception(say, monkeypatch, caplog):
-    import bot.commands.cast as cast_module
+    import bot.features.liuren.command as cast_module
 
     def boom(*args, **kwargs):
         raise RuntimeError("engine bug")
@@ -187,10 +187,9 @@ async def test_admin_only_commands_in_groups(ctx):
         )
         assert ok.view == "help"
     finally:
-        from bot.commands.base import _ALIASES, _REGISTRY
+        from bot.commands import unregister
 
-        _REGISTRY.pop("zz_admin_probe", None)
-        _ALIASES.pop("zz_admin_probe", None)
+        unregister("zz_admin_probe")
 
 
 async def test_help_lists_every_visible_command_and_per_command_help(say):
@@ -248,7 +247,7 @@ async def test_qizheng_uses_the_place_given_or_stored(say):
 
 
 async def test_cast_takes_a_leishen_category_for_the_reading(say):
-    from bot.commands.cast import split_category
+    from bot.features.liuren.command import split_category
 
     assert split_category(("庚辰", "9", "천문")) == (("庚辰", "9"), "天文")
     assert split_category(("now", "tianwen")) == (("now",), "天文")
@@ -261,7 +260,7 @@ async def test_cast_takes_a_leishen_category_for_the_reading(say):
 
 
 async def test_engine_school_options_are_validated_and_applied(say, ctx):
-    from bot.commands import _options
+    from bot.features import options as _options
 
     assert _options.fields("liuyao") and _options.fields("qizheng")
     assert (await say("/settings liuyao.earth_changsheng 寅")).view == "settings"

@@ -1,4 +1,4 @@
-"""``bot.commands.liuyao.liuyao_view`` reads the view off the reading's objects (issue #18): for every cast (the
+"""``bot.features.liuyao.command.liuyao_view`` reads the view off the reading's objects (issue #18): for every cast (the
 4096 of six lines 6/7/8/9), on days of every branch and stem and in months of every branch, with and without a
 用神, it equals the view built from the reading's JSON contract (``Reading.to_json``), as it was built before —
 value, types and key order (a reply is read back from its JSON, a daily reading renders the view as it is).
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.commands.liuyao import liuyao_view, verdict_view
+from bot.features.liuyao.command import liuyao_view, verdict_view
 from engine.core.cycle import Branch, GanZhi
 from engine.liuyao import Reading, build, cast_manual
 from engine.liuyao.chart import Options

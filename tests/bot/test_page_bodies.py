@@ -22,7 +22,7 @@ def reference_render(reply, channel: str, page: str) -> str:
     """The page's own template (``{% include head %}{% include body %}``) rendered in one go, no cache."""
     view = views.page_view(reply.view, page)
     template = views.channel_environment(reply.lang, channel).get_template(f"console/{view}.txt.j2")
-    extra = views.VIEW_EXTRAS[reply.view](reply.lang, reply.context)
+    extra = views.extras_of(reply.view)(reply.lang, reply.context)
     with one_reply():
         text = template.render(
             **{**dict(reply.context), **extra}, view=reply.view, channel=channel, page=page
@@ -142,7 +142,7 @@ async def test_a_head_that_does_not_end_its_line_is_typeset_with_its_body(ctx, m
 
     monkeypatch.setattr(views, "_view_template", template)
     body = real(reply.lang, "console", "cast_brief_body")
-    extra = views.VIEW_EXTRAS["cast"](reply.lang, reply.context)
+    extra = views.extras_of("cast")(reply.lang, reply.context)
     with one_reply():
         whole = head.render(**reply.context) + body.render(
             **{**dict(reply.context), **extra}, view="cast", channel="console", page="brief"

@@ -7,9 +7,9 @@ from datetime import datetime
 import pytest
 
 from bot.commands import COMMANDS, CommandError, lookup, split_command
-from bot.commands._common import parse_branch, parse_ganzhi, parse_local_datetime
-from bot.commands.cast import parse_cast_args
-from bot.commands.shensha import parse_shensha_args
+from bot.features.common import parse_branch, parse_ganzhi, parse_local_datetime
+from bot.features.liuren.command import parse_cast_args
+from bot.features.shensha.command import parse_shensha_args
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
 

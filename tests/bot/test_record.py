@@ -22,7 +22,7 @@ from bot import jsonio
 from bot.commands import Incoming, dispatch
 from bot.commands import cast as cast_command
 from bot.commands import shensha as shensha_command
-from bot.commands._common import parse_branch, parse_ganzhi
+from bot.features.common import parse_branch, parse_ganzhi
 from bot.pictures import source as picture_source
 
 # every view that record_and_reply answers (cast in each of its modes, liuyao, shensha, qizheng, daily)

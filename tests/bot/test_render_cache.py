@@ -1,4 +1,4 @@
-"""The cached 大六壬 reading (issue #18): the view model's reading and verdict per 課 (``bot.commands.cast``) and
+"""The cached 大六壬 reading (issue #18): the view model's reading and verdict per 課 (``bot.features.liuren.command``) and
 the rendered reading partial per (language, channel, readings) (``bot.views.rendered_reading``).
 
 References are computed without any cache: the engine called on the chart with its instant, and the
@@ -33,7 +33,7 @@ def reference_render(reply, channel: str) -> str:
     env = views.channel_environment(reply.lang, channel)
     body = source.replace("{{ rendered_reading(readings) }}", INCLUDE)
     template = env.from_string(f'{{% include "console/cast_head.txt.j2" %}}\n{body}')
-    context = {**dict(reply.context), **views.VIEW_EXTRAS["cast"](reply.lang, reply.context)}
+    context = {**dict(reply.context), **views.extras_of("cast")(reply.lang, reply.context)}
     with one_reply():
         text = template.render(**context, view="cast", channel=channel, page=None)
     text = "\n".join(line.rstrip() for line in clean(typeset(reply.lang, text)).split("\n"))

@@ -250,7 +250,7 @@ async def test_macros_give_the_page_the_import_gives(ctx):
     and channel (and the CLI's environment), what it renders with ``{% import name as m %}`` instead."""
     from bot.cli import shensha as cli_shensha
     from bot.commands import Incoming, dispatch
-    from bot.views import VIEW_EXTRAS, channel_environment
+    from bot.views import channel_environment, extras_of
     from engine.core.cycle import Branch, GanZhi
     from engine.shensha import evaluate
 
@@ -270,7 +270,7 @@ async def test_macros_give_the_page_the_import_gives(ctx):
                 envs.append(environment(reply.lang))
             for env in envs:
                 source = env.loader.get_source(env, page)[0]
-                context = {**reply.context, **VIEW_EXTRAS[view](reply.lang, reply.context)}
+                context = {**reply.context, **extras_of(view)(reply.lang, reply.context)}
                 context.update(view=view, channel="console", page=None, nature="吉")
                 if page.startswith("shensha/"):  # the CLI's page of the stars: the CLI's context
                     context = cli_shensha.view(evaluate(GanZhi.parse("甲子"), month=Branch.YIN), reply.lang)

@@ -54,7 +54,7 @@ def reference_render(reply, channel: str, page: str) -> str:
         )
     )
     template = env.get_template(f"console/shensha_{page}.txt.j2")
-    extras = views.VIEW_EXTRAS["shensha"](reply.lang, reply.context)
+    extras = views.extras_of("shensha")(reply.lang, reply.context)
     context = {**dict(reply.context), **extras}
     with one_reply():
         text = template.render(**context, view="shensha", channel=channel, page=page)
@@ -68,7 +68,7 @@ async def test_shensha_pages_are_what_the_old_templates_gave(ctx, text, lang):
     reply = await dispatch(Incoming("telegram", "1", "1", text, lang_hint=lang), ctx)
     assert reply.view == "shensha", reply
     assert reply.context.get("stars")
-    counts = views.VIEW_EXTRAS["shensha"](reply.lang, reply.context)["nature_counts"]
+    counts = views.extras_of("shensha")(reply.lang, reply.context)["nature_counts"]
     assert counts["ji"] > 0 and counts["xiong"] > 0  # the counts are not all zero: the check means something
     for channel in views.CHANNELS:  # no channel has pages of its own: each renders the console's
         for page in views.pages_of("shensha"):

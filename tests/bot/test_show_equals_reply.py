@@ -1,4 +1,4 @@
-"""A fresh cast's reply equals what ``/show N`` makes of the stored row (``bot.commands._common.
+"""A fresh cast's reply equals what ``/show N`` makes of the stored row (``bot.features.common.
 record_and_reply``, issue #18: its JSON through ``bot.jsonio``): the context value for value (a tuple or a non-string
 key of a view model would read back as a list or a string), and the text of every page on every channel, in
 both languages and after the caches are warm."""

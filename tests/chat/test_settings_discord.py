@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands import _options, pages, setting_buttons
+from bot.commands import pages, setting_buttons
+from bot.features import options as _options
 from bot.i18n import gettext
 from tests.chat.test_discord_pages import _buttons, _press
 from tests.conftest import discord_bot

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands import _options, setting_buttons
+from bot.commands import setting_buttons
+from bot.features import options as _options
 from bot.views import render
 
 DISCORD_SNOWFLAKE = "1" * 19  # the longest owner id a button names

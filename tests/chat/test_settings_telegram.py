@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands import _options, setting_buttons
+from bot.commands import setting_buttons
+from bot.features import options as _options
 from bot.i18n import gettext
 from tests.adapters.conftest import running, tg_settings
 from tests.chat.test_telegram_pages import _ask, _buttons, _press

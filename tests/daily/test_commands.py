@@ -151,7 +151,7 @@ async def test_console_subscription_says_where_readings_are_delivered(say):
 
 
 @pytest.mark.parametrize(
-    "first", ["bot.views", "bot.daily", "bot.scheduler", "bot.app", "bot.commands.daily"]
+    "first", ["bot.views", "bot.daily", "bot.scheduler", "bot.app", "bot.features.daily.command"]
 )
 def test_commands_register_whatever_is_imported_first(first):
     # a fresh interpreter: whichever module comes first, every command module is imported and registered

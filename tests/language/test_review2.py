@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.commands.base import Reply
-from bot.commands.liuyao import liuyao_view
+from bot.features.liuyao.command import liuyao_view
 from bot.views import render
 from engine.core.cycle import Branch, GanZhi
 from engine.liuyao import build, cast_manual

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from bot.app import create_context
 from bot.commands import COMMANDS, Incoming, Reply, dispatch, lookup, split_command
 from bot.config import Settings
-from bot.privacy import PRIVATE_ONLY
+from bot.privacy import private_only
 from bot.sanitize import clean
 from bot.sending import split_discord, split_telegram_html, utf16_len
 from bot.views import CHANNELS, render
@@ -118,7 +118,7 @@ def check(incoming: Incoming, answer: Reply) -> list[str]:
     spec = lookup(parsed[0]) if parsed else None
     if (
         spec is not None
-        and spec.name in PRIVATE_ONLY
+        and private_only(spec.name)
         and incoming.chat_kind != "private"
         and not incoming.private_reply
         and not (answer.view == "error" and answer.context.get("code") in ("bot.error.private_only",))

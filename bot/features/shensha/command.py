@@ -8,7 +8,9 @@ from types import MappingProxyType
 from typing import Any
 
 from bot import jsonio
-from bot.commands._common import (
+from bot.context import AppContext
+from bot.features.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command
+from bot.features.common import (
     NOW_WORDS,
     Record,
     fmt_local,
@@ -17,10 +19,9 @@ from bot.commands._common import (
     record_and_reply,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command
-from bot.context import AppContext
+from bot.features.shensha.model import GroupedStarsView, GroupView, ShenshaInputs, ShenshaView, StarView
+from bot.features.shensha.view import meanings
 from bot.i18n import N_
-from bot.viewmodels import GroupedStarsView, GroupView, ShenshaInputs, ShenshaView, StarView
 from engine.calendar import four_pillars
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi, Stem
 from engine.shensha import ShenshaResult, evaluate
@@ -113,10 +114,32 @@ def stars_of(
     return written["stars"].value, groups, MappingProxyType(written)
 
 
+def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
+    """/history's line of a 神煞 cast: its day and month (characters)."""
+    return {"day": context.get("day"), "month": context.get("month")}
+
+
 @command(
     "shensha",
     aliases=("신살", "神煞", "神殺"),
     help_msgid=N_("bot.help.shensha"),
+    usage_msgid=N_("bot.usage.shensha"),
+    name_msgid=N_("chat.name.shensha"),
+    order=1,
+    stored=Stored(
+        kind="shensha",
+        view="shensha",
+        summary=history_summary,
+        line="chat/history_shensha.txt.j2",
+        title_msgid=N_("bot.shensha.title"),
+        pages=(
+            Page("brief", N_("chat.page.shensha.brief")),
+            Page("ji", N_("chat.page.shensha.ji")),
+            Page("xiong", N_("chat.page.shensha.xiong")),
+            Page("other", N_("chat.page.shensha.other")),
+        ),
+        extras=meanings,
+    ),
     args=(
         ArgSpec("day", "string", required=False, description_msgid=N_("bot.arg.shensha.day")),
         ArgSpec("month", "string", required=False, description_msgid=N_("bot.arg.shensha.month")),

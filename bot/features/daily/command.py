@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bot.commands._common import OFF_WORDS, Record, record_and_reply, zone_of
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply, resolve_lang
 from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context, subscription_moment
+from bot.features.base import (
+    ArgSpec,
+    CommandError,
+    Incoming,
+    Reply,
+    Stored,
+    caller,
+    command,
+    reply,
+    resolve_lang,
+)
+from bot.features.common import OFF_WORDS, Record, record_and_reply, zone_of
 from bot.i18n import N_
 from bot.schedule_time import due_instant, next_due, parse_hhmm
 from bot.storage import DailyStore, Subscription
@@ -84,8 +95,10 @@ def _can_change(incoming: Incoming) -> None:
     "daily",
     aliases=("매일", "每日", "일일"),
     help_msgid=N_("bot.help.daily"),
+    usage_msgid=N_("bot.usage.daily"),
     args=(ArgSpec("setting", "string", required=False, description_msgid=N_("bot.arg.daily.setting")),),
     admin_in_groups=True,
+    order=4,
 )
 async def daily(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     store = DailyStore(ctx.storage)
@@ -185,7 +198,20 @@ async def today_moment(incoming: Incoming, ctx: AppContext) -> Moment:
     return Moment.of(due_instant(local_today, DEFAULT_TIME, zone), zone.key, "liuren", day_starts, options)
 
 
-@command("today", aliases=("오늘", "今日"), help_msgid=N_("bot.help.today"))
+def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
+    """/history's line of a /today reading: the day's 干支 and which reading it carried."""
+    body = context.get("body") or {}
+    return {"day": (body.get("pillars") or {}).get("day"), "reading": body.get("kind")}
+
+
+@command(
+    "today",
+    aliases=("오늘", "今日"),
+    help_msgid=N_("bot.help.today"),
+    usage_msgid=N_("bot.usage.today"),
+    order=5,
+    stored=Stored(kind="daily", view="daily", summary=history_summary, line="chat/history_daily.txt.j2"),
+)
 async def today(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     moment = await today_moment(incoming, ctx)
     context = daily_context(moment)

@@ -10,27 +10,30 @@ only with their consent").
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.commands import _options as engine_options
-from bot.commands._common import (
+from bot.context import AppContext
+from bot.features import options as engine_options
+from bot.features.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command, reply
+from bot.features.common import (
     Record,
+    find_city,
     fmt_local,
     fmt_offset,
+    looks_numeric,
+    parse_coordinate,
     parse_local_datetime,
     record_and_reply,
     resolve_local,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply
-from bot.commands.core import _looks_numeric, find_city, parse_coordinate
-from bot.context import AppContext
+from bot.features.qizheng.model import BodyView, QizhengView
 from bot.i18n import N_
 from bot.pictures import source as picture_source
-from bot.viewmodels import BodyView, QizhengView
 from engine.errors import EngineInputError
 from engine.qizheng import QizhengChart, natal_chart, xian_on
 
@@ -106,7 +109,7 @@ def parse_qizheng_args(args: tuple[str, ...]) -> QizhengArgs:
         raise CommandError("bot.error.qizheng_usage")
     if not place:
         return QizhengArgs(when, save=save, on=on)
-    if _looks_numeric(place[0]):
+    if looks_numeric(place[0]):
         if len(place) > 2:
             raise CommandError("bot.error.qizheng_usage")
         lon = parse_coordinate(place[0], 180.0)
@@ -174,10 +177,33 @@ def qizheng_view(data: dict[str, Any]) -> QizhengView:
     }
 
 
+def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
+    """/history's line of a 七政四餘 chart: the year and the 命宮."""
+    return {"year": context.get("year"), "ming": context.get("ming_gong")}
+
+
 @command(
     "qizheng",
     aliases=("칠정", "七政", "칠정사여"),
     help_msgid=N_("bot.help.qizheng"),
+    usage_msgid=N_("bot.usage.qizheng"),
+    name_msgid=N_("chat.name.qizheng"),
+    private_only=True,  # birth data (saved, or typed) and the saved place
+    order=3,
+    stored=Stored(
+        kind="qizheng",
+        view="qizheng",
+        summary=history_summary,
+        line="chat/history_qizheng.txt.j2",
+        title_msgid=N_("bot.qizheng.title"),
+        pages=(
+            Page("brief", N_("chat.page.qizheng.brief")),
+            Page("houses", N_("chat.page.qizheng.houses")),
+            Page("patterns", N_("chat.page.qizheng.patterns")),
+            Page("daxian", N_("chat.page.qizheng.daxian")),
+        ),
+        picture="qizheng",
+    ),
     args=(ArgSpec("when", "string", required=False, description_msgid=N_("bot.arg.qizheng.when")),),
 )
 async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:

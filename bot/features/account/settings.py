@@ -1,17 +1,15 @@
-"""/start /help /lang /tz /place /settings: the user's own settings."""
+"""/lang /tz /place /settings: the user's own settings."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from bot.commands import _options as engine_options
-from bot.commands._common import check_zone, zone_of
-from bot.commands.base import COMMANDS, ArgSpec, CommandError, Incoming, Reply, caller, command, lookup, reply
 from bot.context import AppContext
+from bot.features import options as engine_options
+from bot.features.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply
+from bot.features.common import check_zone, find_city, looks_numeric, parse_coordinate, zone_of
 from bot.i18n import LANGS, N_
-from bot.msgids import FAMILIES, msgid
-from engine.qizheng.places import find_place
+from bot.msgids import FAMILIES
 
 LANG_WORDS = {
     "ko": "ko",
@@ -29,84 +27,14 @@ LANG_WORDS = {
 RESET_WORDS = frozenset({"reset", "default", "off", "초기화", "기본", "復", "默認", "默认"})
 
 
-def _help_rows() -> list[dict[str, Any]]:
-    rows = []
-    for spec in sorted(COMMANDS.values(), key=lambda s: _ORDER.get(s.name, 99)):
-        if spec.hidden:
-            continue
-        rows.append(
-            {
-                "name": spec.name,
-                "help": spec.help_msgid,
-                "usage": msgid("bot.usage", spec.name),
-                "aliases": [a for a in spec.aliases if a != spec.name],
-            }
-        )
-    return rows
-
-
-_ORDER = {
-    name: i
-    for i, name in enumerate(
-        (
-            "cast",
-            "shensha",
-            "liuyao",
-            "qizheng",
-            "daily",
-            "today",
-            "history",
-            "show",
-            "lang",
-            "tz",
-            "place",
-            "settings",
-            "forget",
-            "help",
-            "start",
-        )
-    )
-}
-
-
-@command("start", aliases=("시작", "始"), help_msgid=N_("bot.help.start"))
-async def start(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    return reply("start", name=incoming.display_name or "", commands=_help_rows())
-
-
-@command(
-    "help",
-    aliases=("도움", "도움말", "助", "幫助"),
-    help_msgid=N_("bot.help.help"),
-    args=(ArgSpec("command", description_msgid=N_("bot.arg.help.command")),),
-)
-async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    if args:
-        spec = lookup(args[0].lstrip("/／"))
-        if spec is None:
-            raise CommandError("bot.error.unknown_command", name=args[0][:32])
-        return reply(
-            "help_command",
-            name=spec.name,
-            help=spec.help_msgid,
-            usage=msgid("bot.usage", spec.name),
-            aliases=list(spec.aliases),
-            # the typed choices that are words (/cast: seed 002's 類神 categories), so help lists them
-            choices={
-                a.name: list(a.choices)
-                for a in spec.args
-                if a.choices and not all(c.isascii() for c in a.choices)
-            },
-        )
-    return reply("help", commands=_help_rows())
-
-
 @command(
     "lang",
     aliases=("언어", "語"),
     help_msgid=N_("bot.help.lang"),
+    usage_msgid=N_("bot.usage.lang"),
     args=(ArgSpec("lang", required=False, description_msgid=N_("bot.arg.lang.lang"), choices=LANGS),),
     ephemeral=True,
+    order=8,
 )
 async def lang(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     user = await caller(incoming, ctx)
@@ -127,8 +55,11 @@ async def lang(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
     "tz",
     aliases=("시간대", "時區"),
     help_msgid=N_("bot.help.tz"),
+    usage_msgid=N_("bot.usage.tz"),
     args=(ArgSpec("zone", description_msgid=N_("bot.arg.tz.zone"), complete="zone"),),
     ephemeral=True,
+    private_only=True,
+    order=9,
 )
 async def tz(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     if args:
@@ -149,38 +80,25 @@ async def tz(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Repl
     )
 
 
-def parse_coordinate(text: str, limit: float) -> float:
-    """``126.98``, ``126.98E``, ``74W``, ``37.5°N`` → signed degrees within ±limit."""
-    s = text.strip().upper().replace("°", "")
-    sign = 1.0
-    if s and s[-1] in "EWNS":
-        sign = -1.0 if s[-1] in "WS" else 1.0
-        s = s[:-1]
-    try:
-        value = float(s) * sign
-    except ValueError:
-        raise CommandError("bot.error.bad_place", value=text[:30]) from None
-    if not math.isfinite(value) or abs(value) > limit:
-        raise CommandError("bot.error.bad_place", value=text[:30])
-    return round(value, 4)
-
-
 @command(
     "place",
     aliases=("장소", "지역", "地"),
     help_msgid=N_("bot.help.place"),
+    usage_msgid=N_("bot.usage.place"),
     args=(
         ArgSpec("longitude", "string", description_msgid=N_("bot.arg.place.longitude"), complete="place"),
         ArgSpec("latitude", "string", description_msgid=N_("bot.arg.place.latitude")),
     ),
     ephemeral=True,
+    private_only=True,
+    order=10,
 )
 async def place(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     tz_hint: str | None = None
     if args:
         if args[0].strip().lower() in RESET_WORDS:
             await ctx.storage.update_user(incoming.user_key, longitude=None, latitude=None, place_name=None)
-        elif _looks_numeric(args[0]):
+        elif looks_numeric(args[0]):
             if len(args) > 2:
                 raise CommandError("bot.error.bad_place", value=" ".join(args)[:30])
             lon = parse_coordinate(args[0], 180.0)
@@ -207,27 +125,6 @@ async def place(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
         changed=bool(args),
         city=city_view,
     )
-
-
-def find_city(name: str) -> dict[str, Any]:
-    """A city of the 七政四餘 engine's place table by name (서울, 首爾, Seoul …): its names and coordinates.
-
-    ``EngineInputError`` (error.qizheng.unknown_place) for a name not in the table.
-    """
-    city = find_place(name)
-    return {
-        "name": city.name,
-        "ko": city.ko,
-        "zh": city.zh,
-        "tz": city.tz,
-        "lon": round(city.lon, 4),
-        "lat": round(city.lat, 4),
-    }
-
-
-def _looks_numeric(text: str) -> bool:
-    s = text.strip().upper().replace("°", "").rstrip("EWNS")
-    return bool(s) and s.lstrip("+-").replace(".", "", 1).isdigit()
 
 
 # ---- /settings ------------------------------------------------------------------------------------------
@@ -271,11 +168,14 @@ def _group_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     "settings",
     aliases=("설정", "設"),
     help_msgid=N_("bot.help.settings"),
+    usage_msgid=N_("bot.usage.settings"),
     args=(
         ArgSpec("option", description_msgid=N_("bot.arg.settings.option")),
         ArgSpec("value", description_msgid=N_("bot.arg.settings.value")),
     ),
     ephemeral=True,
+    private_only=True,
+    order=11,
 )
 async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     """``/settings`` (everything), ``/settings liuren`` (one group), ``/settings liuren.daynight`` (one option

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bot import jsonio
 from bot.bounded import BoundedCache
-from bot.commands import _options as engine_options
-from bot.commands._common import (
+from bot.context import AppContext
+from bot.features import options as engine_options
+from bot.features.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command
+from bot.features.common import (
     NOW_WORDS,
     Record,
     fmt_local,
@@ -24,10 +26,17 @@ from bot.commands._common import (
     resolve_local,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command
-from bot.context import AppContext
+from bot.features.liuren.model import (
+    BoardCell,
+    CastView,
+    ChartView,
+    LessonView,
+    PillarsView,
+    TransmissionView,
+    WhenView,
+)
+from bot.features.liuren.view import gloss
 from bot.i18n import N_, term
-from bot.viewmodels import BoardCell, CastView, ChartView, LessonView, PillarsView, TransmissionView, WhenView
 from engine.calendar import DayStart, four_pillars
 from engine.core.cycle import Branch, GanZhi
 from engine.liuren import Chart, build_chart, chart_at, chart_for_ju, leishen, reading
@@ -255,10 +264,35 @@ def reading_and_verdict(
     return cached.readings, cached.verdict
 
 
+def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
+    """/history's line of a 大六壬 cast: its day, 局 and 三傳 (characters)."""
+    trans = context.get("transmissions") or []
+    first = "".join(t.get("branch", "") for t in trans) or None
+    return {"day": context.get("day"), "ju": context.get("ju"), "first": first}
+
+
 @command(
     "cast",
     aliases=("점", "과", "六壬", "육임", "占"),
     help_msgid=N_("bot.help.cast"),
+    usage_msgid=N_("bot.usage.cast"),
+    name_msgid=N_("chat.name.cast"),
+    order=0,
+    stored=Stored(
+        kind="cast",
+        view="cast",
+        summary=history_summary,
+        line="chat/history_cast.txt.j2",
+        title_msgid=N_("bot.cast.title"),
+        pages=(
+            Page("brief", N_("chat.page.cast.brief")),
+            Page("read", N_("chat.page.cast.read")),
+            Page("gloss", N_("chat.page.cast.gloss")),
+            Page("trace", N_("chat.page.cast.trace")),
+        ),
+        picture="cast",
+        extras=gloss,
+    ),
     args=(
         ArgSpec("when", "string", required=False, description_msgid=N_("bot.arg.cast.when")),
         # 類神 categories of seed 002 (天文 … 飛潛動植): a trailing word of the command line (split_category)

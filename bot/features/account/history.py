@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from bot.commands._common import zone_of
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply
+from bot.features.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply, stored_as_kind
+from bot.features.common import zone_of
 from bot.i18n import N_
 
 if TYPE_CHECKING:
@@ -36,33 +36,27 @@ def _number(text: str) -> int:
 
 
 def summary(kind: str, context: Mapping[str, Any]) -> dict[str, Any]:
-    """What a cast was, in characters only (the template localizes the labels)."""
-    if kind == "cast":
-        return {"day": context.get("day"), "ju": context.get("ju"), "first": _first_branch(context)}
-    if kind == "liuyao":
-        main, changed = context.get("main") or {}, context.get("changed") or {}
-        return {"main": main.get("name"), "changed": changed.get("name")}
-    if kind == "shensha":
-        return {"day": context.get("day"), "month": context.get("month")}
-    if kind == "qizheng":
-        return {"year": context.get("year"), "ming": context.get("ming_gong")}
-    if kind == "daily":  # /today: the day's 干支 and which reading it carried
-        body = context.get("body") or {}
-        return {"day": (body.get("pillars") or {}).get("day"), "reading": body.get("kind")}
-    return {}
+    """What a cast was, in characters only (the template localizes the labels): its command's
+    ``Stored.summary`` (empty for a kind no command stores any more)."""
+    stored = stored_as_kind(kind)
+    return stored.summary(context) if stored is not None and stored.summary is not None else {}
 
 
-def _first_branch(context: Mapping[str, Any]) -> str | None:
-    trans = context.get("transmissions") or []
-    return "".join(t.get("branch", "") for t in trans) or None
+def _line(kind: str) -> str:
+    """The template of the tail of a row's line in /history ("" for none)."""
+    stored = stored_as_kind(kind)
+    return stored.line if stored is not None else ""
 
 
 @command(
     "history",
     aliases=("기록", "記錄", "录"),
     help_msgid=N_("bot.help.history"),
+    usage_msgid=N_("bot.usage.history"),
     args=(ArgSpec("before", "integer", description_msgid=N_("bot.arg.history.before")),),
     ephemeral=True,
+    private_only=True,
+    order=6,
 )
 async def history(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     before = _number(args[0]) if args else None
@@ -78,6 +72,7 @@ async def history(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
             "command": e.command,
             "created_at": _local(e.created_at, zone),
             "summary": summary(e.kind, e.context),
+            "line": _line(e.kind),
         }
         for e in entries
     ]
@@ -89,7 +84,10 @@ async def history(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
     "show",
     aliases=("보기", "示"),
     help_msgid=N_("bot.help.show"),
+    usage_msgid=N_("bot.usage.show"),
     args=(ArgSpec("number", "integer", required=True, description_msgid=N_("bot.arg.show.number")),),
+    private_only=True,
+    order=7,
 )
 async def show(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     if len(args) != 1:
@@ -109,8 +107,11 @@ CONFIRM_WORDS = frozenset({"yes", "confirm", "예", "네", "확인", "是", "諾
     "forget",
     aliases=("삭제", "忘"),
     help_msgid=N_("bot.help.forget"),
+    usage_msgid=N_("bot.usage.forget"),
     args=(ArgSpec("confirm", description_msgid=N_("bot.arg.forget.confirm"), choices=("yes",)),),
     ephemeral=True,
+    private_only=True,
+    order=12,
 )
 async def forget(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     if not args:

@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.commands._common import parse_bool
-from bot.commands.base import CommandError
+from bot.features.base import CommandError
+from bot.features.common import parse_bool
 from bot.i18n import DEFAULT_LANG, catalog
 from bot.storage import UserSettings
 from engine.core.cycle import Branch, Stem

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from bot.commands import _options as engine_options
-from bot.commands._common import (
+from bot.context import AppContext
+from bot.features import options as engine_options
+from bot.features.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command
+from bot.features.common import (
     NOW_WORDS,
     Record,
     fmt_local,
@@ -14,11 +17,10 @@ from bot.commands._common import (
     record_and_reply,
     zone_of,
 )
-from bot.commands.base import ArgSpec, CommandError, Incoming, Reply, caller, command
-from bot.commands.cast import time_options
-from bot.context import AppContext
+from bot.features.liuren.command import time_options
+from bot.features.liuyao.model import JudgmentView, LineView, LiuyaoView
+from bot.features.liuyao.view import moving_stars
 from bot.i18n import N_
-from bot.viewmodels import JudgmentView, LineView, LiuyaoView
 from engine.calendar import DayStart, four_pillars
 from engine.liuyao import Reading, build, cast_coins, cast_manual, cast_time
 from engine.liuyao.analysis import rule
@@ -192,10 +194,34 @@ def liuyao_view(reading: Reading) -> LiuyaoView:
     }
 
 
+def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
+    """/history's line of a 六爻 cast: its hexagram and the one it changes to."""
+    main, changed = context.get("main") or {}, context.get("changed") or {}
+    return {"main": main.get("name"), "changed": changed.get("name")}
+
+
 @command(
     "liuyao",
     aliases=("육효", "六爻", "괘", "卦"),
     help_msgid=N_("bot.help.liuyao"),
+    usage_msgid=N_("bot.usage.liuyao"),
+    name_msgid=N_("chat.name.liuyao"),
+    order=2,
+    stored=Stored(
+        kind="liuyao",
+        view="liuyao",
+        summary=history_summary,
+        line="chat/history_liuyao.txt.j2",
+        title_msgid=N_("bot.liuyao.title"),
+        # 卦 · 斷 · 神煞 (issue #19); the 神煞 of the moving lines are the stars page's (and the whole view's)
+        pages=(
+            Page("brief", N_("chat.page.liuyao.brief"), extras=False),
+            Page("verdict", N_("chat.page.liuyao.verdict"), extras=False),
+            Page("stars", N_("chat.page.liuyao.stars")),
+        ),
+        picture="liuyao",
+        extras=moving_stars,
+    ),
     args=(
         # how to cast (coins: 擲錢, time: 時起); a typed line (6 digits) in ``lines`` is a manual cast instead
         ArgSpec("method", description_msgid=N_("chat.arg.liuyao.method"), choices=("coins", "time")),

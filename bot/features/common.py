@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -10,13 +11,14 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot import jsonio
-from bot.commands.base import CommandError, Incoming, Reply, reply
 from bot.context import AppContext
+from bot.features.base import CommandError, Incoming, Reply, reply
 from bot.pictures import source as picture_source
 from bot.storage import JsonText, UserSettings
 from bot.zones import zone_or_none
 from engine.calendar import resolve_local as calendar_resolve_local
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
+from engine.qizheng.places import find_place
 
 # Hangul readings of the stems and branches (as in locales/ko/terms/core.json); 신 is 辛 as a stem, 申 as a
 # branch, so a two-syllable 간지 is read by position.
@@ -176,3 +178,43 @@ def parse_bool(value: str, name: str) -> bool:
     if v in OFF_WORDS:
         return False
     raise CommandError("bot.error.bad_bool", name=name, value=value[:20])
+
+
+# ---- places: /place and /qizheng ------------------------------------------------------------------------
+
+
+def parse_coordinate(text: str, limit: float) -> float:
+    """``126.98``, ``126.98E``, ``74W``, ``37.5°N`` → signed degrees within ±limit."""
+    s = text.strip().upper().replace("°", "")
+    sign = 1.0
+    if s and s[-1] in "EWNS":
+        sign = -1.0 if s[-1] in "WS" else 1.0
+        s = s[:-1]
+    try:
+        value = float(s) * sign
+    except ValueError:
+        raise CommandError("bot.error.bad_place", value=text[:30]) from None
+    if not math.isfinite(value) or abs(value) > limit:
+        raise CommandError("bot.error.bad_place", value=text[:30])
+    return round(value, 4)
+
+
+def find_city(name: str) -> dict[str, Any]:
+    """A city of the 七政四餘 engine's place table by name (서울, 首爾, Seoul …): its names and coordinates.
+
+    ``EngineInputError`` (error.qizheng.unknown_place) for a name not in the table.
+    """
+    city = find_place(name)
+    return {
+        "name": city.name,
+        "ko": city.ko,
+        "zh": city.zh,
+        "tz": city.tz,
+        "lon": round(city.lon, 4),
+        "lat": round(city.lat, 4),
+    }
+
+
+def looks_numeric(text: str) -> bool:
+    s = text.strip().upper().replace("°", "").rstrip("EWNS")
+    return bool(s) and s.lstrip("+-").replace(".", "", 1).isdigit()

@@ -1,0 +1,62 @@
+"""/start /help: what the bot can do, from the registry (each command's help, usage, aliases and order)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.context import AppContext
+from bot.features.base import ArgSpec, CommandError, Incoming, Reply, command, listed, lookup, reply
+from bot.i18n import N_
+
+
+def _help_rows() -> list[dict[str, Any]]:
+    return [
+        {
+            "name": spec.name,
+            "help": spec.help_msgid,
+            "usage": spec.usage_msgid,
+            "aliases": [a for a in spec.aliases if a != spec.name],
+        }
+        for spec in listed()
+    ]
+
+
+@command(
+    "start",
+    aliases=("시작", "始"),
+    help_msgid=N_("bot.help.start"),
+    usage_msgid=N_("bot.usage.start"),
+    order=14,
+)
+async def start(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    return reply("start", name=incoming.display_name or "", commands=_help_rows())
+
+
+@command(
+    "help",
+    aliases=("도움", "도움말", "助", "幫助"),
+    help_msgid=N_("bot.help.help"),
+    usage_msgid=N_("bot.usage.help"),
+    name_msgid=N_("chat.name.help"),
+    args=(ArgSpec("command", description_msgid=N_("bot.arg.help.command")),),
+    order=13,
+)
+async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    if args:
+        spec = lookup(args[0].lstrip("/／"))
+        if spec is None:
+            raise CommandError("bot.error.unknown_command", name=args[0][:32])
+        return reply(
+            "help_command",
+            name=spec.name,
+            help=spec.help_msgid,
+            usage=spec.usage_msgid,
+            aliases=list(spec.aliases),
+            # the typed choices that are words (/cast: seed 002's 類神 categories), so help lists them
+            choices={
+                a.name: list(a.choices)
+                for a in spec.args
+                if a.choices and not all(c.isascii() for c in a.choices)
+            },
+        )
+    return reply("help", commands=_help_rows())
