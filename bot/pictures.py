@@ -17,7 +17,7 @@ queue pictures: admission (``bot.admission``) refuses a flooding user before any
 
 A row the engines can no longer cast (stored by an older version, an option that was removed) has no
 picture: :func:`render` answers None and the reply goes out as text, as before pictures existed. The
-daily reading's picture is :func:`bot.daily.picture`.
+daily reading's picture is :func:`bot.features.daily.reading.picture`.
 """
 
 from __future__ import annotations

@@ -67,8 +67,9 @@ from typing import Any, Protocol
 from bot import metrics, pictures
 from bot.config import install_redaction
 from bot.context import AppContext, Clock
-from bot.daily import DailyRenderer, Moment, join_parts, subscription_moment
-from bot.daily import picture as daily_picture
+from bot.daily import DailyRenderer, join_parts
+from bot.features.daily.reading import Moment, subscription_moment
+from bot.features.daily.reading import picture as daily_picture
 from bot.i18n import gettext
 from bot.limits import limiter_of
 from bot.sending import (
@@ -117,7 +118,7 @@ class Transport(Protocol):
 
 async def reading_picture(ctx: AppContext, sub: Subscription, moment: Moment | None) -> bytes | None:
     """The picture of the day's 課 (or 卦) for a subscription, when its owner's ``daily_picture`` setting is
-    on (the default; ``/settings daily_picture off``). Drawn once per shared body (:func:`bot.daily.picture`),
+    on (the default; ``/settings daily_picture off``). Drawn once per shared body (:func:`bot.features.daily.reading.picture`),
     on the event loop like every picture (:mod:`bot.pictures`); a picture that cannot be drawn leaves the
     reading as text."""
     if moment is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bot import pictures
 from bot.context import AppContext
-from bot.daily import Moment
+from bot.features.daily.reading import Moment
 from bot.scheduler import reading_picture
 from bot.sending import BeforeRequest, SendOutcome
 from bot.storage import Subscription

@@ -14,15 +14,14 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
-from bot.daily import (
+from bot.daily import DailyRenderer, render_daily
+from bot.features.daily.reading import (
     KINDS,
-    DailyRenderer,
     Moment,
     body_context,
     daily_context,
     daily_reply,
     head_context,
-    render_daily,
 )
 from bot.views import render
 from engine.core.cycle import GanZhi

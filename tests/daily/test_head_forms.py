@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.daily import HeadForms, Moment, head_context, render_head
+from bot.daily import HeadForms, render_head
+from bot.features.daily.reading import Moment, head_context
 
 ZONES = (
     "Asia/Seoul",

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bot.daily import DEFAULT_TIME, Moment, check_moment, daily_context, subscription_moment
 from bot.features.base import (
     ArgSpec,
     CommandError,
@@ -19,6 +18,7 @@ from bot.features.base import (
     resolve_lang,
 )
 from bot.features.common import OFF_WORDS, Record, record_and_reply, zone_of
+from bot.features.daily.reading import DEFAULT_TIME, Moment, check_moment, daily_context, subscription_moment
 from bot.i18n import N_
 from bot.schedule_time import due_instant, next_due, parse_hhmm
 from bot.storage import DailyStore, Subscription

@@ -1,5 +1,5 @@
 """The view model of 神煞 (``/shensha``): what its command hands its templates (``Reply.context``) and what
-``/history`` stores (JSON values; see :mod:`bot.viewmodels`)."""
+``/history`` stores (JSON values: characters, numbers, booleans, lists)."""
 
 from __future__ import annotations
 
