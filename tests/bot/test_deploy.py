@@ -137,7 +137,7 @@ def test_the_floors_are_the_lower_bounds_of_pyproject(tmp_path):
         floors.floors(project)
     # The project's own: every floor has a bound and tests that exist.
     assert set(floors.REQUIRED) <= floors.floors().keys()
-    assert all((ROOT / path).exists() for path in floors.test_paths(floors.floors()))
+    assert all((ROOT / path).exists() for path in floors.paths_of(floors.floors()))
 
 
 def test_the_floors_venv_pins_the_floors_and_caps_the_rest():
