@@ -82,3 +82,66 @@ def test_ci_readme_and_docker_install_from_the_constraints():
     assert all("pip install -c constraints.txt" in c for c in commands)
     assert "'.[all]'" in commands[0] and "-e '.[test]'" in commands[1]
     assert "test-command" in (ROOT / ".ci" / "run").read_text()
+
+
+def _floors_script():  # scripts/floors.py, the floors job .ci/run starts
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("floors", ROOT / "scripts" / "floors.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ci_runs_the_floors_job_after_the_test_command():
+    text = (ROOT / ".ci" / "run").read_text()
+    assert text.index('bash -c "$cmd"') < text.index("python3 scripts/floors.py")
+
+
+def test_the_floors_are_the_lower_bounds_of_pyproject(tmp_path):
+    import pytest
+
+    floors = _floors_script()
+    project = tmp_path / "pyproject.toml"
+
+    def write(dependencies: list[str], extras: dict[str, list[str]]) -> None:
+        lines = [
+            "[project]",
+            'name = "sikpan"',
+            f"dependencies = {dependencies!r}",
+            "[project.optional-dependencies]",
+        ]
+        lines += [f"{extra} = {items!r}" for extra, items in extras.items()]
+        project.write_text("\n".join(lines) + "\n")
+
+    named = ["Pillow>=11.2", "jinja2 >= 3.1.4", "aiosqlite>=0.21; sys_platform != 'win32'"]
+    chat = {"telegram": ["python-telegram-bot[socks]>=22.1,<23"], "discord": ["discord.py>=2.5,<3"]}
+    tools = {"test": ["sikpan[all]", "pytest>=8", "not-a-runtime-thing>=1"]}
+    write([*named, "skyfield==1.55"], {**chat, "all": ["sikpan[telegram,discord]"], **tools})
+    assert floors.floors(project) == {
+        "pillow": "11.2",
+        "jinja2": "3.1.4",
+        "aiosqlite": "0.21",
+        "python-telegram-bot": "22.1",
+        "discord-py": "2.5",
+    }
+    write(named, {"telegram": ["python-telegram-bot<23"], "discord": ["discord.py>=2.5"]})
+    with pytest.raises(SystemExit, match="python-telegram-bot has no '>=' bound"):
+        floors.floors(project)
+    write(named[1:], chat)
+    with pytest.raises(SystemExit, match="not declared in pyproject.toml: pillow"):
+        floors.floors(project)
+    write([*named, "left-pad>=1.0"], chat)
+    with pytest.raises(SystemExit, match="name the tests that use left-pad"):
+        floors.floors(project)
+    # The project's own: every floor has a bound and tests that exist.
+    assert set(floors.REQUIRED) <= floors.floors().keys()
+    assert all((ROOT / path).exists() for path in floors.paths_of(floors.floors()))
+
+
+def test_the_floors_venv_pins_the_floors_and_caps_the_rest():
+    floors = _floors_script()
+    constraints = "# generated\nPillow==13.1.0\nnumpy==2.4.6\ndiscord.py==2.7.1\n"
+    out = floors.constraints_with({"pillow": "11.0", "discord-py": "2.4"}, constraints)
+    assert out.splitlines() == ["numpy<=2.4.6", "pillow==11.0", "discord-py==2.4"]
