@@ -10,7 +10,7 @@ them). What the adapters put here is described by small protocols, not by their 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from bot.admission import Admission
 from bot.config import Settings
 from bot.limits import Limiter
-from bot.sending import DiscordSender, TelegramSender
+from bot.sending import DiscordSender, SendOutcome
 from bot.storage import Storage
 
 # fn(platform, chat_id, reason) / fn(platform, old_id, new_id), sync or async
@@ -62,6 +62,22 @@ class TelegramApplication(Protocol):
     def bot_data(self) -> Any: ...
 
 
+class TelegramSending(Protocol):
+    """What the scheduler uses of the Telegram sender (:class:`bot.telegram.sender.TelegramSender`)."""
+
+    def send(
+        self,
+        chat_id: int | str,
+        text: str,
+        *,
+        chat_kind: str = ...,
+        before_request: Callable[[], Awaitable[bool]] | None = ...,
+        photo: bytes | None = ...,
+        caption: str | None = ...,
+        filename: str = ...,
+    ) -> Awaitable[SendOutcome]: ...
+
+
 class DiscordClient(Protocol):
     """What the scheduler reads of the running discord.py client."""
 
@@ -78,7 +94,7 @@ class AppContext:
     # the one admission gate of the process (bot.admission): every adapter checks it before any work
     admission: Admission = field(default_factory=Admission)
     # set by the adapters when they are built (bot.telegram.build_application, bot.discord.build_client)
-    telegram_sender: TelegramSender | None = None
+    telegram_sender: TelegramSending | None = None
     telegram_application: TelegramApplication | None = None
     discord_sender: DiscordSender | None = None
     discord_client: DiscordClient | None = None

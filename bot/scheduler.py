@@ -66,21 +66,17 @@ from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 
 from bot import metrics, pictures
-from bot.config import install_redaction
 from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, Moment, join_parts
 from bot.daily import picture as daily_picture
 from bot.i18n import gettext
-from bot.limits import limiter_of
 from bot.sending import (
     TELEGRAM_CAPTION_LIMIT,
     BeforeRequest,
     SendOutcome,
-    TelegramSender,
     fit_caption,
     visible_len,
 )
-from bot.startup import start_telegram
 from bot.storage import DailyStore, Subscription, utc_iso
 from engine.errors import EngineInputError
 
@@ -148,7 +144,7 @@ async def reading_picture(ctx: AppContext, sub: Subscription, moment: Moment | N
 
 
 class TelegramTransport:
-    """Sends through the adapter's :class:`bot.sending.TelegramSender` (its pacing and error policy)."""
+    """Sends through the adapter's :class:`bot.telegram.sender.TelegramSender` (its pacing and error policy)."""
 
     platform = "telegram"
     channel = "telegram"
@@ -893,7 +889,7 @@ class DeliveryWorker:
 
 async def run_worker(ctx: AppContext, stop: asyncio.Event, **options: Any) -> None:
     """Entry point of the ``worker`` role: send queued daily readings until ``stop`` (needs
-    ``SIKPAN_REDIS_URL``). Telegram sends go through a :class:`bot.sending.TelegramSender` of this process
+    ``SIKPAN_REDIS_URL``). Telegram sends go through a :class:`bot.telegram.sender.TelegramSender` of this process
     (no polling) with the shared Redis budgets; ``options`` go to :func:`bot.queue.run_queue_worker`."""
     url = ctx.settings.redis_url
     if not url:
@@ -924,27 +920,14 @@ async def start_senders(ctx: AppContext) -> Any:
     token = ctx.settings.telegram_token
     if not token or ctx.telegram_sender is not None:
         return None  # no Telegram, or its adapter runs in this process (role all): its sender serves
-    from telegram import Bot  # python-telegram-bot: only with a Telegram token
+    from bot.telegram.sender import start_sender  # python-telegram-bot: only with a Telegram token
 
-    from bot.telegram.request import AiohttpRequest  # the bot's transport (as the adapter's)
-
-    install_redaction([token])
-    base_url = ctx.settings.telegram_api_base_url
-    request = AiohttpRequest(connection_pool_size=64, pool_timeout=30.0)
-    bot = Bot(token, base_url=base_url, request=request)
-    await start_telegram(bot.initialize, request.shutdown, attempts=ctx.settings.start_attempts)
     store = DailyStore(ctx.storage)
 
     async def on_migrated(platform: str, old: str, new: str) -> None:
         await store.migrate_chat(platform, old, new)
 
-    ctx.telegram_sender = TelegramSender(
-        bot,
-        on_migrated=on_migrated,
-        limiter=limiter_of(ctx),
-        overall_rate=ctx.settings.telegram_send_rate,
-    )
-    return bot
+    return await start_sender(ctx, on_migrated)
 
 
 def daily_queue(ctx: AppContext) -> JobQueue | None:

@@ -243,7 +243,7 @@ def test_menu_descriptions_come_from_the_catalogs(lang):
 
 async def test_group_admin_status_comes_from_get_chat_member(tg, tmp_path):
     from bot.app import create_context
-    from bot.telegram.updates import Update, parse_update
+    from telegram import Update
 
     ctx = await create_context(tg_settings(tg, str(tmp_path / "db.sqlite")))
     app = tgmod.build_application(ctx, tg.token, tg.base_url)
@@ -256,9 +256,7 @@ async def test_group_admin_status_comes_from_get_chat_member(tg, tmp_path):
 
         def update(user_id: int, text: str = "/daily 07:00") -> Update:
             data = tg.make_update(text, chat_id=group, chat_type="supergroup", user_id=user_id)
-            parsed = parse_update(data)
-            assert parsed is not None
-            return parsed
+            return Update.de_json(data, app.bot)
 
         assert await adapter.is_admin(update(5)) is True
         assert await adapter.is_admin(update(6)) is True
@@ -267,8 +265,7 @@ async def test_group_admin_status_comes_from_get_chat_member(tg, tmp_path):
         assert incoming.chat_kind == "group" and incoming.user_is_admin is False
         # private chats never ask
         before = len([c for c in tg.calls if c.method == "getChatMember"])
-        private = parse_update(tg.make_update("/daily 07:00", chat_id=8))
-        assert private is not None
+        private = Update.de_json(tg.make_update("/daily 07:00", chat_id=8), app.bot)
         assert (await adapter.incoming(private, "/daily 07:00")).user_is_admin is True
         assert len([c for c in tg.calls if c.method == "getChatMember"]) == before
     await ctx.close()
