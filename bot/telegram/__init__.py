@@ -30,6 +30,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import logging
 import re
@@ -807,7 +808,10 @@ async def poll(app: AnyApplication, stop: asyncio.Event, *, timeout: int = 10) -
         state.holding = True
         try:
             if app.updater.running:
-                await app.updater.stop()  # the poll in flight is cut (its confirming call held)
+                # the poll in flight is cut (its confirming call held); a polling task that ended with a
+                # refused token raises it here again: reported below
+                with contextlib.suppress(InvalidToken):
+                    await app.updater.stop()
             if app.running:
                 await app.stop()  # every update taken is handled
         finally:

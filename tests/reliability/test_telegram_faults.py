@@ -1,4 +1,5 @@
-"""Telegram fault scenarios through the fake Bot API and the real python-telegram-bot ``Bot``.
+"""Telegram fault scenarios through the fake Bot API and the real python-telegram-bot ``Bot`` on its
+default transport (``HTTPXRequest``), as the bot sends.
 
 #12.3 a send is retried only when Telegram provably did not perform it: a lost answer or a read timeout
 after the request was written is *maybe sent* (``uncertain``) and never sent again.
@@ -13,10 +14,9 @@ import logging
 
 import pytest
 import telegram
-from telegram.request import BaseRequest, HTTPXRequest
+from telegram.request import HTTPXRequest
 
-from bot.sending import TelegramSender
-from bot.telegram.request import AiohttpRequest
+from bot.telegram.sender import TelegramSender
 from tests.fakes.telegram import FakeTelegram
 
 
@@ -26,15 +26,8 @@ async def tg():
         yield fake
 
 
-@pytest.fixture(params=["aiohttp", "httpx"])
-def transport(request: pytest.FixtureRequest) -> str:
-    """Each scenario through the bot's transport (``bot.telegram.request``) and PTB's default (httpx)."""
-    return str(request.param)
-
-
-def _bot(transport: str, base_url: str, token: str, read_timeout: float = 0.5) -> telegram.Bot:
-    kind = AiohttpRequest if transport == "aiohttp" else HTTPXRequest
-    request: BaseRequest = kind(
+def _bot(base_url: str, token: str, read_timeout: float = 0.5) -> telegram.Bot:
+    request = HTTPXRequest(
         read_timeout=read_timeout, write_timeout=2.0, connect_timeout=1.0, pool_timeout=1.0
     )
     return telegram.Bot(token, base_url=base_url, request=request)
@@ -44,9 +37,9 @@ def _send_calls(tg: FakeTelegram, chat_id: int) -> list:
     return [c for c in tg.calls if c.method == "sendMessage" and str(c.params.get("chat_id")) == str(chat_id)]
 
 
-async def test_a_lost_answer_is_uncertain_and_never_produces_a_second_message(transport, tg, caplog):
+async def test_a_lost_answer_is_uncertain_and_never_produces_a_second_message(tg, caplog):
     tg.lose_response("sendMessage", chat_id=61)  # Telegram sends the message, the answer is lost
-    async with _bot(transport, tg.base_url, tg.token) as bot:
+    async with _bot(tg.base_url, tg.token) as bot:
         sender = TelegramSender(bot, backoff=0.01)
         with caplog.at_level(logging.ERROR, logger="bot.sending"):
             outcome = await sender.send(61, "<b>갑자</b> 하루")
@@ -58,9 +51,9 @@ async def test_a_lost_answer_is_uncertain_and_never_produces_a_second_message(tr
     assert any(r.levelno == logging.ERROR and "61" in r.getMessage() for r in caplog.records)
 
 
-async def test_a_read_timeout_after_the_request_was_written_is_not_resent(transport, tg):
+async def test_a_read_timeout_after_the_request_was_written_is_not_resent(tg):
     tg.lose_response("sendMessage", chat_id=62, delay=1.5)  # the answer comes after the client gave up
-    async with _bot(transport, tg.base_url, tg.token, read_timeout=0.3) as bot:
+    async with _bot(tg.base_url, tg.token, read_timeout=0.3) as bot:
         sender = TelegramSender(bot, backoff=0.01)
         outcome = await sender.send(62, "하루")
         await asyncio.sleep(1.6)  # any resend would have arrived by now
@@ -68,19 +61,19 @@ async def test_a_read_timeout_after_the_request_was_written_is_not_resent(transp
     assert len(_send_calls(tg, 62)) == 1 and len(tg.sent_to(62)) == 1
 
 
-async def test_an_error_envelope_is_provably_unsent_and_is_retried(transport, tg):
+async def test_an_error_envelope_is_provably_unsent_and_is_retried(tg):
     # a 500 whose body is the Bot API's {"ok": false} envelope: the method was not performed
     tg.fail("sendMessage", 500, "Internal Server Error: restart", chat_id=63, times=2)
-    async with _bot(transport, tg.base_url, tg.token) as bot:
+    async with _bot(tg.base_url, tg.token) as bot:
         outcome = await TelegramSender(bot, backoff=0.01).send(63, "하루")
     assert outcome.ok
     assert [c.status for c in _send_calls(tg, 63)] == [500, 500, 200]
     assert len(tg.sent_to(63)) == 1
 
 
-async def test_a_refused_connection_is_retried_then_dropped_at_error(transport, caplog):
+async def test_a_refused_connection_is_retried_then_dropped_at_error(caplog):
     async with FakeTelegram() as down:
-        bot = _bot(transport, down.base_url, down.token)
+        bot = _bot(down.base_url, down.token)
         await bot.initialize()
     try:  # the server is gone now: every connection is refused, so nothing can have been sent
         sender = TelegramSender(bot, max_attempts=3, backoff=0.01, pace=False)
@@ -94,9 +87,9 @@ async def test_a_refused_connection_is_retried_then_dropped_at_error(transport, 
     assert len(dropped) == 1 and dropped[0].levelno == logging.ERROR
 
 
-async def test_a_429_storm_longer_than_the_attempts_is_counted_and_logged_at_error(transport, tg, caplog):
+async def test_a_429_storm_longer_than_the_attempts_is_counted_and_logged_at_error(tg, caplog):
     tg.rate_limit(1, chat_id=65, times=None)  # a storm: every attempt gets 429 retry_after=1
-    async with _bot(transport, tg.base_url, tg.token) as bot:
+    async with _bot(tg.base_url, tg.token) as bot:
         sender = TelegramSender(bot, max_attempts=2)
         with caplog.at_level(logging.INFO, logger="bot.sending"):
             outcome = await sender.send(65, "하루")
@@ -106,9 +99,9 @@ async def test_a_429_storm_longer_than_the_attempts_is_counted_and_logged_at_err
 
 
 @pytest.mark.parametrize("status", [404, 401])
-async def test_a_refused_token_on_send_is_handled_counted_and_logged(transport, tg, caplog, status):
+async def test_a_refused_token_on_send_is_handled_counted_and_logged(tg, caplog, status):
     tg.fail("sendMessage", status, "Not Found" if status == 404 else "Unauthorized", chat_id=66)
-    async with _bot(transport, tg.base_url, tg.token) as bot:
+    async with _bot(tg.base_url, tg.token) as bot:
         sender = TelegramSender(bot)
         with caplog.at_level(logging.ERROR, logger="bot.sending"):
             outcome = await sender.send(66, "하루")  # used to raise InvalidToken out of the sender
@@ -117,8 +110,8 @@ async def test_a_refused_token_on_send_is_handled_counted_and_logged(transport, 
     assert any(r.levelno == logging.ERROR for r in caplog.records)
 
 
-async def test_a_lone_surrogate_in_a_reply_is_delivered_not_a_crash(transport, tg):
-    async with _bot(transport, tg.base_url, tg.token) as bot:
+async def test_a_lone_surrogate_in_a_reply_is_delivered_not_a_crash(tg):
+    async with _bot(tg.base_url, tg.token) as bot:
         outcome = await TelegramSender(bot).send(67, "<b>갑자</b> \ud800 \u202e하루")
     assert outcome.ok
     assert tg.sent_to(67)[0].result["text"] == "갑자  하루"
