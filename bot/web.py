@@ -123,7 +123,7 @@ async def _update(request: Request) -> Response:
         application = state.application
         try:
             update = Update.de_json(data, application.bot)
-        except (KeyError, TypeError, ValueError) as exc:  # not an update PTB can read: never will be
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:  # PTB cannot read it: never will
             log.warning("webhook: update %s could not be read (%r); ignored", update_id, exc)
         else:
             await application.process_update(update)  # handled (replied) before we answer

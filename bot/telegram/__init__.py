@@ -1,28 +1,36 @@
 """The Telegram adapter (python-telegram-bot 22): updates in, ``dispatch`` → ``render`` → one sender out.
 
-- :func:`build_application` is a factory: it builds and wires the ``Application`` but starts nothing
-  (no polling, no network) until :func:`run_telegram` (or a test) starts it.
+- :func:`build_application` is a factory: it builds the ``Application`` (``ApplicationBuilder`` with a
+  :class:`PollingBot`, PTB's ``HTTPXRequest`` for requests and another for ``getUpdates``) and its handlers
+  (:func:`add_handlers`) but starts nothing (no polling, no network) until :func:`run_telegram` (or a test)
+  starts it.
 - Endpoint: ``base_url`` is the prefix the token is appended to (``TELEGRAM_API_BASE_URL``, default
   ``https://api.telegram.org/bot``); the file URL is derived from it (``…/bot`` → ``…/file/bot``).
-- Updates: long polling by default (:class:`bot.telegram.polling.Poller`: ``getUpdates`` as JSON, each update
-  read as a small :class:`bot.telegram.updates.Update` — no PTB ``Update`` objects, no ``Updater``, no
-  handler routing; PTB's ``Application`` is kept for the bot's lifecycle: ``initialize``/getMe, start,
-  stop). Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (``Settings``: the environment or ``.env``):
-  the ASGI app of :mod:`bot.web` (secret required, each update handled before its 200, redeliveries
-  deduplicated across replicas, ``/healthz``, ``/metrics``) on
+- Updates: long polling by default — PTB's ``Updater`` (``updater.start_polling``) feeds the application's
+  ``update_queue``; on stop the updates taken are handled, then confirmed (:func:`poll`). Webhook mode when
+  ``TELEGRAM_WEBHOOK_URL`` is set (``Settings``: the environment or ``.env``): the ASGI app of
+  :mod:`bot.web` reads each update with ``Update.de_json`` and awaits ``Application.process_update`` before
+  its 200 (secret required, redeliveries deduplicated across replicas, ``/healthz``, ``/metrics``) on
   ``TELEGRAM_WEBHOOK_LISTEN`` : ``TELEGRAM_WEBHOOK_PORT``, path ``TELEGRAM_WEBHOOK_PATH``.
+- Handlers: ``CommandHandler`` for the commands (and ASCII aliases), a ``MessageHandler`` with the
+  :class:`_ForUs` filter for what it cannot match (below) and for plain text addressed to the bot,
+  ``CallbackQueryHandler`` for page and settings buttons, a ``MessageHandler`` for group migrations
+  (``ctx.on_migrated``), ``ChatMemberHandler`` for ``my_chat_member`` (a user blocked the bot, a group
+  removed it: ``ctx.on_blocked``); a last group marks every update handled (:meth:`TelegramAdapter.wait_handled`);
+  the error handler (:meth:`TelegramAdapter.on_error`) is each update's outer boundary (a bug is logged,
+  the chat told).
 - Commands: a message whose first entity is a ``bot_command`` at offset 0 (what real clients send). In
   groups ``/cmd@botname`` addressed to another bot is ignored, and unknown commands are answered only
   when addressed to this bot by name (other bots' commands are not ours). In private chats a leading
   ``/`` (or full-width ``／``) is enough, so Korean/Chinese aliases such as ``/점`` work too.
 - Language: the user's setting, else ``from_user.language_code``, else ``SIKPAN_LANG`` (by ``dispatch``).
 - Group admin status is asked (``getChatMember``) only for commands that need it (``admin_in_groups``).
-- Replies go through :class:`bot.sending.TelegramSender` (stored as ``ctx.telegram_sender`` so the
+- Replies go through :class:`bot.telegram.sender.TelegramSender` (stored as ``ctx.telegram_sender`` so the
   scheduler sends through the same paced queue). Chats that block the bot are reported to every callback
   in ``ctx.on_blocked`` (``fn(platform, chat_id, reason)``, sync or async); group migrations to
   ``ctx.on_migrated`` (``fn(platform, old_id, new_id)``).
-- Updates are handled concurrently (at most ``concurrent_updates`` at a time), so one slow chart does not hold
-  up others; :meth:`TelegramAdapter.process` is each update's outer boundary (a bug is logged, the chat told).
+- Updates are handled concurrently (``ApplicationBuilder.concurrent_updates``: at most ``concurrent_updates``
+  at a time), so one slow chart does not hold up others.
 - The command menu is registered on start (``setMyCommands``, default and ``language_code="ko"``).
 - Tokens never reach the logs (:func:`bot.config.install_redaction`).
 """

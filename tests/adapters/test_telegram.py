@@ -194,6 +194,30 @@ def test_factory_starts_nothing_and_derives_the_file_url():
     assert all(1 <= len(c.description) <= 256 and c.command.isascii() for c in menu)
 
 
+async def test_the_application_is_built_with_ptb_handlers_on_httpx_and_starts_nothing(tmp_path):
+    from telegram.ext import CallbackQueryHandler, ChatMemberHandler, CommandHandler, MessageHandler
+    from telegram.request import HTTPXRequest
+
+    from bot.app import create_context
+    from bot.config import Settings
+
+    ctx = await create_context(Settings(db_path=str(tmp_path / "x.db")))
+    try:
+        app = tgmod.build_application(
+            ctx, "7000000001:AAtest-token-not-a-real-one-0000000", "http://127.0.0.1:9/bot"
+        )
+    finally:
+        await ctx.close()
+    assert isinstance(app.bot.request, HTTPXRequest) and not app.running and app.updater is not None
+    kinds = [type(h) for h in app.handlers[0]]
+    assert kinds == [CommandHandler, MessageHandler, CallbackQueryHandler, MessageHandler, ChatMemberHandler]
+    commands = app.handlers[0][0]
+    assert {"cast", "shensha", "help"} <= commands.commands and "점" not in commands.commands
+    assert app.error_handlers
+    await app.bot.polling.requests[1].shutdown()
+    await app.bot.request.shutdown()
+
+
 async def test_sikpan_run_subprocess_answers_and_stops_on_sigterm(tg, tmp_path):
     env = {
         **os.environ,
@@ -242,8 +266,9 @@ def test_menu_descriptions_come_from_the_catalogs(lang):
 
 
 async def test_group_admin_status_comes_from_get_chat_member(tg, tmp_path):
-    from bot.app import create_context
     from telegram import Update
+
+    from bot.app import create_context
 
     ctx = await create_context(tg_settings(tg, str(tmp_path / "db.sqlite")))
     app = tgmod.build_application(ctx, tg.token, tg.base_url)

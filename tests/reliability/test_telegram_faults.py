@@ -10,13 +10,15 @@ refused token) instead of a WARNING or an exception out of the sender.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 import pytest
 import telegram
+from telegram.error import NetworkError, TimedOut
 from telegram.request import HTTPXRequest
 
-from bot.telegram.sender import TelegramSender
+from bot.telegram.sender import TelegramSender, request_not_sent, telegram_request
 from tests.fakes.telegram import FakeTelegram
 
 
@@ -115,3 +117,87 @@ async def test_a_lone_surrogate_in_a_reply_is_delivered_not_a_crash(tg):
         outcome = await TelegramSender(bot).send(67, "<b>갑자</b> \ud800 \u202e하루")
     assert outcome.ok
     assert tg.sent_to(67)[0].result["text"] == "갑자  하루"
+
+
+async def test_a_request_that_gets_no_connection_from_the_pool_is_provably_unsent(tg):
+    tg.lose_response("sendMessage", chat_id=73, delay=1.0)  # holds the one connection for a second
+    request = HTTPXRequest(connection_pool_size=1, pool_timeout=0.2, read_timeout=3.0)
+    async with telegram.Bot(tg.token, base_url=tg.base_url, request=request) as bot:
+        first = asyncio.create_task(bot.send_message(73, "first"))
+        await tg.wait_sent(73)
+        with pytest.raises(TimedOut) as caught:
+            await bot.send_message(74, "second")
+        with contextlib.suppress(TimedOut, NetworkError):
+            await first
+    assert request_not_sent(caught.value)
+    assert tg.sent_to(74) == []  # never reached the server
+
+
+async def test_a_read_timeout_is_maybe_sent_and_a_refused_connection_is_not(tg):
+    tg.lose_response("sendMessage", chat_id=75, delay=1.0)
+    async with _bot(tg.base_url, tg.token, read_timeout=0.2) as bot:
+        with pytest.raises(TimedOut) as late:
+            await bot.send_message(75, "late")
+    assert not request_not_sent(late.value) and len(tg.sent_to(75)) == 1
+    async with FakeTelegram() as gone:
+        url, token = gone.base_url, gone.token
+    request = HTTPXRequest(connect_timeout=1.0)
+    bot = telegram.Bot(token, base_url=url, request=request)
+    await request.initialize()  # no getMe: the server is gone
+    try:
+        with pytest.raises(NetworkError) as refused:
+            await bot.send_message(76, "nobody there")
+    finally:
+        await request.shutdown()
+    assert request_not_sent(refused.value)  # no connection could be made
+
+
+async def test_the_environment_s_proxy_is_used_unless_no_proxy_names_the_host(tg, monkeypatch, tmp_path):
+    """``HTTP_PROXY`` routes the requests through the proxy (absolute URIs, as a forward proxy receives
+    them), ``NO_PROXY`` naming the host sends them directly (httpx reads the environment)."""
+    from aiohttp import ClientSession, web
+
+    seen: list[str] = []
+
+    async def forward(request: web.Request) -> web.Response:  # a minimal forward proxy
+        seen.append(str(request.url))
+        async with ClientSession() as session:
+            async with session.request(
+                request.method, str(request.url), data=await request.read(), headers=request.headers
+            ) as upstream:
+                return web.Response(status=upstream.status, body=await upstream.read(), headers={
+                    "Content-Type": upstream.headers.get("Content-Type", "application/json")})  # fmt: skip
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", forward)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))
+    for name in (
+        "NO_PROXY",
+        "no_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+        "http_proxy",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    try:
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+        async with telegram.Bot(tg.token, base_url=tg.base_url, request=telegram_request(4)) as bot:
+            await bot.send_message(73, "one")
+            await bot.send_message(73, "two")
+        assert [u.rsplit("/", 1)[1] for u in seen] == ["getMe", "sendMessage", "sendMessage"]
+        assert all(u.startswith(tg.base_url) for u in seen)
+        seen.clear()
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        async with telegram.Bot(tg.token, base_url=tg.base_url, request=telegram_request(4)) as bot:
+            await bot.send_message(73, "three")
+        assert seen == []  # NO_PROXY: straight to the API
+        assert [c.params["text"] for c in tg.sent_to(73)] == ["one", "two", "three"]
+    finally:
+        await runner.cleanup()
