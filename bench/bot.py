@@ -17,7 +17,7 @@ Four processes on 127.0.0.1, nothing leaves the loopback interface:
   the users' commands as updates and stamps each when queued and its reply when accepted, both with its own
   clock, and ships (chat, update id, time) to the users over a socket pair (``bench/_ipc.py``).
 * the bot under test, started as its own process: ``sikpan run`` itself (``--pace production``: the
-  production sender, uvloop, PTB's ``HTTPXRequest``, SQLite in WAL mode in a temp dir, the scheduler) — or,
+  production sender, uvloop, the aiohttp transport (``bot/telegram/transport.py``), SQLite in WAL mode in a temp dir, the scheduler) — or,
   ``--pace off``, the same application built with the sender's pacing off (``build_application(pace=False)``),
   since 100 messages/s is over Telegram's 30/s and any pacer that keeps to it would queue them;
 * the floor: a minimal python-telegram-bot echo bot (``ApplicationBuilder`` defaults, ``concurrent_updates``,
@@ -672,8 +672,8 @@ def stop_fake(proc: subprocess.Popen[bytes]) -> None:
 async def sends(requests: int) -> list[dict[str, Any]]:
     """CPU of this process per reply (the fake Bot API in another process): python-telegram-bot's
     ``Bot.send_message`` / ``send_photo`` against ``TelegramSender.send`` (the same methods, with the sender's
-    splitting and error policy; a picture sent before goes by ``file_id``), both on ``HTTPXRequest`` as the
-    bot configures it, pacing off. The reply: 40 bold runs of text with a keyboard of four page buttons; the photos: four
+    splitting and error policy; a picture sent before goes by ``file_id``), both on the bot's transport
+    (``bot.telegram.sender.telegram_request``), pacing off. The reply: 40 bold runs of text with a keyboard of four page buttons; the photos: four
     800×600 PNGs in turn (as every ``/cast now`` of one 時辰 in one language draws the same picture)."""
     import io
 

@@ -81,10 +81,10 @@ def _watch_gc() -> None:
 def install() -> None:
     """Wrap the stages of an update in this (the bot's) process; see the module docstring."""
     from telegram.ext import Application
-    from telegram.request import HTTPXRequest
 
     import bot.telegram as tg
     from bot import pictures
+    from bot.telegram.transport import AiohttpRequest
 
     orig_get_updates = tg.PollingBot.get_updates
 
@@ -151,7 +151,7 @@ def install() -> None:
 
     tg.TelegramAdapter.send = send  # type: ignore[method-assign]
 
-    orig_post = HTTPXRequest.do_request  # every request of the transport goes through it
+    orig_post = AiohttpRequest.do_request  # every request of the transport goes through it
 
     async def post(self: Any, *args: Any, **kwargs: Any) -> Any:
         uid = _current.get()
@@ -161,7 +161,7 @@ def install() -> None:
         finally:
             stamp(uid, "http_end", first=False)
 
-    HTTPXRequest.do_request = post  # type: ignore[method-assign]
+    AiohttpRequest.do_request = post  # type: ignore[method-assign]
     _watch_gc()
 
 

@@ -1,8 +1,10 @@
-"""One sender per platform: escape, split, pace, and handle the platform's errors.
+"""One sender per platform: escape, split, pace, and handle the platform's errors. This module holds what
+is not tied to a chat library (splitting, :class:`SendOutcome`, the callbacks); the Telegram sender is
+:class:`bot.telegram.sender.TelegramSender` (python-telegram-bot's ``Bot`` methods).
 
-Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
+Telegram (:class:`bot.telegram.sender.TelegramSender`, python-telegram-bot ``Bot``)
     - Text is Telegram HTML (``parse_mode=HTML``) as rendered by the autoescaped templates;
-      :meth:`TelegramSender.send_plain` escapes plain text first.
+      ``TelegramSender.send_plain`` escapes plain text first.
     - :func:`split_telegram_html` splits at line boundaries so each part has at most 4096 *visible*
       characters (entities parsed, counted in UTF-16 code units as Telegram does), never inside a tag or an
       entity; tags open at a split are closed at the end of the part and reopened (with their attributes)
@@ -33,7 +35,8 @@ Telegram (:class:`TelegramSender`, python-telegram-bot ``Bot``)
       reason)`` and never retry. ``ChatMigrated``: report through ``on_migrated(platform, old, new)`` and
       resend to the new id. Other ``BadRequest``: a bug — logged with context, not retried.
       ``TimedOut``/``NetworkError``: retried with exponential backoff **only when Telegram provably did not
-      perform the request** (:func:`request_not_sent`: no connection, or an ``ok: false`` answer); a read
+      perform the request** (``bot.telegram.sender.request_not_sent``: no connection, or an ``ok: false``
+      answer); a read
       timeout or a lost answer after the request was written is ``uncertain`` and never resent (at most
       once). Every reply that does not arrive is counted in ``dropped`` and logged at ERROR.
 
@@ -66,7 +69,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot import metrics
-from bot.limits import Limiter, LocalLimiter, Rate, Slot, TokenBucket, Window  # noqa: F401 - TokenBucket re-exported
+from bot.limits import TokenBucket  # noqa: F401 - re-exported
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,8 @@
 """The Telegram adapter (python-telegram-bot 22): updates in, ``dispatch`` → ``render`` → one sender out.
 
 - :func:`build_application` is a factory: it builds the ``Application`` (``ApplicationBuilder`` with a
-  :class:`PollingBot`, PTB's ``HTTPXRequest`` for requests and another for ``getUpdates``) and its handlers
+  :class:`PollingBot`, :class:`bot.telegram.transport.AiohttpRequest` — PTB's ``BaseRequest`` on aiohttp —
+  for requests and another for ``getUpdates``) and its handlers
   (:func:`add_handlers`) but starts nothing (no polling, no network) until :func:`run_telegram` (or a test)
   starts it.
 - Endpoint: ``base_url`` is the prefix the token is appended to (``TELEGRAM_API_BASE_URL``, default
@@ -70,7 +71,7 @@ from telegram.ext import (
     TypeHandler,
     filters,
 )
-from telegram.request import HTTPXRequest
+from telegram.request import BaseRequest
 
 from bot import pictures
 from bot.admission import Verdict
@@ -97,6 +98,7 @@ from bot.sending import (
 from bot.sending import SendOutcome, split_telegram_html, visible_len
 from bot.startup import start_telegram
 from bot.telegram.sender import NO_PREVIEW, TelegramSender, telegram_request
+from bot.telegram.transport import AiohttpRequest
 from bot.views import first_page, render
 
 if TYPE_CHECKING:
@@ -637,7 +639,7 @@ def command_menu(lang: str) -> list[BotCommand]:
 class PollingState:
     """What :class:`PollingBot` keeps of the polling (see there)."""
 
-    requests: tuple[HTTPXRequest, HTTPXRequest]
+    requests: tuple[BaseRequest, BaseRequest]
     holding: bool = False
     next_offset: int = 0  # every update below it has been taken
     refused: asyncio.Event = field(default_factory=asyncio.Event)  # getUpdates answered 401 (revoked)
@@ -654,7 +656,7 @@ class PollingBot(ExtBot[None]):
     a stop that does not finish (kill -9 during the drain) gets them again on the next start."""
 
     def __init__(
-        self, token: str, *, request: HTTPXRequest, get_updates_request: HTTPXRequest, **kwargs: Any
+        self, token: str, *, request: BaseRequest, get_updates_request: BaseRequest, **kwargs: Any
     ) -> None:
         super().__init__(token, request=request, get_updates_request=get_updates_request, **kwargs)
         # PTB's bot takes no new public attributes after __init__: the polling state is one object
@@ -758,15 +760,15 @@ def build_application(
     rate: float = 28.0,
 ) -> AnyApplication:
     """Build the ``Application`` (its bot, handlers, the sender, the adapter) without starting anything.
-    Requests go through PTB's ``HTTPXRequest`` (:func:`bot.telegram.sender.telegram_request`); ``getUpdates``
-    on its own connection. Updates are handled concurrently, at most ``concurrent_updates`` at a time."""
+    Requests go through :class:`bot.telegram.transport.AiohttpRequest` (PTB's ``BaseRequest`` on aiohttp,
+    :func:`bot.telegram.sender.telegram_request`); ``getUpdates`` on its own connection. Updates are handled concurrently, at most ``concurrent_updates`` at a time."""
     install_redaction([token])
     bot = PollingBot(
         token,
         base_url=base_url,
         base_file_url=base_file_url or file_url_for(base_url),
         request=telegram_request(max(8, min(concurrent_updates, 512))),
-        get_updates_request=HTTPXRequest(connection_pool_size=1, connect_timeout=5.0, read_timeout=10.0),
+        get_updates_request=AiohttpRequest(1, connect_timeout=5.0, read_timeout=10.0),
     )
     app = ApplicationBuilder().bot(bot).concurrent_updates(concurrent_updates).build()
     if sender is None:

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import httpx
 from telegram import Bot, LinkPreviewOptions, Message, ReplyParameters
 from telegram.constants import ParseMode
@@ -32,7 +33,6 @@ from telegram.error import (
     RetryAfter,
     TelegramError,
 )
-from telegram.request import HTTPXRequest
 
 from bot import metrics
 from bot.bounded import BoundedCache
@@ -51,13 +51,14 @@ from bot.sending import (
     split_telegram_html,
 )
 from bot.startup import start_telegram
+from bot.telegram.transport import AiohttpRequest
 
 if TYPE_CHECKING:
     from telegram import InlineKeyboardMarkup
 
     from bot.context import AppContext
 
-log = logging.getLogger("bot.sending")
+log = logging.getLogger(__name__)
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)  # no link previews under a reply
 _UNPACED = Slot(0.0)  # the slot of a send with pacing off (nothing to settle)
@@ -68,10 +69,12 @@ def request_not_sent(exc: BaseException) -> bool:
 
     python-telegram-bot raises ``NetworkError``/``TimedOut`` in two ways:
 
-    - from a transport error (``raise TimedOut from err`` with httpx's exception as the cause, PTB's
-      ``HTTPXRequest``): only a connection that could not be made (``ConnectError``, ``ConnectTimeout``) or a
-      request that never got a connection from the pool (``PoolTimeout``) was not sent. A read or write
-      timeout or a connection dropped after the request was written may have been accepted: *maybe sent*.
+    - from a transport error (``raise TimedOut from err`` with the HTTP library's exception as the cause):
+      only a connection that could not be made or a request that never got a connection from the pool was
+      not sent — aiohttp's ``ClientConnectorError`` and ``ConnectionTimeoutError`` (the bot's transport,
+      :class:`bot.telegram.transport.AiohttpRequest`), httpx's ``ConnectError``, ``ConnectTimeout`` and
+      ``PoolTimeout`` (PTB's default ``HTTPXRequest``). A read or write timeout or a connection dropped after
+      the request was written may have been accepted: *maybe sent*.
     - from an HTTP answer whose JSON envelope says ``"ok": false`` (no cause): the Bot API refused the
       method (e.g. a 429 without ``retry_after``, a 500 with an error description), so it did not send.
       An answer whose body is not the Bot API's JSON (a proxy's 502 page: the cause is the parse error)
@@ -82,7 +85,14 @@ def request_not_sent(exc: BaseException) -> bool:
         return True  # the Bot API answered with an error envelope
     if isinstance(cause, TelegramError):
         return False  # an unparsable answer (a proxy's error page)
-    return isinstance(cause, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+    return isinstance(
+        cause,
+        aiohttp.ClientConnectorError
+        | aiohttp.ConnectionTimeoutError
+        | httpx.ConnectError
+        | httpx.ConnectTimeout
+        | httpx.PoolTimeout,
+    )
 
 
 def retry_after_seconds(value: int | float | timedelta | None) -> float:
@@ -411,17 +421,11 @@ class TelegramSender:
         return SendOutcome(True, len(sent_ids), tuple(sent_ids), None, chat)
 
 
-def telegram_request(pool: int = 64) -> HTTPXRequest:
-    """PTB's default transport (httpx) for the bot's requests: ``pool`` connections (a reply waits at most
-    30 s for one, then ``TimedOut`` from ``PoolTimeout``: provably not sent, :func:`request_not_sent`),
-    connect 5 s, read 10 s, write (uploads) 20 s."""
-    return HTTPXRequest(
-        connection_pool_size=pool,
-        pool_timeout=30.0,
-        connect_timeout=5.0,
-        read_timeout=10.0,
-        write_timeout=20.0,
-    )
+def telegram_request(pool: int = 64) -> AiohttpRequest:
+    """The bot's transport (:class:`bot.telegram.transport.AiohttpRequest`, PTB's ``BaseRequest`` on
+    aiohttp): ``pool`` connections (a reply waits at most 30 s for one, then ``TimedOut``: provably not
+    sent, :func:`request_not_sent`), connect 5 s, read 10 s, write (uploads) 20 s."""
+    return AiohttpRequest(pool, pool_timeout=30.0, connect_timeout=5.0, read_timeout=10.0, write_timeout=20.0)
 
 
 async def start_sender(ctx: AppContext, on_migrated: MigratedCallback) -> Bot:

@@ -194,12 +194,12 @@ def test_factory_starts_nothing_and_derives_the_file_url():
     assert all(1 <= len(c.description) <= 256 and c.command.isascii() for c in menu)
 
 
-async def test_the_application_is_built_with_ptb_handlers_on_httpx_and_starts_nothing(tmp_path):
+async def test_the_application_is_built_with_ptb_handlers_on_the_aiohttp_request_and_starts_nothing(tmp_path):
     from telegram.ext import CallbackQueryHandler, ChatMemberHandler, CommandHandler, MessageHandler
-    from telegram.request import HTTPXRequest
 
     from bot.app import create_context
     from bot.config import Settings
+    from bot.telegram.transport import AiohttpRequest
 
     ctx = await create_context(Settings(db_path=str(tmp_path / "x.db")))
     try:
@@ -208,7 +208,9 @@ async def test_the_application_is_built_with_ptb_handlers_on_httpx_and_starts_no
         )
     finally:
         await ctx.close()
-    assert isinstance(app.bot.request, HTTPXRequest) and not app.running and app.updater is not None
+    requests = app.bot.polling.requests
+    assert all(isinstance(r, AiohttpRequest) for r in requests) and requests[0] is not requests[1]
+    assert app.bot.request is requests[0] and not app.running and app.updater is not None
     kinds = [type(h) for h in app.handlers[0]]
     assert kinds == [CommandHandler, MessageHandler, CallbackQueryHandler, MessageHandler, ChatMemberHandler]
     commands = app.handlers[0][0]
