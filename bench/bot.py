@@ -17,7 +17,7 @@ Four processes on 127.0.0.1, nothing leaves the loopback interface:
   the users' commands as updates and stamps each when queued and its reply when accepted, both with its own
   clock, and ships (chat, update id, time) to the users over a socket pair (``bench/_ipc.py``).
 * the bot under test, started as its own process: ``sikpan run`` itself (``--pace production``: the
-  production sender, uvloop, the aiohttp transport (``bot/telegram/transport.py``), SQLite in WAL mode in a temp dir, the scheduler) — or,
+  production sender, uvloop, the aiohttp transport (``bot/telegram/aiohttprequest.py``), SQLite in WAL mode in a temp dir, the scheduler) — or,
   ``--pace off``, the same application built with the sender's pacing off (``build_application(pace=False)``),
   since 100 messages/s is over Telegram's 30/s and any pacer that keeps to it would queue them;
 * the floor: a minimal python-telegram-bot echo bot (``ApplicationBuilder`` defaults, ``concurrent_updates``,

@@ -84,7 +84,7 @@ def install() -> None:
 
     import bot.telegram as tg
     from bot import pictures
-    from bot.telegram.transport import AiohttpRequest
+    from bot.telegram.aiohttprequest import AiohttpRequest
 
     orig_get_updates = tg.PollingBot.get_updates
 

@@ -1,7 +1,7 @@
 """The Telegram adapter (python-telegram-bot 22): updates in, ``dispatch`` → ``render`` → one sender out.
 
 - :func:`build_application` is a factory: it builds the ``Application`` (``ApplicationBuilder`` with a
-  :class:`PollingBot`, :class:`bot.telegram.transport.AiohttpRequest` — PTB's ``BaseRequest`` on aiohttp —
+  :class:`PollingBot`, :class:`bot.telegram.aiohttprequest.AiohttpRequest` — PTB's ``BaseRequest`` on aiohttp —
   for requests and another for ``getUpdates``) and its handlers
   (:func:`add_handlers`) but starts nothing (no polling, no network) until :func:`run_telegram` (or a test)
   starts it.
@@ -96,9 +96,8 @@ from bot.sending import (
     TELEGRAM_CAPTION_LIMIT as CAPTION_LIMIT,
 )
 from bot.sending import SendOutcome, split_telegram_html, visible_len
-from bot.startup import start_telegram
-from bot.telegram.sender import NO_PREVIEW, TelegramSender, telegram_request
-from bot.telegram.transport import AiohttpRequest
+from bot.telegram.aiohttprequest import AiohttpRequest
+from bot.telegram.sender import NO_PREVIEW, TelegramSender, start_telegram, telegram_request
 from bot.views import first_page, render
 
 if TYPE_CHECKING:
@@ -760,7 +759,7 @@ def build_application(
     rate: float = 28.0,
 ) -> AnyApplication:
     """Build the ``Application`` (its bot, handlers, the sender, the adapter) without starting anything.
-    Requests go through :class:`bot.telegram.transport.AiohttpRequest` (PTB's ``BaseRequest`` on aiohttp,
+    Requests go through :class:`bot.telegram.aiohttprequest.AiohttpRequest` (PTB's ``BaseRequest`` on aiohttp,
     :func:`bot.telegram.sender.telegram_request`); ``getUpdates`` on its own connection. Updates are handled concurrently, at most ``concurrent_updates`` at a time."""
     install_redaction([token])
     bot = PollingBot(

@@ -50,8 +50,8 @@ from bot.sending import (
     fit_caption,
     split_telegram_html,
 )
-from bot.startup import start_telegram
-from bot.telegram.transport import AiohttpRequest
+from bot.startup import start_with_retries
+from bot.telegram.aiohttprequest import AiohttpRequest
 
 if TYPE_CHECKING:
     from telegram import InlineKeyboardMarkup
@@ -72,7 +72,7 @@ def request_not_sent(exc: BaseException) -> bool:
     - from a transport error (``raise TimedOut from err`` with the HTTP library's exception as the cause):
       only a connection that could not be made or a request that never got a connection from the pool was
       not sent — aiohttp's ``ClientConnectorError`` and ``ConnectionTimeoutError`` (the bot's transport,
-      :class:`bot.telegram.transport.AiohttpRequest`), httpx's ``ConnectError``, ``ConnectTimeout`` and
+      :class:`bot.telegram.aiohttprequest.AiohttpRequest`), httpx's ``ConnectError``, ``ConnectTimeout`` and
       ``PoolTimeout`` (PTB's default ``HTTPXRequest``). A read or write timeout or a connection dropped after
       the request was written may have been accepted: *maybe sent*.
     - from an HTTP answer whose JSON envelope says ``"ok": false`` (no cause): the Bot API refused the
@@ -422,10 +422,34 @@ class TelegramSender:
 
 
 def telegram_request(pool: int = 64) -> AiohttpRequest:
-    """The bot's transport (:class:`bot.telegram.transport.AiohttpRequest`, PTB's ``BaseRequest`` on
+    """The bot's transport (:class:`bot.telegram.aiohttprequest.AiohttpRequest`, PTB's ``BaseRequest`` on
     aiohttp): ``pool`` connections (a reply waits at most 30 s for one, then ``TimedOut``: provably not
     sent, :func:`request_not_sent`), connect 5 s, read 10 s, write (uploads) 20 s."""
     return AiohttpRequest(pool, pool_timeout=30.0, connect_timeout=5.0, read_timeout=10.0, write_timeout=20.0)
+
+
+async def start_telegram(
+    initialize: Callable[[], Awaitable[Any]],
+    close: Callable[[], Awaitable[Any]],
+    *,
+    attempts: int,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """A python-telegram-bot ``initialize`` (``getMe``) through :func:`bot.startup.start_with_retries`: retried on network
+    errors (502, unreachable API), at once fatal on a refused token; ``close`` runs when it fails, since PTB
+    leaves the HTTP sessions of a failed ``initialize`` open. The chat adapter and the send-only workers."""
+    try:
+        await start_with_retries(
+            initialize,
+            platform="telegram",
+            retry_on=(NetworkError,),
+            fatal=(InvalidToken,),
+            attempts=attempts,
+            stop=stop,
+        )
+    except BaseException:
+        await close()
+        raise
 
 
 async def start_sender(ctx: AppContext, on_migrated: MigratedCallback) -> Bot:

@@ -199,7 +199,7 @@ async def test_the_application_is_built_with_ptb_handlers_on_the_aiohttp_request
 
     from bot.app import create_context
     from bot.config import Settings
-    from bot.telegram.transport import AiohttpRequest
+    from bot.telegram.aiohttprequest import AiohttpRequest
 
     ctx = await create_context(Settings(db_path=str(tmp_path / "x.db")))
     try:

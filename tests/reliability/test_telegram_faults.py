@@ -1,5 +1,5 @@
 """Telegram fault scenarios through the fake Bot API and the real python-telegram-bot ``Bot``, on the bot's
-transport (``bot.telegram.transport.AiohttpRequest``) and on PTB's default (``HTTPXRequest``).
+transport (``bot.telegram.aiohttprequest.AiohttpRequest``) and on PTB's default (``HTTPXRequest``).
 
 #12.3 a send is retried only when Telegram provably did not perform it: a lost answer or a read timeout
 after the request was written is *maybe sent* (``uncertain``) and never sent again.
@@ -19,8 +19,8 @@ import telegram
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, HTTPXRequest
 
+from bot.telegram.aiohttprequest import AiohttpRequest
 from bot.telegram.sender import TelegramSender, request_not_sent
-from bot.telegram.transport import AiohttpRequest
 from tests.fakes.telegram import FakeTelegram
 
 
@@ -32,7 +32,7 @@ async def tg():
 
 @pytest.fixture(params=["aiohttp", "httpx"])
 def transport(request: pytest.FixtureRequest) -> str:
-    """Each scenario through the bot's transport (``bot.telegram.transport``) and PTB's default (httpx)."""
+    """Each scenario through the bot's transport (``bot.telegram.aiohttprequest``) and PTB's default (httpx)."""
     return str(request.param)
 
 
