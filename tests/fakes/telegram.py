@@ -60,7 +60,12 @@ Injecting input
     first_name=…, username=…)`` queues a ``message`` update; a leading ``/cmd`` or ``/cmd@bot`` gets a
     ``bot_command`` entity at offset 0 like real clients. Returns the update dict. ``make_update(...)``
     builds the same dict without queueing (for webhook tests, POST it yourself). ``push_update(dict)``
-    queues any update; ``callback_query(data, chat_id=…, user_id=…)`` queues a button press.
+    queues any update; ``callback_query(data, chat_id=…, user_id=…)`` queues a button press;
+    ``bot_removed(chat_id, status="kicked"|"left", chat_type=…)`` a ``my_chat_member`` update (the bot blocked
+    or removed); ``group_migrated(chat_id, new_chat_id)`` the service message of a group that became a
+    supergroup (``migrate_to_chat_id``). getUpdates honours ``allowed_updates`` as the Bot API does (kept until
+    changed, :attr:`allowed_updates`; empty: every kind but ``chat_member`` and the reactions): an update of a
+    kind not asked for is never delivered.
 
 Fault injection (each rule matches a method and optionally a chat id; ``times=None`` means forever)
     ``fail(method, status, description, parameters=None, chat_id=None, times=1)`` — generic;
