@@ -43,9 +43,10 @@ STAGES: tuple[Stage, ...] = (
     ("bot.telegram", None, "keyboard", "handle.keyboard", False),
     ("bot.pictures", None, "render", "handle.pictures", False),
     ("bot.telegram", "TelegramAdapter", "send", "handle.send", True),
-    ("bot.sending", None, "telegram_call", "send.telegram_call", True),
-    ("bot.telegram.polling", "Poller", "_call", "poll.getUpdates", True),
-    ("bot.telegram.polling", "Poller", "_take", "poll.take", True),
+    ("telegram.ext", "ExtBot", "send_message", "send.send_message", True),
+    ("telegram.ext", "ExtBot", "send_photo", "send.send_photo", True),
+    ("bot.telegram", "PollingBot", "get_updates", "poll.getUpdates", True),
+    ("telegram.ext", "Application", "process_update", "process_update", True),
 )
 
 _clock = time.thread_time_ns

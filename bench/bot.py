@@ -5,7 +5,6 @@ Run (the figures in the README come from these; on a shared machine run each a f
     .venv/bin/python bench/bot.py                          # open loop, 20 commands/s, production pacing
     .venv/bin/python bench/bot.py --rate 100 --pace off    # open loop, 100 commands/s, pacing off
     .venv/bin/python bench/bot.py --mode closed            # closed loop: 150 users, each waits for its answer
-    .venv/bin/python bench/bot.py transport                # the HTTP transports alone: httpx, aiohttp, the wire
     .venv/bin/python bench/bot.py send                     # one reply: Bot.send_message/send_photo vs TelegramSender
     add --json for one line of figures
 
@@ -18,12 +17,11 @@ Four processes on 127.0.0.1, nothing leaves the loopback interface:
   the users' commands as updates and stamps each when queued and its reply when accepted, both with its own
   clock, and ships (chat, update id, time) to the users over a socket pair (``bench/_ipc.py``).
 * the bot under test, started as its own process: ``sikpan run`` itself (``--pace production``: the
-  production sender, uvloop, the aiohttp transport, SQLite in WAL mode in a temp dir, the scheduler) — or,
+  production sender, uvloop, the aiohttp transport (``bot/telegram/aiohttprequest.py``), SQLite in WAL mode in a temp dir, the scheduler) — or,
   ``--pace off``, the same application built with the sender's pacing off (``build_application(pace=False)``),
   since 100 messages/s is over Telegram's 30/s and any pacer that keeps to it would queue them;
 * the floor: a minimal python-telegram-bot echo bot (``ApplicationBuilder`` defaults, ``concurrent_updates``,
-  one handler that answers ``reply_text(text)``), run the same way. ``--echo-transport aiohttp`` gives it
-  sikpan's transport instead of PTB's default httpx.
+  one handler that answers ``reply_text(text)``), run the same way.
 
 Modes. ``open`` (default): Poisson arrivals at ``--rate`` per second, each from a user with no command
 pending (so every reply is matched to its command; if all were busy, the longest-idle one); ``--warmup``
@@ -130,9 +128,7 @@ def _window_marked() -> str:
     return os.environ.get("BENCH_PROFILE") or os.environ.get("BENCH_STAGES") or ""
 
 
-def bot_command(
-    kind: str, base_url: str, db: str, pace: str, echo_transport: str
-) -> tuple[list[str], dict[str, str]]:
+def bot_command(kind: str, base_url: str, db: str, pace: str) -> tuple[list[str], dict[str, str]]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     if kind == "sikpan" and pace == "production":
         env.update(TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=base_url, SIKPAN_DB=db)
@@ -156,10 +152,10 @@ def bot_command(
         )
         return [sys.executable, "-c", code], env
     role = "_sikpan_unpaced" if kind == "sikpan" else "_echo"
-    return [sys.executable, str(Path(__file__).resolve()), role, base_url, db, echo_transport], env
+    return [sys.executable, str(Path(__file__).resolve()), role, base_url, db], env
 
 
-def run_echo_bot(base_url: str, transport: str) -> None:
+def run_echo_bot(base_url: str) -> None:
     """The floor: the smallest python-telegram-bot bot that answers every text (PTB's defaults)."""
     from telegram import Update
     from telegram.ext import ApplicationBuilder, ContextTypes, MessageHandler, filters
@@ -168,14 +164,7 @@ def run_echo_bot(base_url: str, transport: str) -> None:
         assert update.message is not None and update.message.text is not None
         await update.message.reply_text(update.message.text)
 
-    builder = ApplicationBuilder().token(TOKEN).base_url(base_url).concurrent_updates(256)
-    if transport == "aiohttp":
-        from bot.telegram.request import AiohttpRequest
-
-        builder = builder.request(AiohttpRequest()).get_updates_request(
-            AiohttpRequest(connection_pool_size=1)
-        )
-    app = builder.build()
+    app = ApplicationBuilder().token(TOKEN).base_url(base_url).concurrent_updates(256).build()
     app.add_handler(MessageHandler(filters.TEXT, echo))
     app.run_polling(poll_interval=0.0, timeout=10)
 
@@ -216,8 +205,7 @@ def run_sikpan_unpaced(base_url: str, db: str) -> None:
         async with app:
             await prepare(app)
             await app.start()
-            await poll(app, stop, timeout=10)  # until SIGTERM, then drained
-            await app.stop()
+            await poll(app, stop, timeout=10)  # until SIGTERM, then drained (the application stopped)
         if lag is not None:
             lag.cancel()
         await ctx.close()
@@ -450,7 +438,7 @@ class Users:
 
 
 async def drive(
-    kind: str, mode: str, rate: float, commands: int, warmup: int, users_n: int, pace: str, echo_transport: str,
+    kind: str, mode: str, rate: float, commands: int, warmup: int, users_n: int, pace: str,
     timeout: float, stall: float, seed: int, trace: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
     rng = random.Random(seed)
@@ -462,7 +450,7 @@ async def drive(
         with tempfile.TemporaryDirectory() as tmp:
             if trace:
                 fake.send(["trace"])
-            argv, env = bot_command(kind, fake.base_url, f"{tmp}/bench.db", pace, echo_transport)
+            argv, env = bot_command(kind, fake.base_url, f"{tmp}/bench.db", pace)
             if trace:
                 env["BENCH_TRACE"] = f"{tmp}/trace.json"
             proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -585,7 +573,7 @@ async def drive(
     process_seconds = sum(cpu1) - sum(cpu0)
     split = _figures.thread_split(threads0, threads1, proc.pid, process_seconds, done)
     return {
-        "bot": kind if kind == "sikpan" else f"echo ({echo_transport})",
+        "bot": kind if kind == "sikpan" else "echo (httpx)",
         "commands": done,
         # measured commands with no reply when the replies stopped coming (``--stall``) or ``--timeout``
         "unanswered": commands - done,
@@ -652,9 +640,9 @@ async def _ready(fake: FakeProcess, proc: subprocess.Popen[bytes], timeout: floa
         await asyncio.sleep(0.05)
 
 
-# --------------------------------------------------------------------------------------- transports alone
+# --------------------------------------------------------------------------------------- one reply alone
 def serve_fake() -> None:
-    """A fake Bot API in its own process for ``transport``: prints its base URL, serves until stdin closes."""
+    """A fake Bot API in its own process for ``send``: prints its base URL, serves until stdin closes."""
 
     async def main() -> None:
         async with FakeTelegram(token=TOKEN) as fake:
@@ -681,64 +669,18 @@ def stop_fake(proc: subprocess.Popen[bytes]) -> None:
     proc.wait(timeout=30)
 
 
-async def transports(requests: int, levels: list[int]) -> list[dict[str, Any]]:
-    """CPU of this process per ``sendMessage`` (``bot.sending.telegram_call``: the request and its answer's
-    JSON, no ``Message`` built) through each transport, at several requests in flight: PTB's ``HTTPXRequest``
-    (through ``BaseRequest.post``), ``AiohttpRequest`` with every request on aiohttp's session (``wire=False``)
-    and as the bot uses it (JSON requests on ``bot/telegram/wire.py``)."""
-    import telegram
-    from telegram.request import HTTPXRequest
-
-    from bot.sending import telegram_call
-    from bot.telegram.request import AiohttpRequest
-
-    makers: dict[str, Any] = {
-        "httpx": HTTPXRequest,
-        "aiohttp": lambda **kw: AiohttpRequest(wire=False, **kw),
-        "wire": AiohttpRequest,
-    }
-    text = "<b>甲子</b> 하루 " * 8
-    proc, base_url = start_fake()
-    rows: list[dict[str, Any]] = []
-    try:
-        for level in levels:
-            for name, make in makers.items():
-                request = make(connection_pool_size=max(level, 1), pool_timeout=30.0)
-                async with telegram.Bot(TOKEN, base_url=base_url, request=request) as bot:
-                    sem = asyncio.Semaphore(level)
-
-                    async def one(i: int, sem: asyncio.Semaphore = sem, bot: Any = bot) -> None:
-                        async with sem:
-                            params = {"chat_id": 20_000 + i % 150, "text": text, "parse_mode": "HTML"}
-                            await telegram_call(bot, "sendMessage", params)
-
-                    await asyncio.gather(*(one(i) for i in range(min(200, requests))))  # warm connections
-                    c0, t0 = time.process_time(), time.perf_counter()
-                    await asyncio.gather(*(one(i) for i in range(requests)))
-                    c1, t1 = time.process_time(), time.perf_counter()
-                rows.append({
-                    "transport": name, "in_flight": level, "requests": requests,
-                    "cpu_ms_per_request": round((c1 - c0) * 1000 / requests, 3),
-                    "requests_per_s": round(requests / (t1 - t0)),
-                })  # fmt: skip
-    finally:
-        stop_fake(proc)
-    return rows
-
-
 async def sends(requests: int) -> list[dict[str, Any]]:
     """CPU of this process per reply (the fake Bot API in another process): python-telegram-bot's
-    ``Bot.send_message`` / ``send_photo`` against ``TelegramSender.send`` (``bot.sending.telegram_call``: no
-    ``Message`` built of the answer; a picture sent before goes by ``file_id``), both on sikpan's transport,
-    pacing off. The reply: 40 bold runs of text with a keyboard of four page buttons; the photos: four
+    ``Bot.send_message`` / ``send_photo`` against ``TelegramSender.send`` (the same methods, with the sender's
+    splitting and error policy; a picture sent before goes by ``file_id``), both on the bot's transport
+    (``bot.telegram.sender.telegram_request``), pacing off. The reply: 40 bold runs of text with a keyboard of four page buttons; the photos: four
     800×600 PNGs in turn (as every ``/cast now`` of one 時辰 in one language draws the same picture)."""
     import io
 
     import telegram
     from PIL import Image
 
-    from bot.sending import TelegramSender
-    from bot.telegram.request import AiohttpRequest
+    from bot.telegram.sender import TelegramSender, telegram_request
 
     def png(i: int) -> bytes:
         out = io.BytesIO()
@@ -751,7 +693,7 @@ async def sends(requests: int) -> list[dict[str, Any]]:
     pictures = [png(i) for i in range(4)]
     rows: list[dict[str, Any]] = []
     try:
-        async with telegram.Bot(TOKEN, base_url=base_url, request=AiohttpRequest()) as bot:
+        async with telegram.Bot(TOKEN, base_url=base_url, request=telegram_request()) as bot:
             sender = TelegramSender(bot, pace=False)
 
             async def ptb(i: int, photo: bool) -> None:
@@ -768,7 +710,9 @@ async def sends(requests: int) -> list[dict[str, Any]]:
                     )
 
             async def ours(i: int, photo: bool) -> None:
-                markup = {"inline_keyboard": [[{"text": t, "callback_data": d} for t, d in labels]]}
+                markup = telegram.InlineKeyboardMarkup(
+                    [[telegram.InlineKeyboardButton(t, callback_data=d) for t, d in labels]]
+                )
                 chat = 20_000 + i % 150
                 if photo:
                     await sender.send(chat, "", photo=pictures[i % 4], caption=text, reply_markup=markup)
@@ -799,7 +743,7 @@ def main() -> None:
         if role in ("_echo", "_sikpan_unpaced"):
             _threads.name_os_threads()
         if role == "_echo":
-            run_echo_bot(rest[0], rest[2])
+            run_echo_bot(rest[0])
         elif role == "_sikpan_unpaced":
             run_sikpan_unpaced(rest[0], rest[1])
         elif role == "_fake":
@@ -810,7 +754,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("what", nargs="?", default="bots", choices=("bots", "transport", "send"))
+    parser.add_argument("what", nargs="?", default="bots", choices=("bots", "send"))
     parser.add_argument("--mode", choices=("open", "closed"), default="open")
     parser.add_argument("--rate", type=float, default=20.0, help="open loop: commands per second (Poisson)")
     parser.add_argument(
@@ -820,11 +764,7 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=150)
     parser.add_argument("--pace", choices=("production", "off"), default="production")
     parser.add_argument("--bots", default="sikpan,echo", help="comma-separated: sikpan, echo")
-    parser.add_argument("--echo-transport", choices=("httpx", "aiohttp"), default="httpx")
-    parser.add_argument(
-        "--requests", type=int, default=3000, help="transport: requests per transport and level"
-    )
-    parser.add_argument("--in-flight", default="1,16,64", help="transport: requests in flight")
+    parser.add_argument("--requests", type=int, default=1000, help="send: replies per way of sending")
     parser.add_argument("--timeout", type=float, default=300.0, help="longest wait for the last replies")
     parser.add_argument(
         "--stall", type=float, default=20.0, help="stop waiting when no reply came for this many seconds"
@@ -840,16 +780,6 @@ def main() -> None:
     )  # fmt: skip
     args = parser.parse_args()
     stamp = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine()}
-    if args.what == "transport":
-        rows = asyncio.run(transports(args.requests, [int(x) for x in args.in_flight.split(",")]))
-        if args.json:
-            print(json.dumps({**stamp, "transport": rows}, ensure_ascii=False))
-        else:
-            for r in rows:
-                print(
-                    f"{r['transport']:8s} in flight {r['in_flight']:3d}: {r['cpu_ms_per_request']:.3f} ms CPU/request, {r['requests_per_s']} requests/s"
-                )
-        return
     if args.what == "send":
         rows = asyncio.run(sends(min(args.requests, 1000)))
         if args.json:
@@ -867,7 +797,7 @@ def main() -> None:
         pair = {}
         for kind in kinds:
             r = asyncio.run(drive(
-                kind, args.mode, args.rate, commands, args.warmup, args.users, args.pace, args.echo_transport,
+                kind, args.mode, args.rate, commands, args.warmup, args.users, args.pace,
                 args.timeout, args.stall, seed, args.trace,
             ))  # fmt: skip
             r["run"] = run

@@ -23,7 +23,7 @@ Part 2 — send rate (issue 18: ≥ 95 % of the configured rate, zero loss). The
     (tests/fakes/telegram.py, ``flood_limit=30``) applies Telegram's documented limit as a sliding window: more
     than 30 sends in any second → 429 with ``retry_after``. ``--send`` readings (the daily picture with its
     caption: ``sendPhoto``) to distinct private chats go through the scheduler's queue and the adapter's
-    ``TelegramSender`` (real python-telegram-bot ``Bot`` on the bot's aiohttp transport; 28 msg/s), with the
+    ``TelegramSender`` (real python-telegram-bot ``Bot`` on the bot's ``HTTPXRequest``; 28 msg/s), with the
     budgets in this process (``LocalLimiter``) and in Redis (``RedisLimiter``, the servers of tests/servers.py),
     each run clean and in a storm where 10 % of the sends get an injected 429 (``flood_storm``). Reported:
     messages per second over the whole run (claim and render included), the steady pace from the first
@@ -59,8 +59,9 @@ from bot.app import create_context  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.schedule_time import pending_due  # noqa: E402
 from bot.scheduler import DailyScheduler, daily_queue  # noqa: E402
-from bot.sending import SendOutcome, TelegramSender  # noqa: E402
+from bot.sending import SendOutcome  # noqa: E402
 from bot.storage import utc_iso  # noqa: E402
+from bot.telegram.sender import TelegramSender, telegram_request  # noqa: E402
 from bot.zones import zone  # noqa: E402
 
 ZONES = (
@@ -88,7 +89,7 @@ ZONES = (
 START = datetime(2026, 11, 30, 0, 0, tzinfo=UTC)
 CONFIGURED_RATE = (
     inspect.signature(TelegramSender).parameters["overall_rate"].default
-)  # msg/s, bot/sending.py
+)  # msg/s, bot/telegram/sender.py
 
 
 class Clock:
@@ -261,7 +262,6 @@ async def send_rate(count: int, storm: float = 0.0, limiter: str = "local") -> d
     from telegram import Bot
 
     from bot.limits import LocalLimiter, RedisLimiter
-    from bot.telegram.request import AiohttpRequest
     from tests.fakes.telegram import FLOOD_METHODS, FakeTelegram
     from tests.servers import fresh_redis_url
 
@@ -276,7 +276,7 @@ async def send_rate(count: int, storm: float = 0.0, limiter: str = "local") -> d
             clock = Clock(START)
             ctx = await create_context(Settings(db_path=f"{tmp}/send.db"), clock=clock)
             budgets = RedisLimiter.from_url(url) if url else LocalLimiter()
-            bot = Bot(fake.token, base_url=fake.base_url, request=AiohttpRequest(connection_pool_size=64))
+            bot = Bot(fake.token, base_url=fake.base_url, request=telegram_request(64))
             try:
                 async with bot:
                     sender = ctx.telegram_sender = TelegramSender(bot, limiter=budgets)

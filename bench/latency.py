@@ -5,10 +5,11 @@ Benchmark-only instrumentation: nothing here is imported by the bot. In the bot'
 and stamps each with ``time.perf_counter()`` (CLOCK_MONOTONIC on Linux: the same clock in every process, so
 the driver's stamps line up with the bot's):
 
-- ``fetched``: the update read from the ``getUpdates`` answer (``bot.telegram.polling.parse_update``),
-  with ``batch``, the number of updates in that answer;
-- ``started``: its task started (``TelegramAdapter.process``); ``dispatch_start`` / ``dispatched``: the
-  command run (``dispatch``); ``rendered``: the reply's text rendered (``bot.views.render``);
+- ``fetched``: the update read from the ``getUpdates`` answer (``bot.telegram.PollingBot.get_updates``
+  returned it to PTB's ``Updater``), with ``batch``, the number of updates in that answer;
+- ``started``: the application's handlers started on it (``Application.process_update``);
+  ``dispatch_start`` / ``dispatched``: the command run (``dispatch``); ``rendered``: the reply's text
+  rendered (``bot.views.render``);
 - ``draw_start`` / ``draw_end``: the reply's picture drawn (``bot.pictures.render``, on the loop; None
   at once for a reply without one);
 - ``send_start`` / ``http_start`` / ``http_end``: ``TelegramAdapter.send`` called, the first HTTP request
@@ -79,39 +80,32 @@ def _watch_gc() -> None:
 
 def install() -> None:
     """Wrap the stages of an update in this (the bot's) process; see the module docstring."""
+    from telegram.ext import Application
+
     import bot.telegram as tg
-    import bot.telegram.polling as polling
     from bot import pictures
-    from bot.telegram.request import AiohttpRequest
+    from bot.telegram.aiohttprequest import AiohttpRequest
 
-    batch: list[int] = [0]
-    orig_take = polling.Poller._take
+    orig_get_updates = tg.PollingBot.get_updates
 
-    async def take(self: Any, updates: Any) -> None:
-        batch[0] = len(updates) if isinstance(updates, list) else 0
-        await orig_take(self, updates)
-
-    polling.Poller._take = take  # type: ignore[method-assign]
-
-    orig_parse = polling.parse_update
-
-    def parse_update(raw: Any) -> Any:
-        update = orig_parse(raw)
-        if update is not None:
+    async def get_updates(self: Any, *args: Any, **kwargs: Any) -> Any:
+        updates = await orig_get_updates(self, *args, **kwargs)
+        for update in updates:
             stamp(update.update_id, "fetched")
-            STAMPS[update.update_id]["batch"] = batch[0]
-        return update
+            STAMPS[update.update_id]["batch"] = len(updates)
+        return updates
 
-    polling.parse_update = parse_update
+    tg.PollingBot.get_updates = get_updates  # type: ignore[method-assign]
 
-    orig_process = tg.TelegramAdapter.process
+    orig_process = Application.process_update
 
     async def process(self: Any, update: Any) -> None:
-        _current.set(update.update_id)
-        stamp(update.update_id, "started")
+        update_id = getattr(update, "update_id", None)
+        _current.set(update_id)
+        stamp(update_id, "started")
         await orig_process(self, update)
 
-    tg.TelegramAdapter.process = process  # type: ignore[method-assign]
+    Application.process_update = process  # type: ignore[method-assign]
 
     orig_dispatch = tg.dispatch
 
@@ -157,7 +151,7 @@ def install() -> None:
 
     tg.TelegramAdapter.send = send  # type: ignore[method-assign]
 
-    orig_post = AiohttpRequest._post  # every request of the transport goes through it
+    orig_post = AiohttpRequest.do_request  # every request of the transport goes through it
 
     async def post(self: Any, *args: Any, **kwargs: Any) -> Any:
         uid = _current.get()
@@ -167,7 +161,7 @@ def install() -> None:
         finally:
             stamp(uid, "http_end", first=False)
 
-    AiohttpRequest._post = post  # type: ignore[method-assign]
+    AiohttpRequest.do_request = post  # type: ignore[method-assign]
     _watch_gc()
 
 

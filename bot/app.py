@@ -127,6 +127,15 @@ def scheduler_runner(adapters: Collection[str], platforms: Sequence[str] | None 
     return functools.partial(run_scheduler, platforms=platforms, transports=tuple(transports))
 
 
+def worker_runner() -> Runner:
+    """:func:`bot.scheduler.run_worker` with the Telegram sender it sends through
+    (:func:`bot.telegram.sender.start_sender`), imported now (``[telegram]``: :class:`MissingExtra` if not)."""
+    extra, library = EXTRAS["telegram"]
+    with _extra("telegram", extra, (library,)):
+        from bot.telegram.sender import start_sender
+    return functools.partial(run_worker, start_sender=start_sender)
+
+
 def require_webhook_extra() -> None:
     """The webhook app's modules import (``bot.web``); :class:`MissingExtra` naming ``[webhook]`` if not."""
     with _extra("telegram webhook", "webhook", WEBHOOK_MODULES):
@@ -182,7 +191,7 @@ def _plan_all(settings: Settings) -> Plan:
     if settings.redis_url and settings.telegram_token:
         # the scheduler queues the Telegram readings (bot.queue): this process works the queue too
         require_redis_extra()
-        parts["worker"] = run_worker
+        parts["worker"] = worker_runner()
     return Plan(parts, adapters=frozenset(runners))
 
 
@@ -240,9 +249,9 @@ def _plan_worker(settings: Settings) -> Plan:
     """Queued daily readings (``bot.queue``) sent through a Telegram sender of its own (no updates taken in)."""
     _need(settings.redis_url, "worker", "SIKPAN_REDIS_URL")
     _need(settings.telegram_token, "worker", "TELEGRAM_BOT_TOKEN")
-    transport_runner("telegram")  # python-telegram-bot present (MissingExtra naming [telegram] if not)
+    worker = worker_runner()  # python-telegram-bot present (MissingExtra naming [telegram] if not)
     require_redis_extra()
-    return Plan({"worker": run_worker}, critical=frozenset({"worker"}))
+    return Plan({"worker": worker}, critical=frozenset({"worker"}))
 
 
 # The roles of ``sikpan run --role``: each resolves its runners from the settings (or refuses).
@@ -378,4 +387,5 @@ __all__ = [
     "run",
     "scheduler_runner",
     "transport_runner",
+    "worker_runner",
 ]

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from bot.admission import Admission
 from bot.config import Settings
 from bot.limits import Limiter
-from bot.sending import BeforeRequest, SendOutcome, TelegramSender
+from bot.sending import BeforeRequest, SendOutcome
 from bot.storage import Storage
 
 # fn(platform, chat_id, reason) / fn(platform, old_id, new_id), sync or async
@@ -62,6 +62,22 @@ class TelegramApplication(Protocol):
     def bot_data(self) -> Any: ...
 
 
+class TelegramSending(Protocol):
+    """What the scheduler uses of the Telegram sender (:class:`bot.telegram.sender.TelegramSender`)."""
+
+    def send(
+        self,
+        chat_id: int | str,
+        text: str,
+        *,
+        chat_kind: str = ...,
+        before_request: BeforeRequest | None = ...,
+        photo: bytes | None = ...,
+        caption: str | None = ...,
+        filename: str = ...,
+    ) -> Awaitable[SendOutcome]: ...
+
+
 class DiscordMessenger(Protocol):
     """What the scheduler's Discord transport calls of the adapter's sender
     (:class:`bot.discord.sender.DiscordSender`)."""
@@ -101,7 +117,7 @@ class AppContext:
     # the one admission gate of the process (bot.admission): every adapter checks it before any work
     admission: Admission = field(default_factory=Admission)
     # set by the adapters when they are built (bot.telegram.build_application, bot.discord.build_client)
-    telegram_sender: TelegramSender | None = None
+    telegram_sender: TelegramSending | None = None
     telegram_application: TelegramApplication | None = None
     discord_sender: DiscordMessenger | None = None
     discord_client: DiscordClient | None = None

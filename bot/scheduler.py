@@ -65,22 +65,18 @@ from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 
 from bot import metrics, pictures
-from bot.config import install_redaction
 from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, join_parts
 from bot.features.daily.reading import Moment, subscription_moment
 from bot.features.daily.reading import picture as daily_picture
 from bot.i18n import gettext
-from bot.limits import limiter_of
 from bot.sending import (
     TELEGRAM_CAPTION_LIMIT,
     BeforeRequest,
     SendOutcome,
-    TelegramSender,
     fit_caption,
     visible_len,
 )
-from bot.startup import start_telegram
 from bot.storage import DailyStore, Subscription, utc_iso
 from engine.errors import EngineInputError
 
@@ -134,7 +130,7 @@ async def reading_picture(ctx: AppContext, sub: Subscription, moment: Moment | N
 
 
 class TelegramTransport:
-    """Sends through the adapter's :class:`bot.sending.TelegramSender` (its pacing and error policy)."""
+    """Sends through the adapter's :class:`bot.telegram.sender.TelegramSender` (its pacing and error policy)."""
 
     platform = "telegram"
     channel = "telegram"
@@ -840,16 +836,24 @@ class DeliveryWorker:
                 continue
 
 
-async def run_worker(ctx: AppContext, stop: asyncio.Event, **options: Any) -> None:
+# starts a Telegram sender of this process (``bot.telegram.sender.start_sender``: given by ``bot.app``, so
+# that the scheduler imports no adapter) and returns its ``Bot``
+SenderStarter = Callable[[AppContext, Callable[[str, str, str], Awaitable[None]]], Awaitable[Any]]
+
+
+async def run_worker(
+    ctx: AppContext, stop: asyncio.Event, *, start_sender: SenderStarter | None = None, **options: Any
+) -> None:
     """Entry point of the ``worker`` role: send queued daily readings until ``stop`` (needs
-    ``SIKPAN_REDIS_URL``). Telegram sends go through a :class:`bot.sending.TelegramSender` of this process
-    (no polling) with the shared Redis budgets; ``options`` go to :func:`bot.queue.run_queue_worker`."""
+    ``SIKPAN_REDIS_URL``). Telegram sends go through a :class:`bot.telegram.sender.TelegramSender` of this
+    process (no polling; ``start_sender`` starts it) with the shared Redis budgets; ``options`` go to
+    :func:`bot.queue.run_queue_worker`."""
     url = ctx.settings.redis_url
     if not url:
         raise ValueError("the worker role needs SIKPAN_REDIS_URL")
     from bot.queue import run_queue_worker  # the redis extra: only where a Redis URL is configured
 
-    own_bot = await start_senders(ctx)
+    own_bot = await start_senders(ctx, start_sender)
     worker = DeliveryWorker(ctx, heartbeat_every=float(options.pop("heartbeat_every", HEARTBEAT_EVERY)))
     beat_stop = asyncio.Event()
     beat = asyncio.create_task(worker.heartbeat(beat_stop), name="worker-heartbeat")
@@ -864,36 +868,21 @@ async def run_worker(ctx: AppContext, stop: asyncio.Event, **options: Any) -> No
             await own_bot.shutdown()
 
 
-async def start_senders(ctx: AppContext) -> Any:
+async def start_senders(ctx: AppContext, start_sender: SenderStarter | None) -> Any:
     """The senders of a process that sends without running the chat adapters (the worker role; a
     ``scheduler`` role without Redis, which sends Telegram readings itself, needs them too): a ``Bot`` on the
     configured API with the process's budgets (shared through Redis when configured). Discord needs its
     client: Discord readings stay with the process that runs the Discord adapter. Returns the ``Bot`` it
     started (``await bot.shutdown()`` at the end), or None."""
     token = ctx.settings.telegram_token
-    if not token or ctx.telegram_sender is not None:
+    if not token or ctx.telegram_sender is not None or start_sender is None:
         return None  # no Telegram, or its adapter runs in this process (role all): its sender serves
-    from telegram import Bot  # python-telegram-bot: only with a Telegram token
-
-    from bot.telegram.request import AiohttpRequest  # the bot's transport (as the adapter's)
-
-    install_redaction([token])
-    base_url = ctx.settings.telegram_api_base_url
-    request = AiohttpRequest(connection_pool_size=64, pool_timeout=30.0)
-    bot = Bot(token, base_url=base_url, request=request)
-    await start_telegram(bot.initialize, request.shutdown, attempts=ctx.settings.start_attempts)
     store = DailyStore(ctx.storage)
 
     async def on_migrated(platform: str, old: str, new: str) -> None:
         await store.migrate_chat(platform, old, new)
 
-    ctx.telegram_sender = TelegramSender(
-        bot,
-        on_migrated=on_migrated,
-        limiter=limiter_of(ctx),
-        overall_rate=ctx.settings.telegram_send_rate,
-    )
-    return bot
+    return await start_sender(ctx, on_migrated)
 
 
 def daily_queue(ctx: AppContext) -> JobQueue | None:

@@ -122,32 +122,6 @@ async def start_with_retries(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-async def start_telegram(
-    initialize: Callable[[], Awaitable[Any]],
-    close: Callable[[], Awaitable[Any]],
-    *,
-    attempts: int,
-    stop: asyncio.Event | None = None,
-) -> None:
-    """A python-telegram-bot ``initialize`` (``getMe``) through :func:`start_with_retries`: retried on network
-    errors (502, unreachable API), at once fatal on a refused token; ``close`` runs when it fails, since PTB
-    leaves the HTTP sessions of a failed ``initialize`` open. The chat adapter and the send-only workers."""
-    from telegram.error import InvalidToken, NetworkError  # python-telegram-bot: only with a Telegram token
-
-    try:
-        await start_with_retries(
-            initialize,
-            platform="telegram",
-            retry_on=(NetworkError,),
-            fatal=(InvalidToken,),
-            attempts=attempts,
-            stop=stop,
-        )
-    except BaseException:
-        await close()
-        raise
-
-
 def _describe(err: BaseException) -> str:
     text = " ".join(str(err).split()) or type(err).__name__  # one line
     return f"{type(err).__name__}: {text}"[:200]

@@ -4,8 +4,9 @@ role that runs Telegram while ``TELEGRAM_WEBHOOK_URL`` is set (extra ``[webhook]
 Routes
     ``POST /{TELEGRAM_WEBHOOK_PATH}`` — an update from Telegram. The ``X-Telegram-Bot-Api-Secret-Token``
     header must equal ``TELEGRAM_WEBHOOK_SECRET`` (missing → 401, wrong → 403; nothing is read or handled).
-    The update is **handled before the answer**: read as a :class:`bot.telegram.updates.Update` and run by
-    the adapter's :meth:`~bot.telegram.TelegramAdapter.process` (the reply is sent), then 200. A replica that dies or is stopped mid-update never answered, so Telegram redelivers.
+    The update is **handled before the answer**: read with ``Update.de_json`` and fed to the same PTB
+    ``Application`` polling feeds (``await application.process_update(update)``: its handlers, its error
+    handler; the reply is sent), then 200. A replica that dies or is stopped mid-update never answered, so Telegram redelivers.
     Redeliveries are deduplicated by ``update_id`` across replicas (:class:`bot.storage.webhook.UpdateLedger`
     on the database, or :class:`~bot.storage.webhook.RedisUpdateLedger` when ``SIKPAN_REDIS_URL`` is set): handled already → 200 and nothing done; being handled elsewhere → 503 (Telegram
     tries again later). Malformed bodies → 400.
@@ -29,7 +30,7 @@ import json
 import logging
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
+from telegram import Update
 
 from bot import metrics
 from bot.monitor import (
@@ -49,7 +51,6 @@ from bot.monitor import (
     stop_serving,
 )
 from bot.storage.webhook import LEASE, Claim, Ledger, RedisUpdateLedger, UpdateLedger
-from bot.telegram.updates import ALLOWED_UPDATES, parse_update
 
 if TYPE_CHECKING:
     from telegram.ext import Application
@@ -119,9 +120,13 @@ async def _update(request: Request) -> Response:
         return Response(status_code=503, headers={"Retry-After": "5"})
     state.in_flight.add(update_id)
     try:
-        update = parse_update(data)  # None (logged) when it is not one the bot reads: never will be
-        if update is not None:
-            await state.application.bot_data["adapter"].process(update)  # handled (replied) before we answer
+        application = state.application
+        try:
+            update = Update.de_json(data, application.bot)
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:  # PTB cannot read it: never will
+            log.warning("webhook: update %s could not be read (%r); ignored", update_id, exc)
+        else:
+            await application.process_update(update)  # handled (replied) before we answer
     finally:
         state.in_flight.discard(update_id)
     try:
@@ -164,11 +169,13 @@ async def serve_webhook(
     sock: socket.socket | None = None,
     grace: int = 25,
     limit_concurrency: int = 512,
+    allowed_updates: Sequence[str] = (),
 ) -> None:
     """Serve the webhook until ``stop`` is set, then drain (see the module docstring).
 
     ``application`` is initialized and started by the caller. ``sock``: an already bound socket (tests);
-    otherwise ``TELEGRAM_WEBHOOK_LISTEN``:``TELEGRAM_WEBHOOK_PORT``.
+    otherwise ``TELEGRAM_WEBHOOK_LISTEN``:``TELEGRAM_WEBHOOK_PORT``. ``allowed_updates``: the kinds of
+    update ``setWebhook`` asks for (``bot.telegram.ALLOWED_UPDATES``: what the application's handlers take).
     """
     settings = ctx.settings
     secret = settings.telegram_webhook_secret
@@ -200,7 +207,7 @@ async def serve_webhook(
     try:
         serving = await start_serving(server, sock)  # the port is taken, or similar: raises it
         await application.bot.set_webhook(
-            url=url, secret_token=secret, allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False
+            url=url, secret_token=secret, allowed_updates=list(allowed_updates), drop_pending_updates=False
         )
         state.webhook_set = True
         log.info(
@@ -243,4 +250,4 @@ def _purge(state: WebhookState) -> Callable[[], Awaitable[Any]]:
     return job
 
 
-__all__ = ["ALLOWED_UPDATES", "SECRET_HEADER", "WebhookState", "build_app", "serve_webhook"]
+__all__ = ["SECRET_HEADER", "WebhookState", "build_app", "serve_webhook"]

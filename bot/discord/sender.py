@@ -33,7 +33,7 @@ from bot.sending import (
     BeforeRequest,
     BlockedCallback,
     SendOutcome,
-    _call_back,
+    call_back,
     split_discord,
     split_embed_descriptions,
 )
@@ -129,7 +129,7 @@ class DiscordSender:
                     break
                 except discord.Forbidden as exc:
                     log.info("discord: %s refuses messages (code %s)", ident, exc.code)
-                    await _call_back(self.on_blocked, self.platform, ident, f"{exc.code} {exc.text}")
+                    await call_back(self.on_blocked, self.platform, ident, f"{exc.code} {exc.text}")
                     return SendOutcome(False, len(ids), tuple(ids), "forbidden", ident)
                 except discord.NotFound as exc:
                     if exc.code == 10062 or is_webhook:
@@ -137,7 +137,7 @@ class DiscordSender:
                             SendOutcome(False, len(ids), tuple(ids), "expired", ident),
                             f"interaction expired (code {exc.code})",
                         )
-                    await _call_back(self.on_blocked, self.platform, ident, f"{exc.code} {exc.text}")
+                    await call_back(self.on_blocked, self.platform, ident, f"{exc.code} {exc.text}")
                     return SendOutcome(False, len(ids), tuple(ids), "chat_not_found", ident)
                 except discord.DiscordServerError as exc:
                     # a 5xx after discord.py's own retries: the message may exist; never sent again

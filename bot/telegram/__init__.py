@@ -1,28 +1,37 @@
 """The Telegram adapter (python-telegram-bot 22): updates in, ``dispatch`` → ``render`` → one sender out.
 
-- :func:`build_application` is a factory: it builds and wires the ``Application`` but starts nothing
-  (no polling, no network) until :func:`run_telegram` (or a test) starts it.
+- :func:`build_application` is a factory: it builds the ``Application`` (``ApplicationBuilder`` with a
+  :class:`PollingBot`, :class:`bot.telegram.aiohttprequest.AiohttpRequest` — PTB's ``BaseRequest`` on aiohttp —
+  for requests and another for ``getUpdates``) and its handlers
+  (:func:`add_handlers`) but starts nothing (no polling, no network) until :func:`run_telegram` (or a test)
+  starts it.
 - Endpoint: ``base_url`` is the prefix the token is appended to (``TELEGRAM_API_BASE_URL``, default
   ``https://api.telegram.org/bot``); the file URL is derived from it (``…/bot`` → ``…/file/bot``).
-- Updates: long polling by default (:class:`bot.telegram.polling.Poller`: ``getUpdates`` as JSON, each update
-  read as a small :class:`bot.telegram.updates.Update` — no PTB ``Update`` objects, no ``Updater``, no
-  handler routing; PTB's ``Application`` is kept for the bot's lifecycle: ``initialize``/getMe, start,
-  stop). Webhook mode when ``TELEGRAM_WEBHOOK_URL`` is set (``Settings``: the environment or ``.env``):
-  the ASGI app of :mod:`bot.web` (secret required, each update handled before its 200, redeliveries
-  deduplicated across replicas, ``/healthz``, ``/metrics``) on
+- Updates: long polling by default — PTB's ``Updater`` (``updater.start_polling``) feeds the application's
+  ``update_queue``; on stop the updates taken are handled, then confirmed (:func:`poll`). Webhook mode when
+  ``TELEGRAM_WEBHOOK_URL`` is set (``Settings``: the environment or ``.env``): the ASGI app of
+  :mod:`bot.web` reads each update with ``Update.de_json`` and awaits ``Application.process_update`` before
+  its 200 (secret required, redeliveries deduplicated across replicas, ``/healthz``, ``/metrics``) on
   ``TELEGRAM_WEBHOOK_LISTEN`` : ``TELEGRAM_WEBHOOK_PORT``, path ``TELEGRAM_WEBHOOK_PATH``.
+- Handlers: ``CommandHandler`` for the commands (and ASCII aliases), a ``MessageHandler`` with the
+  :class:`_ForUs` filter for what it cannot match (below) and for plain text addressed to the bot,
+  ``CallbackQueryHandler`` for page and settings buttons, a ``MessageHandler`` for group migrations
+  (``ctx.on_migrated``), ``ChatMemberHandler`` for ``my_chat_member`` (a user blocked the bot, a group
+  removed it: ``ctx.on_blocked``); a last group marks every update handled (:meth:`TelegramAdapter.wait_handled`);
+  the error handler (:meth:`TelegramAdapter.on_error`) is each update's outer boundary (a bug is logged,
+  the chat told).
 - Commands: a message whose first entity is a ``bot_command`` at offset 0 (what real clients send). In
   groups ``/cmd@botname`` addressed to another bot is ignored, and unknown commands are answered only
   when addressed to this bot by name (other bots' commands are not ours). In private chats a leading
   ``/`` (or full-width ``／``) is enough, so Korean/Chinese aliases such as ``/점`` work too.
 - Language: the user's setting, else ``from_user.language_code``, else ``SIKPAN_LANG`` (by ``dispatch``).
 - Group admin status is asked (``getChatMember``) only for commands that need it (``admin_in_groups``).
-- Replies go through :class:`bot.sending.TelegramSender` (stored as ``ctx.telegram_sender`` so the
+- Replies go through :class:`bot.telegram.sender.TelegramSender` (stored as ``ctx.telegram_sender`` so the
   scheduler sends through the same paced queue). Chats that block the bot are reported to every callback
   in ``ctx.on_blocked`` (``fn(platform, chat_id, reason)``, sync or async); group migrations to
   ``ctx.on_migrated`` (``fn(platform, old_id, new_id)``).
-- Updates are handled concurrently (at most ``concurrent_updates`` at a time), so one slow chart does not hold
-  up others; :meth:`TelegramAdapter.process` is each update's outer boundary (a bug is logged, the chat told).
+- Updates are handled concurrently (``ApplicationBuilder.concurrent_updates``: at most ``concurrent_updates``
+  at a time), so one slow chart does not hold up others.
 - The command menu is registered on start (``setMyCommands``, default and ``language_code="ko"``).
 - Tokens never reach the logs (:func:`bot.config.install_redaction`).
 """
@@ -30,15 +39,39 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import logging
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from telegram import BotCommand, InputFile, InputMediaPhoto
+from telegram import (
+    BotCommand,
+    ChatMemberUpdated,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    InputMediaPhoto,
+    Message,
+    Update,
+)
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
-from telegram.error import BadRequest, TelegramError
-from telegram.ext import Application, ApplicationBuilder
+from telegram.error import BadRequest, Conflict, InvalidToken, TelegramError
+from telegram.ext import (
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    ContextTypes,
+    ExtBot,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
+from telegram.request import BaseRequest
 
 from bot import pictures
 from bot.admission import Verdict
@@ -60,20 +93,11 @@ from bot.identity import telegram_user_id
 from bot.limits import limiter_of
 from bot.msgids import msgid
 from bot.sending import (
-    NO_PREVIEW,
-    SendOutcome,
-    TelegramSender,
-    split_telegram_html,
-    telegram_call,
-    visible_len,
-)
-from bot.sending import (
     TELEGRAM_CAPTION_LIMIT as CAPTION_LIMIT,
 )
-from bot.startup import start_telegram
-from bot.telegram.polling import Poller
-from bot.telegram.request import AiohttpRequest
-from bot.telegram.updates import Message, Update
+from bot.sending import SendOutcome, split_telegram_html, visible_len
+from bot.telegram.aiohttprequest import AiohttpRequest
+from bot.telegram.sender import NO_PREVIEW, TelegramSender, start_telegram, telegram_request
 from bot.views import first_page, render
 
 if TYPE_CHECKING:
@@ -108,6 +132,11 @@ def _fan_out(callbacks: list[Callback]) -> Any:
     return call
 
 
+def _sender_chat_id(message: Message | None) -> int | None:
+    """The chat a message was sent on behalf of (an anonymous admin, a channel), if any."""
+    return message.sender_chat.id if message is not None and message.sender_chat is not None else None
+
+
 def _chat_kind(chat_type: str) -> str:
     if chat_type == ChatType.PRIVATE:
         return "private"
@@ -124,6 +153,7 @@ class TelegramAdapter:
         self.sender = sender
         self.username: str = ""
         self.handled: dict[int, SendOutcome | None] = {}  # update_id → outcome (None: not for us)
+        self._outcomes: dict[int, SendOutcome] = {}  # update_id → the outcome of a handler, until finish
         self._waiting: dict[
             int, list[asyncio.Future[None]]
         ] = {}  # update_id → who waits for it (wait_handled)
@@ -154,9 +184,8 @@ class TelegramAdapter:
                         del self._waiting[update_id]
         return self.handled[update_id]
 
-    def command_text(self, update: Update) -> str | None:
+    def command_text(self, message: Message | None) -> str | None:
         """The command line without ``@botname``, or None when the message is not for us."""
-        message = update.effective_message
         if message is None or not message.text:
             return None
         text = message.text
@@ -181,21 +210,16 @@ class TelegramAdapter:
         chat = update.effective_chat
         if chat is None or chat.type == ChatType.PRIVATE:
             return True
-        if message is not None and message.sender_chat_id == chat.id:
+        if message is not None and _sender_chat_id(message) == chat.id:
             return True  # an anonymous admin posting as the group
         if user is None or user.id == GROUP_ANONYMOUS_BOT:
             return user is not None
         try:
-            member = await telegram_call(
-                self.sender.bot, "getChatMember", {"chat_id": chat.id, "user_id": user.id}
-            )
+            member = await self.sender.bot.get_chat_member(chat.id, user.id)
         except TelegramError:
             log.warning("telegram: could not read the member status in chat %s", chat.id)
             return False
-        return isinstance(member, dict) and member.get("status") in (
-            ChatMemberStatus.ADMINISTRATOR,
-            ChatMemberStatus.OWNER,
-        )
+        return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
     @staticmethod
     def admission_keys(update: Update) -> tuple[str, str]:
@@ -205,7 +229,7 @@ class TelegramAdapter:
         user_id = telegram_user_id(
             user.id if user is not None else None,
             chat.id,
-            message.sender_chat_id if message is not None else None,
+            _sender_chat_id(message),
         )
         return f"telegram:{user_id}", f"telegram:{chat.id}"
 
@@ -227,7 +251,7 @@ class TelegramAdapter:
             user_id=telegram_user_id(
                 user.id if user is not None else None,
                 chat.id,
-                message.sender_chat_id if message is not None else None,
+                _sender_chat_id(message),
             ),
             text=text,
             lang_hint=user.language_code if user is not None else None,
@@ -236,26 +260,42 @@ class TelegramAdapter:
             display_name=user.full_name if user is not None else None,
         )
 
-    async def process(self, update: Update) -> None:
-        """One update from start to end (the poller runs it as a task; the webhook awaits it before its 200):
-        a message, or a button press. The outermost boundary of a request: ``dispatch`` answers every command
-        error itself, so what arrives here is a bug in rendering or sending — logged with the update, and the
-        chat is told that something went wrong (:meth:`on_error`). Marked handled at the end, either way."""
-        outcome: SendOutcome | None = None
-        try:
-            if update.callback_query is not None:
-                await self.on_callback(update)
-            elif update.message is not None:
-                outcome = await self.handle(update)
-        except Exception as exc:  # the request's outer boundary (see above)
-            await self.on_error(update, exc)
-        finally:
-            self._mark(update, outcome)
+    async def on_message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """The handler of commands (``CommandHandler`` and the :class:`_ForUs` ``MessageHandler``) and of
+        plain text addressed to the bot (answered with a hint); the outcome is kept for :meth:`finish`."""
+        outcome = await self.handle(update)
+        if outcome is not None:
+            self._outcomes[update.update_id] = outcome
 
-    def wants_hint(self, update: Update) -> bool:
+    async def on_migrated(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A group became a supergroup (the service message ``migrate_to_chat_id``): reported to
+        ``ctx.on_migrated`` as a send answered ``ChatMigrated`` reports it."""
+        message = update.effective_message
+        if message is not None and message.migrate_to_chat_id is not None:
+            log.info("telegram: chat %s migrated to %s", message.chat.id, message.migrate_to_chat_id)
+            await _fan_out(self.ctx.on_migrated)(
+                "telegram", str(message.chat.id), str(message.migrate_to_chat_id)
+            )
+
+    async def on_member(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """The bot's own membership changed (``my_chat_member``): blocked by a user, removed from a group or
+        a channel — reported to ``ctx.on_blocked`` as a send answered ``Forbidden`` reports it."""
+        change: ChatMemberUpdated | None = update.my_chat_member
+        if change is None:
+            return
+        if change.new_chat_member.status in (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT):
+            log.info("telegram: chat %s removed the bot (%s)", change.chat.id, change.new_chat_member.status)
+            await _fan_out(self.ctx.on_blocked)(
+                "telegram", str(change.chat.id), str(change.new_chat_member.status)
+            )
+
+    async def finish(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """The last handler group: every update is marked handled (:meth:`wait_handled`), answered or not."""
+        self._mark(update, self._outcomes.pop(update.update_id, None))
+
+    def wants_hint(self, message: Message | None) -> bool:
         """Plain text in a private chat, or a message that mentions us in a group: not a command, but
         someone talking to the bot (answered with a one-line hint and an example)."""
-        message = update.effective_message
         if message is None or not message.text or message.text.lstrip()[:1] in ("/", "／"):
             return False
         if message.chat.type == ChatType.PRIVATE:
@@ -267,9 +307,9 @@ class TelegramAdapter:
         )
 
     async def handle(self, update: Update) -> SendOutcome | None:
-        text = self.command_text(update)
         message = update.effective_message
-        if text is None and message is not None and self.wants_hint(update):
+        text = self.command_text(message)
+        if text is None and message is not None and self.wants_hint(message):
             if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
                 return None
             incoming = await self.incoming(update, "/start")
@@ -310,7 +350,7 @@ class TelegramAdapter:
         incoming: Incoming,
         body: str,
         reply_to: int | None = None,
-        reply_markup: Any = None,
+        reply_markup: InlineKeyboardMarkup | None = None,
         photo: bytes | None = None,
         caption: str | None = None,
     ) -> SendOutcome:
@@ -330,7 +370,7 @@ class TelegramAdapter:
             filename=pictures.FILENAME,
         )
 
-    async def on_callback(self, update: Update) -> None:
+    async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A page button: the page of the stored cast replaces the message in place. Every callback query
         is answered (``answerCallbackQuery``), also when the row is gone or the edit fails."""
         query = update.callback_query
@@ -342,9 +382,10 @@ class TelegramAdapter:
             else:
                 notice = await self.show_page(update)
         finally:
-            answer = {"callback_query_id": query.id, "text": notice, "show_alert": notice is not None}
             try:
-                await telegram_call(self.sender.bot, "answerCallbackQuery", answer)
+                await self.sender.bot.answer_callback_query(
+                    query.id, text=notice, show_alert=notice is not None
+                )
             except TelegramError as exc:  # a query older than Telegram keeps: nothing left to answer
                 log.info("telegram: callback query not answered: %s", exc)
 
@@ -376,23 +417,24 @@ class TelegramAdapter:
         body = fit_page(render(reply, "telegram", page=ref.page), lang)
         markup = keyboard(reply, ref.owner, ref.page)
         try:
-            if message.has_photo:
+            if isinstance(message, Message) and message.photo:
                 # the picture stays: only the caption changes (nothing is drawn or uploaded again); a
                 # page longer than a caption is shown in caption-sized parts, one button each
                 parts = caption_parts(body)
                 part = min(part, len(parts) - 1)
-                await self.edit(
-                    "editMessageCaption",
-                    message,
+                await self.sender.bot.edit_message_caption(
+                    chat_id=chat.id,
+                    message_id=message.message_id,
                     caption=parts[part],
+                    parse_mode=ParseMode.HTML,
                     reply_markup=keyboard(reply, ref.owner, ref.page, parts=len(parts), part=part),
                 )
             elif (png := await self.restore_picture(reply, ref, body, lang)) is not None:
                 # the picture's own page (盤) on a message without it (sent before pictures, or as
                 # text): the picture is drawn again from the stored row and added to the message
-                await self.edit(
-                    "editMessageMedia",
-                    message,
+                await self.sender.bot.edit_message_media(
+                    chat_id=chat.id,
+                    message_id=message.message_id,
                     media=InputMediaPhoto(
                         # attach=True: the upload is named by ``attach://<name>`` in the media, as the
                         # Bot API requires for editMessageMedia
@@ -403,7 +445,7 @@ class TelegramAdapter:
                     reply_markup=markup,
                 )
             else:
-                await self.edit("editMessageText", message, text=body, reply_markup=markup)
+                await self.edit_text(chat.id, message.message_id, body, markup)
         except BadRequest as exc:
             if "not modified" not in exc.message.lower():  # the same page pressed again is no error
                 log.warning("telegram: page edit in chat %s failed: %s", chat.id, exc.message)
@@ -445,31 +487,38 @@ class TelegramAdapter:
         if reply.view == "error":  # refused as the typed line would be (e.g. 晝夜 by sunrise without a place)
             return render(reply, "console")[:200]  # answerCallbackQuery takes 0–200 characters
         try:
-            await self.edit(
-                "editMessageText",
-                query.message,
-                text=fit_page(render(reply, "telegram"), reply.lang),
-                reply_markup=keyboard(reply, presser.user_id, None),
+            await self.edit_text(
+                chat.id,
+                query.message.message_id,
+                fit_page(render(reply, "telegram"), reply.lang),
+                keyboard(reply, presser.user_id, None),
             )
         except BadRequest as exc:
             if "not modified" not in exc.message.lower():
                 log.warning("telegram: settings edit in chat %s failed: %s", chat.id, exc.message)
         return None
 
-    async def edit(self, method: str, message: Message, **params: Any) -> None:
-        """An ``editMessage*`` of one of our messages (Telegram HTML, no link preview for text), through the
-        request layer as the sends go (:func:`bot.sending.telegram_call`: PTB's errors, no ``Message`` built
-        of the answer)."""
-        wire: dict[str, Any] = {"chat_id": message.chat.id, "message_id": message.message_id, **params}
-        if method != "editMessageMedia":
-            wire["parse_mode"] = ParseMode.HTML
-        if method == "editMessageText":
-            wire["link_preview_options"] = NO_PREVIEW
-        await telegram_call(self.sender.bot, method, wire)
+    async def edit_text(
+        self, chat_id: int, message_id: int, text: str, markup: InlineKeyboardMarkup | None
+    ) -> None:
+        """``editMessageText`` of one of our messages (Telegram HTML, no link preview)."""
+        await self.sender.bot.edit_message_text(
+            text,
+            chat_id=chat_id,
+            message_id=message_id,
+            parse_mode=ParseMode.HTML,
+            link_preview_options=NO_PREVIEW,
+            reply_markup=markup,
+        )
 
-    async def on_error(self, update: Update, error: Exception) -> None:
-        """A bug reached :meth:`process`: logged with the update, and the chat is told that something went
-        wrong (best effort: a failure to tell it is logged too)."""
+    async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """The ``Application``'s error handler, each update's outer boundary: ``dispatch`` answers every
+        command error itself, so what arrives here is a bug in rendering or sending — logged with the update,
+        and the chat is told that something went wrong (best effort: a failure to tell it is logged too)."""
+        error = context.error
+        if not isinstance(update, Update):  # not an update's error (a task's): logged
+            log.error("telegram: %r", error, exc_info=error)
+            return
         chat = update.effective_chat
         log.error(
             "telegram: update %s in chat %s failed: %r",
@@ -488,23 +537,22 @@ class TelegramAdapter:
 
 def keyboard(
     reply: Reply, owner: str, current: str | None, *, parts: int = 1, part: int = 0
-) -> dict[str, Any] | None:
+) -> InlineKeyboardMarkup | None:
     """One button per page of the stored cast ``reply`` shows (the current one marked); when the current
     page is shown in ``parts`` caption-sized parts (a photo message), a second row with one button per
     part (the shown one, ``part``, marked); the choices of a ``/settings`` reply
-    (:mod:`bot.commands.setting_buttons`). As the Bot API's ``InlineKeyboardMarkup`` JSON (the requests are
-    made of JSON: no python-telegram-bot objects to build and serialise again per reply)."""
+    (:mod:`bot.commands.setting_buttons`)."""
     if reply.view == "settings":
         choices = setting_buttons.buttons(reply, owner)
         return (
-            {"inline_keyboard": [[_button(b.label, b.data) for b in row] for row in choices]}
+            InlineKeyboardMarkup([[_button(b.label, b.data) for b in row] for row in choices])
             if choices
             else None
         )
     number = reply.context.get("no")
     if not isinstance(number, int):
         return None
-    buttons: list[dict[str, str]] = []
+    buttons: list[InlineKeyboardButton] = []
     for ref in pages.refs(reply.view, owner, number):
         data = ref.encode()
         if data is None:
@@ -515,7 +563,7 @@ def keyboard(
         return None
     rows = [buttons]
     if parts > 1 and current is not None:
-        row: list[dict[str, str]] = []
+        row: list[InlineKeyboardButton] = []
         for index in range(min(parts, MAX_PARTS)):
             data = encode_part(pages.PageRef(owner, number, current), index)
             if data is None:
@@ -524,12 +572,12 @@ def keyboard(
             row.append(_button(("• " if index == part else "") + label, data))
         if len(row) > 1:
             rows.append(row)
-    return {"inline_keyboard": rows}
+    return InlineKeyboardMarkup(rows)
 
 
-def _button(text: str, data: str) -> dict[str, str]:
-    """An ``InlineKeyboardButton`` (JSON) that sends ``data`` back as a callback query."""
-    return {"text": text, "callback_data": data}
+def _button(text: str, data: str) -> InlineKeyboardButton:
+    """A button that sends ``data`` back as a callback query."""
+    return InlineKeyboardButton(text, callback_data=data)
 
 
 MAX_PARTS = 8  # caption parts of one page that get a button (a 4,096-character page has at most 4–5)
@@ -586,6 +634,119 @@ def command_menu(lang: str) -> list[BotCommand]:
     return menu
 
 
+@dataclass
+class PollingState:
+    """What :class:`PollingBot` keeps of the polling (see there)."""
+
+    requests: tuple[BaseRequest, BaseRequest]
+    holding: bool = False
+    next_offset: int = 0  # every update below it has been taken
+    refused: asyncio.Event = field(default_factory=asyncio.Event)  # getUpdates answered 401 (revoked)
+
+
+class PollingBot(ExtBot[None]):
+    """The application's bot: PTB's ``ExtBot`` whose ``get_updates`` (what PTB's ``Updater`` polls with)
+    remembers how far updates were taken, can hold the ``Updater``'s confirming call at stop, and tells a
+    refused token (401) to :func:`poll`.
+
+    At stop PTB's ``Updater.stop`` ends its poll with one more ``getUpdates`` whose offset confirms what it
+    took, before ``Application.stop`` has handled it; :func:`poll` sets :attr:`holding` first (that call is not
+    made), lets ``Application.stop`` handle every update taken, then confirms them itself (:meth:`confirm`):
+    a stop that does not finish (kill -9 during the drain) gets them again on the next start."""
+
+    def __init__(
+        self, token: str, *, request: BaseRequest, get_updates_request: BaseRequest, **kwargs: Any
+    ) -> None:
+        super().__init__(token, request=request, get_updates_request=get_updates_request, **kwargs)
+        # PTB's bot takes no new public attributes after __init__: the polling state is one object
+        self._polling = PollingState((request, get_updates_request))
+
+    @property
+    def polling(self) -> PollingState:
+        return self._polling
+
+    async def get_updates(
+        self,
+        offset: int | None = None,
+        limit: int | None = None,
+        timeout: Any = None,
+        allowed_updates: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> tuple[Update, ...]:
+        state = self._polling
+        if state.holding:
+            return ()
+        try:
+            updates = await super().get_updates(offset, limit, timeout, allowed_updates, **kwargs)
+        except InvalidToken:
+            state.refused.set()
+            raise
+        if updates:
+            state.next_offset = max(state.next_offset, updates[-1].update_id + 1)
+        return updates
+
+    async def close_requests(self) -> None:
+        """Close the HTTP clients (``shutdown`` does it for an initialized bot; this for one that failed to)."""
+        for request in self._polling.requests:
+            await request.shutdown()
+
+    async def confirm(self) -> None:
+        """Confirm the updates taken (``getUpdates`` with the offset past them, ``timeout`` 0)."""
+        offset = self._polling.next_offset
+        if not offset:
+            return
+        try:
+            await super().get_updates(offset, 1, 0, ALLOWED_UPDATES)
+        except TelegramError as exc:
+            log.warning(
+                "telegram: the updates taken up to %d could not be confirmed (%s); a restart gets them again",
+                offset - 1,
+                exc,
+            )
+
+
+# the kinds of update the bot asks for (getUpdates, setWebhook): what its handlers take
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
+
+
+class _ForUs(filters.MessageFilter):
+    """A text message for the bot that ``CommandHandler`` does not take: an alias (``/점``), a full-width
+    ``／``, an unknown command (in groups only when addressed by name), or plain text addressed to the bot
+    (:meth:`TelegramAdapter.command_text`, :meth:`TelegramAdapter.wants_hint`)."""
+
+    def __init__(self, adapter: TelegramAdapter) -> None:
+        super().__init__(name="sikpan.for_us")
+        self.adapter = adapter
+
+    def filter(self, message: Message) -> bool:
+        return self.adapter.command_text(message) is not None or self.adapter.wants_hint(message)
+
+
+def command_names() -> list[str]:
+    """The names ``CommandHandler`` takes (``/name``, ``/name@bot``): every command and alias of
+    Telegram's command syntax (1–32 of a–z 0–9 _); the others (``/점``) go to the :class:`_ForUs` handler."""
+    names = set()
+    for spec in load_commands().values():
+        for name in (spec.name, *spec.aliases):
+            if re.fullmatch(r"[a-z0-9_]{1,32}", name):
+                names.add(name)
+    return sorted(names)
+
+
+def add_handlers(app: AnyApplication, adapter: TelegramAdapter) -> None:
+    """The handlers: commands (``CommandHandler``, and a ``MessageHandler`` for what it cannot match),
+    buttons (``CallbackQueryHandler``), plain text addressed to the bot, group migrations and chats that
+    remove the bot; a last group marks every update handled; the error handler is each update's boundary."""
+    text = filters.UpdateType.MESSAGE & filters.TEXT
+    app.add_handler(CommandHandler(command_names(), adapter.on_message, filters=filters.UpdateType.MESSAGE))
+    app.add_handler(MessageHandler(text & _ForUs(adapter), adapter.on_message))
+    app.add_handler(CallbackQueryHandler(adapter.on_callback))
+    app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, adapter.on_migrated))
+    app.add_handler(ChatMemberHandler(adapter.on_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    app.add_handler(TypeHandler(Update, adapter.finish), group=1)
+    app.add_error_handler(adapter.on_error)
+
+
 def build_application(
     ctx: AppContext,
     token: str,
@@ -597,27 +758,18 @@ def build_application(
     pace: bool = True,
     rate: float = 28.0,
 ) -> AnyApplication:
-    """Build the ``Application`` (its bot, the sender, the adapter) without starting anything. The
-    ``Application`` has no ``Updater`` and no handlers: updates come in through :func:`poll` (or the
-    webhook, :mod:`bot.web`) straight to :meth:`TelegramAdapter.process`."""
+    """Build the ``Application`` (its bot, handlers, the sender, the adapter) without starting anything.
+    Requests go through :class:`bot.telegram.aiohttprequest.AiohttpRequest` (PTB's ``BaseRequest`` on aiohttp,
+    :func:`bot.telegram.sender.telegram_request`); ``getUpdates`` on its own connection. Updates are handled concurrently, at most ``concurrent_updates`` at a time."""
     install_redaction([token])
-    requests = (
-        AiohttpRequest(connection_pool_size=max(8, min(concurrent_updates, 512)), pool_timeout=30.0),
-        AiohttpRequest(connection_pool_size=1),  # getUpdates, on its own connection
+    bot = PollingBot(
+        token,
+        base_url=base_url,
+        base_file_url=base_file_url or file_url_for(base_url),
+        request=telegram_request(max(8, min(concurrent_updates, 512))),
+        get_updates_request=AiohttpRequest(1, connect_timeout=5.0, read_timeout=10.0),
     )
-    app = (
-        ApplicationBuilder()
-        .token(token)
-        .base_url(base_url)
-        .base_file_url(base_file_url or file_url_for(base_url))
-        .updater(None)  # bot.telegram.polling instead
-        # aiohttp, not PTB's default httpx (bot/telegram/request.py; figures in the README)
-        .request(requests[0])
-        .get_updates_request(requests[1])
-        .build()
-    )
-    app.bot_data["requests"] = requests
-    app.bot_data["concurrent_updates"] = concurrent_updates
+    app = ApplicationBuilder().bot(bot).concurrent_updates(concurrent_updates).build()
     if sender is None:
         sender = TelegramSender(
             app.bot,
@@ -628,32 +780,56 @@ def build_application(
             overall_rate=rate,
         )
     adapter = TelegramAdapter(ctx, sender)
+    add_handlers(app, adapter)
     app.bot_data["adapter"] = adapter
     ctx.telegram_sender = sender
     ctx.telegram_application = app
     return app
 
 
+def _polling_error(exc: TelegramError) -> None:
+    """PTB's ``Updater`` error callback: a failed poll (it retries with back-off, 429 as told)."""
+    if isinstance(exc, Conflict):
+        log.warning(
+            "telegram: getUpdates conflict (%s): another instance is polling with this token, or a webhook is set",
+            exc.message,
+        )
+    else:
+        log.warning("telegram: getUpdates failed (%s: %s)", type(exc).__name__, exc)
+
+
 async def poll(app: AnyApplication, stop: asyncio.Event, *, timeout: int = 10) -> None:
-    """Long polling (:class:`~bot.telegram.polling.Poller` on the ``getUpdates`` connection) into the adapter
-    until ``stop`` is set; returns once the updates taken are handled and confirmed. The ``Poller`` is
-    ``app.bot_data["poller"]`` meanwhile. Raises ``InvalidToken`` when the token is refused (revoked)."""
-    adapter: TelegramAdapter = app.bot_data["adapter"]
-    poller = Poller(
-        app.bot,
-        app.bot_data["requests"][1],
-        adapter.process,
-        timeout=timeout,
-        concurrency=app.bot_data["concurrent_updates"],
+    """Long polling with PTB's ``Updater`` until ``stop`` is set; returns once the updates taken are handled
+    and confirmed (:class:`PollingBot`). The application must be started. Raises ``InvalidToken`` when the
+    token is refused (revoked) while polling."""
+    bot = app.bot
+    assert isinstance(bot, PollingBot) and app.updater is not None
+    await app.updater.start_polling(
+        timeout=timeout, allowed_updates=ALLOWED_UPDATES, error_callback=_polling_error
     )
-    app.bot_data["poller"] = poller
-    await poller.run(stop)
-
-
-async def close_requests(app: AnyApplication) -> None:
-    """Close the HTTP sessions of ``build_application`` (``shutdown`` does it for an initialized app)."""
-    for request in app.bot_data.get("requests", ()):
-        await request.shutdown()
+    state = bot.polling
+    waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(state.refused.wait())]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waits:
+            waiter.cancel()
+        state.holding = True
+        try:
+            if app.updater.running:
+                # the poll in flight is cut (its confirming call held); a polling task that ended with a
+                # refused token raises it here again: reported below
+                with contextlib.suppress(InvalidToken):
+                    await app.updater.stop()
+            if app.running:
+                await app.stop()  # every update taken is handled
+        finally:
+            state.holding = False
+        if not state.refused.is_set():
+            await bot.confirm()
+    if state.refused.is_set():
+        log.error("telegram: the Bot API refused the token: revoked? Polling ends")
+        raise InvalidToken("the Bot API refused the token while polling")
 
 
 async def prepare(app: AnyApplication) -> None:
@@ -692,9 +868,9 @@ async def start_application(ctx: AppContext, stop: asyncio.Event) -> AnyApplicat
     app = build_application(
         ctx, token, settings.telegram_api_base_url or DEFAULT_BASE_URL, rate=settings.telegram_send_rate
     )
-    await start_telegram(
-        app.initialize, lambda: close_requests(app), attempts=settings.start_attempts, stop=stop
-    )
+    bot = app.bot
+    assert isinstance(bot, PollingBot)
+    await start_telegram(app.initialize, bot.close_requests, attempts=settings.start_attempts, stop=stop)
     return app
 
 
@@ -709,10 +885,10 @@ async def run_telegram(ctx: AppContext, stop: asyncio.Event, *, poll_timeout: in
             if ctx.settings.webhook:
                 from bot.web import serve_webhook  # the [webhook] extra, only when a webhook is set
 
-                await serve_webhook(ctx, app, stop)  # returns once stopped and drained
+                await serve_webhook(ctx, app, stop, allowed_updates=ALLOWED_UPDATES)  # returns when drained
             else:
                 log.info("telegram: polling as @%s", app.bot.username)
-                await poll(app, stop, timeout=poll_timeout)  # returns once stopped and drained
+                await poll(app, stop, timeout=poll_timeout)  # returns once stopped, drained and confirmed
         finally:
             if app.running:
                 await app.stop()

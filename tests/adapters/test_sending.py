@@ -14,15 +14,13 @@ import telegram
 
 from bot.limits import MAX_FLIGHT, LocalLimiter, SlidingWindow, Slot
 from bot.sending import (
-    TelegramSender,
     TokenBucket,
-    retry_after_seconds,
     split_discord,
     split_embed_descriptions,
     split_telegram_html,
     utf16_len,
 )
-from bot.telegram.request import AiohttpRequest
+from bot.telegram.sender import TelegramSender, retry_after_seconds, telegram_request
 from tests.fakes.telegram import EntityParseError, FakeTelegram, visible_text
 
 
@@ -322,8 +320,8 @@ async def test_the_overall_pacer_allows_a_burst_of_a_second_and_never_exceeds_th
         waits.append(seconds)
         await asyncio.sleep(seconds)
 
-    # the bot's own transport (a pool of connections: PTB's default httpx pool of one would queue the burst)
-    request = AiohttpRequest(connection_pool_size=64)
+    # the bot's transport: PTB's HTTPXRequest with a pool of connections (a pool of one would queue the burst)
+    request = telegram_request(64)
     async with telegram.Bot(tg.token, base_url=tg.base_url, request=request) as pooled:
         sender = TelegramSender(pooled, overall_rate=28, sleep=sleep)
         outcomes = await asyncio.gather(*(sender.send(1000 + chat, "x") for chat in range(28)))
@@ -455,13 +453,11 @@ def _png(color: str, size: tuple[int, int] = (16, 8)) -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("transport", ["httpx", "aiohttp"])
-async def test_the_sender_puts_on_the_wire_what_python_telegram_bot_would(tg, transport):
-    """The sends go through the request layer without ``Bot.send_message`` (issue #18): their parameters are
-    still the ones PTB's own methods send for the same reply (compared field by field in the fake's log) —
-    on PTB's httpx (``BaseRequest.post``) and on the bot's transport (``AiohttpRequest.api_call``, the wire)."""
-    request = AiohttpRequest() if transport == "aiohttp" else None
-    async with telegram.Bot(tg.token, base_url=tg.base_url, request=request) as bot:
+async def test_the_sender_puts_on_the_wire_what_python_telegram_bot_would(tg):
+    """A reply's requests (HTML, no link preview, a reply that survives a deleted message, the keyboard on
+    the last part, a photo upload named ``chart.png``) are the ones PTB sends for the same reply written with
+    ``send_message``/``send_photo``'s own arguments (compared field by field in the fake's log)."""
+    async with telegram.Bot(tg.token, base_url=tg.base_url, request=telegram_request(8)) as bot:
         await _sender_and_bot_on_the_wire(tg, bot)
 
 
@@ -476,7 +472,7 @@ async def _sender_and_bot_on_the_wire(tg, bot):
         parse_mode="HTML", reply_to_message_id=7, allow_sending_without_reply=True, reply_markup=markup,
     )  # fmt: skip
     sender = TelegramSender(bot)
-    keyboard = {"inline_keyboard": [[{"text": "盤", "callback_data": "p:1"}]]}
+    keyboard = markup
     text = await sender.send(502, "<b>甲子</b> 하루", reply_to_message_id=7, reply_markup=keyboard)
     photo = await sender.send(
         502, "", photo=_png("green"), caption="<i>盤</i>", reply_to_message_id=7, reply_markup=keyboard

@@ -194,6 +194,32 @@ def test_factory_starts_nothing_and_derives_the_file_url():
     assert all(1 <= len(c.description) <= 256 and c.command.isascii() for c in menu)
 
 
+async def test_the_application_is_built_with_ptb_handlers_on_the_aiohttp_request_and_starts_nothing(tmp_path):
+    from telegram.ext import CallbackQueryHandler, ChatMemberHandler, CommandHandler, MessageHandler
+
+    from bot.app import create_context
+    from bot.config import Settings
+    from bot.telegram.aiohttprequest import AiohttpRequest
+
+    ctx = await create_context(Settings(db_path=str(tmp_path / "x.db")))
+    try:
+        app = tgmod.build_application(
+            ctx, "7000000001:AAtest-token-not-a-real-one-0000000", "http://127.0.0.1:9/bot"
+        )
+    finally:
+        await ctx.close()
+    requests = app.bot.polling.requests
+    assert all(isinstance(r, AiohttpRequest) for r in requests) and requests[0] is not requests[1]
+    assert app.bot.request is requests[0] and not app.running and app.updater is not None
+    kinds = [type(h) for h in app.handlers[0]]
+    assert kinds == [CommandHandler, MessageHandler, CallbackQueryHandler, MessageHandler, ChatMemberHandler]
+    commands = app.handlers[0][0]
+    assert {"cast", "shensha", "help"} <= commands.commands and "점" not in commands.commands
+    assert app.error_handlers
+    await app.bot.polling.requests[1].shutdown()
+    await app.bot.request.shutdown()
+
+
 async def test_sikpan_run_subprocess_answers_and_stops_on_sigterm(tg, tmp_path):
     env = {
         **os.environ,
@@ -242,8 +268,9 @@ def test_menu_descriptions_come_from_the_catalogs(lang):
 
 
 async def test_group_admin_status_comes_from_get_chat_member(tg, tmp_path):
+    from telegram import Update
+
     from bot.app import create_context
-    from bot.telegram.updates import Update, parse_update
 
     ctx = await create_context(tg_settings(tg, str(tmp_path / "db.sqlite")))
     app = tgmod.build_application(ctx, tg.token, tg.base_url)
@@ -256,9 +283,7 @@ async def test_group_admin_status_comes_from_get_chat_member(tg, tmp_path):
 
         def update(user_id: int, text: str = "/daily 07:00") -> Update:
             data = tg.make_update(text, chat_id=group, chat_type="supergroup", user_id=user_id)
-            parsed = parse_update(data)
-            assert parsed is not None
-            return parsed
+            return Update.de_json(data, app.bot)
 
         assert await adapter.is_admin(update(5)) is True
         assert await adapter.is_admin(update(6)) is True
@@ -267,8 +292,7 @@ async def test_group_admin_status_comes_from_get_chat_member(tg, tmp_path):
         assert incoming.chat_kind == "group" and incoming.user_is_admin is False
         # private chats never ask
         before = len([c for c in tg.calls if c.method == "getChatMember"])
-        private = parse_update(tg.make_update("/daily 07:00", chat_id=8))
-        assert private is not None
+        private = Update.de_json(tg.make_update("/daily 07:00", chat_id=8), app.bot)
         assert (await adapter.incoming(private, "/daily 07:00")).user_is_admin is True
         assert len([c for c in tg.calls if c.method == "getChatMember"]) == before
     await ctx.close()

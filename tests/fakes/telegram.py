@@ -60,7 +60,12 @@ Injecting input
     first_name=…, username=…)`` queues a ``message`` update; a leading ``/cmd`` or ``/cmd@bot`` gets a
     ``bot_command`` entity at offset 0 like real clients. Returns the update dict. ``make_update(...)``
     builds the same dict without queueing (for webhook tests, POST it yourself). ``push_update(dict)``
-    queues any update; ``callback_query(data, chat_id=…, user_id=…)`` queues a button press.
+    queues any update; ``callback_query(data, chat_id=…, user_id=…)`` queues a button press;
+    ``bot_removed(chat_id, status="kicked"|"left", chat_type=…)`` a ``my_chat_member`` update (the bot blocked
+    or removed); ``group_migrated(chat_id, new_chat_id)`` the service message of a group that became a
+    supergroup (``migrate_to_chat_id``). getUpdates honours ``allowed_updates`` as the Bot API does (kept until
+    changed, :attr:`allowed_updates`; empty: every kind but ``chat_member`` and the reactions): an update of a
+    kind not asked for is never delivered.
 
 Fault injection (each rule matches a method and optionally a chat id; ``times=None`` means forever)
     ``fail(method, status, description, parameters=None, chat_id=None, times=1)`` — generic;
@@ -157,6 +162,16 @@ TELEGRAM_TAGS = frozenset(
         "tg-emoji",
     }
 )
+
+
+# the update kinds the Bot API delivers when ``allowed_updates`` is empty ("all update types except
+# chat_member, message_reaction, and message_reaction_count")
+DEFAULT_UPDATE_KINDS = frozenset(
+    {"message", "edited_message", "channel_post", "edited_channel_post", "business_connection",
+     "business_message", "edited_business_message", "deleted_business_messages", "inline_query",
+     "chosen_inline_result", "callback_query", "shipping_query", "pre_checkout_query", "purchased_paid_media",
+     "poll", "poll_answer", "my_chat_member", "chat_join_request", "chat_boost", "removed_chat_boost"}
+)  # fmt: skip
 
 
 def utf16_len(text: str) -> int:
@@ -306,6 +321,7 @@ class FakeTelegram(LoopbackServer):
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.confirmed_offset = 0
+        self.allowed_updates: list[str] = []  # getUpdates' allowed_updates (empty: the default kinds)
         self._losses: list[_Loss] = []
         self._accepted: collections.deque[float] = collections.deque()  # monotonic times of accepted sends
         self.flood_rejections = 0  # sends answered 429 by the flood limit
@@ -410,6 +426,47 @@ class FakeTelegram(LoopbackServer):
                 "chat_instance": "1",
                 "data": data,
                 "message": shown,
+            },
+        }
+        self.push_update(update)
+        return update
+
+    def bot_removed(
+        self, chat_id: int, *, status: str = "kicked", chat_type: str = "private"
+    ) -> dict[str, Any]:
+        """Queue a ``my_chat_member`` update: the bot's status in ``chat_id`` changed from ``member`` to
+        ``status`` (``kicked``: a user blocked it, or a group banned it; ``left``: removed from a group)."""
+        chat: dict[str, Any] = {"id": chat_id, "type": chat_type}
+        if chat_type != "private":
+            chat["title"] = "group"
+        person = {"id": chat_id if chat_type == "private" else 2001, "is_bot": False, "first_name": "Tester"}
+        me = {"id": self.bot_id, "is_bot": True, "first_name": "sikpan", "username": self.username}
+        new: dict[str, Any] = {"user": me, "status": status}
+        if status == "kicked":
+            new["until_date"] = 0
+        update = {
+            "update_id": next(self._update_ids),
+            "my_chat_member": {
+                "chat": chat,
+                "from": person,
+                "date": int(time.time()),
+                "old_chat_member": {"user": me, "status": "member"},
+                "new_chat_member": new,
+            },
+        }
+        self.push_update(update)
+        return update
+
+    def group_migrated(self, chat_id: int, new_chat_id: int) -> dict[str, Any]:
+        """Queue the service message a group sends when it becomes a supergroup (``migrate_to_chat_id``)."""
+        update = {
+            "update_id": next(self._update_ids),
+            "message": {
+                "message_id": next(self._message_ids),
+                "date": int(time.time()),
+                "chat": {"id": chat_id, "type": "group", "title": "group"},
+                "from": {"id": 2001, "is_bot": False, "first_name": "Tester"},
+                "migrate_to_chat_id": new_chat_id,
             },
         }
         self.push_update(update)
@@ -694,6 +751,11 @@ class FakeTelegram(LoopbackServer):
         offset = int(params.get("offset") or 0)
         limit = int(params.get("limit") or 100)
         hold = min(float(params.get("timeout") or 0), self.poll_hold)
+        if params.get("allowed_updates") is not None:  # kept until changed, as the Bot API keeps it
+            self.allowed_updates = list(params["allowed_updates"])
+        kinds = set(self.allowed_updates) or DEFAULT_UPDATE_KINDS
+        # updates of a kind not asked for are never delivered
+        self._updates = [u for u in self._updates if any(k in kinds for k in u if k != "update_id")]
         if offset:
             self.confirmed_offset = max(self.confirmed_offset, offset)
             self._updates = [u for u in self._updates if u["update_id"] >= offset]

@@ -17,7 +17,7 @@ import telegram
 from bot.app import create_context
 from bot.config import Settings
 from bot.scheduler import DailyScheduler, DailyStore, TelegramTransport
-from bot.sending import TelegramSender
+from bot.telegram.sender import TelegramSender
 from tests.daily.conftest import ManualClock, utc
 from tests.fakes.telegram import FakeTelegram
 

@@ -18,6 +18,7 @@ from datetime import timedelta
 from bot.config import load_settings
 from bot.context import create_context
 from bot.scheduler import DailyScheduler, daily_queue, run_worker
+from bot.telegram.sender import start_sender
 
 
 async def main(role: str) -> None:
@@ -41,6 +42,7 @@ async def main(role: str) -> None:
             await run_worker(
                 ctx,
                 stop,
+                start_sender=start_sender,
                 heartbeat_every=stale / 4,
                 job_timeout=float(os.environ.get("ROLE_JOB_TIMEOUT", "120")),
                 max_jobs=int(os.environ.get("ROLE_MAX_JOBS", "8")),

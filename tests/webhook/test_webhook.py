@@ -16,7 +16,7 @@ async def test_setwebhook_with_the_secret_and_allowed_updates_at_start(tg, targe
         assert tg.webhook is not None
         assert tg.webhook["url"] == "https://bot.example.org/hook"
         assert tg.webhook["secret_token"] == SECRET
-        assert tg.webhook["allowed_updates"] == ["message", "callback_query"]
+        assert tg.webhook["allowed_updates"] == ["message", "callback_query", "my_chat_member"]
         assert not tg.webhook.get("drop_pending_updates")  # updates queued at Telegram are never dropped
 
 
@@ -150,3 +150,27 @@ async def test_with_redis_configured_update_ids_are_kept_in_redis(tg, tmp_path):
         row = await hook.ctx.storage.fetchone("SELECT COUNT(*) FROM webhook_updates")
         assert row[0] == 0  # the database saw none of it
         await ledger.client.delete(ledger.key(update["update_id"]))
+
+
+async def test_an_update_that_cannot_be_read_or_handled_is_200_logged_and_done(tg, tmp_path, caplog):
+    """An update ``Update.de_json`` refuses, or one it reads that the handlers then fail on (a message without
+    its chat): Telegram would only send it again, so each is answered 200 and marked done (logged), and the
+    next update is handled as usual."""
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), free_port())) as hook:
+        unreadable = {"update_id": tg.make_update("x")["update_id"], "message": 5}
+        chatless = tg.make_update("/shensha 甲子", chat_id=85)
+        del chatless["message"]["chat"]
+        for update in (unreadable, chatless):
+            assert (await hook.post(update)).status == 200
+        good = tg.make_update("/shensha 甲子", chat_id=86)
+        assert (await hook.post(good)).status == 200
+        assert len(tg.sent_to(86)) == 1  # handled before its 200
+        for update in (unreadable, chatless):
+            row = await hook.ctx.storage.fetchone(
+                "SELECT COUNT(*) FROM webhook_updates WHERE update_id = ? AND state = 'done'",
+                (update["update_id"],),
+            )
+            assert row[0] == 1
+    assert f"update {unreadable['update_id']} could not be read" in caplog.text
+    assert f"update {chatless['update_id']} in chat - failed" in caplog.text
+    assert tg.sent_to(85) == []
