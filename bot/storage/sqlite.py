@@ -1,7 +1,10 @@
-"""The SQLite dialect (the embedded default): aiosqlite, one connection per process.
+"""The SQLite dialect (the embedded default): aiosqlite, two connections per process — the writer, and a reader
+for the statements that only read (``SELECT …``).
 
 - aiosqlite runs every statement on its connection's own thread; the event loop awaits the answer and serves
-  other chats meanwhile (a slow disk holds that thread, not the loop).
+  other chats meanwhile (a slow disk holds that thread, not the loop). A read goes to the reader (its own
+  thread, ``query_only``), so it never waits behind a write's sync: in WAL mode it reads the last committed
+  state — every write that returned, none half done. Without WAL (``:memory:``) the writer reads too.
 - WAL mode with ``synchronous=FULL``: SQLite syncs the write-ahead log at every COMMIT (and the log's
   directory when it creates it), so a write that returned (a :meth:`~SqliteBackend.transaction` block,
   :meth:`~SqliteBackend.execute`, an ``INSERT … RETURNING`` read with ``fetchone``) survives a crash of the
@@ -11,9 +14,9 @@
   outside the database acts on before a later durable one (a daily claim: the send waits for the durable
   ``claimed`` → ``sending`` commit, whose sync of the log covers every frame before it, the claim's included).
 - Coroutines of one process never interleave inside a transaction: an ``asyncio.Lock`` is held from
-  ``BEGIN IMMEDIATE`` to ``COMMIT``/``ROLLBACK``, and a statement of its own (:meth:`~SqliteBackend.fetchone`,
-  ``fetchall``, ``execute``: autocommit) takes it too, so it never runs inside another coroutine's open
-  transaction. A transaction's end is queued on the connection's thread before the lock is released, so even a
+  ``BEGIN IMMEDIATE`` to ``COMMIT``/``ROLLBACK``, and a statement of its own on the writer
+  (:meth:`~SqliteBackend.execute`, a ``fetchone``/``fetchall`` that is not a ``SELECT``: autocommit) takes it
+  too, so it never runs inside another coroutine's open transaction. A transaction's end is queued on the connection's thread before the lock is released, so even a
   cancelled one ends before the next begins.
 - Other processes on the same file wait for the write lock through ``busy_timeout`` (SQLite's own lock).
 """
@@ -47,6 +50,27 @@ PRAGMAS = (
     "PRAGMA foreign_keys=ON",
     "PRAGMA secure_delete=ON",  # deleted rows are zeroed, not left in free pages
 )
+# the reader's: a statement that would write fails there rather than commit outside the writer's lock
+READER_PRAGMAS = (f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}", "PRAGMA query_only=ON")
+
+
+async def _connect(path: str, pragmas: Sequence[str]) -> tuple[aiosqlite.Connection, str]:
+    """A connection in autocommit (explicit BEGIN/COMMIT) with these settings, and its journal mode."""
+    db = await aiosqlite.connect(path, isolation_level=None)
+    try:
+        db.row_factory = sqlite3.Row
+        for pragma in pragmas:
+            await db.execute(pragma)
+        mode = next(iter(await db.execute_fetchall("PRAGMA journal_mode")))[0]
+    except BaseException:
+        await db.close()
+        raise
+    return db, str(mode).lower()
+
+
+def _reads(sql: str) -> bool:
+    """A statement that only reads: a ``SELECT`` (SQLite's other reads here are PRAGMAs, run on the writer)."""
+    return sql.lstrip()[:6].upper() == "SELECT"
 
 
 class SqliteTx:
@@ -83,8 +107,11 @@ class SqliteBackend:
         " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING seq"
     )
 
-    def __init__(self, db: aiosqlite.Connection, path: str) -> None:
+    def __init__(
+        self, db: aiosqlite.Connection, path: str, reader: aiosqlite.Connection | None = None
+    ) -> None:
         self.db = db
+        self.reader = reader  # None: the writer reads too (no WAL)
         self.target = path
         self.lock = asyncio.Lock()
         self.tx = SqliteTx(db)
@@ -118,16 +145,14 @@ class SqliteBackend:
 
     @classmethod
     async def open(cls, path: str | Path) -> SqliteBackend:
-        # autocommit (explicit BEGIN/COMMIT)
-        db = await aiosqlite.connect(str(path), isolation_level=None)
+        db, mode = await _connect(str(path), PRAGMAS)
         try:
-            db.row_factory = sqlite3.Row
-            for pragma in PRAGMAS:
-                await db.execute(pragma)
+            # only WAL lets a reader read while the writer writes (and ":memory:" would be another database)
+            reader = (await _connect(str(path), READER_PRAGMAS))[0] if mode == "wal" else None
         except BaseException:
             await db.close()
             raise
-        return cls(db, str(path))
+        return cls(db, str(path), reader)
 
     async def _rollback(self) -> None:
         """``ROLLBACK``, queued behind every statement of the transaction: it runs after them whatever happens to
@@ -155,14 +180,18 @@ class SqliteBackend:
                 if not durable:  # queued before the lock is released: the next transaction is durable again
                     await self.db.execute("PRAGMA synchronous=FULL")
 
-    # A statement of its own is its own transaction (autocommit), run under the lock: never inside another
-    # coroutine's open transaction.
+    # A statement of its own is its own transaction (autocommit): a read on the reader, at once; anything else on
+    # the writer under the lock, never inside another coroutine's open transaction.
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        if self.reader is not None and _reads(sql):
+            return list(await self.reader.execute_fetchall(sql, params))
         async with self.lock:
             return await self.tx.fetchall(sql, params)
 
     async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        if self.reader is not None and _reads(sql):
+            return next(iter(await self.reader.execute_fetchall(sql, params)), None)
         async with self.lock:
             return await self.tx.fetchone(sql, params)
 
@@ -197,5 +226,7 @@ class SqliteBackend:
 
     async def close(self) -> None:
         self.resign()
+        if self.reader is not None:
+            await self.reader.close()
         async with self.lock:
             await self.db.close()  # the last connection to the file checkpoints and deletes the WAL

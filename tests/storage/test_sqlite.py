@@ -1,6 +1,7 @@
 """The SQLite dialect on aiosqlite (``bot/storage/sqlite.py``): durable commits by SQLite's own
 ``synchronous=FULL`` in WAL mode (``durable=False`` the one exception, for its transaction only), statements off
-the event loop's thread, and no coroutine's statement ever inside another coroutine's transaction."""
+the event loop's thread, reads on a connection of their own that never wait for a write, and no coroutine's
+statement ever inside another coroutine's transaction."""
 
 from __future__ import annotations
 
@@ -103,7 +104,8 @@ async def test_statements_run_off_the_event_loops_thread(tmp_path) -> None:
         return 1
 
     try:
-        await backend.db.create_function("slow", 0, slow)
+        assert backend.reader is not None  # the read below runs there
+        await backend.reader.create_function("slow", 0, slow)
         ticks = 0
 
         async def ticker() -> None:
@@ -123,8 +125,9 @@ async def test_statements_run_off_the_event_loops_thread(tmp_path) -> None:
 
 
 async def test_a_statement_waits_for_another_coroutines_open_transaction(tmp_path) -> None:
-    """A caller of ``transaction()`` that awaits inside its block: a statement of its own from another coroutine
-    runs after that transaction, never inside it (it neither sees its rows early nor is rolled back with it)."""
+    """A caller of ``transaction()`` that awaits inside its block: a write of its own from another coroutine runs
+    after that transaction, never inside it (not rolled back with it); a read answers at once from the committed
+    state, never seeing the open transaction's rows."""
     storage = await Storage.open(tmp_path / "s.db")
     inside = asyncio.Event()
     leave = asyncio.Event()
@@ -144,10 +147,10 @@ async def test_a_statement_waits_for_another_coroutines_open_transaction(tmp_pat
         storage.execute("INSERT INTO history_counters (user_key, last_seq) VALUES ('own', 1)")
     )
     await asyncio.sleep(0.05)
-    assert not read.done() and not write.done()  # both wait for the transaction
+    assert read.done() and [r[0] for r in read.result()] == []  # never saw 'held'
+    assert not write.done()  # waits for the transaction
     leave.set()
     await task
-    assert [r[0] for r in await read] == []  # ran after the rollback: never saw 'held'
     assert await write == 1
     rows = await storage.fetchall("SELECT user_key FROM history_counters")
     assert [r[0] for r in rows] == ["own"]  # the statement was not rolled back with the transaction
@@ -181,6 +184,52 @@ async def test_a_transaction_cancelled_while_its_statement_runs_ends_before_the_
             await tx.execute("INSERT INTO history_counters (user_key, last_seq) VALUES ('kept', 1)")
         rows = await storage.fetchall("SELECT user_key FROM history_counters")
         assert [r[0] for r in rows] == ["kept"]
+    finally:
+        await storage.close()
+
+
+async def test_a_read_does_not_wait_for_a_write_in_flight(tmp_path) -> None:
+    """A write holds the writer's thread (a slow disk's sync, say); a read meanwhile answers at once, from the
+    state before it, on the reader — which refuses to write (``query_only``)."""
+    storage, backend = await _backend(tmp_path)
+    started, gate = threading.Event(), threading.Event()
+
+    def held() -> int:
+        started.set()
+        gate.wait(5)
+        return 1
+
+    try:
+        await storage.touch_user("telegram:1", "telegram", "1", "Ann")
+        await backend.db.create_function("held", 0, held)
+        write = asyncio.create_task(
+            storage.execute("UPDATE users SET lang = 'ko' WHERE user_key = 'telegram:1' AND held() = 1")
+        )
+        await asyncio.to_thread(started.wait, 5)
+        user = await asyncio.wait_for(storage.get_user("telegram:1"), 1)
+        assert user is not None and user.display_name == "Ann" and user.lang is None
+        assert not write.done()
+        gate.set()
+        assert await asyncio.wait_for(write, 5) == 1
+        user = await storage.get_user("telegram:1")  # the write returned: the reader sees it
+        assert user is not None and user.lang == "ko"
+        assert backend.reader is not None
+        with pytest.raises(sqlite3.OperationalError):
+            await backend.reader.execute("DELETE FROM users")
+        assert await storage.get_user("telegram:1") is not None
+    finally:
+        gate.set()
+        await storage.close()
+
+
+async def test_in_memory_the_writer_reads_too() -> None:
+    """``:memory:`` has no WAL (and a second connection would be another database): one connection."""
+    storage = await Storage.open(":memory:")
+    try:
+        assert isinstance(storage.backend, SqliteBackend) and storage.backend.reader is None
+        await storage.touch_user("telegram:1", "telegram", "1", "Ann")
+        user = await storage.get_user("telegram:1")
+        assert user is not None and user.display_name == "Ann"
     finally:
         await storage.close()
 
