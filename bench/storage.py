@@ -1,6 +1,7 @@
 """Cost of one storage statement: the storage (SQLite on aiosqlite: a hop to the connection's thread per
-statement) against its floor in the same run — the same statements through the standard library's ``sqlite3``
-called on the event loop (no hop; the storage of main between #18 and #31) —, and on PostgreSQL when one answers.
+statement) against its floor in the same run — the same statements through the standard library's
+``sqlite3`` called on the event loop (no hop; the storage of main between #18 and #31) —, and on PostgreSQL
+when one answers.
 
     .venv/bin/python bench/storage.py [--n 5000] [--pg postgresql://postgres@127.0.0.1:5432/test] [--json]
     .venv/bin/python bench/storage.py record [--n 500] [--rounds 3] [--against DIR] [--pg …] [--json]
@@ -125,10 +126,11 @@ async def floor(path: str, n: int) -> dict[str, tuple[float, float]]:
         finally:
             await storage.close()
         lock = asyncio.Lock()  # as the storage: one per transaction
+        GET_USER = f"SELECT {USER_COLUMNS} FROM users WHERE user_key = ?"  # noqa: S608, N806 - fixed names
 
         async def get_user(i: int) -> None:
             async with lock:
-                con.execute(f"SELECT {USER_COLUMNS} FROM users WHERE user_key = ?", (USER,)).fetchone()  # noqa: S608
+                con.execute(GET_USER, (USER,)).fetchone()
 
         async def write(i: int) -> None:
             row = (USER, "cast", "/cast", "{}", "{}", "cast", json.dumps({"i": i}), "", None)

@@ -1,5 +1,5 @@
-"""The SQLite dialect (the embedded default): aiosqlite, two connections per process — the writer, and a reader
-for the statements that only read (``SELECT …``).
+"""The SQLite dialect (the embedded default): aiosqlite, two connections per process — the writer, and a
+reader for the statements that only read (``SELECT …``).
 
 - aiosqlite runs every statement on its connection's own thread; the event loop awaits the answer and serves
   other chats meanwhile (a slow disk holds that thread, not the loop). A read goes to the reader (its own
@@ -16,8 +16,8 @@ for the statements that only read (``SELECT …``).
 - Coroutines of one process never interleave inside a transaction: an ``asyncio.Lock`` is held from
   ``BEGIN IMMEDIATE`` to ``COMMIT``/``ROLLBACK``, and a statement of its own on the writer
   (:meth:`~SqliteBackend.execute`, a ``fetchone``/``fetchall`` that is not a ``SELECT``: autocommit) takes it
-  too, so it never runs inside another coroutine's open transaction. A transaction's end is queued on the connection's thread before the lock is released, so even a
-  cancelled one ends before the next begins.
+  too, so it never runs inside another coroutine's open transaction. A transaction's end is queued on the
+  connection's thread before the lock is released, so even a cancelled one ends before the next begins.
 - Other processes on the same file wait for the write lock through ``busy_timeout`` (SQLite's own lock).
 """
 
@@ -38,7 +38,7 @@ from bot.storage.backend import Params, Row, Tx
 BUSY_TIMEOUT_MS = 10_000
 WAL_AUTOCHECKPOINT_PAGES = 10_000  # ≈ 40 MB of write-ahead log between checkpoints
 
-# the connection's settings, in order (journal_mode first: synchronous=FULL is what makes a WAL commit durable)
+# the writer's settings, in order (journal_mode first: synchronous=FULL is what makes a WAL commit durable)
 PRAGMAS = (
     "PRAGMA journal_mode=WAL",
     "PRAGMA synchronous=FULL",
@@ -69,7 +69,7 @@ async def _connect(path: str, pragmas: Sequence[str]) -> tuple[aiosqlite.Connect
 
 
 def _reads(sql: str) -> bool:
-    """A statement that only reads: a ``SELECT`` (SQLite's other reads here are PRAGMAs, run on the writer)."""
+    """A statement that only reads: a ``SELECT`` (the other reads here are PRAGMAs, run on the writer)."""
     return sql.lstrip()[:6].upper() == "SELECT"
 
 
@@ -155,8 +155,8 @@ class SqliteBackend:
         return cls(db, str(path), reader)
 
     async def _rollback(self) -> None:
-        """``ROLLBACK``, queued behind every statement of the transaction: it runs after them whatever happens to
-        this coroutine meanwhile (cancelled, say, while a statement was on the thread)."""
+        """``ROLLBACK``, queued behind every statement of the transaction: it runs after them whatever happens
+        to this coroutine meanwhile (cancelled, say, while a statement was on the thread)."""
         try:
             await self.db.execute("ROLLBACK")
         except sqlite3.OperationalError:
@@ -180,8 +180,8 @@ class SqliteBackend:
                 if not durable:  # queued before the lock is released: the next transaction is durable again
                     await self.db.execute("PRAGMA synchronous=FULL")
 
-    # A statement of its own is its own transaction (autocommit): a read on the reader, at once; anything else on
-    # the writer under the lock, never inside another coroutine's open transaction.
+    # A statement of its own is its own transaction (autocommit): a read on the reader, at once; anything else
+    # on the writer under the lock, never inside another coroutine's open transaction.
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         if self.reader is not None and _reads(sql):

@@ -128,8 +128,8 @@ async def test_batched_claims_match_each_row_claimed_alone(store: Storage, monke
 async def test_a_claim_waits_for_no_sync_and_the_next_durable_write_covers_it(tmp_path, monkeypatch):
     """The claim commits without waiting for the disk (``durable=False``: ``synchronous=NORMAL`` for its
     transaction only, bot/storage/sqlite.py); the next durable write (``synchronous=FULL``) syncs the
-    write-ahead log, which covers every commit before it, the claim's included; a failed non-durable transaction
-    rolls back and leaves the connection usable, and durable again."""
+    write-ahead log, which covers every commit before it, the claim's included; a failed non-durable
+    transaction rolls back and leaves the connection usable, and durable again."""
     store = await Storage.open(tmp_path / "durable.db")
     backend = store.backend
     assert isinstance(backend, SqliteBackend)

@@ -1,7 +1,7 @@
 """The SQLite dialect on aiosqlite (``bot/storage/sqlite.py``): durable commits by SQLite's own
-``synchronous=FULL`` in WAL mode (``durable=False`` the one exception, for its transaction only), statements off
-the event loop's thread, reads on a connection of their own that never wait for a write, and no coroutine's
-statement ever inside another coroutine's transaction."""
+``synchronous=FULL`` in WAL mode (``durable=False`` the one exception, for its transaction only), statements
+off the event loop's thread, reads on a connection of their own that never wait for a write, and no
+coroutine's statement ever inside another coroutine's transaction."""
 
 from __future__ import annotations
 
@@ -57,8 +57,8 @@ async def test_commits_sync_the_wal_full(tmp_path) -> None:
 
 
 async def test_a_non_durable_transaction_alone_commits_without_the_sync(tmp_path) -> None:
-    """``durable=False``: ``synchronous=NORMAL`` inside that transaction only — restored after it commits, after
-    it raises (rolled back), and after its coroutine is cancelled midway."""
+    """``durable=False``: ``synchronous=NORMAL`` inside that transaction only — restored after it commits,
+    after it raises (rolled back), and after its coroutine is cancelled midway."""
     storage, backend = await _backend(tmp_path)
     try:
         async with storage.transaction(durable=False) as tx:
@@ -94,7 +94,8 @@ async def test_a_non_durable_transaction_alone_commits_without_the_sync(tmp_path
 
 
 async def test_statements_run_off_the_event_loops_thread(tmp_path) -> None:
-    """A slow statement (a slow disk, say) holds aiosqlite's thread; the event loop serves others meanwhile."""
+    """A slow statement (a slow disk, say) holds aiosqlite's thread; the event loop serves others
+    meanwhile."""
     storage, backend = await _backend(tmp_path)
     threads: list[str] = []
 
@@ -125,9 +126,9 @@ async def test_statements_run_off_the_event_loops_thread(tmp_path) -> None:
 
 
 async def test_a_statement_waits_for_another_coroutines_open_transaction(tmp_path) -> None:
-    """A caller of ``transaction()`` that awaits inside its block: a write of its own from another coroutine runs
-    after that transaction, never inside it (not rolled back with it); a read answers at once from the committed
-    state, never seeing the open transaction's rows."""
+    """A caller of ``transaction()`` that awaits inside its block: a write of its own from another coroutine
+    runs after that transaction, never inside it (not rolled back with it); a read answers at once from the
+    committed state, never seeing the open transaction's rows."""
     storage = await Storage.open(tmp_path / "s.db")
     inside = asyncio.Event()
     leave = asyncio.Event()
