@@ -54,7 +54,7 @@ def thread_split(
 ) -> dict[str, Any]:
     """ms of CPU per command: ``loop`` (the main thread, the event loop), ``other`` (the process's time
     less the loop's: every other thread, those that ended in between too) and ``named``, each thread alive
-    at the end by its name (threads with one name summed: ``pictures_0``, ``sqlite-sync_0``, …; a thread
+    at the end by its name (threads with one name summed: ``asyncio_0``, …; a thread
     started in between counts from 0)."""
     if commands <= 0:
         return {"loop": None, "other": None, "named": {}}

@@ -38,7 +38,6 @@ STAGES: tuple[Stage, ...] = (
     ("bot.storage", "Storage", "touch_user", "dispatch.touch_user", True),
     ("bot.jsonio", None, "dumps_loads_with", "record.dumps_loads_with", False),
     ("bot.storage", "Storage", "add_history", "record.add_history", True),
-    ("bot.storage.sqlite", None, "_fsync", "record.add_history.fsync", False),
     ("bot.telegram", None, "render", "handle.render", False),
     ("bot.telegram", None, "keyboard", "handle.keyboard", False),
     ("bot.pictures", None, "render", "handle.pictures", False),

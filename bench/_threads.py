@@ -1,8 +1,8 @@
 """Threads of a bench child by name (issue #18, ``bench/bot.py``): Python 3.11 gives its threads names
-only inside Python (``sqlite-sync_0``, ``asyncio_0``); :func:`name_os_threads`, called in the
-bot's process before it starts (the bench child only, never the bot itself), makes every thread started
-after it set its kernel name (``/proc/<pid>/task/<tid>/comm``, 15 bytes) to that name by ``prctl``, so the
-driver can tell the WAL syncer from the other threads in :func:`snapshot`."""
+only inside Python (aiosqlite's ``Thread-1 (_connection_worker_thread)``, ``asyncio_0``);
+:func:`name_os_threads`, called in the bot's process before it starts (the bench child only, never the bot
+itself), makes every thread started after it set its kernel name (``/proc/<pid>/task/<tid>/comm``, 15 bytes) to that name by ``prctl``, so the
+driver can tell aiosqlite's thread from the other threads in :func:`snapshot`."""
 
 from __future__ import annotations
 

@@ -32,9 +32,9 @@ Figures per bot: CPU ms per command (user + system time of the bot process from 
 the measured commands, divided by their number; it includes the long polling; the fake's and the users' CPU
 are not in it) and per thread (``threads``: ``loop``, the main thread, which runs the event loop —
 ``loop_cpu_ms_per_command`` —, ``other``, the rest of the process, and ``named``, each thread by the name
-Python gave it: the bench children name their OS threads, ``bench/_threads.py``: ``sqlite-sync_0`` syncs
-the WAL when a sync is slow; chart pictures are drawn on the loop), latency from the moment the fake queued
-the update until it accepted the reply (the first ``sendMessage`` or ``sendPhoto`` to the chat: ``/cast`` and ``/liuyao``
+Python gave it: the bench children name their OS threads, ``bench/_threads.py``: ``Thread-N (_conn…``,
+aiosqlite's connection threads, run the SQLite statements and syncs; chart pictures are drawn on the loop),
+latency from the moment the fake queued the update until it accepted the reply (the first ``sendMessage`` or ``sendPhoto`` to the chat: ``/cast`` and ``/liuyao``
 answer with a photo), p50/p99/max, commands/s and messages/s. ``cpu_ratio`` = sikpan's CPU per command / the
 echo bot's, measured in the same run (``loop_cpu_ratio``: sikpan's event loop alone). ``--repeat N`` runs
 sikpan and the echo bot alternately N times each (sikpan, echo, sikpan, echo, …; pair k on seed ``--seed`` +

@@ -1,28 +1,24 @@
-"""Cost of one storage statement, before and after #18 (sqlite3 on the event loop instead of aiosqlite's
-thread hop per statement), and on PostgreSQL when one answers.
+"""Cost of one storage statement: the storage (SQLite on aiosqlite: a hop to the connection's thread per
+statement) against its floor in the same run — the same statements through the standard library's
+``sqlite3`` called on the event loop (no hop; the storage of main between #18 and #31) —, and on PostgreSQL
+when one answers.
 
     .venv/bin/python bench/storage.py [--n 5000] [--pg postgresql://postgres@127.0.0.1:5432/test] [--json]
     .venv/bin/python bench/storage.py record [--n 500] [--rounds 3] [--against DIR] [--pg …] [--json]
-    .venv/bin/python bench/storage.py sync [--n 2000] [--json]
 
-"before" replays the same statements through aiosqlite (the storage of main before #17) when aiosqlite is
-installed (``pip install aiosqlite``; no longer a dependency). Figures: CPU µs (process time) and wall µs
-per call, for a user look-up (``get_user``) and a history write (``add_history``).
+Figures: CPU µs (process time: the loop's thread and aiosqlite's) and wall µs per call, for a user look-up
+(``get_user``) and a history write (``add_history``); both SQLite variants in WAL mode with
+``synchronous=FULL`` (SQLite syncs the log at every COMMIT).
 
 ``record``: ``bot.features.common.record_and_reply`` (the stored text, the reply's context, the history write)
 for the contexts of a ``/cast now``, a ``/shensha`` and a ``/liuyao`` as the commands make them (caught from one
 real dispatch of each; their caches are warm, as for every user after the first of that hour): CPU µs per call
 (process time), of which system µs (the WAL's writes and sync), and wall µs; on SQLite also the WAL written per
-commit — frames (pages of the database, each ``page_size`` + 24 bytes) and kB — over ``--n`` more calls with the
-automatic checkpoint off (the WAL only grows). ``--rounds`` alternates the commands that many times (figures
-summed over the rounds). ``--against DIR``: the same figures of the checkout in DIR (main, say) measured by this
-script, each in a fresh process, alternating with this checkout ``--rounds`` times; medians and ratios.
-
-``sync``: what the group commit's sync costs on this disk (SQLite, WAL): after each commit of a cast-sized row,
-(a) the sync alone — ``open`` + ``fsync`` + ``close`` of the ``-wal`` (main before issue 18's storage work) against
-``fdatasync`` of a kept descriptor (now) — CPU µs of the syncing thread and wall µs per sync; (b) ``add_history``
-with every sync on the loop against every sync on the worker thread (the thread hop): process CPU µs and wall µs
-per write. The variants alternate, ``--rounds`` times each, so a change of the disk's load hits them alike.
+commit — frames (pages of the database, each ``page_size`` + 24 bytes) and kB — over ``--n`` more calls, the
+log emptied first (fewer frames than the automatic checkpoint's threshold: the log only grows). ``--rounds``
+alternates the commands that many times (figures summed over the rounds). ``--against DIR``: the same figures
+of the checkout in DIR (main, say) measured by this script, each in a fresh process, alternating with this
+checkout ``--rounds`` times; medians and ratios.
 """
 
 from __future__ import annotations
@@ -38,7 +34,6 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -74,25 +69,25 @@ async def _measure_sys(n: int, call: Any) -> tuple[float, float, float]:
 
 async def _wal_per_call(storage: Storage, n: int, call: Any) -> tuple[float, float] | None:
     """(frames, kB) written to the WAL per call over ``n`` calls (SQLite; None on another engine): the log
-    emptied first, no automatic checkpoint meanwhile."""
-    from bot.storage.sqlite import SqliteBackend
+    emptied first by a connection of its own (the same on every checkout ``--against`` compares)."""
+    import sqlite3
 
-    backend = storage.backend
-    if not isinstance(backend, SqliteBackend) or backend._wal is None:
+    if storage.dialect != "sqlite":
         return None
-    con = backend.con
-    page = int(con.execute("PRAGMA page_size").fetchone()[0])
-    auto = int(con.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-    con.execute("PRAGMA wal_autocheckpoint=0")
+    wal = f"{storage.path}-wal"
+    con = sqlite3.connect(storage.path, isolation_level=None)
     try:
+        page = int(con.execute("PRAGMA page_size").fetchone()[0])
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         for i in range(n):
             await call(i)
-        size = os.path.getsize(backend._wal)
+        size = os.path.getsize(wal)
     finally:
-        con.execute(f"PRAGMA wal_autocheckpoint={auto}")
+        con.close()
     header = 32 if size else 0
-    return (size - header) / (page + 24) / n, size / n / 1000
+    frames = (size - header) / (page + 24)
+    assert frames < 10_000, "the automatic checkpoint ran: fewer calls (--n)"  # the storage's threshold
+    return frames / n, size / n / 1000
 
 
 async def after(target: str, n: int) -> dict[str, tuple[float, float]]:
@@ -113,43 +108,38 @@ async def after(target: str, n: int) -> dict[str, tuple[float, float]]:
         await storage.close()
 
 
-async def before(path: str, n: int) -> dict[str, tuple[float, float]] | None:
+async def floor(path: str, n: int) -> dict[str, tuple[float, float]]:
+    """The storage's statements of :func:`after` through ``sqlite3`` on the event loop (no thread hop)."""
+    import sqlite3
+
+    from bot.storage import USER_COLUMNS
+
+    await (await Storage.open(path)).close()  # the schema
+    con = sqlite3.connect(path, isolation_level=None)
     try:
-        import aiosqlite
-    except ImportError:
-        return None
-    (await Storage.open(path)).backend.con.close()  # the schema
-    db = await aiosqlite.connect(path, isolation_level=None)
-    try:
-        db.row_factory = aiosqlite.Row
         for pragma in ("journal_mode=WAL", "synchronous=FULL", "busy_timeout=10000", "foreign_keys=ON"):
-            await db.execute(f"PRAGMA {pragma}")
-        lock = asyncio.Lock()
-        await db.execute(
-            "INSERT INTO users (user_key, platform, user_id, created_at, updated_at) VALUES (?, 'telegram', '1', '', '')"
-            " ON CONFLICT DO NOTHING",
-            (USER,),
-        )
+            con.execute(f"PRAGMA {pragma}").fetchall()
+        storage = await Storage.open(path, migrate=False)
+        try:
+            insert_history = storage.backend.insert_history
+            await storage.touch_user(USER, "telegram", "1")
+        finally:
+            await storage.close()
+        lock = asyncio.Lock()  # as the storage: one per transaction
+        GET_USER = f"SELECT {USER_COLUMNS} FROM users WHERE user_key = ?"  # noqa: S608, N806 - fixed names
 
         async def get_user(i: int) -> None:
-            async with lock, db.execute("SELECT * FROM users WHERE user_key = ?", (USER,)) as cur:
-                await cur.fetchone()
+            async with lock:
+                con.execute(GET_USER, (USER,)).fetchone()
 
-        async def write(i: int) -> None:  # main's add_history: one INSERT … SELECT MAX(seq) + 1
-            async with (
-                lock,
-                db.execute(
-                    "INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context,"
-                    " created_at) SELECT ?, COALESCE(MAX(seq), 0) + 1, 'cast', '/cast', '{}', '{}', 'cast', ?, ''"
-                    " FROM history WHERE user_key = ? RETURNING seq",
-                    (USER, json.dumps({"i": i}), USER),
-                ) as cur,
-            ):
-                await cur.fetchone()
+        async def write(i: int) -> None:
+            row = (USER, "cast", "/cast", "{}", "{}", "cast", json.dumps({"i": i}), "", None)
+            async with lock:
+                con.execute(insert_history, row).fetchone()
 
         return {"get_user": await _measure(n, get_user), "add_history": await _measure(n, write)}
     finally:
-        await db.close()
+        con.close()
 
 
 async def on_postgres(pg: str, measure: Any, n: int) -> Any:
@@ -172,12 +162,9 @@ async def amain(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         if args.what == "record":
             out["sqlite"] = await record(str(Path(tmp) / "record.db"), args.n, args.rounds)
-        elif args.what == "sync":
-            out["sqlite"] = await sync(tmp, args.n, args.rounds)
-            return out
         else:
-            out["sqlite_before_aiosqlite"] = await before(str(Path(tmp) / "before.db"), args.n)
-            out["sqlite_after"] = await after(str(Path(tmp) / "after.db"), args.n)
+            out["sqlite3_on_the_loop"] = await floor(str(Path(tmp) / "floor.db"), args.n)
+            out["sqlite_aiosqlite"] = await after(str(Path(tmp) / "after.db"), args.n)
     if args.pg:
         measure = partial(record, rounds=args.rounds) if args.what == "record" else after
         out["postgresql"] = await on_postgres(args.pg, measure, args.n)
@@ -186,57 +173,6 @@ async def amain(args: argparse.Namespace) -> dict[str, Any]:
 
 RECORDED = ("/cast now", "/shensha", "/liuyao")
 CAST_CONTEXT = {f"k{i}": "值" * 20 for i in range(70)}  # ≈ 4.4 KB of JSON, a cast's stored context
-
-
-async def sync(tmp: str, n: int, rounds: int) -> dict[str, tuple[float, float]]:
-    """CPU µs and wall µs per sync (raw) or per write (add_history), per variant, summed over the rounds."""
-    from bot.storage import sqlite as sqlite_backend
-
-    storage = await Storage.open(str(Path(tmp) / "sync.db"))
-    backend = storage.backend
-    assert isinstance(backend, sqlite_backend.SqliteBackend) and backend._wal is not None
-    wal = backend._wal
-    kept = os.open(wal, os.O_RDONLY)
-    raw: dict[str, Callable[[], None]] = {
-        "sync: open+fsync+close": partial(sqlite_backend._fsync_path, wal),  # main's before issue 18's work
-        "sync: kept fd fdatasync": partial(sqlite_backend._fsync, kept),
-    }
-    con = backend.con
-    row = (USER, "cast", "/cast", "{}", "{}", "cast", json.dumps(CAST_CONTEXT, ensure_ascii=False), "")
-    totals: dict[str, list[float]] = {}
-
-    def add(name: str, cpu: float, wall: float) -> None:
-        got = totals.setdefault(name, [0.0, 0.0])
-        got[0] += cpu
-        got[1] += wall
-
-    async def write(i: int) -> None:
-        await storage.add_history(
-            USER, kind="cast", command="/cast", inputs={}, options={}, view="cast", context=CAST_CONTEXT
-        )
-
-    try:
-        for _ in range(rounds):
-            for name, call in raw.items():
-                cpu = wall = 0.0
-                for _ in range(n):
-                    con.execute(backend.insert_history, row).fetchone()  # committed, not synced
-                    c, w = time.thread_time(), time.perf_counter()
-                    call()
-                    cpu += time.thread_time() - c
-                    wall += time.perf_counter() - w
-                add(name, cpu, wall)
-            for name, bound in (("add_history: syncs on the loop", 1e9), ("add_history: on the thread", 0.0)):
-                backend.inline_sync_max, backend.probe_interval = bound, 1e9
-                backend.sync_seconds = 0.0
-                c, w = time.process_time(), time.perf_counter()
-                for i in range(n):
-                    await write(i)
-                add(name, time.process_time() - c, time.perf_counter() - w)
-    finally:
-        os.close(kept)
-        await storage.close()
-    return {name: (cpu / n / rounds * 1e6, wall / n / rounds * 1e6) for name, (cpu, wall) in totals.items()}
 
 
 async def record(target: str, n: int, rounds: int = 1) -> dict[str, dict[str, float | None]]:
@@ -323,17 +259,15 @@ def against(other: Path, n: int, rounds: int) -> dict[str, dict[str, dict[str, f
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", nargs="?", choices=("statements", "record", "sync"), default="statements")
+    parser.add_argument("what", nargs="?", choices=("statements", "record"), default="statements")
     parser.add_argument("--n", type=int, default=None, help="calls per figure (5000; record: 2000)")
     parser.add_argument("--pg", default=None, help="a postgresql:// URL to measure too")
-    parser.add_argument(
-        "--rounds", type=int, default=3, help="sync, record: rounds of every variant, alternating"
-    )
+    parser.add_argument("--rounds", type=int, default=3, help="record: rounds of every variant, alternating")
     parser.add_argument("--against", type=Path, default=None, help="record: another checkout to measure too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.n is None:
-        args.n = {"record": 500, "sync": 1000}.get(args.what, 5000)
+        args.n = {"record": 500}.get(args.what, 5000)
     if args.against is not None:
         compared = against(args.against.resolve(), args.n, args.rounds)
         if args.json:
@@ -356,9 +290,6 @@ def main() -> int:
         return 0
     for name, figures in result.items():
         if name == "n":
-            continue
-        if figures is None:
-            print(f"{name}: not measured (aiosqlite is not installed)")
             continue
         for op, got in figures.items():
             if isinstance(got, dict):  # record

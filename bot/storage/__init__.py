@@ -208,7 +208,7 @@ class Storage:
 
             backend = await PgBackend.open(text)
         else:
-            backend = SqliteBackend.open(text)
+            backend = await SqliteBackend.open(text)
         storage = cls(backend)
         try:
             if migrate:

@@ -229,8 +229,14 @@ async def test_open_closes_the_connection_when_a_migration_fails(db_path, monkey
     with pytest.raises(sqlite3.OperationalError):
         await Storage.open(db_path)
     assert len(closed) == 1
-    with pytest.raises(sqlite3.ProgrammingError):  # closed, not merely forgotten
-        closed[0].con.execute("SELECT 1")
+    reader = closed[0].reader
+    assert reader is not None
+    for connection in (
+        closed[0].db,
+        reader,
+    ):  # both closed, not merely forgotten (aiosqlite: "Connection closed")
+        with pytest.raises(ValueError):
+            await connection.execute("SELECT 1")
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """One writer process of the concurrency test: ``python history_writer.py TARGET USER N`` adds N history
-entries for USER (each its own transaction) and prints the numbers it got, one per line."""
+entries for USER (each its own transaction) and prints each number it got as its write returns, one per line
+(the crash test kills it midway and looks for every number printed)."""
 
 from __future__ import annotations
 
@@ -12,16 +13,13 @@ from bot.storage import Storage
 async def main(target: str, user: str, n: int) -> None:
     storage = await Storage.open(target, migrate=False)
     try:
-        got = []
         for i in range(n):
-            got.append(
-                await storage.add_history(
-                    user, kind="cast", command=f"/cast {i}", inputs={}, options={}, view="cast", context={}
-                )
+            seq = await storage.add_history(
+                user, kind="cast", command=f"/cast {i}", inputs={}, options={}, view="cast", context={}
             )
+            print(seq, flush=True)
     finally:
         await storage.close()
-    print("\n".join(map(str, got)))
 
 
 if __name__ == "__main__":

@@ -9,14 +9,19 @@ batches and chunks smaller than the groups."""
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, time, timedelta
+from typing import Any
 
 import pytest
 
 import bot.storage
 from bot.schedule_time import due_after, latest_due
 from bot.storage import DailyStore, Storage, Subscription, utc_iso
+from bot.storage.sqlite import SqliteBackend
 from bot.zones import zone
 
 ZONES = ("Asia/Seoul", "Asia/Kolkata", "Asia/Kathmandu", "America/St_Johns", "UTC", "Pacific/Auckland")
@@ -120,31 +125,46 @@ async def test_batched_claims_match_each_row_claimed_alone(store: Storage, monke
             assert after.next_due_at == sub.next_due_at
 
 
-async def test_a_claim_waits_for_no_sync_and_the_next_durable_write_covers_it(tmp_path):
-    """The claim commits without waiting for the disk (no fsync of its own); the next durable write waits for a
-    sync of the write-ahead log that covers every commit before it, the claim's included (group commit,
-    bot/storage/sqlite.py); a failed non-durable transaction rolls back and leaves the connection usable."""
+async def test_a_claim_waits_for_no_sync_and_the_next_durable_write_covers_it(tmp_path, monkeypatch):
+    """The claim commits without waiting for the disk (``durable=False``: ``synchronous=NORMAL`` for its
+    transaction only, bot/storage/sqlite.py); the next durable write (``synchronous=FULL``) syncs the
+    write-ahead log, which covers every commit before it, the claim's included; a failed non-durable
+    transaction rolls back and leaves the connection usable, and durable again."""
     store = await Storage.open(tmp_path / "durable.db")
+    backend = store.backend
+    assert isinstance(backend, SqliteBackend)
+    modes: list[tuple[bool, int]] = []  # (durable asked, PRAGMA synchronous inside the transaction)
+    real = backend.transaction
+
+    @asynccontextmanager
+    async def spy(durable: bool = True) -> AsyncIterator[Any]:
+        async with real(durable) as tx:
+            modes.append((durable, (await tx.fetchone("PRAGMA synchronous"))[0]))
+            yield tx
+
+    monkeypatch.setattr(backend, "transaction", spy)
     try:
-        await _claim_then_check(store)
+        daily = DailyStore(store)
+        await _subscribe(daily, 5, random.Random(1))
+        modes.clear()
+        claimed = await daily.claim_due(NOW, "me", ["telegram"], GRACE)
+        assert claimed
+        assert modes == [(False, 1)]  # the claim did not wait for the disk
+        other = sqlite3.connect(tmp_path / "durable.db")
+        try:  # … yet it is committed: another process sees it
+            seen = other.execute("SELECT id, status FROM deliveries ORDER BY id").fetchall()
+            assert seen and seen == [
+                tuple(r) for r in await store.fetchall("SELECT id, status FROM deliveries ORDER BY id")
+            ]
+        finally:
+            other.close()
+        with pytest.raises(RuntimeError):
+            async with store.transaction(durable=False) as tx:
+                await tx.execute("UPDATE subscriptions SET active = 0")
+                raise RuntimeError("rolled back")
+        async with store.transaction() as tx:  # durable: SQLite syncs the log at its COMMIT
+            await tx.execute("UPDATE subscriptions SET active = active WHERE id = -1")
+        assert modes[1:] == [(False, 1), (True, 2)]
+        assert (await store.fetchone("SELECT COUNT(*) FROM subscriptions WHERE active = 0"))[0] == 0
     finally:
         await store.close()
-
-
-async def _claim_then_check(store: Storage) -> None:
-    backend = store.backend
-    daily = DailyStore(store)
-    await _subscribe(daily, 5, random.Random(1))
-    syncs = backend.syncs
-    claimed = await daily.claim_due(NOW, "me", ["telegram"], GRACE)
-    assert claimed
-    assert backend.syncs == syncs  # the claim did not wait for the disk
-    assert backend._synced < backend._commits  # … and is not yet known to be on it
-    with pytest.raises(RuntimeError):
-        async with store.transaction(durable=False) as tx:
-            await tx.execute("UPDATE subscriptions SET active = active")
-            raise RuntimeError("rolled back")
-    async with store.transaction() as tx:  # durable: returns once a sync covers it and all before it
-        await tx.execute("UPDATE subscriptions SET active = active WHERE id = -1")
-    assert backend.syncs > syncs
-    assert backend._synced == backend._commits
