@@ -17,9 +17,10 @@ import threading
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 from bot.commands import Incoming, Reply, dispatch, pages, resolve_lang
+from bot.features.base import pages_of
 from bot.i18n import gettext
 from bot.msgids import msgid
-from bot.views import first_page, pages_of, render
+from bot.presentation import Message, present
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -122,15 +123,6 @@ def console_incoming(text: str) -> Incoming:
     )
 
 
-def _page_hint(reply: Reply, current: str) -> str:
-    labels = [
-        f"{i}. {gettext(reply.lang, msgid('chat.page', f'{reply.view}.{p}'))}"
-        for i, p in enumerate(pages_of(reply.view), 1)
-        if p != current
-    ]
-    return gettext(reply.lang, "chat.page.console_hint", pages=" · ".join(labels))
-
-
 class ConsoleSession:
     """One console chat: remembers which stored cast was shown last (its number), so that a page's number
     or name shows that page of it."""
@@ -166,14 +158,18 @@ class ConsoleSession:
             if stored is None:
                 self.last = None
                 return gettext(lang, "chat.page.gone")
-            return render(stored, "console", page=page) + "\n\n" + _page_hint(stored, page)
+            return shown_text(present(stored, "console", incoming.user_id, page))
         reply: Reply = await dispatch(incoming, self.ctx)
+        shown = present(reply, "console", incoming.user_id)
         number = reply.context.get("no")
-        first = first_page(reply.view) if isinstance(number, int) else None
-        if first is None or not isinstance(number, int):
-            return render(reply, "console")
-        self.last = (number, reply.view)
-        return render(reply, "console", page=first) + "\n\n" + _page_hint(reply, first)
+        if shown.page is not None and isinstance(number, int):
+            self.last = (number, reply.view)
+        return shown_text(shown)
+
+
+def shown_text(shown: Message) -> str:
+    """A message as the console prints it: its text, then the line naming the other pages (if any)."""
+    return shown.text if shown.hint is None else shown.text + "\n\n" + shown.hint
 
 
 async def answer(line: str, ctx: AppContext) -> str:
@@ -196,7 +192,7 @@ async def run_console(
         source, out = io
     session = ConsoleSession(ctx)
     lang = await resolve_lang(console_incoming("/start"), ctx)
-    out.write(render(Reply("console_welcome", lang, {}), "console") + "\n" + PROMPT)
+    out.write(present(Reply("console_welcome", lang, {}), "console").text + "\n" + PROMPT)
     out.flush()
     stop_wait = asyncio.ensure_future(stop.wait())
     try:

@@ -56,7 +56,6 @@ Across processes (issue #17; ``bot/migrations/0005_daily_owners.sql``)
 from __future__ import annotations
 
 import asyncio
-import html
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -69,14 +68,8 @@ from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, join_parts
 from bot.features.daily.reading import Moment, subscription_moment
 from bot.features.daily.reading import picture as daily_picture
-from bot.i18n import gettext
-from bot.sending import (
-    TELEGRAM_CAPTION_LIMIT,
-    BeforeRequest,
-    SendOutcome,
-    fit_caption,
-    visible_len,
-)
+from bot.presentation import daily_message
+from bot.sending import BeforeRequest, SendOutcome
 from bot.storage import DailyStore, Subscription, utc_iso
 from engine.errors import EngineInputError
 
@@ -162,26 +155,17 @@ class TelegramTransport:
         sender = self.ctx.telegram_sender
         assert sender is not None  # ready() was checked
         chat: int | str = int(sub.chat_id) if sub.chat_id.lstrip("-").isdigit() else sub.chat_id
-        png = await reading_picture(self.ctx, sub, moment)
+        shown = daily_message(text, sub.lang, self.channel, await reading_picture(self.ctx, sub, moment))
         outcome: SendOutcome = await sender.send(
             chat,
-            "" if png is not None else text,
+            shown.text,
             chat_kind=sub.chat_kind,
             before_request=before_request,
-            photo=png,
-            caption=reading_caption(text, sub.lang) if png is not None else None,
+            photo=shown.picture,
+            caption=shown.caption,
             filename=pictures.FILENAME,
         )
         return outcome
-
-
-def reading_caption(text: str, lang: str) -> str:
-    """A daily reading (Telegram HTML) as one photo caption: whole when it fits, else its first lines and
-    the pointer ``daily.picture.more`` (``/today`` shows the reading whole)."""
-    if visible_len(text) <= TELEGRAM_CAPTION_LIMIT:
-        return text
-    note = html.escape(gettext(lang, "daily.picture.more"), quote=False)
-    return fit_caption(text, TELEGRAM_CAPTION_LIMIT - visible_len(note) - 1) + "\n" + note
 
 
 TransportFactory = Callable[[AppContext], Transport]

@@ -48,15 +48,13 @@ from bot.commands import (
     resolve_lang,
     setting_buttons,
 )
-from bot.commands.base import Reply
 from bot.commands.complete import suggest
 from bot.config import install_redaction
 from bot.discord.sender import DiscordSender
 from bot.i18n import gettext
-from bot.msgids import FAMILIES
+from bot.presentation import Message, present
 from bot.sending import SendOutcome
 from bot.startup import start_with_retries
-from bot.views import first_page, page_title, render
 
 if TYPE_CHECKING:  # discord.types is for type checkers (it cannot be imported on its own at run time)
     from discord.types.command import ApplicationCommand as ApplicationCommandPayload
@@ -276,43 +274,29 @@ class SikpanClient(discord.AutoShardedClient):
         if verdict is Verdict.DROP:  # a flood: no work, no answer
             return
         if verdict is Verdict.WARN:  # one polite "slow down", to the caller alone
-            body = render(
-                error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx)), "discord"
-            )
+            reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
             await interaction.response.send_message(
-                self.sender.prepare(body), ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+                self.sender.prepare(present(reply, "discord").text),
+                ephemeral=True,
+                allowed_mentions=discord.AllowedMentions.none(),
             )
             return
         private = privacy.answer_privately(spec.name, incoming.chat_kind, incoming.private_reply)
         await interaction.response.defer(thinking=True, ephemeral=spec.ephemeral or private)
         reply = await dispatch(incoming, self.ctx)
         ephemeral = reply.ephemeral or spec.ephemeral or private
-        page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
-        png = pictures.render(reply.picture, reply.lang)  # the chart picture, if it has one
-        if page is not None:  # a stored cast: one embed of its first page, its pages as buttons
-            embed, view = page_message(reply, incoming.user_id, page)
-            if png is not None:  # the picture in the embed, uploaded with it (one request)
-                embed.set_image(url=ATTACHMENT_URL)
-            outcome = await self.sender.send(
-                interaction.followup,
-                "",
-                ephemeral=ephemeral,
-                target_id=incoming.chat_id,
-                embed=embed,
-                view=view,
-                file=png,
-                filename=pictures.FILENAME,
-            )
-            self.handled.append(outcome)
-            return
-        body = render(reply, "discord")  # a failure here reaches on_app_command_error (the request boundary)
+        # a failure here reaches on_app_command_error (the request boundary)
+        shown = present(reply, "discord", incoming.user_id)
+        # a stored cast: one embed of its first page (the picture in it, uploaded with it), its pages as buttons
+        embed = embed_of(shown, image=shown.picture is not None)
         outcome = await self.sender.send(
             interaction.followup,
-            body,
+            "" if embed is not None else shown.text,
             ephemeral=ephemeral,
             target_id=incoming.chat_id,
-            view=choice_view(reply, incoming.user_id),
-            file=png,
+            embed=embed,
+            view=view_of(shown),
+            file=shown.picture,
             filename=pictures.FILENAME,
         )
         self.handled.append(outcome)
@@ -341,28 +325,28 @@ class SikpanClient(discord.AutoShardedClient):
         if reply is None:
             await interaction.response.send_message(gettext(lang, "chat.page.gone"), ephemeral=True)
             return
-        embed, view = page_message(reply, ref.owner, ref.page)
-        attachments = await self.page_attachments(interaction, reply, ref, lang)
+        shown = present(reply, "discord", ref.owner, ref.page, edit=True)
+        attachments = await self.page_attachments(interaction, shown, ref, lang)
+        embed = embed_of(shown, image=bool(attachments))
         if attachments:
-            embed.set_image(url=ATTACHMENT_URL)
             await interaction.response.edit_message(
                 embed=embed,
-                view=view,
+                view=view_of(shown),
                 attachments=attachments,
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             return
         await interaction.response.edit_message(
-            embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
+            embed=embed, view=view_of(shown), allowed_mentions=discord.AllowedMentions.none()
         )
 
     async def page_attachments(
-        self, interaction: discord.Interaction, reply: Reply, ref: pages.PageRef, lang: str
+        self, interaction: discord.Interaction, shown: Message, ref: pages.PageRef, lang: str
     ) -> list[discord.Attachment | discord.File]:
         """The picture of a page edit: the message's own ``chart.png`` attachment kept as it is (nothing is
         drawn or uploaded per page view), or — on a message without it (sent before pictures) — drawn again
         from the stored row and uploaded; empty for a cast without a picture."""
-        if reply.view not in pictures.PICTURE_PAGES:
+        if not shown.picture_page:
             return []
         message = interaction.message
         kept = [a for a in (message.attachments if message else []) if a.filename == pictures.FILENAME]
@@ -388,17 +372,18 @@ class SikpanClient(discord.AutoShardedClient):
             await interaction.response.send_message(notice, ephemeral=True)
             return
         reply = await dispatch(incoming, self.ctx)
+        shown = present(reply, "discord", incoming.user_id, edit=True)
         if reply.view == "error":  # refused as the typed line would be (晝夜 by sunrise without a place)
             await interaction.response.send_message(
-                self.sender.prepare(render(reply, "discord")),
+                self.sender.prepare(shown.text),
                 ephemeral=True,
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             return
-        body = self.sender.split(render(reply, "discord"))[0]  # an edit is one message
+        body = self.sender.split(shown.text)[0]  # an edit is one message
         await interaction.response.edit_message(
             content=body,
-            view=choice_view(reply, incoming.user_id),
+            view=view_of(shown),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
@@ -423,7 +408,7 @@ class SikpanClient(discord.AutoShardedClient):
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
         log.error("discord: command failed: %r", error, exc_info=error)
-        body = render(error_reply("bot.error.internal", self.ctx.settings.lang), "discord")
+        body = present(error_reply("bot.error.internal", self.ctx.settings.lang), "discord").text
         try:
             if interaction.response.is_done():
                 await self.sender.send(interaction.followup, body, ephemeral=True)
@@ -495,53 +480,34 @@ class SikpanClient(discord.AutoShardedClient):
             reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
         else:
             reply = await dispatch(incoming, self.ctx)
-        self.handled.append(await self.sender.send(message.channel, render(reply, "discord")))
+        shown = present(reply, "discord", incoming.user_id, paged=False, picture=False)  # the whole text
+        self.handled.append(await self.sender.send(message.channel, shown.text))
 
 
-EMBED_DESCRIPTION_LIMIT = 4096
-
-
-def page_message(reply: Reply, owner: str, page: str) -> tuple[discord.Embed, discord.ui.View]:
-    """The embed of ``page`` of a stored cast (title, description within 4,096, footer = the options used)
-    and its page buttons (the current one highlighted)."""
-    body = render(reply, "discord", page=page)
-    lines = body.split("\n", 1)  # every page template opens with its title line; the embed has a title
-    description = lines[1].strip("\n") if len(lines) > 1 else body
-    if len(description) > EMBED_DESCRIPTION_LIMIT:
-        note = "\n" + gettext(reply.lang, "chat.page.more")
-        cut = description[: EMBED_DESCRIPTION_LIMIT - len(note)]
-        description = cut[: cut.rfind("\n")] + note if "\n" in cut else cut + note
-    title, footer = page_title(reply)
-    embed = discord.Embed(title=title[:256], description=description or "…")
-    if footer:
-        embed.set_footer(text=footer[:2048])
-    view = discord.ui.View(timeout=1.0)  # never dispatched to: on_interaction answers every page button
-    for ref in pages.refs(reply.view, owner, int(reply.context["no"])):
-        data = ref.encode()
-        if data is None:
-            continue
-        view.add_item(
-            discord.ui.Button(
-                label=gettext(reply.lang, FAMILIES["chat.page"][f"{reply.view}.{ref.page}"])[:80],
-                custom_id=data,
-                style=discord.ButtonStyle.primary if ref.page == page else discord.ButtonStyle.secondary,
-            )
-        )
-    return embed, view
-
-
-def choice_view(reply: Reply, owner: str) -> discord.ui.View | None:
-    """The buttons of a ``/settings`` reply (:mod:`bot.commands.setting_buttons`; the current value
-    highlighted), within Discord's 5 rows of 5; None for any other reply."""
-    rows = setting_buttons.buttons(reply, owner)
-    if not rows:
+def embed_of(shown: Message, image: bool = False) -> discord.Embed | None:
+    """The embed of a stored cast's page (title, description, footer = the options used; with ``image`` the
+    message's own ``chart.png`` attachment as its image), or None for a message without a title."""
+    if shown.title is None:
         return None
-    view = discord.ui.View(timeout=1.0)  # never dispatched to: on_interaction answers every button
-    for row_index, row in enumerate(rows[:5]):
-        for b in row[:5]:
+    embed = discord.Embed(title=shown.title, description=shown.text)
+    if shown.footer:
+        embed.set_footer(text=shown.footer)
+    if image:
+        embed.set_image(url=ATTACHMENT_URL)
+    return embed
+
+
+def view_of(shown: Message) -> discord.ui.View | None:
+    """The buttons of a message (the current choice highlighted), one ``ui.View`` row per row; None without
+    buttons. Never dispatched to: :meth:`SikpanClient.on_interaction` answers every button by its data."""
+    if not shown.buttons:
+        return None
+    view = discord.ui.View(timeout=1.0)
+    for row_index, row in enumerate(shown.buttons):
+        for b in row:
             view.add_item(
                 discord.ui.Button(
-                    label=b.label[:80],
+                    label=b.label,
                     custom_id=b.data,
                     style=discord.ButtonStyle.primary if b.current else discord.ButtonStyle.secondary,
                     row=row_index,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from bot import pictures
 from bot.context import AppContext
 from bot.features.daily.reading import Moment
+from bot.presentation import daily_message
 from bot.scheduler import reading_picture
 from bot.sending import BeforeRequest, SendOutcome
 from bot.storage import Subscription
@@ -46,13 +47,13 @@ class DiscordTransport:
         sender, client = self.ctx.discord_sender, self.ctx.discord_client
         assert sender is not None and client is not None  # ready() was checked
         target = client.get_partial_messageable(int(sub.chat_id))
-        png = await reading_picture(self.ctx, sub, moment)
+        shown = daily_message(text, sub.lang, self.channel, await reading_picture(self.ctx, sub, moment))
         outcome: SendOutcome = await sender.send(
             target,
-            text,
+            shown.text,
             target_id=sub.chat_id,
             before_request=before_request,
-            file=png,
+            file=shown.picture,
             filename=pictures.FILENAME,
         )
         return outcome

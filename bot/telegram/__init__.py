@@ -1,4 +1,4 @@
-"""The Telegram adapter (python-telegram-bot 22): updates in, ``dispatch`` → ``render`` → one sender out.
+"""The Telegram adapter (python-telegram-bot 22): updates in, ``dispatch`` → ``bot.presentation.present`` → one sender out.
 
 - :func:`build_application` is a factory: it builds the ``Application`` (``ApplicationBuilder`` with a
   :class:`PollingBot`, :class:`bot.telegram.aiohttprequest.AiohttpRequest` — PTB's ``BaseRequest`` on aiohttp —
@@ -86,19 +86,14 @@ from bot.commands import (
     setting_buttons,
     split_command,
 )
-from bot.commands.base import Reply
 from bot.config import install_redaction
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
 from bot.limits import limiter_of
-from bot.msgids import msgid
-from bot.sending import (
-    TELEGRAM_CAPTION_LIMIT as CAPTION_LIMIT,
-)
-from bot.sending import SendOutcome, split_telegram_html, visible_len
+from bot.presentation import Rows, decode_part, present
+from bot.sending import SendOutcome
 from bot.telegram.aiohttprequest import AiohttpRequest
 from bot.telegram.sender import NO_PREVIEW, TelegramSender, start_telegram, telegram_request
-from bot.views import first_page, render
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -111,7 +106,6 @@ AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 GROUP_ANONYMOUS_BOT = 1087968824  # "GroupAnonymousBot": an anonymous group admin
-SHORT_CAPTION = 200  # visible characters of a photo's caption when the reply does not fit one
 _COMMAND_WORD = re.compile(r"^[/／]([^\s@]+)(?:@(\S+))?")
 
 
@@ -332,17 +326,14 @@ class TelegramAdapter:
             reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
         else:
             reply = await dispatch(incoming, self.ctx)
-        page = first_page(reply.view) if isinstance(reply.context.get("no"), int) else None
-        body = render(reply, "telegram", page=page)
-        markup = keyboard(reply, incoming.user_id, page)
-        png = pictures.render(reply.picture, reply.lang)
+        message_out = present(reply, "telegram", incoming.user_id)
         return await self.send(
             incoming,
-            body,
+            message_out.text,
             reply_to=message.message_id if incoming.chat_kind != "private" else None,
-            reply_markup=markup,
-            photo=png,
-            caption=None if png is None else photo_caption(body),
+            reply_markup=markup_of(message_out.buttons),
+            photo=message_out.picture,
+            caption=message_out.caption,
         )
 
     async def send(
@@ -354,19 +345,15 @@ class TelegramAdapter:
         photo: bytes | None = None,
         caption: str | None = None,
     ) -> SendOutcome:
-        """Send a reply; with ``photo`` one ``sendPhoto`` whose caption is ``caption`` (the whole reply when
-        it fits, see :func:`photo_caption`); a reply that does not fit follows as text with the keyboard."""
-        text, caption_arg = body, caption
-        if photo is not None and caption is not None and caption == body:
-            text = ""  # the reply is the caption: one message
+        """Send a reply (:func:`bot.presentation.present` decided its text, photo and caption)."""
         return await self.sender.send(
             int(incoming.chat_id),
-            text,
+            body,
             chat_kind=incoming.chat_kind,
             reply_to_message_id=reply_to,
             reply_markup=reply_markup,
             photo=photo,
-            caption=caption_arg,
+            caption=caption,
             filename=pictures.FILENAME,
         )
 
@@ -414,22 +401,20 @@ class TelegramAdapter:
         reply = await pages.load("telegram", ref, lang, presser.chat_kind, self.ctx)
         if reply is None:
             return gettext(lang, "chat.page.gone")
-        body = fit_page(render(reply, "telegram", page=ref.page), lang)
-        markup = keyboard(reply, ref.owner, ref.page)
+        on_photo = isinstance(message, Message) and bool(message.photo)
+        shown = present(reply, "telegram", ref.owner, ref.page, edit=True, on_photo=on_photo, part=part)
+        markup = markup_of(shown.buttons)
         try:
-            if isinstance(message, Message) and message.photo:
-                # the picture stays: only the caption changes (nothing is drawn or uploaded again); a
-                # page longer than a caption is shown in caption-sized parts, one button each
-                parts = caption_parts(body)
-                part = min(part, len(parts) - 1)
+            if on_photo and shown.caption is not None:
+                # the picture stays: only the caption changes (nothing is drawn or uploaded again)
                 await self.sender.bot.edit_message_caption(
                     chat_id=chat.id,
                     message_id=message.message_id,
-                    caption=parts[part],
+                    caption=shown.caption,
                     parse_mode=ParseMode.HTML,
-                    reply_markup=keyboard(reply, ref.owner, ref.page, parts=len(parts), part=part),
+                    reply_markup=markup,
                 )
-            elif (png := await self.restore_picture(reply, ref, body, lang)) is not None:
+            elif shown.picture_page and (png := await self.stored_picture(ref, lang)) is not None:
                 # the picture's own page (盤) on a message without it (sent before pictures, or as
                 # text): the picture is drawn again from the stored row and added to the message
                 await self.sender.bot.edit_message_media(
@@ -439,23 +424,20 @@ class TelegramAdapter:
                         # attach=True: the upload is named by ``attach://<name>`` in the media, as the
                         # Bot API requires for editMessageMedia
                         InputFile(png, filename=pictures.FILENAME, attach=True),
-                        caption=body,
+                        caption=shown.caption,
                         parse_mode=ParseMode.HTML,
                     ),
                     reply_markup=markup,
                 )
             else:
-                await self.edit_text(chat.id, message.message_id, body, markup)
+                await self.edit_text(chat.id, message.message_id, shown.text, markup)
         except BadRequest as exc:
             if "not modified" not in exc.message.lower():  # the same page pressed again is no error
                 log.warning("telegram: page edit in chat %s failed: %s", chat.id, exc.message)
         return None
 
-    async def restore_picture(self, reply: Reply, ref: pages.PageRef, body: str, lang: str) -> bytes | None:
-        """The picture of the stored cast ``ref`` names when ``ref`` is its picture page and ``body`` fits a
-        caption; else None (the page is shown as text)."""
-        if pictures.PICTURE_PAGES.get(reply.view) != ref.page or visible_len(body) > CAPTION_LIMIT:
-            return None
+    async def stored_picture(self, ref: pages.PageRef, lang: str) -> bytes | None:
+        """The picture of the stored cast ``ref`` names, drawn again from its row (None: gone, or none)."""
         source = await pictures.stored_source(self.ctx, f"telegram:{ref.owner}", ref.number)
         return pictures.render(source, lang)
 
@@ -485,14 +467,10 @@ class TelegramAdapter:
             return gettext(lang, "chat.settings.not_yours")
         reply = await dispatch(presser, self.ctx)
         if reply.view == "error":  # refused as the typed line would be (e.g. 晝夜 by sunrise without a place)
-            return render(reply, "console")[:200]  # answerCallbackQuery takes 0–200 characters
+            return present(reply, "console").text[:200]  # answerCallbackQuery takes 0–200 characters
+        shown = present(reply, "telegram", presser.user_id, edit=True)
         try:
-            await self.edit_text(
-                chat.id,
-                query.message.message_id,
-                fit_page(render(reply, "telegram"), reply.lang),
-                keyboard(reply, presser.user_id, None),
-            )
+            await self.edit_text(chat.id, query.message.message_id, shown.text, markup_of(shown.buttons))
         except BadRequest as exc:
             if "not modified" not in exc.message.lower():
                 log.warning("telegram: settings edit in chat %s failed: %s", chat.id, exc.message)
@@ -528,99 +506,20 @@ class TelegramAdapter:
             exc_info=error,
         )
         if chat is not None:
-            body = render(error_reply("bot.error.internal", self.ctx.settings.lang), "telegram")
+            body = present(error_reply("bot.error.internal", self.ctx.settings.lang), "telegram").text
             try:
                 await self.sender.send(chat.id, body, chat_kind=_chat_kind(chat.type))
             except Exception:  # still the request's outer boundary: nothing more to do than log it
                 log.exception("telegram: the internal-error reply to chat %s failed", chat.id)
 
 
-def keyboard(
-    reply: Reply, owner: str, current: str | None, *, parts: int = 1, part: int = 0
-) -> InlineKeyboardMarkup | None:
-    """One button per page of the stored cast ``reply`` shows (the current one marked); when the current
-    page is shown in ``parts`` caption-sized parts (a photo message), a second row with one button per
-    part (the shown one, ``part``, marked); the choices of a ``/settings`` reply
-    (:mod:`bot.commands.setting_buttons`)."""
-    if reply.view == "settings":
-        choices = setting_buttons.buttons(reply, owner)
-        return (
-            InlineKeyboardMarkup([[_button(b.label, b.data) for b in row] for row in choices])
-            if choices
-            else None
-        )
-    number = reply.context.get("no")
-    if not isinstance(number, int):
+def markup_of(rows: Rows) -> InlineKeyboardMarkup | None:
+    """The inline keyboard of a message's buttons (each sends its data back as a callback query)."""
+    if not rows:
         return None
-    buttons: list[InlineKeyboardButton] = []
-    for ref in pages.refs(reply.view, owner, number):
-        data = ref.encode()
-        if data is None:
-            return None
-        label = gettext(reply.lang, msgid("chat.page", f"{reply.view}.{ref.page}"))
-        buttons.append(_button(("• " if ref.page == current else "") + label, data))
-    if not buttons:
-        return None
-    rows = [buttons]
-    if parts > 1 and current is not None:
-        row: list[InlineKeyboardButton] = []
-        for index in range(min(parts, MAX_PARTS)):
-            data = encode_part(pages.PageRef(owner, number, current), index)
-            if data is None:
-                break
-            label = gettext(reply.lang, "chat.page.part", n=index + 1, total=parts)
-            row.append(_button(("• " if index == part else "") + label, data))
-        if len(row) > 1:
-            rows.append(row)
-    return InlineKeyboardMarkup(rows)
-
-
-def _button(text: str, data: str) -> InlineKeyboardButton:
-    """A button that sends ``data`` back as a callback query."""
-    return InlineKeyboardButton(text, callback_data=data)
-
-
-MAX_PARTS = 8  # caption parts of one page that get a button (a 4,096-character page has at most 4–5)
-_PART = re.compile(r"^c:([^:\s]{1,40}):(\d{1,9}):([a-z]{1,8}):(\d)$")
-
-
-def encode_part(ref: pages.PageRef, part: int) -> str | None:
-    """The button data of part ``part`` of a page on a photo message: ``c:<owner>:<number>:<page>:<part>``
-    (the first part is the page's own button, :meth:`bot.commands.pages.PageRef.encode`)."""
-    if part == 0:
-        return ref.encode()
-    data = f"c:{ref.owner}:{ref.number}:{ref.page}:{part}"
-    return data if len(data.encode()) <= pages.DATA_LIMIT and _PART.match(data) else None
-
-
-def decode_part(data: str | None) -> tuple[pages.PageRef | None, int]:
-    """(the page a button names, the caption part): a page button is part 0."""
-    m = _PART.match(data or "")
-    if m is None:
-        return pages.decode(data), 0
-    return pages.PageRef(owner=m.group(1), number=int(m.group(2)), page=m.group(3)), int(m.group(4))
-
-
-def caption_parts(body: str) -> list[str]:
-    """A page as captions (each at most 1,024 visible characters, cut at lines, tags closed)."""
-    return split_telegram_html(body, CAPTION_LIMIT) or [body]
-
-
-def photo_caption(body: str) -> str:
-    """The caption of a reply's photo: the whole reply when it fits (1,024 visible characters after entity
-    parsing), else its title lines — the reply then follows the photo as a text message with the keyboard."""
-    if visible_len(body) <= CAPTION_LIMIT:
-        return body
-    parts = split_telegram_html(body, SHORT_CAPTION)
-    return parts[0] if parts else ""
-
-
-def fit_page(body: str, lang: str, limit: int = 4096) -> str:
-    """A page fits one message (an edit cannot be split): past ``limit`` it ends at a line with a note."""
-    parts = split_telegram_html(body, limit - 80)
-    if len(parts) == 1:
-        return body
-    return parts[0] + "\n" + gettext(lang, "chat.page.more")
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
+    )
 
 
 def command_menu(lang: str) -> list[BotCommand]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import bot.presentation as presentation
 import bot.telegram as tgmod
 from bot.commands import error_reply
 from bot.i18n import gettext
@@ -123,14 +124,14 @@ async def test_403_blocked_user_reported_not_retried_and_the_bot_keeps_going(tg,
 async def test_a_rendering_bug_reaches_the_error_handler_which_logs_and_answers(
     tg, tmp_path, monkeypatch, caplog
 ):
-    real_render = tgmod.render
+    real_render = presentation.render
 
     def broken_render(reply, channel, page=None):
         if reply.view == "shensha":
             raise RuntimeError("template bug")
         return real_render(reply, channel, page=page)
 
-    monkeypatch.setattr(tgmod, "render", broken_render)
+    monkeypatch.setattr(presentation, "render", broken_render)
     async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg):
         update = tg.user_says("/shensha 甲子", chat_id=57)
         for _ in range(500):
@@ -143,13 +144,13 @@ async def test_a_rendering_bug_reaches_the_error_handler_which_logs_and_answers(
 
 
 async def test_a_reply_longer_than_4096_is_split_into_valid_html_parts(tg, tmp_path, monkeypatch):
-    real_render = tgmod.render
+    real_render = presentation.render
 
     def long_render(reply, channel, page=None):  # the real 神煞 rendering (a page), eight times over
         one = real_render(reply, channel, page=page)
         return "\n".join([one] * 8) if reply.view == "shensha" else one
 
-    monkeypatch.setattr(tgmod, "render", long_render)
+    monkeypatch.setattr(presentation, "render", long_render)
     async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
         parts = await _ask(tg, run, "/shensha 甲子 寅", 51)
         assert len(parts) >= 2
