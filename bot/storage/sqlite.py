@@ -27,6 +27,7 @@ import asyncio
 import fcntl
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -54,13 +55,28 @@ PRAGMAS = (
 READER_PRAGMAS = (f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}", "PRAGMA query_only=ON")
 
 
+async def _pragma(db: aiosqlite.Connection, pragma: str) -> None:
+    """Run a setting, again while the database is busy: connections opening one file at once (the processes of
+    one deployment starting together) may each find ``journal_mode=WAL`` busy, and SQLite answers that at once,
+    without its busy handler, where waiting could deadlock (two readers both asking for the write lock)."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            await db.execute(pragma)
+            return
+        except sqlite3.OperationalError as err:
+            if err.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(0.01)
+
+
 async def _connect(path: str, pragmas: Sequence[str]) -> tuple[aiosqlite.Connection, str]:
     """A connection in autocommit (explicit BEGIN/COMMIT) with these settings, and its journal mode."""
     db = await aiosqlite.connect(path, isolation_level=None)
     try:
         db.row_factory = sqlite3.Row
         for pragma in pragmas:
-            await db.execute(pragma)
+            await _pragma(db, pragma)
         mode = next(iter(await db.execute_fetchall("PRAGMA journal_mode")))[0]
     except BaseException:
         await db.close()
