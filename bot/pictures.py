@@ -1,6 +1,6 @@
 """The chart picture of a reply, rebuilt from its stored inputs (issue 14): never kept in process memory.
 
-A cast that has a picture carries a *picture source* (:attr:`bot.commands.base.Reply.picture`): the kind of
+A cast that has a picture carries a *picture source* (:attr:`bot.features.base.Reply.picture`): the kind of
 the history row (``cast`` 大六壬, ``liuyao`` 六爻, ``qizheng`` 七政四餘), its ``inputs`` and its ``options`` — the
 very values ``/history`` stores. :func:`render` casts the chart again from them (the engines are pure and
 deterministic, so the same row gives the same picture) and draws it with :mod:`bot.images`; a page button

@@ -29,7 +29,9 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from bot import metrics, privacy
-from bot.commands.base import (
+from bot.context import AppContext
+from bot.features.account import history, settings
+from bot.features.base import (
     COMMANDS,
     ECHO_LIMIT,
     ArgSpec,
@@ -50,8 +52,6 @@ from bot.commands.base import (
     split_command,
     unregister,
 )
-from bot.context import AppContext
-from bot.features.account import history, settings
 from bot.features.common import Record, record_and_reply, zone_of
 from bot.features.daily import command as daily
 from bot.features.help import command as help_

@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.commands.base import Reply
 from bot.features import options as model
+from bot.features.base import Reply
 from bot.i18n import gettext
 
 DATA_LIMIT = 64  # bytes: Telegram's callback_data (Discord's custom_id allows 100)

@@ -1,5 +1,5 @@
 """One user look-up per command (issue #18): ``dispatch`` reads the caller's row once and hands it to the
-handler (``Incoming.user``, read with ``bot.commands.base.caller``); the row is written only on first contact
+handler (``Incoming.user``, read with ``bot.features.base.caller``); the row is written only on first contact
 or when the display name changed."""
 
 from __future__ import annotations

@@ -186,7 +186,7 @@ def test_a_chat_reply_gives_each_term_in_full_once():
 
 def test_discord_gets_its_own_words_for_every_telegram_worded_error():
     """docs/style.md, platform words: no 그룹/관리자 on Discord (a server and its managers)."""
-    from bot.commands.base import Reply
+    from bot.features.base import Reply
     from bot.msgids import DISCORD_WORDS
     from bot.views import render as render_reply
 

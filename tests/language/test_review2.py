@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.commands.base import Reply
+from bot.features.base import Reply
 from bot.features.liuyao.command import liuyao_view
 from bot.views import render
 from engine.core.cycle import Branch, GanZhi
