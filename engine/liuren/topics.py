@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engine.core.cycle import Branch, xun_dun_stem
+from engine.core.cycle import STEMS, Branch, xun_dun_stem
 from engine.core.relations import Kin, Stage, chong, vitality, yima
 from engine.datafiles import load_json
 from engine.liuren.branch_relations import relations
@@ -67,6 +67,7 @@ class Selector:
     lzh: str
     ko: str
     source: str
+    plate: bool = False  # not in the 課傳: read where it stands on the 天盤 (seed 003 「胎神臨絕地」)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +89,7 @@ class Topic:
     facts: frozenset[str] = (
         frozenset()
     )  # the facts weighed (topics.json facts_all unless the topic names some)
+    transmissions_only: bool = False  # its 類神 are read in the 三傳 only (出行, 行人: 「末傳乘丁」)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +131,10 @@ class TopicReading:
 
     @property
     def deciding(self) -> tuple[TopicReason, ...]:
+        """The reasons that decided: those counted in the direction, or the 斷 that broke a tie."""
+        tie = tuple(r for r in self.reasons if r.rule == "tie_duan")
+        if tie:
+            return tie
         if self.direction == PING:
             return tuple(r for r in self.reasons if r.counted or r.rule.startswith("tie")) or self.reasons
         return tuple(r for r in self.reasons if r.counted and r.direction == self.direction)
@@ -168,6 +174,7 @@ def topics() -> tuple[Topic, ...]:
                         str(s["lzh"]),
                         str(s["ko"]),
                         str(s["source"]),
+                        bool(s.get("plate", False)),
                     )
                     for s in t["leishen"]
                 ),
@@ -179,6 +186,7 @@ def topics() -> tuple[Topic, ...]:
                 generals=tuple((str(k), str(v)) for k, v in gen.get("directions", {}).items()),
                 generals_source=str(gen.get("source", "")),
                 facts=frozenset(str(f) for f in t.get("facts", _data()["facts_all"])),
+                transmissions_only=t.get("board") == "transmissions",
             )
         )
     return tuple(out)
@@ -261,6 +269,8 @@ def _hits(chart: VerdictChart, s: Selector, board: tuple[tuple[str, Branch], ...
     for role, b in board:
         if _matches(chart, s, role, b):
             roles.setdefault(b, []).append(role)
+    if not roles and s.plate:
+        return tuple(_Hit(s, b, ("plate",)) for b in Branch if _matches(chart, s, "plate", b))
     return tuple(_Hit(s, b, tuple(rs)) for b, rs in roles.items())
 
 
@@ -366,6 +376,10 @@ def _read_hit(
         if seat_stage is not None and seat_stage in _BAD_SEATS:
             st = seat_stage.char
             add("seat_stage", False, live, seat=seat.char, stage=st, stage_ko=str(stages_ko[st]))
+        own = stage_at(STEMS[2 * int(b.element)], seat, chart.options.mu)  # the 類神's own 五行 (陽干)
+        if own is not None and own in _BAD_SEATS and own != seat_stage:
+            st = own.char
+            add("seat_stage_own", False, live, seat=seat.char, stage=st, stage_ko=str(stages_ko[st]))
     if "stage" in facts and s.kind != "stage":
         stage = stage_at(day.stem, b, chart.options.mu)
         if stage is Stage.MU:
@@ -470,6 +484,8 @@ def read_topic(
         if not any(r.rule == "weather" and dict(r.params)["ls"] == "雨澤" for r in reasons):
             reasons.append(_reason("weather_none", PING, False))
         return TopicReading(topic, PING, tuple(reasons), tuple(notes))
+    if topic.transmissions_only:
+        board = board[:3]
     for s in topic.selectors:
         hits = _hits(chart, s, board)
         if not hits and s.absent is not None:
