@@ -133,6 +133,18 @@ def test_illness_takes_the_shi():
     assert same.use == r.verdict.use
 
 
+def test_moving_ghost_weighs_once_and_its_speed_is_timing():
+    # issue 32: 離之噬嗑 (789787): the 忌鬼 亥 (line 3) moves. 000:15 「總之以鬼為忌者…靜遲動速，旺大衰小」: 「靜遲動速」
+    # says how soon, not how ill — it is reported as timing, not weighed; the 鬼 weighs once, as the 忌神 that 克s
+    # the 用 (here the 世 itself, so its 克世 is that same fact: 000:15 「即以官為用者，亦嫌其克世」 is not counted again).
+    v = reading("789787", "子", "甲申", use="illness").verdict
+    codes = [x.code for x in v.reasons]
+    assert codes.count("helper") == 1 and "ghost_active" not in codes and "ghost_controls_shi" not in codes
+    assert [(t.code, t.weight, t.source) for t in v.timing] == [("ghost_active", 0, "000:15 「靜遲動速」")]
+    assert v.score == sum(x.weight for x in v.reasons)
+    assert v.to_json()["timing"][0]["text"].endswith("動·速")
+
+
 def test_illness_ghost_empty_is_good():
     # 000:15 「總之以鬼為忌者…惟空破散則吉也」: 離 (離宮火), 官鬼 亥 (line 3) is 旬空 on 丙寅 (甲子旬 戌亥空).
     r = reading("787787", "子", "丙寅", use="illness")
