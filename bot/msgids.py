@@ -411,6 +411,7 @@ FAMILIES: dict[str, dict[str, str]] = {
         "lawsuit": N_("liuyao.category.lawsuit"),
         "medicine": N_("liuyao.category.medicine"),
         "parents": N_("liuyao.category.parents"),
+        "petition": N_("liuyao.category.petition"),
         "siblings": N_("liuyao.category.siblings"),
         "wealth": N_("liuyao.category.wealth"),
         "wife": N_("liuyao.category.wife"),

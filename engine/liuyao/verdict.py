@@ -186,9 +186,9 @@ def _judgment_reason(j: Judgment) -> Reason | None:
         return Reason("judgment", text, j.source, w, (("rule", j.name),))
     if j.rule == SAN_XING:
         if j.get("grave"):
-            return Reason(
-                "judgment", f"{who}{j.type}·大凶", "000:39 「若世刑而大凶也」", W_GRAVE, (("rule", j.name),)
-            )
+            by = j.get("grave_by")
+            cited = "「五克世而問疏，若世刑而大凶也」" if by == "五" else "「官克世而問訟…若世刑而大凶也」"
+            return Reason("judgment", f"{who}{j.type}·大凶", f"000:39 {cited}", W_GRAVE, (("rule", j.name),))
         assert j.type is not None
         agents = ",".join(f"{a['source']}{a['branch']}" for a in j.get("agents", ()) if a["xing"])
         text = f"{who}{j.type}" + (f"({agents})" if j.type != "墓開" else f"({j.get('tomb')})")

@@ -50,6 +50,23 @@ def test_kan_lawsuit_shi_xing_is_grave():
     assert j2.get("grave") is False
 
 
+def test_kan_petition_ruler_controls_shi_is_grave():
+    # 000:39 「五克世而問疏，若世刑而大凶也」: 坎為水, the 五爻 戌土 克 the 世 子水 (line 6); 日卯 刑 子. The 疏
+    # (petition) category reads the 世 (the petitioner) and makes that 刑 大凶.
+    r = reading("878878", "午", "丁卯", use="疏")
+    assert r.chart.use is not None and r.chart.use.category == "petition" and r.chart.use.shi
+    (j,) = holding(r, "三刑", subject={"role": "世", "branch": "子", "line": 6, "hidden": False})
+    assert j.get("grave") is True and j.get("grave_by") == "五"
+    (grave,) = [x for x in r.verdict.reasons if "大凶" in x.text]
+    assert grave.source == "000:39 「五克世而問疏，若世刑而大凶也」"
+    assert reading("878878", "午", "丁卯", use="상소").chart.use.category == "petition"
+    # the lawsuit's 大凶 cites its own clause
+    law = reading("878878", "午", "丁卯", use="lawsuit")
+    assert [x.source for x in law.verdict.reasons if "大凶" in x.text] == [
+        "000:39 「官克世而問訟…若世刑而大凶也」"
+    ]
+
+
 # ------------------------------------------------------------------ 六害卦: the 用's partner-line 害
 
 
