@@ -215,7 +215,7 @@ def verdict(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...], judgments: tupl
         Reason(
             "vitality",
             f"{name} 月{st.vitality.char}",
-            "000:3 「世爻逢旺相者弗能傷」; 月令旺相休囚死 (spec §3)",
+            _vitality_source(use),
             W_VITALITY[st.vitality],
             (("vitality", st.vitality.char),),
         )
@@ -275,6 +275,16 @@ def verdict(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...], judgments: tupl
     return Verdict(
         use, st, transforms, hs, tuple(reasons), score, direction, weighed, _relations(chart, use), timing
     )
+
+
+def _vitality_source(use: UseLine) -> str:
+    """The rule the month strength of this 用神 rests on: 000:3 「世爻逢旺相者弗能傷」 speaks of the 世 only; 000:15
+    「旺大衰小」 of the 鬼 (官鬼 as the 用); any other 六親 has only the 月令 rule (spec §3), outside the seeds."""
+    if use.role == "世":
+        return "000:3 「世爻逢旺相者弗能傷」; 月令旺相休囚死 (spec §3)"
+    if use.relative == Relative.OFFICIAL:
+        return "000:15 「旺大衰小」; 月令旺相休囚死 (spec §3)"
+    return "月令旺相休囚死 (spec §3); 《增刪卜易》 用神旺相 (outside the seeds)"
 
 
 # How a line's 五行 stands to the 用 (named from the line's side). The seeds weigh 世/應 only inside 六害 (000:47

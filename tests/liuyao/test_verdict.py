@@ -50,6 +50,29 @@ def test_kan_lawsuit_shi_xing_is_grave():
     assert j2.get("grave") is False
 
 
+@pytest.mark.parametrize(
+    ("use", "cited"),
+    [
+        (None, "000:3 「世爻逢旺相者弗能傷」"),  # the 世 is the 用: 000:3 speaks of the 世
+        ("illness", "000:3 「世爻逢旺相者弗能傷」"),  # illness reads the 世 (000:3 「問者之身也」)
+        ("官鬼", "000:15 「旺大衰小」"),  # the 鬼: 000:15 「總之以鬼為忌者…旺大衰小」
+        ("lawsuit", "000:15 「旺大衰小」"),
+    ],
+)
+def test_month_strength_cites_the_rule_of_its_use(use, cited):
+    (v,) = [x for x in reading("878878", "午", "丁卯", use=use).verdict.reasons if x.code == "vitality"]
+    assert v.source.startswith(cited)
+
+
+def test_month_strength_of_other_relatives_is_not_the_shi_rule():
+    # 000:3 「世爻逢旺相者弗能傷」 is about the 世; a 妻財 用 has only the 月令 rule (spec §3), outside the seeds
+    for use in ("妻財", "父母", "子孫", "wealth"):
+        r = reading("787787", "子", "甲申", use=use)
+        (v,) = [x for x in r.verdict.reasons if x.code == "vitality"]
+        assert r.verdict.use.role == "用"
+        assert "000:3" not in v.source and "月令" in v.source
+
+
 def test_kan_petition_ruler_controls_shi_is_grave():
     # 000:39 「五克世而問疏，若世刑而大凶也」: 坎為水, the 五爻 戌土 克 the 世 子水 (line 6); 日卯 刑 子. The 疏
     # (petition) category reads the 世 (the petitioner) and makes that 刑 大凶.
