@@ -377,6 +377,10 @@ FAMILIES: dict[str, dict[str, str]] = {
         "patterns": N_("liuren.verdict.group.patterns"),
         "zhi_upper": N_("liuren.verdict.group.zhi_upper"),
     },
+    "liuren.topics.note": {
+        "month_unknown": N_("liuren.topics.note.month_unknown"),
+        "no_weights": N_("liuren.topics.note.no_weights"),
+    },
     "liuren.verdict.note": {
         "category_magnitude": N_("liuren.verdict.note.category_magnitude"),
         "category_no_rule": N_("liuren.verdict.note.category_no_rule"),

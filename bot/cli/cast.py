@@ -118,6 +118,8 @@ def handler(args: argparse.Namespace) -> int:
     context = view(chart)
     context.update(render_context(readings, args.lang))
     context["verdict"] = verdict
+    context["topics"] = [t.to_json() for t in lines]
+    context["asked"] = asked
     context["seed"] = next((r.seed.to_json() for r in readings if r.seed is not None), None)
     emit_text(render("cli/cast.txt.j2", args.lang, **context))
     return 0

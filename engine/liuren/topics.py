@@ -140,12 +140,13 @@ class TopicReading:
         return tuple(r for r in self.reasons if r.counted and r.direction == self.direction)
 
     def to_json(self) -> dict[str, Any]:
+        deciding = set(map(id, self.deciding))
         return {
             "topic": self.topic.lzh,
             "topic_ko": self.topic.ko,
             "id": self.topic.id,
             "direction": self.direction,
-            "reasons": [r.to_json() for r in self.reasons],
+            "reasons": [{**r.to_json(), "deciding": id(r) in deciding} for r in self.reasons],
             "notes": list(self.notes),
         }
 
@@ -406,7 +407,14 @@ def _read_hit(
     rel_ko = _data()["relation_names"]
     for side, target in (("gan", jigong(day.stem)), ("zhi", day.branch)):
         for kind in relations(b, target):
-            p = {"side": str(sides[side]["lzh"]), "side_ko": str(sides[side]["ko"]), "t": target.char}
+            sd = sides[side]
+            p = {
+                "side": str(sd["lzh"]),
+                "side_ko": str(sd["ko"]),
+                "side_wa": str(sd["ko_wa"]),
+                "side_reul": str(sd["ko_reul"]),
+                "t": target.char,
+            }
             if kind == "沖":
                 if "chong" in facts:
                     out.append(_reason("chong_moves", JI, live, **ls, **p))

@@ -282,3 +282,18 @@ def test_cast_month_and_birth(capsys):
     house = next(t for t in json.loads(out)["topics"] if t["topic"] == "家宅")
     assert "month_unknown" not in house["notes"]
     assert any(r["rule"] == "vitality_weak" for r in house["reasons"])  # 003:139 「休氣臨宅」
+
+
+@pytest.mark.parametrize(
+    ("lang", "head", "line"),
+    [("ko", "▶ 혼인: 흉(凶)", "처재(妻財) 寅"), ("lzh", "▶ 婚姻：凶", "妻財寅坐空鄉酉")],
+)
+def test_cast_text_answers_the_asked_topic_after_the_duan(capsys, lang, head, line):
+    # seed 003 order: 斷曰, then the topic lines; 003:15 「婚姻：妻財坐空不宜」
+    code, text, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8", "--lang", lang, "--topic", "결혼")
+    assert code == 0
+    after = text[text.index("▶") - 1 :]
+    assert text.index("▶") > text.index("【")  # after the 斷
+    assert head in after.splitlines()[0] and line in after.splitlines()[1]
+    _, plain, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8", "--lang", lang)
+    assert "▶" not in plain  # without a topic asked the text ends in the 斷, as before
