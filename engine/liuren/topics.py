@@ -36,6 +36,7 @@ from engine.core.relations import Kin, Stage, chong, vitality, yima
 from engine.datafiles import load_json
 from engine.liuren.branch_relations import relations
 from engine.liuren.methods import jigong
+from engine.liuren.patterns import detect
 from engine.liuren.verdict import VerdictChart, judge
 from engine.shensha import meanings002
 from engine.shensha.stages import stage_at
@@ -90,6 +91,8 @@ class Topic:
         frozenset()
     )  # the facts weighed (topics.json facts_all unless the topic names some)
     transmissions_only: bool = False  # its 類神 are read in the 三傳 only (出行, 行人: 「末傳乘丁」)
+    # 課體 that weigh for the topic: (name, direction, lzh, ko, source) — 斬關 moves (002:7), 斷橋 stops (002:15)
+    patterns: tuple[tuple[str, str, str, str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +191,10 @@ def topics() -> tuple[Topic, ...]:
                 generals_source=str(gen.get("source", "")),
                 facts=frozenset(str(f) for f in t.get("facts", _data()["facts_all"])),
                 transmissions_only=t.get("board") == "transmissions",
+                patterns=tuple(
+                    (str(x["name"]), str(x["direction"]), str(x["lzh"]), str(x["ko"]), str(x["source"]))
+                    for x in t.get("patterns", ())
+                ),
             )
         )
     return tuple(out)
@@ -445,6 +452,11 @@ def _special(chart: VerdictChart, topic: Topic) -> list[TopicReason]:
             out.append(_reason("tiangang_zhong", PING, False, seat=seat.char))
         elif seat in _MENG:
             out.append(_reason("tiangang_meng", PING, False, seat=seat.char))
+    if topic.patterns:
+        held = {h.name for h in detect(chart)}
+        for name, direction, lzh, ko, source in topic.patterns:
+            if name in held:
+                out.append(_reason("pattern", direction, True, source, text=lzh, text_ko=ko))
     if topic.gui:
         gui = next(b for b in Branch if chart.general_on(b).char == "貴人")
         tail = chart.day.xun_head.branch.shift(9)
