@@ -177,6 +177,20 @@ def test_year_of_life_fills_the_void():
     assert "ming" in rules(filled)  # the 祿 酉 is the 本命 itself: 003:111 「若得年命有吉神相助」
 
 
+def test_year_of_life_is_a_place_on_the_board():
+    # seed 002 「若問事之人干支三傳占時本命等處見者」: the 天盤 over the asker's 本命 / 行年 is read too. 辛巳 第2局
+    # has no 官星 (巳午) in the 課傳 (003:139 「占官不吉」); over a 行年 未 stands 午.
+    plain = line("辛巳", 2, "功名")
+    assert any(r.rule == "absent" and dict(r.params)["ls"] == "官星" for r in plain.reasons)
+    seen = line("辛巳", 2, "功名", xingnian=Branch.WEI)
+    assert not any(r.rule == "absent" and dict(r.params)["ls"] == "官星" for r in seen.reasons)
+    present = [r for r in seen.reasons if r.rule == "present" and dict(r.params)["ls"] == "官星"]
+    assert present and dict(present[0].params)["pos"] == "行年上" and dict(present[0].params)["b"] == "午"
+    assert "filled" in rules(
+        line("辛巳", 2, "功名", xingnian=Branch.YOU)
+    )  # 行年 fills as 本命 does (003:123)
+
+
 def test_generated_agreement_table_is_current():
     assert gen_liuren_readings.document() == (ROOT / "docs" / "liuren_readings.md").read_text(
         encoding="utf-8"
