@@ -134,10 +134,10 @@ class TopicReading:
 
     @property
     def deciding(self) -> tuple[TopicReason, ...]:
-        """The reasons that decided: those counted in the direction, or the 斷 that broke a tie."""
-        tie = tuple(r for r in self.reasons if r.rule == "tie_duan")
-        if tie:
-            return tie
+        """The reasons that decided: those counted in the direction; after a tie, those that balanced and the 斷
+        that broke it."""
+        if any(r.rule == "tie_duan" for r in self.reasons):
+            return tuple(r for r in self.reasons if r.counted or r.rule == "tie_duan")
         if self.direction == PING:
             return tuple(r for r in self.reasons if r.counted or r.rule.startswith("tie")) or self.reasons
         return tuple(r for r in self.reasons if r.counted and r.direction == self.direction)
