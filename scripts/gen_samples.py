@@ -35,6 +35,8 @@ from tests.fakes.clock import ManualClock  # noqa: E402
 INSTANT = datetime(2024, 2, 4, 3, 30, tzinfo=UTC)
 # a user of each language names the city in their own script
 CITY = {"ko": "서울", "lzh": "首爾"}
+# and asks about money in their own words (issue 32: a topic reading of the 課)
+TOPIC = {"ko": "재물", "lzh": "求財"}
 
 # (what a user types, chat kind, is the user an admin) — in this order, on one user's history
 CHAT: tuple[tuple[str, str, bool], ...] = (
@@ -81,10 +83,12 @@ CHAT: tuple[tuple[str, str, bool], ...] = (
 
 CLI: tuple[tuple[str, ...], ...] = (
     ("cast", "--day", "庚辰", "--ju", "8"),
+    ("cast", "--day", "庚辰", "--ju", "8", "--topic", "{topic}"),
     ("cast", "--at", "2024-02-04T12:30:00+09:00", "--category", "天文"),
     ("calendar", "--at", "2024-02-04T12:30:00+09:00"),
     ("shensha", "--day", "甲子"),
     ("liuyao", "--coins", "797979", "--at", "2024-02-04T12:30:00+09:00"),
+    ("liuyao", "--coins", "878878", "--month", "午", "--day", "丁卯", "--use", "疏"),
     ("qizheng", "--at", "1990-05-17T14:30:00+09:00", "--place", "{city}"),
     ("cast", "--day", "甲乙", "--ju", "8"),
     ("cast", "--help"),
@@ -133,7 +137,7 @@ def cli_samples(lang: str) -> list[tuple[str, str]]:
     os.environ["SIKPAN_LANG"] = lang
     try:
         for template in CLI:
-            argv = tuple(a.format(city=CITY[lang]) for a in template)
+            argv = tuple(a.format(city=CITY[lang], topic=TOPIC[lang]) for a in template)
             stdout, stderr = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
                 with contextlib.suppress(SystemExit):

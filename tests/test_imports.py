@@ -38,6 +38,7 @@ ENGINE_PUBLIC = frozenset(
         "engine.liuren.options",
         "engine.liuren.reading",
         "engine.liuren.request",
+        "engine.liuren.topics",
         "engine.liuren.types",
         "engine.liuren.verdict",
         "engine.liuyao",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_instant
+from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_branch, parse_instant
 from bot.cli.liuren import add_school_options, options_from_args
 from bot.cli.png import add_png_option, write_png
 from bot.i18n import N_, render
@@ -14,6 +14,7 @@ from engine.core.cycle import Branch, GanZhi
 from engine.liuren import Chart, chart_at, with_shensha
 from engine.liuren.reading import read, render_context
 from engine.liuren.request import CastRequest, chart_for_request, parse_hour, parse_month_general
+from engine.liuren.topics import read_topics, topic_for, topics
 from engine.liuren.verdict import judge
 
 # 地盤 positions of the square board as practitioners draw it (巳午未申 on top, 寅丑子亥 at the bottom).
@@ -95,18 +96,50 @@ def handler(args: argparse.Namespace) -> int:
         write_png(args.png, render_liuren(chart, args.lang))
     readings = readings_for(chart, args.category)
     verdict = judge(chart, args.category).to_json()  # the same judgment as the composed reading's
+    asked = _asked(args.topic, args.lang)
+    month = _branch_arg(args.month, "月", "error.liuren.bad_month")
+    if month is None and chart.moment is not None:
+        month = chart.moment.month.branch
+    lines = read_topics(
+        chart,
+        month=month,
+        birth=_branch_arg(args.birth, "", "error.liuren.bad_birth"),
+        xingnian=_branch_arg(args.xingnian, "", "error.liuren.bad_xingnian"),
+    )
     if args.json:
         out = chart.to_json()
         out["reading"] = [r.to_json() for r in readings]
         out["verdict"] = verdict
+        out["topics"] = [t.to_json() for t in lines]
+        if asked is not None:
+            out["asked"] = {"word": args.topic, "topic": asked}
         emit_json(out)
         return 0
     context = view(chart)
     context.update(render_context(readings, args.lang))
     context["verdict"] = verdict
+    context["topics"] = [t.to_json() for t in lines]
+    context["asked"] = asked
     context["seed"] = next((r.seed.to_json() for r in readings if r.seed is not None), None)
     emit_text(render("cli/cast.txt.j2", args.lang, **context))
     return 0
+
+
+def _asked(word: str | None, lang: str) -> str | None:
+    """The topic (its 文言 name) a ``--topic`` word names; an unknown word is a usage error listing the topics."""
+    if word is None:
+        return None
+    topic = topic_for(word)
+    if topic is None:
+        names = [t.ko if lang == "ko" else t.lzh for t in topics()]
+        raise UsageError(
+            "error.liuren.unknown_topic", value=word, choices=(", " if lang == "ko" else "、").join(names)
+        )
+    return topic.lzh
+
+
+def _branch_arg(text: str | None, suffix: str, code: str) -> Branch | None:
+    return None if text is None else parse_branch(text, suffix, code)
 
 
 def _ju(text: str) -> int:
@@ -137,6 +170,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--category", metavar="類", help=N_("question category for the 類神 (天文, 地理, 人物 …)")
     )
+    parser.add_argument("--topic", metavar="WORD", help=N_("the topic asked (求財, 재물, 혼인 …)"))
+    parser.add_argument("--month", metavar="地支", help=N_("月建 branch, for 旺相休囚 (with --day)"))
+    parser.add_argument("--birth", metavar="地支", help=N_("the asker's 本命 branch"))
+    parser.add_argument("--xingnian", metavar="地支", help=N_("the asker's 行年 branch"))
     add_school_options(parser)
     add_png_option(parser)
     parser.set_defaults(func=handler)

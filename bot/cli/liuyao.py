@@ -388,6 +388,8 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
         f"  {_('liuyao.verdict.ying_qi')}: {_(msgid('liuyao.speed', yq['speed']))} · {_(msgid('liuyao.size', yq['size']))}"
         f" ({cite(lang, yq['source'])})"
     )
+    for r in v.get("timing", ()):
+        out.append(f"    {_(msgid('liuyao.reason', r['code']))} {r['text']} ({cite(lang, r['source'])})")
     out.append(f"  {_('liuyao.verdict.reasons')}:")
     for r in v["reasons"]:
         out.append(

@@ -19,6 +19,9 @@ class Category:
     source: str
     avoid: Relative | None = None  # the 忌 the text names for this question (illness: 官鬼)
     ghost: str | None = None  # the 鬼 read as "use" (官星為用, 000:11) or "avoid" (以鬼為忌, 000:15)
+    ruler: int | None = (
+        None  # the line whose 克 of the 世 makes a 世刑 大凶 (疏: the 五爻, 000:39 「五克世而問疏」)
+    )
 
 
 @cache
@@ -36,6 +39,7 @@ def categories() -> Mapping[str, Category]:
             v["source"],
             None if avoid is None else Relative.parse(avoid),
             v.get("ghost"),
+            v.get("ruler"),
         )
     return out
 

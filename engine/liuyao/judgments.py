@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from engine.core.cycle import Branch, Element
 from engine.core.relations import Kin, Stage, Vitality, chong, hai, sanhe, xing
 from engine.liuyao.analysis import damaged
+from engine.liuyao.categories import category
 from engine.liuyao.chart import LiuyaoChart, MiddleSource, changsheng_of, stage_branch_of
 from engine.liuyao.table import Relative
 
@@ -431,16 +432,10 @@ def san_xing(
         present = {subj.branch} | {a.branch for a in agents}
         triple = next(("".join(b.char for b in t) for t in _TRIPLES if set(t) <= present), None)
         kind = "真刑" if true_hits else "刑" if xing_hits else None
-        # 000:39 「官克世而問訟…若世刑而大凶也」: the 世 刑ed in a lawsuit where a 官鬼 line 克s the 世.
-        grave = (
-            bool(xing_hits)
-            and subj.label == "世"
-            and chart.use is not None
-            and chart.use.category == "lawsuit"
-            and any(
-                ln.relative == Relative.OFFICIAL and ln.element.controls(subj.element) for ln in chart.lines
-            )
-        )
+        # 000:39 「官克世而問訟，五克世而問疏，若世刑而大凶也」: the 世 刑ed in a lawsuit where a 官鬼 line 克s
+        # the 世, or in a petition (疏) where the 五爻 (the ruler's line) 克s it.
+        grave_by = _grave_by(chart, subj) if xing_hits and subj.label == "世" else None
+        grave = grave_by is not None
         checks = (
             Check(
                 "xing_received",
@@ -469,6 +464,7 @@ def san_xing(
                 (
                     ("subject", _subject_json(subj)),
                     ("grave", grave),
+                    ("grave_by", grave_by),
                     (
                         "agents",
                         tuple(
@@ -530,6 +526,24 @@ def san_xing(
                 )
             )
     return tuple(out)
+
+
+def _grave_by(chart: LiuyaoChart, shi: _Subject) -> str | None:
+    """Who 克s the 世 so that its 刑 is 大凶 (000:39): "官" in a lawsuit (「官克世而問訟」), "五" in a petition
+    (「五克世而問疏」); None when the question is neither or nothing 克s the 世."""
+    use = chart.use
+    if use is None or use.category is None:
+        return None
+    if use.category == "lawsuit":
+        if any(ln.relative == Relative.OFFICIAL and ln.element.controls(shi.element) for ln in chart.lines):
+            return "官"
+        return None
+    cat = category(use.category)
+    if cat is not None and cat.ruler is not None:
+        ruler = chart.lines[cat.ruler - 1]
+        if ruler.position != shi.line and ruler.element.controls(shi.element):
+            return "五"
+    return None
 
 
 def _subject_json(s: _Subject) -> dict[str, Any]:

@@ -54,7 +54,6 @@ W_TRANSFORM = {
 }
 W_HELPER = {"yuan_shen": 2, "ji_shen": -3, "chou_shen": -1}
 W_GHOST_DAMAGED = 2
-W_GHOST_ACTIVE = -2
 W_GHOST_CONTROLS_SHI = -2
 W_ZHU_GUI = 4
 W_JU = {"力大": 3, "力存": 2, "力小": 1}
@@ -122,6 +121,8 @@ class Verdict:
     direction: str  # 吉 凶 平
     weighed: tuple[str, ...]
     relations: tuple[tuple[str, str], ...] = ()  # how the 世 and 應 stand to the 用 (shown, not weighed)
+    # timing only, not weighed: 000:15 「靜遲動速」 of a moving 忌鬼 says when, not whether (issue 32 item 7)
+    timing: tuple[Reason, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -135,6 +136,7 @@ class Verdict:
             "ying_qi": ying_qi(self.use.moving or self.strength.an_dong, self.strength.strong),
             "weighed": list(self.weighed),
             "relations": dict(self.relations),
+            "timing": [r.to_json() for r in self.timing],
         }
 
 
@@ -184,9 +186,9 @@ def _judgment_reason(j: Judgment) -> Reason | None:
         return Reason("judgment", text, j.source, w, (("rule", j.name),))
     if j.rule == SAN_XING:
         if j.get("grave"):
-            return Reason(
-                "judgment", f"{who}{j.type}·大凶", "000:39 「若世刑而大凶也」", W_GRAVE, (("rule", j.name),)
-            )
+            by = j.get("grave_by")
+            cited = "「五克世而問疏，若世刑而大凶也」" if by == "五" else "「官克世而問訟…若世刑而大凶也」"
+            return Reason("judgment", f"{who}{j.type}·大凶", f"000:39 {cited}", W_GRAVE, (("rule", j.name),))
         assert j.type is not None
         agents = ",".join(f"{a['source']}{a['branch']}" for a in j.get("agents", ()) if a["xing"])
         text = f"{who}{j.type}" + (f"({agents})" if j.type != "墓開" else f"({j.get('tomb')})")
@@ -213,7 +215,7 @@ def verdict(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...], judgments: tupl
         Reason(
             "vitality",
             f"{name} 月{st.vitality.char}",
-            "000:3 「世爻逢旺相者弗能傷」; 月令旺相休囚死 (spec §3)",
+            _vitality_source(use),
             W_VITALITY[st.vitality],
             (("vitality", st.vitality.char),),
         )
@@ -246,7 +248,9 @@ def verdict(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...], judgments: tupl
             r = rule(h.role)
             where = "、".join(line_name(p) for p in h.active)
             reasons.append(Reason("helper", f"{r.lzh}{h.relative.char}{where}動", r.source, W_HELPER[h.role]))
-    reasons += _ghost_reasons(chart, lines)
+    counted_ji = frozenset(p for h in hs if h.role == "ji_shen" for p in h.active)
+    ghost, timing = _ghost_reasons(chart, lines, use, counted_ji)
+    reasons += ghost
     for j in judgments:
         if j.holds and _on(j, use):
             r2 = _judgment_reason(j)
@@ -268,7 +272,19 @@ def verdict(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...], judgments: tupl
         SAN_XING,
         "穿心六害",
     )
-    return Verdict(use, st, transforms, hs, tuple(reasons), score, direction, weighed, _relations(chart, use))
+    return Verdict(
+        use, st, transforms, hs, tuple(reasons), score, direction, weighed, _relations(chart, use), timing
+    )
+
+
+def _vitality_source(use: UseLine) -> str:
+    """The rule the month strength of this 用神 rests on: 000:3 「世爻逢旺相者弗能傷」 speaks of the 世 only; 000:15
+    「旺大衰小」 of the 鬼 (官鬼 as the 用); any other 六親 has only the 月令 rule (spec §3), outside the seeds."""
+    if use.role == "世":
+        return "000:3 「世爻逢旺相者弗能傷」; 月令旺相休囚死 (spec §3)"
+    if use.relative == Relative.OFFICIAL:
+        return "000:15 「旺大衰小」; 月令旺相休囚死 (spec §3)"
+    return "月令旺相休囚死 (spec §3); 《增刪卜易》 用神旺相 (outside the seeds)"
 
 
 # How a line's 五行 stands to the 用 (named from the line's side). The seeds weigh 世/應 only inside 六害 (000:47
@@ -286,13 +302,20 @@ def _relations(chart: LiuyaoChart, use: UseLine) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _ghost_reasons(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...]) -> list[Reason]:
+def _ghost_reasons(
+    chart: LiuyaoChart, lines: tuple[LineAnalysis, ...], picked: UseLine, counted_ji: frozenset[int]
+) -> tuple[list[Reason], tuple[Reason, ...]]:
     """The 鬼 where the question reads it: 000:15 「總之以鬼為忌者…靜遲動速，旺大衰小，惟空破散則吉也」 and
-    「即以官為用者，亦嫌其克世」."""
+    「即以官為用者，亦嫌其克世」. Returns (weighed reasons, timing).
+
+    Each moving 忌鬼 weighs once: as the 忌神 that 克s the 用 (``counted_ji``, the lines the helper reason already
+    counts). 「靜遲動速」 says how soon (timing), not how ill, so it is reported apart and not weighed; and when the
+    用 is the 世, the 鬼 克世 is that same 忌神 克用 and is not counted again."""
     use = chart.use
     if use is None or not (use.ghost is not None or (use.relative == Relative.OFFICIAL and not use.shi)):
-        return []
+        return [], ()
     out = []
+    timing: list[Reason] = []
     ghosts = [la for la in lines if la.relative == Relative.OFFICIAL]
     if use.ghost == "avoid":
         if ghosts and all(la.strength.damaged for la in ghosts):
@@ -300,14 +323,16 @@ def _ghost_reasons(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...]) -> list[
         active = [la for la in ghosts if la.moving and not la.strength.damaged]
         if active:
             where = "、".join(line_name(la.position) for la in active)
-            out.append(Reason("ghost_active", f"忌鬼{where}動", "000:15 「靜遲動速」", W_GHOST_ACTIVE))
+            timing.append(Reason("ghost_active", f"忌鬼{where}動·速", "000:15 「靜遲動速」", 0))
     shi = chart.shi
+    use_is_shi = picked.role == "世" or (picked.line == shi.position and not picked.hidden)
     hit = [
         la
         for la in ghosts
         if la.position != shi.position
         and not la.strength.damaged
         and chart.lines[la.position - 1].element.controls(shi.element)
+        and not (use_is_shi and la.position in counted_ji)
     ]
     if hit:
         where = "、".join(f"{la.branch.char}{line_name(la.position)}" for la in hit)
@@ -319,4 +344,4 @@ def _ghost_reasons(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...]) -> list[
                 W_GHOST_CONTROLS_SHI,
             )
         )
-    return out
+    return out, tuple(timing)

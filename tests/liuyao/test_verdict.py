@@ -50,6 +50,46 @@ def test_kan_lawsuit_shi_xing_is_grave():
     assert j2.get("grave") is False
 
 
+@pytest.mark.parametrize(
+    ("use", "cited"),
+    [
+        (None, "000:3 「世爻逢旺相者弗能傷」"),  # the 世 is the 用: 000:3 speaks of the 世
+        ("illness", "000:3 「世爻逢旺相者弗能傷」"),  # illness reads the 世 (000:3 「問者之身也」)
+        ("官鬼", "000:15 「旺大衰小」"),  # the 鬼: 000:15 「總之以鬼為忌者…旺大衰小」
+        ("lawsuit", "000:15 「旺大衰小」"),
+    ],
+)
+def test_month_strength_cites_the_rule_of_its_use(use, cited):
+    (v,) = [x for x in reading("878878", "午", "丁卯", use=use).verdict.reasons if x.code == "vitality"]
+    assert v.source.startswith(cited)
+
+
+def test_month_strength_of_other_relatives_is_not_the_shi_rule():
+    # 000:3 「世爻逢旺相者弗能傷」 is about the 世; a 妻財 用 has only the 月令 rule (spec §3), outside the seeds
+    for use in ("妻財", "父母", "子孫", "wealth"):
+        r = reading("787787", "子", "甲申", use=use)
+        (v,) = [x for x in r.verdict.reasons if x.code == "vitality"]
+        assert r.verdict.use.role == "用"
+        assert "000:3" not in v.source and "月令" in v.source
+
+
+def test_kan_petition_ruler_controls_shi_is_grave():
+    # 000:39 「五克世而問疏，若世刑而大凶也」: 坎為水, the 五爻 戌土 克 the 世 子水 (line 6); 日卯 刑 子. The 疏
+    # (petition) category reads the 世 (the petitioner) and makes that 刑 大凶.
+    r = reading("878878", "午", "丁卯", use="疏")
+    assert r.chart.use is not None and r.chart.use.category == "petition" and r.chart.use.shi
+    (j,) = holding(r, "三刑", subject={"role": "世", "branch": "子", "line": 6, "hidden": False})
+    assert j.get("grave") is True and j.get("grave_by") == "五"
+    (grave,) = [x for x in r.verdict.reasons if "大凶" in x.text]
+    assert grave.source == "000:39 「五克世而問疏，若世刑而大凶也」"
+    assert reading("878878", "午", "丁卯", use="상소").chart.use.category == "petition"
+    # the lawsuit's 大凶 cites its own clause
+    law = reading("878878", "午", "丁卯", use="lawsuit")
+    assert [x.source for x in law.verdict.reasons if "大凶" in x.text] == [
+        "000:39 「官克世而問訟…若世刑而大凶也」"
+    ]
+
+
 # ------------------------------------------------------------------ 六害卦: the 用's partner-line 害
 
 
@@ -131,6 +171,18 @@ def test_illness_takes_the_shi():
     assert any(x["code"] == "ghost_controls_shi" for x in v["reasons"])  # 000:15 「亦嫌其克世」
     same = reading("787787", "子", "甲申", use="世").verdict
     assert same.use == r.verdict.use
+
+
+def test_moving_ghost_weighs_once_and_its_speed_is_timing():
+    # issue 32: 離之噬嗑 (789787): the 忌鬼 亥 (line 3) moves. 000:15 「總之以鬼為忌者…靜遲動速，旺大衰小」: 「靜遲動速」
+    # says how soon, not how ill — it is reported as timing, not weighed; the 鬼 weighs once, as the 忌神 that 克s
+    # the 用 (here the 世 itself, so its 克世 is that same fact: 000:15 「即以官為用者，亦嫌其克世」 is not counted again).
+    v = reading("789787", "子", "甲申", use="illness").verdict
+    codes = [x.code for x in v.reasons]
+    assert codes.count("helper") == 1 and "ghost_active" not in codes and "ghost_controls_shi" not in codes
+    assert [(t.code, t.weight, t.source) for t in v.timing] == [("ghost_active", 0, "000:15 「靜遲動速」")]
+    assert v.score == sum(x.weight for x in v.reasons)
+    assert v.to_json()["timing"][0]["text"].endswith("動·速")
 
 
 def test_illness_ghost_empty_is_good():
