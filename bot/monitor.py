@@ -124,6 +124,9 @@ async def heartbeat_ages(ctx: AppContext) -> dict[str, float | None]:
     return ages
 
 
+ROW_RESOLUTION = 1.0  # seconds: a heartbeat row stores whole seconds (bot.storage.utc_iso)
+
+
 def heartbeat_checks(ctx: AppContext) -> dict[str, HealthCheck]:
     """One readiness check per heartbeat of this process (as it is now: they come and go with the parts)."""
 
@@ -133,7 +136,7 @@ def heartbeat_checks(ctx: AppContext) -> dict[str, HealthCheck]:
             if beat is None:
                 return  # the part stopped meanwhile
             age = (await heartbeat_ages(ctx)).get(part)
-            limit = beat.every * HEARTBEAT_MISSED
+            limit = beat.every * HEARTBEAT_MISSED + ROW_RESOLUTION
             if age is None:
                 if time.monotonic() - beat.since <= limit:
                     return  # just started: its first row is being written
