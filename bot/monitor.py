@@ -165,16 +165,16 @@ def sampler(ctx: AppContext) -> HealthCheck:
     the heartbeat ages (the database), the occupancy of the overall Telegram send window (the limiter). A
     part that fails (a server away) leaves its gauge at its last value and is logged at DEBUG."""
     settings = ctx.settings
-    redis: Any = None
 
     async def queue() -> None:
-        nonlocal redis
         if not settings.redis_url:
             return
-        if redis is None:
-            redis = redis_client(settings.redis_url)
         _, prefix = split_redis_url(settings.redis_url)
-        metrics.queue_depth(int(await redis.zcard(prefix + QUEUE_SUFFIX)))
+        client = redis_client(settings.redis_url)  # a connection per scrape, as the Redis health check
+        try:
+            metrics.queue_depth(int(await client.zcard(prefix + QUEUE_SUFFIX)))
+        finally:
+            await client.aclose()
 
     async def oldest() -> None:
         row = await ctx.storage.fetchone(
