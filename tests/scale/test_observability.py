@@ -23,11 +23,13 @@ import sys
 from typing import Any
 
 import aiohttp
+import discord
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.config import Settings
 from bot.context import create_context
+from bot.discord.identify import IdentifyGate
 from bot.monitor import run_monitor
 from bot.scheduler import run_worker
 from bot.telegram.sender import start_sender
@@ -256,3 +258,43 @@ async def test_two_shard_processes_identify_five_seconds_apart(tmp_path):
     (_, first), (_, second) = sorted(dc.identified_at, key=lambda x: x[1])
     assert second - first >= 5.0, (second - first, errors)
     assert all(p.returncode == 0 for p in procs), errors
+
+
+class BotOf(discord.Client):
+    """A client of the bot ``app_id`` (what the gate reads of it), never connected."""
+
+    def __init__(self, app_id: int) -> None:
+        super().__init__(intents=discord.Intents.none())
+        self.app_id = app_id
+
+    @property
+    def application_id(self) -> int:  # type: ignore[override]
+        return self.app_id
+
+
+async def test_a_bucket_turn_waits_for_the_previous_one_and_redis_away_falls_back():
+    """The gate itself, two gates (two processes) of one bot: the second turn of a bucket comes one interval
+    (+ margin) after the first, on the Redis server's clock; another bot's bucket is not held up; with
+    Redis unreachable the turn is refused at once (the client spaces its own shards)."""
+    require_redis()
+    with fresh_redis_url() as redis_url:
+        one, two, other_bot = BotOf(1111), BotOf(1111), BotOf(2222)
+        gates = [IdentifyGate.from_url(redis_url, interval=0.6, margin=0.1) for _ in range(3)]
+        try:
+            loop = asyncio.get_running_loop()
+            start = loop.time()
+            assert await gates[0].wait_turn(one, 0)
+            assert await gates[2].wait_turn(other_bot, 0)  # another bot: its own bucket
+            assert loop.time() - start < 0.5
+            assert await gates[1].wait_turn(two, 0)
+            assert loop.time() - start >= 0.7
+        finally:
+            for gate in gates:
+                await gate.close()
+    away = IdentifyGate.from_url(f"redis://127.0.0.1:{free_port()}/0?prefix=none:")
+    try:
+        start = asyncio.get_running_loop().time()
+        assert not await away.wait_turn(one, 0)
+        assert asyncio.get_running_loop().time() - start < 3
+    finally:
+        await away.close()
