@@ -296,9 +296,10 @@ async def stop_serving(server: uvicorn.Server, serving: asyncio.Task[None]) -> N
 
 
 async def run_monitor(ctx: AppContext, stop: asyncio.Event, *, sock: socket.socket | None = None) -> None:
-    """Serve ``/healthz`` and ``/metrics`` on ``SIKPAN_METRICS_LISTEN``:``SIKPAN_METRICS_PORT`` until ``stop``.
+    """Serve ``/livez``, ``/readyz``, ``/healthz`` and ``/metrics`` on ``SIKPAN_METRICS_LISTEN``:
+    ``SIKPAN_METRICS_PORT`` until ``stop``.
 
-    ``sock``: an already bound socket (tests). ``/healthz`` turns 503 once ``stop`` is set, before the
+    ``sock``: an already bound socket (tests). ``/readyz`` and ``/healthz`` turn 503 once ``stop`` is set, before the
     listener closes.
     """
     metrics.enable()  # first: the role's other runners record from their first send on
