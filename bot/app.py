@@ -20,7 +20,7 @@ Roles (``sikpan run --role``, or ``SIKPAN_ROLE``; :data:`ROLES` maps each to its
                 ``TELEGRAM_WEBHOOK_SECRET``): many replicas behind one URL, one database
 ==============  ===================================================================================
 
-Any role also serves ``/metrics`` and ``/healthz`` (:mod:`bot.monitor`, extra ``[webhook]``) on
+Any role also serves ``/metrics``, ``/livez``, ``/readyz`` and ``/healthz`` (:mod:`bot.monitor`, extra ``[webhook]``) on
 ``SIKPAN_METRICS_LISTEN``:``SIKPAN_METRICS_PORT`` when the port is set (the task ``metrics``: one that
 cannot listen stops the process) — except that a process serving the webhook on that same port already
 serves them there.

@@ -37,6 +37,9 @@ variable                     default                                     meaning
 ``SIKPAN_METRICS_PORT``      unset (no listener)                         ``/metrics`` and ``/healthz`` of any
                                                                          role on this port (``bot.monitor``)
 ``SIKPAN_METRICS_LISTEN``    ``127.0.0.1``                               the address that listener binds
+``SIKPAN_LOG_FORMAT``        ``text``                                    ``json``: one JSON object a line,
+                                                                         with update/job/delivery ids
+                                                                         (``bot.logs``)
 ``DISCORD_SHARD_COUNT``      unset (Discord's recommendation)            total shards of the bot
 ``DISCORD_SHARD_IDS``        unset (every shard)                         this process's shards, ``0,1`` or ``0-3``
 ``DISCORD_SYNC_COMMANDS``    on for the process that runs shard 0        sync the slash commands at start (0/1)
@@ -77,6 +80,7 @@ DEFAULT_WEBHOOK_PATH = "telegram"
 DEFAULT_METRICS_LISTEN = "127.0.0.1"  # a laptop's ``sikpan run`` exposes nothing to the network
 DEFAULT_TELEGRAM_SEND_RATE = 28.0  # Telegram's ~30 messages/second to different chats, with a margin
 REDACTED = "[REDACTED]"
+LOG_FORMATS = ("text", "json")  # SIKPAN_LOG_FORMAT (bot.logs)
 ROLES = ("all", "telegram", "discord", "scheduler", "worker", "webhook")
 _SECRET_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,256}")  # what setWebhook accepts as secret_token
 
@@ -115,6 +119,7 @@ class Settings:
     discord_sync_commands: bool | None = None  # None: the process that runs shard 0 syncs
     metrics_port: int | None = None  # set: /metrics and /healthz on this port, any role (bot.monitor)
     metrics_listen: str = DEFAULT_METRICS_LISTEN
+    log_format: str = "text"  # SIKPAN_LOG_FORMAT: text | json (bot.logs)
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -211,7 +216,17 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
             roles=", ".join(ROLES),
         )
     metrics_port = _port(get, "SIKPAN_METRICS_PORT", None)
+    log_format = (get("SIKPAN_LOG_FORMAT", "text") or "text").lower()
+    if log_format not in LOG_FORMATS:
+        raise ConfigError(
+            N_("bot.error.config_choice"),
+            f"SIKPAN_LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}: {bounded(log_format, 64)!r}",
+            name="SIKPAN_LOG_FORMAT",
+            value=bounded(log_format, 64),
+            choices=", ".join(LOG_FORMATS),
+        )
     return Settings(
+        log_format=log_format,
         **webhook,
         **shards,
         metrics_port=metrics_port,

@@ -10,6 +10,7 @@ the adapters and the scheduler put here is described by small protocols, not by 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -110,6 +111,20 @@ class DailyNotifier(Protocol):
 
 
 @dataclass
+class Heartbeat:
+    """A part of this process that writes a heartbeat row (table ``schedulers``: a scheduler run, a queue
+    worker): readiness (:mod:`bot.monitor`, ``/readyz``) reads the row back by ``token`` and fails when it
+    is older than ``every`` × :data:`HEARTBEAT_MISSED`."""
+
+    token: str
+    every: float  # seconds between two writes
+    since: float = field(default_factory=time.monotonic)  # registered (a row not written yet is no fault)
+
+
+HEARTBEAT_MISSED = 3  # heartbeats missed in a row before the part counts as stuck (not ready)
+
+
+@dataclass
 class AppContext:
     settings: Settings
     storage: Storage
@@ -131,6 +146,8 @@ class AppContext:
     daily_scheduler: DailyNotifier | None = None
     # the Telegram webhook's state (bot.web.WebhookState, which imports this module), set by bot.web
     webhook_state: object | None = None
+    # the heartbeats this process writes, by part (``scheduler``, ``worker``): ``/readyz`` reads them back
+    heartbeats: dict[str, Heartbeat] = field(default_factory=dict)
 
     async def close(self) -> None:
         await self.storage.close()

@@ -1,11 +1,12 @@
 """``python -m bot.healthcheck``: the Docker ``HEALTHCHECK`` of every role (exit 0 healthy, 1 not).
 
 - A process that serves the Telegram webhook (``SIKPAN_ROLE=webhook``, or ``all``/``telegram`` with
-  ``TELEGRAM_WEBHOOK_URL`` set): ``GET http://127.0.0.1:$TELEGRAM_WEBHOOK_PORT/healthz`` must answer 200
+  ``TELEGRAM_WEBHOOK_URL`` set): ``GET http://127.0.0.1:$TELEGRAM_WEBHOOK_PORT/readyz`` must answer 200
   (the app checks the database and Redis itself, and says 503 while it drains).
-- Any other role with ``SIKPAN_METRICS_PORT`` set: ``GET /healthz`` of its metrics listener
-  (:mod:`bot.monitor`: the database and Redis answer; 503 while it stops), on ``SIKPAN_METRICS_LISTEN`` —
-  ``127.0.0.1`` when that is a wildcard address.
+- Any other role with ``SIKPAN_METRICS_PORT`` set: ``GET /readyz`` of its metrics listener
+  (:mod:`bot.monitor`: the database and Redis answer, and the heartbeats of its scheduler or queue worker
+  are fresh; 503 while it stops), on ``SIKPAN_METRICS_LISTEN`` — ``127.0.0.1`` when that is a wildcard
+  address.
 - Otherwise: the database answers a ``SELECT 1`` (SQLite: opened read-only, never created; PostgreSQL: one
   connection) — cheap, and what every role needs (but not Redis, nor whether the process still runs).
 
@@ -30,10 +31,10 @@ TIMEOUT = 5.0
 WILDCARDS = ("0.0.0.0", "::", "")
 
 
-def check_healthz(host: str, port: int) -> bool:
-    """``GET http://host:port/healthz`` answers 200."""
+def check_healthz(host: str, port: int, path: str = "/readyz") -> bool:
+    """``GET http://host:port/readyz`` (or ``path``) answers 200."""
     host = "127.0.0.1" if host in WILDCARDS else host
-    url = f"http://[{host}]:{port}/healthz" if ":" in host else f"http://{host}:{port}/healthz"
+    url = f"http://[{host}]:{port}{path}" if ":" in host else f"http://{host}:{port}{path}"
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as response:  # noqa: S310 - our own listener, from the settings
             return int(response.status) == 200

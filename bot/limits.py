@@ -634,6 +634,28 @@ def limiter_of(ctx: _HasLimiter) -> Limiter:
     return ctx.limiter
 
 
+# ---- occupancy (issue #35: ``sikpan_send_budget_occupancy``) ------------------------------------------------
+
+
+async def window_occupancy(limiter: Limiter, key: str, window: Window) -> float | None:
+    """The share (0–1) of ``window``'s ``count`` taken by the slots of the last ``seconds`` — sends made,
+    in flight or reserved — in the budget ``key``: in this process (:class:`LocalLimiter`), or across every
+    process (:class:`RedisLimiter`, one ``ZCOUNT`` on the server's clock). None for another limiter, or a
+    budget not used yet."""
+    if isinstance(limiter, LocalLimiter):
+        bucket = limiter.buckets.get(key)
+        if not isinstance(bucket, SlidingWindow):
+            return None
+        since = limiter.now() - bucket.seconds
+        return min(1.0, sum(1 for score in bucket.scores.values() if score >= since) / bucket.count)
+    if isinstance(limiter, RedisLimiter):
+        seconds, micros = await limiter.client.time()
+        since_us = int(seconds) * 1_000_000 + int(micros) - int(1_000_000 * window.seconds)
+        taken = await limiter.client.zcount(limiter.prefix + "limit:" + key, since_us, "+inf")
+        return min(1.0, int(taken) / window.count)
+    return None
+
+
 __all__ = [
     "DEFAULT_PREFIX",
     "Budget",
@@ -652,4 +674,5 @@ __all__ = [
     "limiter_of",
     "redis_client",
     "split_redis_url",
+    "window_occupancy",
 ]

@@ -16,6 +16,22 @@ Metrics (names as Prometheus sees them)
     ``sikpan_queue_jobs_total{result}``                 queue jobs run by workers (sent, retry, not_ready …)
     ``sikpan_limiter_outage_waits_total``               sends that waited for Redis (the shared budget) to return
 
+Operations (issue #35; the block "operations" below)
+    ``process_*``, ``python_gc_*``, ``python_info``     prometheus-client's process, GC and platform collectors
+    ``sikpan_build_info{version, python, engine, role}`` 1: the package version, Python, the database engine
+    ``sikpan_queue_depth``                              jobs waiting in the Redis job queue (sampled at scrape)
+    ``sikpan_oldest_undelivered_seconds``               age of the oldest ``claimed``/``sending`` daily reading
+                                                        (since its due instant; 0 when none; sampled)
+    ``sikpan_heartbeat_age_seconds{part}``              age of the heartbeat row this process's scheduler or
+                                                        queue worker wrote last (read back; sampled)
+    ``sikpan_webhook_in_flight``                        webhook updates being handled now
+    ``sikpan_send_budget_occupancy{platform}``          share of the overall send window (28 in any second)
+                                                        taken in the last window (0–1; sampled)
+    ``sikpan_dropped_total{what}``                      work given up: ``reading_skipped`` (a daily reading past
+                                                        its grace window), ``update_unreadable`` (an update the
+                                                        library cannot read), ``update_unmarked`` (handled, not
+                                                        marked done in the ledger)
+
 The client library (``prometheus-client``, extra ``[webhook]``) is imported only when :func:`enable` is
 called — by the roles that serve ``/metrics`` — so the console, the CLI and a plain install neither need it
 nor pay for its import; until then every recording function is a no-op. Labels are bounded: command names
@@ -106,6 +122,7 @@ def enable() -> CollectorRegistry:
                 "sikpan_limiter_outage_waits", "Sends that waited for the shared budget", registry=registry
             ),
         )
+        _enable_operations(registry)
     return _metrics.registry
 
 
@@ -198,14 +215,123 @@ def exposition(registry: CollectorRegistry) -> tuple[bytes, str]:
     return generate_latest(registry), CONTENT_TYPE_LATEST
 
 
+# ---- operations (issue #35): process collectors, build info, sampled gauges, what is dropped ------------------
+
+
+@dataclass(frozen=True)
+class _Operations:
+    build_info: Any
+    queue_depth: Any
+    oldest_undelivered: Any
+    heartbeat_age: Any
+    webhook_in_flight: Any
+    budget_occupancy: Any
+    dropped: Any
+
+
+_operations: _Operations | None = None
+
+
+def _enable_operations(registry: CollectorRegistry) -> None:
+    """The default collectors (process, GC, platform: what the global registry would have) and the gauges of
+    the operations block, on ``registry``."""
+    global _operations
+    from prometheus_client import Counter, Gauge, GCCollector, PlatformCollector, ProcessCollector
+
+    ProcessCollector(registry=registry)
+    GCCollector(registry=registry)
+    PlatformCollector(registry=registry)
+    _operations = _Operations(
+        build_info=Gauge(
+            "sikpan_build_info",
+            "Always 1: the version, Python, database engine and role of this process",
+            ("version", "python", "engine", "role"),
+            registry=registry,
+        ),
+        queue_depth=Gauge("sikpan_queue_depth", "Jobs waiting in the Redis job queue", registry=registry),
+        oldest_undelivered=Gauge(
+            "sikpan_oldest_undelivered_seconds",
+            "Age of the oldest claimed or sending daily reading, since its due instant",
+            registry=registry,
+        ),
+        heartbeat_age=Gauge(
+            "sikpan_heartbeat_age_seconds",
+            "Age of this process's last scheduler or worker heartbeat row",
+            ("part",),
+            registry=registry,
+        ),
+        webhook_in_flight=Gauge(
+            "sikpan_webhook_in_flight", "Webhook updates being handled now", registry=registry
+        ),
+        budget_occupancy=Gauge(
+            "sikpan_send_budget_occupancy",
+            "Share of the overall send window taken in the last window",
+            ("platform",),
+            registry=registry,
+        ),
+        dropped=Counter("sikpan_dropped", "Work given up, by what", ("what",), registry=registry),
+    )
+    for what in DROPPED:
+        _operations.dropped.labels(what)  # every series exists from the start (rate() sees the first one)
+    _operations.webhook_in_flight.set(0)
+
+
+DROPPED = ("reading_skipped", "update_unreadable", "update_unmarked")
+
+
+def build_info(version: str, python: str, engine: str, role: str) -> None:
+    """``sikpan_build_info`` of this process (set once, by the role's metrics listener or webhook app)."""
+    if _operations is not None:
+        _operations.build_info.labels(version, python, engine, role).set(1)
+
+
+def dropped(what: str, count: int = 1) -> None:
+    """Work given up (one of :data:`DROPPED`)."""
+    if _operations is not None and count:
+        _operations.dropped.labels(what).inc(count)
+
+
+def webhook_in_flight(delta: int) -> None:
+    """A webhook update started (+1) or ended (-1) being handled."""
+    if _operations is not None:
+        _operations.webhook_in_flight.inc(delta)
+
+
+def queue_depth(jobs: int) -> None:
+    if _operations is not None:
+        _operations.queue_depth.set(jobs)
+
+
+def oldest_undelivered(seconds: float) -> None:
+    if _operations is not None:
+        _operations.oldest_undelivered.set(max(0.0, seconds))
+
+
+def heartbeat_age(part: str, seconds: float) -> None:
+    if _operations is not None:
+        _operations.heartbeat_age.labels(part).set(max(0.0, seconds))
+
+
+def budget_occupancy(platform: str, share: float) -> None:
+    if _operations is not None:
+        _operations.budget_occupancy.labels(platform).set(share)
+
+
 __all__ = [
     "command",
     "counts_sends",
+    "budget_occupancy",
+    "build_info",
     "delivery",
+    "dropped",
     "enable",
     "enabled",
     "exposition",
+    "heartbeat_age",
+    "oldest_undelivered",
+    "queue_depth",
     "rate_limited",
     "sent",
+    "webhook_in_flight",
     "webhook_update",
 ]

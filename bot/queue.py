@@ -33,6 +33,7 @@ from arq.worker import Retry, Worker, func
 from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
+from bot import logs
 from bot.limits import split_redis_url
 
 log = logging.getLogger(__name__)
@@ -164,7 +165,9 @@ class DeliveryQueue:
 async def _send_delivery(ctx: dict[str, Any], delivery_id: int) -> str:
     """The arq job: hand the row to our callback; a retryable failure becomes arq's deferred retry."""
     deliver: Deliver = ctx["sikpan_deliver"]
-    status, retry_in = await deliver(int(delivery_id))
+    job = ctx.get("job_id")
+    with logs.ids(job=str(job) if job is not None else None):  # the job's log lines carry its id
+        status, retry_in = await deliver(int(delivery_id))
     if retry_in is not None:
         raise Retry(defer=retry_in)
     return status
@@ -180,7 +183,11 @@ async def run_queue_worker(
     poll_delay: float = 0.2,
     shutdown_timeout: float = 10.0,
 ) -> None:
-    """Run arq workers for the daily queue until ``stop``; restarted with back-off when Redis fails."""
+    """Run arq workers for the daily queue until ``stop``; restarted with back-off when Redis fails.
+
+    arq's own INFO lines (two per job: "→ …" and "← …") are turned off (its logger ``arq.worker`` at
+    WARNING): the worker's callback logs one line per job (:meth:`bot.scheduler.DeliveryWorker.deliver`)."""
+    logging.getLogger("arq.worker").setLevel(logging.WARNING)
     settings, prefix = settings_for(url)
     pause = 0.5
     while not stop.is_set():

@@ -63,8 +63,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 
-from bot import metrics, pictures
-from bot.context import AppContext, Clock
+from bot import logs, metrics, pictures
+from bot.context import AppContext, Clock, Heartbeat
 from bot.daily import DailyRenderer, join_parts
 from bot.features.daily.reading import Moment, subscription_moment
 from bot.features.daily.reading import picture as daily_picture
@@ -334,8 +334,12 @@ class DailyScheduler:
         the platforms this scheduler claims (None: nothing planned)."""
         await self.store.fill_next_due(now)  # rows an older binary wrote (cheap: the index has no NULLs)
         ready, starting = self._sendable()
+        total_claimed = total_skipped = 0
         while ready:
             claimed, skipped = await self.store.claim_due(now, self.token, ready, self.grace, CLAIM_BATCH)
+            total_claimed += len(claimed)
+            total_skipped += len(skipped)
+            metrics.dropped("reading_skipped", len(skipped))
             for sub in skipped:
                 log.warning(
                     "daily: skipped %s for subscription %s (%s:%s): due %s, now %s is past the %s grace",
@@ -358,13 +362,25 @@ class DailyScheduler:
             if len(claimed) + len(skipped) < CLAIM_BATCH:
                 break
         self.renderer.end_pass()  # the moments due now are done: their heads are never rendered again
+        queued_before = self.stats.queued
         await self._hand_off()
         later = [await self.store.earliest_due(ready)]
         first_starting = await self.store.earliest_due(starting)
         self.waiting = first_starting is not None and first_starting <= now  # looked at again every 0.5 s
         if first_starting is not None and first_starting > now:
             later.append(first_starting)  # wake then: the adapter may be ready by that time
-        return min((t for t in later if t is not None), default=None)
+        nxt = min((t for t in later if t is not None), default=None)
+        if total_claimed or total_skipped:  # one line per pass that claimed something, none when idle
+            log.info(
+                "daily: claimed %d (%s), skipped %d, queued %d, %d waiting for the queue; next due %s",
+                total_claimed,
+                ", ".join(ready),
+                total_skipped,
+                self.stats.queued - queued_before,
+                len(self._unqueued),
+                utc_iso(nxt) if nxt is not None else "-",
+            )
+        return nxt
 
     async def _hand_off(self) -> None:
         """Give the claimed rows not queued yet to the job queue; Redis unreachable → kept, tried again at
@@ -505,6 +521,10 @@ class DailyScheduler:
                 queue.task_done()
 
     async def _send(self, platform: str, job: _Job) -> None:
+        with logs.ids(delivery=job.delivery_id):  # the logs of this send carry its delivery id
+            await self._send_job(platform, job)
+
+    async def _send_job(self, platform: str, job: _Job) -> None:
         clock = self.ctx.clock
         job.attempts += 1
 
@@ -590,11 +610,14 @@ class DailyScheduler:
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(self.heartbeat_every)
-            now = await self.ctx.clock.now()
-            await self.store.heartbeat(self.token, now)
-            if self.ctx.storage.backend.multi_scheduler or self.queue is not None:
-                await self.recover(now)  # rows of a scheduler (or a queue worker) that died meanwhile
-            await self._check_queue()
+            try:
+                now = await self.ctx.clock.now()
+                await self.store.heartbeat(self.token, now)
+                if self.ctx.storage.backend.multi_scheduler or self.queue is not None:
+                    await self.recover(now)  # rows of a scheduler (or a queue worker) that died meanwhile
+                await self._check_queue()
+            except Exception as exc:  # the heartbeat task's boundary: the database away, beat again next time
+                log.warning("daily: heartbeat failed: %r", exc)
 
     async def run(self, stop: asyncio.Event) -> None:
         self.install()
@@ -606,6 +629,7 @@ class DailyScheduler:
         try:
             await self.store.register(self.token, await clock.now())
             self._registered = True
+            self.ctx.heartbeats["scheduler"] = Heartbeat(self.token, self.heartbeat_every)
             await self.recover(await clock.now())
             while not stop.is_set():
                 now = await clock.now()
@@ -654,6 +678,9 @@ class DailyScheduler:
         await asyncio.gather(*self._retry_tasks, *self._worker_tasks, return_exceptions=True)
         self._worker_tasks.clear()
         self._queues.clear()
+        beat = self.ctx.heartbeats.get("scheduler")
+        if beat is not None and beat.token == self.token:
+            del self.ctx.heartbeats["scheduler"]  # stopped: no longer a heartbeat readiness waits for
         if self._registered:  # rows never attempted are free for the next scheduler at once
             self._registered = False
             await self.store.unregister(self.token)
@@ -753,9 +780,19 @@ class DeliveryWorker:
         self.stopping = False
 
     async def deliver(self, delivery_id: int) -> tuple[str, float | None]:
-        """Run one queue job: (its result, seconds after which the queue runs it again, or None)."""
-        result = await self._deliver(delivery_id)
-        metrics.queue_job(result[0])
+        """Run one queue job: (its result, seconds after which the queue runs it again, or None). Logs one
+        INFO line per job (arq's own two per job are turned off: :func:`bot.queue.run_queue_worker`)."""
+        started = asyncio.get_running_loop().time()
+        with logs.ids(delivery=delivery_id):
+            result = await self._deliver(delivery_id)
+            metrics.queue_job(result[0])
+            log.info(
+                "queue: delivery %s: %s in %.2fs%s",
+                delivery_id,
+                result[0],
+                asyncio.get_running_loop().time() - started,
+                f", again in {result[1]:.1f}s" if result[1] is not None else "",
+            )
         return result
 
     async def _deliver(self, delivery_id: int) -> tuple[str, float | None]:
@@ -773,6 +810,7 @@ class DeliveryWorker:
         if now - row.due_at > self.grace:
             await self.store.mark(delivery_id, "skipped", now, "past the grace window in the queue")
             self.stats.skipped += 1
+            metrics.dropped("reading_skipped")
             return "skipped", None
         transport = self.transports.get(sub.platform)
         if transport is None or not transport.ready():
@@ -813,7 +851,10 @@ class DeliveryWorker:
 
     async def heartbeat(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
-            await self.store.heartbeat(self.token, await self.ctx.clock.now())
+            try:
+                await self.store.heartbeat(self.token, await self.ctx.clock.now())
+            except Exception as exc:  # the heartbeat task's boundary: the database away, beat again next time
+                log.warning("queue: worker heartbeat failed: %r", exc)
             try:
                 await asyncio.wait_for(stop.wait(), timeout=self.heartbeat_every)
             except TimeoutError:
@@ -841,9 +882,13 @@ async def run_worker(
     worker = DeliveryWorker(ctx, heartbeat_every=float(options.pop("heartbeat_every", HEARTBEAT_EVERY)))
     beat_stop = asyncio.Event()
     beat = asyncio.create_task(worker.heartbeat(beat_stop), name="worker-heartbeat")
+    ctx.heartbeats["worker"] = Heartbeat(worker.token, worker.heartbeat_every)
     try:
         await run_queue_worker(url, worker.deliver, stop, **options)
     finally:
+        mine = ctx.heartbeats.get("worker")
+        if mine is not None and mine.token == worker.token:
+            del ctx.heartbeats["worker"]
         worker.stopping = True
         beat_stop.set()
         await asyncio.gather(beat, return_exceptions=True)

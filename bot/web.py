@@ -10,9 +10,11 @@ Routes
     Redeliveries are deduplicated by ``update_id`` across replicas (:class:`bot.storage.webhook.UpdateLedger`
     on the database, or :class:`~bot.storage.webhook.RedisUpdateLedger` when ``SIKPAN_REDIS_URL`` is set): handled already → 200 and nothing done; being handled elsewhere → 503 (Telegram
     tries again later). Malformed bodies → 400.
-    ``GET /healthz``, ``GET /metrics`` — :func:`bot.monitor.monitor_routes` (the database and Redis answer
-    → 200, else 503, and 503 while stopping: a load balancer takes the replica out first; the metrics of
-    :mod:`bot.metrics`), the same routes every other role serves on ``SIKPAN_METRICS_PORT``.
+    ``GET /livez``, ``/readyz``, ``/healthz``, ``/metrics`` — :func:`bot.monitor.monitor_routes` (the
+    database and Redis answer → 200, else 503, and 503 while stopping: a load balancer takes the replica
+    out first; the metrics of :mod:`bot.metrics`), the same routes every other role serves on
+    ``SIKPAN_METRICS_PORT``. The update being handled is counted in ``sikpan_webhook_in_flight`` and its
+    ``update_id`` is on every log line meanwhile (:mod:`bot.logs`).
 
 Stopping (:func:`serve_webhook`, when ``stop`` is set — SIGTERM): ``/healthz`` turns 503, uvicorn closes
 the listening socket (no new connections) and lets every request in flight finish (handled, answered),
@@ -40,12 +42,13 @@ from starlette.responses import Response
 from starlette.routing import Route
 from telegram import Update
 
-from bot import metrics
+from bot import logs, metrics
 from bot.monitor import (
     Health,
     QuietServer,
+    describe_process,
     monitor_routes,
-    process_checks,
+    process_health,
     server_config,
     start_serving,
     stop_serving,
@@ -119,23 +122,32 @@ async def _update(request: Request) -> Response:
         metrics.webhook_update("busy")
         return Response(status_code=503, headers={"Retry-After": "5"})
     state.in_flight.add(update_id)
+    metrics.webhook_in_flight(1)
     try:
-        application = state.application
-        try:
-            update = Update.de_json(data, application.bot)
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:  # PTB cannot read it: never will
-            log.warning("webhook: update %s could not be read (%r); ignored", update_id, exc)
-        else:
-            await application.process_update(update)  # handled (replied) before we answer
+        with logs.ids(update=update_id):  # every line logged while it is handled carries its id
+            await _handle(state, update_id, data)
     finally:
         state.in_flight.discard(update_id)
+        metrics.webhook_in_flight(-1)
     try:
         await ledger.finish(update_id, await state.ctx.clock.now())
     except Exception as exc:  # request boundary: handled and replied, so 200 anyway (the lease runs out)
         log.warning("webhook: update %s handled but not marked done: %r", update_id, exc)
+        metrics.dropped("update_unmarked")
     state.handled += 1
     metrics.webhook_update("handled")
     return Response(status_code=200)
+
+
+async def _handle(state: WebhookState, update_id: int, data: dict[str, Any]) -> None:
+    application = state.application
+    try:
+        update = Update.de_json(data, application.bot)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:  # PTB cannot read it: never will
+        log.warning("webhook: update %s could not be read (%r); ignored", update_id, exc)
+        metrics.dropped("update_unreadable")
+    else:
+        await application.process_update(update)  # handled (replied) before we answer
 
 
 def build_app(state: WebhookState, path: str) -> Starlette:
@@ -188,7 +200,8 @@ async def serve_webhook(
         if settings.redis_url
         else UpdateLedger(ctx.storage, bot_key)
     )
-    health = Health(process_checks(ctx), label="webhook")
+    health = process_health(ctx, "webhook")
+    describe_process(ctx)
     state = WebhookState(ctx=ctx, application=application, ledger=ledger, secret=secret, health=health)
     ctx.webhook_state = state
     config = server_config(

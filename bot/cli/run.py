@@ -26,6 +26,7 @@ from collections.abc import Callable
 from bot.cli.common import UsageError
 from bot.config import ROLES, ConfigError, Settings, install_redaction, load_settings, redact
 from bot.i18n import N_, gettext
+from bot.logs import formatter
 from bot.sanitize import bounded_params
 from bot.startup import StartupError
 
@@ -56,7 +57,8 @@ def configure_logging(settings: Settings, level: str = "INFO") -> None:
     root = logging.getLogger()
     if not root.handlers:
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        # SIKPAN_LOG_FORMAT=json: one JSON object a line, with the update/job/delivery ids (bot.logs)
+        handler.setFormatter(formatter(settings.log_format))
         root.addHandler(handler)
     root.setLevel(level)
     # Libraries log request URLs, which carry the Telegram token: redact everything that reaches a handler.

@@ -36,7 +36,7 @@ import discord
 import yarl
 from discord import app_commands
 
-from bot import metrics, pictures, privacy
+from bot import logs, metrics, pictures, privacy
 from bot.admission import Verdict
 from bot.commands import (
     CommandSpec,
@@ -50,6 +50,7 @@ from bot.commands import (
 )
 from bot.commands.complete import suggest
 from bot.config import install_redaction
+from bot.discord.identify import IDENTIFY_INTERVAL, IdentifyGate
 from bot.discord.sender import DiscordSender
 from bot.i18n import gettext
 from bot.presentation import Message, present
@@ -204,7 +205,8 @@ class SikpanClient(discord.AutoShardedClient):
         client = self
 
         async def callback(interaction: discord.Interaction, **values: Any) -> None:
-            await client.invoke(spec, interaction, values)
+            with logs.ids(update=interaction.id):  # its log lines carry the interaction id (bot.logs)
+                await client.invoke(spec, interaction, values)
 
         params = [
             inspect.Parameter(
@@ -420,9 +422,16 @@ class SikpanClient(discord.AutoShardedClient):
             log.warning("discord: could not report the error: %s", exc)
 
     # ------------------------------------------------------------------ lifecycle
-    identify_interval = 5.0  # seconds between two shards' IDENTIFYs (Discord: max_concurrency 1 per 5 s)
+    identify_interval = IDENTIFY_INTERVAL  # seconds between two IDENTIFYs of one max_concurrency bucket
+    identify_gate: IdentifyGate | None = None  # with Redis: the spacing holds across processes
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Discord allows one IDENTIFY per ``max_concurrency`` bucket every 5 s, for the whole bot. Without
+        Redis the spacing holds inside this process (discord.py's own rule); with it every process of the
+        bot takes its bucket's turn from Redis first (:class:`bot.discord.identify.IdentifyGate`)."""
+        gate = self.identify_gate
+        if gate is not None and await gate.wait_turn(self, shard_id or 0):
+            return
         if not initial:
             await asyncio.sleep(self.identify_interval)
 
@@ -584,6 +593,8 @@ def build_client(
         shard_count=settings.discord_shard_count,
         shard_ids=settings.discord_shard_ids,
     )
+    if settings.redis_url:  # shard processes of one bot identify in turn across processes
+        client.identify_gate = IdentifyGate.from_url(settings.redis_url)
     ctx.discord_client = client
     ctx.discord_sender = sender
     return client
@@ -645,6 +656,8 @@ async def run_discord(ctx: AppContext, stop: asyncio.Event, **options: Any) -> N
                 if ready_task is not None and not ready_task.done():
                     ready_task.cancel()
             await client.close()
+            if client.identify_gate is not None:
+                await client.identify_gate.close()
             if not runner.done():
                 runner.cancel()
             await asyncio.gather(runner, waiter, return_exceptions=True)

@@ -73,7 +73,7 @@ from telegram.ext import (
 )
 from telegram.request import BaseRequest
 
-from bot import pictures
+from bot import logs, pictures
 from bot.admission import Verdict
 from bot.commands import (
     Incoming,
@@ -256,8 +256,10 @@ class TelegramAdapter:
 
     async def on_message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """The handler of commands (``CommandHandler`` and the :class:`_ForUs` ``MessageHandler``) and of
-        plain text addressed to the bot (answered with a hint); the outcome is kept for :meth:`finish`."""
-        outcome = await self.handle(update)
+        plain text addressed to the bot (answered with a hint); the outcome is kept for :meth:`finish`.
+        Its log lines carry the ``update_id`` (:mod:`bot.logs`)."""
+        with logs.ids(update=update.update_id):
+            outcome = await self.handle(update)
         if outcome is not None:
             self._outcomes[update.update_id] = outcome
 

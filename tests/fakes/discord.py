@@ -22,7 +22,8 @@ binary frames are decompressed by the client)
     is echoed in READY; a guild belongs to shard ``(guild_id >> 22) % num_shards`` and only that shard's
     session gets its GUILD_CREATE and its events (``dispatch`` routes by ``guild_id``; events without one,
     such as DMs, go to shard 0); a shard id ≥ ``num_shards`` is closed with 4010 "Invalid shard".
-    :attr:`shards_identified` lists every ``[shard_id, num_shards]`` identified; ``GET /gateway/bot``
+    :attr:`shards_identified` lists every ``[shard_id, num_shards]`` identified (:attr:`identified_at`: with
+    the ``time.monotonic()`` of each IDENTIFY); ``GET /gateway/bot``
     recommends :attr:`recommended_shards`.
 
 REST (prefix ``/api/v10``; JSON bodies; responses are ``Content-Type: application/json`` exactly, which
@@ -173,6 +174,7 @@ class FakeDiscord(LoopbackServer):
         self.sessions: list[web.WebSocketResponse] = []
         self.session_shards: dict[web.WebSocketResponse, tuple[int, int]] = {}  # session → [id, count]
         self.shards_identified: list[tuple[int, int]] = []
+        self.identified_at: list[tuple[int, float]] = []  # (shard id, time.monotonic() of its IDENTIFY)
         self._session_ids: dict[str, tuple[int, int]] = {}  # session_id → its shard, for RESUME
         self._seq = 0
         self._fails: list[_Fail] = []
@@ -658,6 +660,7 @@ class FakeDiscord(LoopbackServer):
                         await ws.close(code=4010, message=b"Invalid shard.")
                         break
                     self.shards_identified.append((shard_id, count))
+                    self.identified_at.append((shard_id, time.monotonic()))
                     self.session_shards[ws] = (shard_id, count)
                     self.sessions.append(ws)
                     await self._send_ready(ws, shard_id, count)
