@@ -34,6 +34,8 @@ variable                     default                                     meaning
 ``TELEGRAM_WEBHOOK_PORT``    ``8443``                                    its port (``/healthz``, ``/metrics`` too)
 ``TELEGRAM_WEBHOOK_PATH``    ``telegram``                                its path for the updates
 ``TELEGRAM_SEND_RATE``       ``28``                                      messages per second, all chats together
+``SIKPAN_KEEP_DELIVERIES``   ``35``                                      days a finished daily delivery row is kept
+                                                                         (``0``: forever; docs/deploy.md)
 ``SIKPAN_METRICS_PORT``      unset (no listener)                         ``/metrics`` and ``/healthz`` of any
                                                                          role on this port (``bot.monitor``)
 ``SIKPAN_METRICS_LISTEN``    ``127.0.0.1``                               the address that listener binds
@@ -78,6 +80,9 @@ DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"
 DEFAULT_WEBHOOK_PORT = 8443
 DEFAULT_WEBHOOK_PATH = "telegram"
 DEFAULT_METRICS_LISTEN = "127.0.0.1"  # a laptop's ``sikpan run`` exposes nothing to the network
+# a delivery row answers "was today's reading sent?" (the claim's UNIQUE key) and /daily's last status: a
+# finished one is only history after its day; five weeks keep a month of them to look into (docs/deploy.md)
+KEEP_DELIVERIES_DAYS = 35
 DEFAULT_TELEGRAM_SEND_RATE = 28.0  # Telegram's ~30 messages/second to different chats, with a margin
 REDACTED = "[REDACTED]"
 LOG_FORMATS = ("text", "json")  # SIKPAN_LOG_FORMAT (bot.logs)
@@ -106,6 +111,7 @@ class Settings:
     lang: str = DEFAULT_LANG
     tz: str = DEFAULT_TZ
     history_limit: int | None = None  # casts kept per user (newest first); None keeps all
+    keep_deliveries_days: int = KEEP_DELIVERIES_DAYS  # finished delivery rows older than this go; 0 keeps all
     start_attempts: int = START_ATTEMPTS  # adapter start attempts (back-off between) before exit 1
     role: str = "all"  # SIKPAN_ROLE; ``sikpan run --role`` overrides it
     telegram_webhook_url: str | None = None  # set: updates arrive by webhook (bot.web), not long polling
@@ -207,6 +213,14 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
                 name="TELEGRAM_SEND_RATE",
                 value=bounded(rate_raw, 64),
             )
+    keep_raw = get("SIKPAN_KEEP_DELIVERIES")
+    if keep_raw is not None and not (keep_raw.isascii() and keep_raw.isdigit() and len(keep_raw) <= 6):
+        raise ConfigError(
+            N_("bot.error.config_number"),
+            f"SIKPAN_KEEP_DELIVERIES must be a whole number of days: {bounded(keep_raw, 64)!r}",
+            name="SIKPAN_KEEP_DELIVERIES",
+            value=bounded(keep_raw, 64),
+        )
     role = (get("SIKPAN_ROLE", "all") or "all").lower()
     if role not in ROLES:
         raise ConfigError(
@@ -234,6 +248,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
         role=role,
         telegram_send_rate=rate,
         history_limit=int(limit_raw) or None if limit_raw is not None else None,
+        keep_deliveries_days=int(keep_raw) if keep_raw is not None else KEEP_DELIVERIES_DAYS,
         start_attempts=attempts,
         telegram_token=get("TELEGRAM_BOT_TOKEN"),
         telegram_api_base_url=get("TELEGRAM_API_BASE_URL", DEFAULT_TELEGRAM_API_BASE_URL)

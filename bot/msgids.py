@@ -135,6 +135,18 @@ FAMILIES: dict[str, dict[str, str]] = {
         "tosses": N_("bot.liuyao.tosses"),
         "use": N_("bot.liuyao.use"),
     },
+    # the journal's verdicts (bot/features/journal): the mark beside a cast, the word
+    "bot.note.mark": {
+        "held": N_("bot.note.mark.held"),
+        "missed": N_("bot.note.mark.missed"),
+        "partly": N_("bot.note.mark.partly"),
+        "text": N_("bot.note.mark.text"),
+    },
+    "bot.note.outcome": {
+        "held": N_("bot.note.outcome.held"),
+        "missed": N_("bot.note.outcome.missed"),
+        "partly": N_("bot.note.outcome.partly"),
+    },
     "bot.opt": {
         "daily_picture": N_("bot.opt.daily_picture"),
         "day_starts": N_("bot.opt.day_starts"),

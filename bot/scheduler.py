@@ -76,6 +76,7 @@ from engine.errors import EngineInputError
 log = logging.getLogger(__name__)
 
 GRACE = timedelta(hours=2)
+PRUNE_EVERY = timedelta(hours=1)  # how often a scheduler deletes delivery rows past their retention
 STALE_AFTER = timedelta(seconds=90)  # a scheduler silent this long is gone: its rows are taken over
 HEARTBEAT_EVERY = 15.0  # seconds (real time)
 POLL_EVERY = 5.0  # seconds (real time) between looks at the due index (rows written by other processes)
@@ -263,6 +264,7 @@ class DailyScheduler:
         self.heartbeat_every = heartbeat_every
         self.poll_every = poll_every
         self._registered = False
+        self._pruned_at: datetime | None = None
         self.shutdown_timeout = shutdown_timeout
         self.store = DailyStore(ctx.storage)
         self.grace = grace
@@ -607,12 +609,27 @@ class DailyScheduler:
             return False
         return True
 
+    async def prune(self, now: datetime) -> int:
+        """Retention: finished delivery rows older than ``SIKPAN_KEEP_DELIVERIES`` days go (at most once an
+        hour, in batches; every scheduler may do it, the statement is idempotent)."""
+        days = self.ctx.settings.keep_deliveries_days
+        if not days or (self._pruned_at is not None and now - self._pruned_at < PRUNE_EVERY):
+            return 0
+        self._pruned_at = now
+        total = 0
+        while (deleted := await self.store.prune_deliveries(now - timedelta(days=days))) > 0:
+            total += deleted
+        if total:
+            log.info("daily: %d delivery rows older than %d days pruned", total, days)
+        return total
+
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(self.heartbeat_every)
             try:
                 now = await self.ctx.clock.now()
                 await self.store.heartbeat(self.token, now)
+                await self.prune(now)
                 if self.ctx.storage.backend.multi_scheduler or self.queue is not None:
                     await self.recover(now)  # rows of a scheduler (or a queue worker) that died meanwhile
                 await self._check_queue()

@@ -24,7 +24,21 @@ from bot.i18n import N_, gettext
 from bot.sanitize import bounded_params
 from engine.errors import EngineInputError
 
-SUBCOMMANDS = ("calendar", "cast", "liuren", "shensha", "liuyao", "qizheng", "run", "backup", "migrate")
+SUBCOMMANDS = (
+    "calendar",
+    "cast",
+    "liuren",
+    "shensha",
+    "liuyao",
+    "qizheng",
+    "run",
+    "backup",
+    "migrate",
+    "export",
+    "import",
+)
+# the module of a subcommand when it is not ``bot.cli.<name>`` (``import`` is a keyword; export is its pair)
+MODULES = {"export": "transfer", "import": "transfer"}
 
 
 class VersionAction(argparse.Action):
@@ -53,8 +67,9 @@ def build_parser(only: str | None = None) -> SikpanArgumentParser:
     parser = SikpanArgumentParser(prog="sikpan", description="式盤 sikpan")
     parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=SikpanArgumentParser)
-    for name in SUBCOMMANDS if only is None else (only,):
-        importlib.import_module(f"bot.cli.{name}").register(sub)
+    names = SUBCOMMANDS if only is None else (only,)
+    for module in dict.fromkeys(MODULES.get(name, name) for name in names):
+        importlib.import_module(f"bot.cli.{module}").register(sub)
     return parser
 
 

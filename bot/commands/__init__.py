@@ -55,6 +55,7 @@ from bot.features.base import (
 from bot.features.common import Record, record_and_reply, zone_of
 from bot.features.daily import command as daily
 from bot.features.help import command as help_
+from bot.features.journal import command as journal
 from bot.features.liuren import command as cast
 from bot.features.liuyao import command as liuyao
 from bot.features.qizheng import command as qizheng
@@ -65,7 +66,7 @@ from engine.errors import EngineInputError
 
 log = logging.getLogger(__name__)
 
-MODULES = (cast, help_, settings, daily, history, liuyao, qizheng, shensha)
+MODULES = (cast, help_, settings, daily, history, journal, liuyao, qizheng, shensha)
 
 # Engine messages that speak of CLI flags, said in chat words instead (no chat message names a flag).
 CHAT_WORDING = {

@@ -743,6 +743,19 @@ class DailyStore:
         )
         return self._delivery(row) if row else None
 
+    async def prune_deliveries(self, before: datetime, limit: int = 5000) -> int:
+        """Delete up to ``limit`` finished delivery rows claimed before ``before`` (retention,
+        ``SIKPAN_KEEP_DELIVERIES``); returns how many. Rows still ``claimed`` or ``sending`` stay whatever
+        their age: recovery decides on them (``uncertain`` is its final word). Each subscription's last row
+        stays too: the next due day is computed from it (``_set_next_due``), so a pruned day is never
+        claimed again."""
+        return await self.storage.execute(
+            "DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries AS d WHERE claimed_at < ?"
+            " AND status NOT IN ('claimed', 'sending') AND local_date < (SELECT MAX(local_date) FROM deliveries"
+            " WHERE subscription_id = d.subscription_id) ORDER BY id LIMIT ?)",
+            (utc_iso(before), limit),
+        )
+
     async def deliveries(self, sub_id: int | None = None) -> list[Delivery]:
         if sub_id is None:
             rows = await self.storage.fetchall("SELECT * FROM deliveries ORDER BY id")

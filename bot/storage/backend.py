@@ -6,10 +6,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
 
 Row: TypeAlias = Any  # sqlite3.Row or asyncpg.Record: both index by column name and by position
 Params: TypeAlias = Sequence[Any]
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """One table of the schema as ``sikpan export`` / ``import`` see it (bot/storage/portable.py)."""
+
+    name: str
+    columns: tuple[str, ...]  # in the table's order
+    key: tuple[str, ...]  # primary key columns (SQLite: ``rowid`` for a table without one)
+    parents: frozenset[str]  # tables its foreign keys reference
+    identity: str | None  # the column numbered by the engine (AUTOINCREMENT / IDENTITY), if any
 
 
 class Tx(Protocol):
@@ -57,6 +69,12 @@ class Backend(Protocol):
 
     async def user_tables(self, tx: Tx) -> list[str]:
         """Every table of the schema with a ``user_key`` column."""
+
+    async def tables(self, tx: Tx) -> list[TableInfo]:
+        """Every table of the schema (the migrations' bookkeeping ``schema_version`` included), by name."""
+
+    async def after_import(self, tx: Tx, table: TableInfo) -> None:
+        """Move the table's numbering past the rows just imported with their own numbers."""
 
     async def before_forget(self, tx: Tx) -> None: ...
 

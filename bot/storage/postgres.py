@@ -16,7 +16,7 @@ from typing import Any
 
 import asyncpg
 
-from bot.storage.backend import Params, Row, Tx
+from bot.storage.backend import Params, Row, TableInfo, Tx
 from bot.storage.urls import redact_url, split_url
 
 POOL_MAX = 10
@@ -142,6 +142,44 @@ class PgBackend:
             " AND column_name = 'user_key' ORDER BY table_name"
         )
         return [str(r[0]) for r in rows]
+
+    async def tables(self, tx: Tx) -> list[TableInfo]:
+        cols = await tx.fetchall(
+            "SELECT table_name, column_name, is_identity FROM information_schema.columns"
+            " WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position"
+        )
+        keys = await tx.fetchall(
+            "SELECT k.table_name, k.column_name FROM information_schema.table_constraints c"
+            " JOIN information_schema.key_column_usage k ON k.constraint_name = c.constraint_name"
+            " AND k.constraint_schema = c.constraint_schema AND k.table_name = c.table_name"
+            " WHERE c.constraint_schema = current_schema() AND c.constraint_type = 'PRIMARY KEY'"
+            " ORDER BY k.table_name, k.ordinal_position"
+        )
+        refs = await tx.fetchall(
+            "SELECT c.table_name, u.table_name FROM information_schema.table_constraints c"
+            " JOIN information_schema.constraint_table_usage u ON u.constraint_name = c.constraint_name"
+            " AND u.constraint_schema = c.constraint_schema"
+            " WHERE c.constraint_schema = current_schema() AND c.constraint_type = 'FOREIGN KEY'"
+        )
+        names = sorted({str(r[0]) for r in cols})
+        return [
+            TableInfo(
+                name,
+                tuple(str(r[1]) for r in cols if r[0] == name),
+                tuple(str(r[1]) for r in keys if r[0] == name),
+                frozenset(str(r[1]) for r in refs if r[0] == name),
+                next((str(r[1]) for r in cols if r[0] == name and r[2] == "YES"), None),
+            )
+            for name in names
+        ]
+
+    async def after_import(self, tx: Tx, table: TableInfo) -> None:
+        if table.identity is not None:
+            await tx.fetchone(
+                f'SELECT setval(pg_get_serial_sequence(?, ?), COALESCE(MAX("{table.identity}"), 0) + 1, false)'
+                f' FROM "{table.name}"',
+                (f'"{table.name}"', table.identity),
+            )
 
     async def before_forget(self, tx: Tx) -> None:
         return None  # the only foreign key cascades

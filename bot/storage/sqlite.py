@@ -34,7 +34,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from bot.storage.backend import Params, Row, Tx
+from bot.storage.backend import Params, Row, TableInfo, Tx
 
 BUSY_TIMEOUT_MS = 10_000
 WAL_AUTOCHECKPOINT_PAGES = 10_000  # ≈ 40 MB of write-ahead log between checkpoints
@@ -231,6 +231,23 @@ class SqliteBackend:
             if "user_key" in cols:
                 tables.append(name)
         return tables
+
+    async def tables(self, tx: Tx) -> list[TableInfo]:
+        infos = []
+        for name, sql in await tx.fetchall(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        ):
+            cols = await tx.fetchall(f'PRAGMA table_info("{name}")')
+            key = tuple(str(c[1]) for c in sorted((c for c in cols if c[5]), key=lambda c: int(c[5])))
+            parents = frozenset(str(r[2]) for r in await tx.fetchall(f'PRAGMA foreign_key_list("{name}")'))
+            identity = key[0] if len(key) == 1 and "AUTOINCREMENT" in str(sql).upper() else None
+            infos.append(
+                TableInfo(str(name), tuple(str(c[1]) for c in cols), key or ("rowid",), parents, identity)
+            )
+        return infos
+
+    async def after_import(self, tx: Tx, table: TableInfo) -> None:
+        return None  # AUTOINCREMENT's counter (sqlite_sequence) follows the largest number inserted
 
     async def before_forget(self, tx: Tx) -> None:
         await tx.execute("PRAGMA defer_foreign_keys = ON")

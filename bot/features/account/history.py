@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 from bot.features.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply, stored_as_kind
 from bot.features.common import zone_of
 from bot.i18n import N_
+from bot.storage.notes import JournalStore
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 PAGE = 10
 
 
-def _local(stamp: str, zone: ZoneInfo) -> str:
+def local_time(stamp: str, zone: ZoneInfo) -> str:
     """A stored ISO instant as the user's wall clock (``2026-11-30 09:59``)."""
     try:
         at = datetime.fromisoformat(stamp)
@@ -28,7 +29,7 @@ def _local(stamp: str, zone: ZoneInfo) -> str:
     return at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
 
 
-def _number(text: str) -> int:
+def parse_number(text: str) -> int:
     s = text.strip().lstrip("#").removesuffix("번").removesuffix("號").removesuffix("号")
     if not s.isdigit() or not s.isascii() or len(s) > 9:
         raise CommandError("bot.error.bad_number", value=text[:20])
@@ -59,20 +60,23 @@ def _line(kind: str) -> str:
     order=6,
 )
 async def history(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    before = _number(args[0]) if args else None
+    before = parse_number(args[0]) if args else None
     if before is not None and before < 1:  # numbers start at 1: "before #0" would always be empty
         raise CommandError("bot.error.bad_number", value=args[0][:20])
     entries = await ctx.storage.list_history(incoming.user_key, limit=PAGE, before=before)
     total = await ctx.storage.count_history(incoming.user_key)
     zone = zone_of(await caller(incoming, ctx), ctx)
+    outcomes = await JournalStore(ctx.storage).outcomes(incoming.user_key, (e.seq for e in entries))
     rows = [
         {
             "no": e.seq,
             "kind": e.kind,
             "command": e.command,
-            "created_at": _local(e.created_at, zone),
+            "created_at": local_time(e.created_at, zone),
             "summary": summary(e.kind, e.context),
             "line": _line(e.kind),
+            "noted": e.seq in outcomes,
+            "outcome": outcomes.get(e.seq),
         }
         for e in entries
     ]
@@ -92,7 +96,7 @@ async def history(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
 async def show(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     if len(args) != 1:
         raise CommandError("bot.error.show_usage")
-    seq = _number(args[0])
+    seq = parse_number(args[0])
     entry = await ctx.storage.get_history(incoming.user_key, seq)
     if entry is None:
         raise CommandError("bot.error.no_such_entry", number=seq)
