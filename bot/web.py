@@ -6,7 +6,10 @@ Routes
     header must equal ``TELEGRAM_WEBHOOK_SECRET`` (missing → 401, wrong → 403; nothing is read or handled).
     The update is **handled before the answer**: read with ``Update.de_json`` and fed to the same PTB
     ``Application`` polling feeds (``await application.process_update(update)``: its handlers, its error
-    handler; the reply is sent), then 200. A replica that dies or is stopped mid-update never answered, so Telegram redelivers.
+    handler; the reply is sent — or, when the chat's send budget makes it wait, left in the chat's queue of
+    the sender, :meth:`bot.telegram.sender.TelegramSender.reply`: a busy group never holds the webhook's
+    requests), then 200. A replica that dies or is stopped mid-update never answered, so Telegram redelivers
+    (a reply still queued at a ``kill -9`` is lost: its update was answered).
     Redeliveries are deduplicated by ``update_id`` across replicas (:class:`bot.storage.webhook.UpdateLedger`
     on the database, or :class:`~bot.storage.webhook.RedisUpdateLedger` when ``SIKPAN_REDIS_URL`` is set): handled already → 200 and nothing done; being handled elsewhere → 503 (Telegram
     tries again later). Malformed bodies → 400.
@@ -126,7 +129,7 @@ async def _update(request: Request) -> Response:
         except (AttributeError, KeyError, TypeError, ValueError) as exc:  # PTB cannot read it: never will
             log.warning("webhook: update %s could not be read (%r); ignored", update_id, exc)
         else:
-            await application.process_update(update)  # handled (replied) before we answer
+            await application.process_update(update)  # handled (replied, or queued) before we answer
     finally:
         state.in_flight.discard(update_id)
     try:

@@ -127,7 +127,9 @@ async def test_a_telegram_429_is_counted(tg, tmp_path):
         before = value("sikpan_rate_limited_total"), value("sikpan_rate_limit_wait_seconds_sum")
         tg.rate_limit(1, chat_id=96)  # (PTB reads retry_after 0 as no RetryAfter at all)
         assert (await hook.post(tg.make_update("/start", chat_id=96))).status == 200
-        assert len(tg.sent_to(96)) == 1  # sent after the wait Telegram asked for
+        # the 429's wait is the chat's: the reply waits in its queue, not in the webhook's request
+        await tg.wait_sent(96, count=1, timeout=5.0)  # sent after the wait Telegram asked for
+        assert len(tg.sent_to(96)) == 1
         assert value("sikpan_rate_limited_total") - before[0] == 1
         assert value("sikpan_rate_limit_wait_seconds_sum") - before[1] == 1.0  # its retry_after
 
@@ -174,3 +176,21 @@ async def test_an_update_that_cannot_be_read_or_handled_is_200_logged_and_done(t
     assert f"update {unreadable['update_id']} could not be read" in caplog.text
     assert f"update {chatless['update_id']} in chat - failed" in caplog.text
     assert tg.sent_to(85) == []
+
+
+async def test_the_200_never_waits_for_a_chats_send_budget(tg, tmp_path):
+    """Issue 36: replies to a busy group wait in its queue (1 message a second per chat), not in the
+    webhook's requests: every update is answered 200 at once, and a private /start is answered as usual."""
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), free_port())) as hook:
+        group = -1009876543210
+        updates = [
+            tg.make_update("/help", chat_id=group, user_id=5000 + i, chat_type="supergroup")
+            for i in range(12)
+        ]
+        began = asyncio.get_running_loop().time()
+        answers = await asyncio.gather(*(hook.post(u) for u in updates))
+        assert [a.status for a in answers] == [200] * 12
+        assert asyncio.get_running_loop().time() - began < 3.0  # 12 replies to one chat take ≥ 9 s to send
+        assert len(tg.sent_to(group)) < 12
+        response = await hook.post(tg.make_update("/start", chat_id=86))
+        assert response.status == 200 and len(tg.sent_to(86)) == 1  # sent before its 200, as always
