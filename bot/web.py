@@ -12,7 +12,8 @@ Routes
     (a reply still queued at a ``kill -9`` is lost: its update was answered).
     Redeliveries are deduplicated by ``update_id`` across replicas (:class:`bot.storage.webhook.UpdateLedger`
     on the database, or :class:`~bot.storage.webhook.RedisUpdateLedger` when ``SIKPAN_REDIS_URL`` is set): handled already → 200 and nothing done; being handled elsewhere → 503 (Telegram
-    tries again later). Malformed bodies → 400.
+    tries again later). Malformed bodies → 400 (JSON nested too deep for the parser included); an
+    ``update_id`` outside 0 … 2**63 − 1 (no id Telegram gives, none the ledger holds) → 200 and dropped.
     ``GET /healthz``, ``GET /metrics`` — :func:`bot.monitor.monitor_routes` (the database and Redis answer
     → 200, else 503, and 503 while stopping: a load balancer takes the replica out first; the metrics of
     :mod:`bot.metrics`), the same routes every other role serves on ``SIKPAN_METRICS_PORT``.
@@ -64,6 +65,9 @@ log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 MAX_BODY = 1 << 20  # an update is a few kilobytes; refuse megabytes
+MAX_UPDATE_ID = (
+    2**63 - 1
+)  # the ledger's column (SQLite INTEGER, PostgreSQL BIGINT); Telegram's ids are 32-bit
 PURGE_EVERY = 600.0  # seconds between deletions of update ids older than a day
 
 
@@ -104,11 +108,16 @@ async def _update(request: Request) -> Response:
         data = json.loads(await request.body())
     except ClientDisconnect:
         return _refused(400, "cut")
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested deeper than json reads
         return _refused(400, "malformed")
     update_id = data.get("update_id") if isinstance(data, dict) else None
     if not isinstance(update_id, int) or isinstance(update_id, bool):
         return _refused(400, "malformed")
+    if not 0 <= update_id <= MAX_UPDATE_ID:
+        # not an id Telegram gives (and not one the ledger's 64-bit column holds): answered 200 so it is not
+        # sent again, and dropped
+        log.warning("webhook: update id out of range (%d digits); dropped", len(str(update_id)))
+        return _refused(200, "out_of_range")
     ledger = state.ledger
     now = await state.ctx.clock.now()
     try:
@@ -126,7 +135,7 @@ async def _update(request: Request) -> Response:
         application = state.application
         try:
             update = Update.de_json(data, application.bot)
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:  # PTB cannot read it: never will
+        except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as exc:  # never readable
             log.warning("webhook: update %s could not be read (%r); ignored", update_id, exc)
         else:
             await application.process_update(update)  # handled (replied, or queued) before we answer

@@ -78,6 +78,33 @@ async def test_malformed_bodies_are_400_and_not_claimed(tg, tmp_path):
         assert row[0] == 0
 
 
+async def test_json_nested_100000_deep_is_400_without_a_traceback(tg, tmp_path, caplog):
+    """Issue 36: the parser's recursion limit is a malformed body (400), not a 500 with a traceback."""
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), free_port())) as hook:
+        headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+        for body in (b"[" * 100_000 + b"]" * 100_000, b'{"update_id": 5, "message": ' + b"[" * 100_000):
+            async with hook.http.post(hook.url, data=body, headers=headers) as r:
+                assert r.status == 400
+        assert "Traceback" not in caplog.text and "RecursionError" not in caplog.text
+        assert (await hook.post(tg.make_update("/start", chat_id=87))).status == 200  # still serving
+        assert len(tg.sent_to(87)) == 1
+
+
+@pytest.mark.parametrize("update_id", [2**70, 2**63, -1])
+async def test_an_update_id_out_of_range_is_200_and_dropped(tg, target, update_id):
+    """Issue 36: 2**70 used to overflow SQLite's integer (503: Telegram would redeliver it forever)."""
+    async with webhook(webhook_settings(tg, target, free_port())) as hook:
+        update = tg.make_update("/start", chat_id=88)
+        update["update_id"] = update_id
+        assert (await hook.post(update)).status == 200
+        await asyncio.sleep(0.2)
+        assert tg.sent_to(88) == []  # dropped: nothing handled
+        good = tg.make_update("/start", chat_id=88)
+        good["update_id"] = 2**63 - 1  # the largest the ledger holds is still an update
+        assert (await hook.post(good)).status == 200
+        assert len(tg.sent_to(88)) == 1
+
+
 async def test_metrics_count_the_commands_sends_and_updates(tg, tmp_path):
     async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), free_port())) as hook:
         from bot import metrics
