@@ -332,12 +332,19 @@ class TelegramAdapter:
         verdict = self.ctx.admission.check(*self.admission_keys(update))
         if verdict is Verdict.DROP:
             return None
-        incoming = await self.incoming(update, text)
-        if verdict is Verdict.WARN:  # one polite "slow down" per flood
-            reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
-        else:
-            reply = await dispatch(incoming, self.ctx)
-        message_out = present(reply, "telegram", incoming.user_id)
+        # a place in the chat's queue before the work: a chat whose queue is full costs no chart
+        if not self.sender.hold(message.chat.id, always=verdict is Verdict.WARN):
+            return None
+        try:
+            incoming = await self.incoming(update, text)
+            if verdict is Verdict.WARN:  # one polite "slow down" per flood
+                reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
+            else:
+                reply = await dispatch(incoming, self.ctx)
+            message_out = present(reply, "telegram", incoming.user_id)
+        except BaseException:
+            self.sender.release(message.chat.id)
+            raise
         return await self.send(
             incoming,
             message_out.text,
@@ -346,6 +353,7 @@ class TelegramAdapter:
             photo=message_out.picture,
             caption=message_out.caption,
             update_id=update.update_id,
+            held=True,
         )
 
     async def send(
@@ -357,6 +365,7 @@ class TelegramAdapter:
         photo: bytes | None = None,
         caption: str | None = None,
         update_id: int | None = None,
+        held: bool = False,
     ) -> SendOutcome | None:
         """Send a reply (:func:`bot.presentation.present` decided its text, photo and caption) through the
         chat's queue (:meth:`bot.telegram.sender.TelegramSender.reply`): its outcome, or None when the reply
@@ -381,6 +390,7 @@ class TelegramAdapter:
                 caption=caption,
                 filename=pictures.FILENAME,
                 on_done=done,
+                held=held,
             )
         except BaseException:
             if update_id is not None:

@@ -194,6 +194,7 @@ class TelegramSender:
         self.max_pending = 10
         self.max_age = 60.0
         self.drain_timeout = 3.0
+        self.park_after = 0.2  # seconds a reply's caller waits for a shared (Redis) budget before it goes
         self._clock: Callable[[], float] = time.monotonic
         self._pending: dict[str, int] = {}  # chat → replies queued (sending or waiting)
         self._queued: dict[asyncio.Task[SendOutcome], Ticket] = {}
@@ -239,24 +240,31 @@ class TelegramSender:
             await self._on_time(
                 "telegram:marked", self._marked_rate, min(self.max_late, self._marked_rate.interval / 2)
             )
-        limiter = self.limiter
         key = "telegram:chat:" + chat
-        if limiter.acquire_now(key, self._chat_rate) is None:
-            if ticket is not None:
-                ticket.wait()
-            await limiter.acquire(key, self._chat_rate)
+        await self._take(key, self._chat_rate, ticket)
         if chat_kind != "private":
-            key = "telegram:group:" + chat
-            if limiter.acquire_now(key, self._group_rate) is None:
-                if ticket is not None:
-                    ticket.wait()
-                await limiter.acquire(key, self._group_rate)
-        slot = limiter.acquire_now("telegram:all", self._overall)
+            await self._take("telegram:group:" + chat, self._group_rate, ticket)
+        return await self._take("telegram:all", self._overall, ticket)
+
+    async def _take(self, key: str, budget: Rate | Window, ticket: Ticket | None) -> Slot:
+        """A slot of one budget: at once when its next slot is now (no coroutine), else awaited. A queued
+        reply (``ticket``) that waits lets its caller go: at once when the budget is this process's (the slot
+        is known to be later), after ``park_after`` seconds when every reservation is a call to Redis (the
+        answer may well be "now")."""
+        limiter = self.limiter
+        slot = limiter.acquire_now(key, budget)
         if slot is not None:
             return slot
-        if ticket is not None:
+        if ticket is None:
+            return await limiter.acquire(key, budget)
+        if isinstance(limiter, LocalLimiter):
             ticket.wait()
-        return await limiter.acquire("telegram:all", self._overall)
+            return await limiter.acquire(key, budget)
+        timer = asyncio.get_running_loop().call_later(self.park_after, ticket.wait)
+        try:
+            return await limiter.acquire(key, budget)
+        finally:
+            timer.cancel()
 
     async def _on_time(self, key: str, budget: Rate, max_late: float) -> Slot:
         """A slot of a :class:`Rate` this process woke up for in time (within ``max_late``): one it woke too
@@ -305,6 +313,7 @@ class TelegramSender:
         caption: str | None = None,
         filename: str = "chart.png",
         on_done: OnDone | None = None,
+        held: bool = False,
     ) -> SendOutcome | None:
         """A reply to an update, through the chat's queue: the update's handler never waits for a budget.
 
@@ -316,16 +325,12 @@ class TelegramSender:
         most ``max_pending`` queued replies (one more is dropped: ``queue_full``), and a reply whose turn
         comes more than ``max_age`` seconds after it was queued is dropped (``stale``): both counted in
         ``dropped`` and in ``sikpan_sends_total``, logged at ERROR. A stop sends what it can within
-        ``drain_timeout`` seconds (:meth:`drain`)."""
+        ``drain_timeout`` seconds (:meth:`drain`). ``held``: the place was taken by :meth:`hold` before the
+        reply was made."""
         chat = str(chat_id)
-        if self._pending.get(chat, 0) >= self.max_pending:
-            outcome = self._dropped(
-                SendOutcome(False, 0, (), "queue_full", chat), f"{self.max_pending} replies already queued"
-            )
-            metrics.sent(self.platform, outcome.error)
-            return outcome
+        if not held and not self.hold(chat):
+            return SendOutcome(False, 0, (), "queue_full", chat)
         ticket = Ticket(self._clock())
-        self._pending[chat] = self._pending.get(chat, 0) + 1
 
         async def send() -> SendOutcome:
             return await self.send(
@@ -345,9 +350,7 @@ class TelegramSender:
 
         def done(finished: asyncio.Task[SendOutcome]) -> None:
             del self._queued[finished]
-            left = self._pending.pop(chat, 1) - 1
-            if left > 0:
-                self._pending[chat] = left
+            self.release(chat)
             if finished.cancelled():  # a stop (counted by ``drain``)
                 outcome = SendOutcome(False, 0, (), "not_sent_at_stop", chat)
             elif (error := finished.exception()) is not None:
@@ -370,6 +373,28 @@ class TelegramSender:
             ticket.waiting.clear()  # the caller takes the outcome (or the error) itself
             return task.result()
         return None
+
+    def hold(self, chat_id: int | str, *, always: bool = False) -> bool:
+        """Take a place in the chat's queue before the work for a reply starts (:meth:`reply` with ``held``;
+        :meth:`release` if no reply follows): False — and the reply counted as dropped, ``queue_full`` — when
+        ``max_pending`` replies already wait there, so a flooded chat costs no chart nobody could be sent.
+        ``always``: one place beyond the bound (the one "slow down" of a flood, admission's ``WARN``)."""
+        chat = str(chat_id)
+        if not always and self._pending.get(chat, 0) >= self.max_pending:
+            self._dropped(
+                SendOutcome(False, 0, (), "queue_full", chat), f"{self.max_pending} replies already queued"
+            )
+            metrics.sent(self.platform, "queue_full")
+            return False
+        self._pending[chat] = self._pending.get(chat, 0) + 1
+        return True
+
+    def release(self, chat_id: int | str) -> None:
+        """Give back a place :meth:`hold` took for a reply that is not made."""
+        chat = str(chat_id)
+        left = self._pending.pop(chat, 1) - 1
+        if left > 0:
+            self._pending[chat] = left
 
     def queued(self) -> int:
         """Replies queued (being sent, or waiting in their chat's queue)."""

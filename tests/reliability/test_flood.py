@@ -115,6 +115,17 @@ async def test_a_group_of_1000_members_flooding_leaves_a_private_start_answered_
     from bot import metrics
 
     registry = metrics.enable()
+
+    def commands_run() -> float:
+        return sum(
+            sample.value
+            for family in registry.collect()
+            if family.name == "sikpan_commands"
+            for sample in family.samples
+            if sample.name == "sikpan_commands_total"
+        )
+
+    before = commands_run()
     other = 888
     async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
         lines = ("/start", "/cast now", "/shensha 甲子", "/help", "/liuyao 123456")
@@ -139,6 +150,9 @@ async def test_a_group_of_1000_members_flooding_leaves_a_private_start_answered_
         assert 'sikpan_sends_total{outcome="queue_full",platform="telegram"}' in exposed
         gate = run.ctx.admission
         assert gate.warned == 1 and gate.dropped >= 900
+        # a full queue is checked before the work: of the ~30 commands admitted, only those with a place
+        # in the group's queue were run (the 2 private commands besides)
+        assert commands_run() - before <= sender.max_pending + 3 + 2 < gate.admitted
         slow_down = "⚠ " + gettext("ko", "bot.error.slow_down")
         to_group = [c.result.get("text") for c in tg.sent_to(GROUP)]
         assert to_group.count(slow_down) <= 1
