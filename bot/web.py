@@ -14,9 +14,12 @@ Routes
     on the database, or :class:`~bot.storage.webhook.RedisUpdateLedger` when ``SIKPAN_REDIS_URL`` is set): handled already → 200 and nothing done; being handled elsewhere → 503 (Telegram
     tries again later). Malformed bodies → 400 (JSON nested too deep for the parser included); an
     ``update_id`` outside 0 … 2**63 − 1 (no id Telegram gives, none the ledger holds) → 200 and dropped.
-    ``GET /healthz``, ``GET /metrics`` — :func:`bot.monitor.monitor_routes` (the database and Redis answer
-    → 200, else 503, and 503 while stopping: a load balancer takes the replica out first; the metrics of
-    :mod:`bot.metrics`), the same routes every other role serves on ``SIKPAN_METRICS_PORT``.
+    Nothing else: ``GET /healthz`` and ``GET /metrics`` (:func:`bot.monitor.monitor_routes`: the database and
+    Redis answer → 200, else 503, and 503 while stopping, so a load balancer takes the replica out first; the
+    metrics of :mod:`bot.metrics`) are on a listener of their own, ``SIKPAN_METRICS_LISTEN`` (default
+    ``127.0.0.1``) : ``SIKPAN_METRICS_PORT`` (default 9100 for a process serving the webhook,
+    :attr:`bot.config.Settings.monitor_port`), not on the public webhook listener — unless
+    ``SIKPAN_METRICS_PORT`` names the webhook's port, which puts them here (chosen explicitly).
 
 Stopping (:func:`serve_webhook`, when ``stop`` is set — SIGTERM): ``/healthz`` turns 503, uvicorn closes
 the listening socket (no new connections) and lets every request in flight finish (handled, answered),
@@ -153,11 +156,9 @@ async def _update(request: Request) -> Response:
 def build_app(state: WebhookState, path: str) -> Starlette:
     """The ASGI app (routes above) around ``state``."""
     metrics.enable()
+    monitor = monitor_routes(state.health) if state.ctx.settings.monitor_on_webhook else []
     app = Starlette(
-        routes=[
-            Route("/" + path.strip("/"), _update, methods=["POST"]),
-            *monitor_routes(state.health),
-        ],
+        routes=[Route("/" + path.strip("/"), _update, methods=["POST"]), *monitor],
         max_body_size=MAX_BODY,
     )
     app.state.webhook = state

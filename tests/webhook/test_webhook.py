@@ -128,7 +128,7 @@ async def test_metrics_count_the_commands_sends_and_updates(tg, tmp_path):
             assert (await hook.post(update)).status == 200
         assert (await hook.post(updates[0])).status == 200  # a redelivery
         assert (await hook.post(tg.make_update("/nosuchcommand", chat_id=95))).status == 200
-        async with hook.http.get(hook.base + "/metrics") as r:
+        async with hook.http.get(hook.monitor + "/metrics") as r:
             assert r.status == 200
             assert r.headers["Content-Type"].startswith("text/plain")
             text = await r.text()
@@ -221,3 +221,40 @@ async def test_the_200_never_waits_for_a_chats_send_budget(tg, tmp_path):
         assert len(tg.sent_to(group)) < 12
         response = await hook.post(tg.make_update("/start", chat_id=86))
         assert response.status == 200 and len(tg.sent_to(86)) == 1  # sent before its 200, as always
+
+
+def test_monitoring_has_a_port_of_its_own_by_default():
+    """Issue 36: a process serving the webhook gets /metrics and /healthz on SIKPAN_METRICS_PORT (default
+    9100, on 127.0.0.1), never on the public webhook listener unless that port is named."""
+    from bot.app import plan
+    from bot.config import DEFAULT_WEBHOOK_METRICS_PORT, Settings, load_settings
+
+    base = {
+        "TELEGRAM_BOT_TOKEN": "7012345678:AAHfake-TelegramToken_for-tests-0123456",
+        "TELEGRAM_WEBHOOK_URL": "https://bot.example.org/hook",
+        "TELEGRAM_WEBHOOK_SECRET": SECRET,
+        "SIKPAN_ROLE": "webhook",
+        "SIKPAN_ENV_FILE": "/nonexistent",
+    }
+    settings = load_settings(base)
+    assert settings.monitor_port == DEFAULT_WEBHOOK_METRICS_PORT == 9100
+    assert settings.metrics_listen == "127.0.0.1" and not settings.monitor_on_webhook
+    assert "metrics" in plan(settings).runners
+    named = load_settings({**base, "SIKPAN_METRICS_PORT": "8443", "TELEGRAM_WEBHOOK_PORT": "8443"})
+    assert named.monitor_on_webhook and "metrics" not in plan(named).runners
+    assert Settings(role="scheduler").monitor_port is None  # other roles: only when asked for
+
+
+async def test_the_webhook_listener_serves_no_monitoring_unless_its_port_is_named(tg, tmp_path):
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), free_port())) as hook:
+        assert hook.monitor != hook.base
+        for path in ("/healthz", "/metrics"):
+            async with hook.http.get(hook.base + path) as r:
+                assert r.status == 404, path  # the public listener: the update path only
+            async with hook.http.get(hook.monitor + path) as r:
+                assert r.status == 200, path
+    port = free_port()
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook2.db"), port, metrics_port=port)) as hook:
+        assert hook.monitor == hook.base
+        async with hook.http.get(hook.base + "/healthz") as r:
+            assert r.status == 200
