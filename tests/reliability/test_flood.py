@@ -7,7 +7,11 @@ The flood scenario of the issue: 1,000 commands from one chat, then another user
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -103,6 +107,16 @@ async def test_a_1000_command_flood_leaves_another_users_start_answered_within_2
 
 
 GROUP = -1001234567890
+LINES = ("/start", "/cast now", "/shensha 甲子", "/help", "/liuyao 123456")
+
+
+async def warm_up(tg) -> None:
+    """A running bot has drawn each kind of reply before (templates compiled, fonts and tables loaded): one
+    of each, privately, before the flood — the flood measures isolation, not a cold start."""
+    chat = 777_001
+    for line in LINES:
+        tg.user_says(line, chat_id=chat)
+    await tg.wait_sent(chat, count=len(LINES), timeout=60.0)
 
 
 async def test_a_group_of_1000_members_flooding_leaves_a_private_start_answered_and_stops_in_10s(
@@ -125,12 +139,12 @@ async def test_a_group_of_1000_members_flooding_leaves_a_private_start_answered_
             if sample.name == "sikpan_commands_total"
         )
 
-    before = commands_run()
     other = 888
     async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
-        lines = ("/start", "/cast now", "/shensha 甲子", "/help", "/liuyao 123456")
+        await warm_up(tg)
+        before = commands_run()
         for i in range(1000):
-            tg.user_says(lines[i % len(lines)], chat_id=GROUP, user_id=10_000 + i, chat_type="supergroup")
+            tg.user_says(LINES[i % len(LINES)], chat_id=GROUP, user_id=10_000 + i, chat_type="supergroup")
         await asyncio.sleep(0)
         start = time.monotonic()
         update = tg.user_says("/start", chat_id=other)
@@ -168,3 +182,46 @@ async def test_a_group_of_1000_members_flooding_leaves_a_private_start_answered_
         sent_during_drain = len(tg.sent_to(GROUP)) - len(to_group)
         assert sender.dropped["not_sent_at_stop"] + sent_during_drain == queued
         assert [c.result.get("text") for c in tg.sent_to(GROUP)].count(slow_down) <= 1
+
+
+async def test_sikpan_run_under_a_group_flood_answers_a_private_start_and_exits_on_sigterm_within_10s(
+    tg, tmp_path
+):
+    """The issue's measurement: ``sikpan run`` as a process of its own (the real PTB client polling the fake
+    Bot API), a group of 1,000 members each sending a command, another user's private /start, then SIGTERM
+    while the group's replies still wait for its budget."""
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "DISCORD_", "SIKPAN_"))}
+    env.update(
+        TELEGRAM_BOT_TOKEN=tg.token, TELEGRAM_API_BASE_URL=tg.base_url, SIKPAN_DB=str(tmp_path / "db.sqlite")
+    )
+    other = 889
+    log = tmp_path / "run.log"
+    with log.open("wb") as err:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot.cli", "run", "--env-file", os.devnull,
+            env=env, cwd=root,
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=err,
+        )  # fmt: skip
+    try:
+        await tg.wait_for("getUpdates", 1, timeout=60)
+        await warm_up(tg)
+        for i in range(1000):
+            tg.user_says(LINES[i % len(LINES)], chat_id=GROUP, user_id=20_000 + i, chat_type="supergroup")
+        start = time.monotonic()
+        tg.user_says("/start", chat_id=other)
+        [answer] = await tg.wait_sent(other, count=1, timeout=10.0)
+        assert answer.at - start < 2.0, answer.at - start
+        assert not _text([answer]).startswith("⚠")
+        await asyncio.sleep(0.5)
+        stopping = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(proc.wait(), 10.0)
+        assert time.monotonic() - stopping <= 10.0
+        assert proc.returncode == 0, log.read_text()[-2000:]
+        assert len(tg.sent_to(GROUP)) <= 20  # the group's budget: 20 a minute, whatever was queued
+        assert "not_sent_at_stop" in log.read_text()  # what the drain could not send is recorded
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
