@@ -535,9 +535,9 @@ class TelegramSender:
                                     reply_markup=markup,
                                 )
                         finally:
-                            if ticket is not None:
-                                ticket.in_flight = False
                             await self._settle(slot)
+                            if ticket is not None:  # its slot settled: a stop may cut it from here on
+                                ticket.in_flight = False
                         if upload:
                             if reused is None:
                                 self._remember_photo(digest, result)
