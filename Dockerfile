@@ -34,14 +34,15 @@ RUN pip install --no-deps '.[all]' \
 USER sikpan
 WORKDIR /data
 VOLUME ["/data"]
-# The Telegram webhook role listens here (TELEGRAM_WEBHOOK_PORT; /healthz and /metrics on the same port).
+# The Telegram webhook role listens here (TELEGRAM_WEBHOOK_PORT: the updates' path only).
 EXPOSE 8443
-# Any other role serves /healthz and /metrics here when SIKPAN_METRICS_PORT=9100 (and SIKPAN_METRICS_LISTEN=
-# 0.0.0.0 to be reached from outside the container), as docker-compose.yml's scale profile sets them.
+# /healthz and /metrics: the webhook role always (SIKPAN_METRICS_PORT, default 9100 for it), any other role
+# when SIKPAN_METRICS_PORT=9100 is set (and SIKPAN_METRICS_LISTEN=0.0.0.0 to be reached from outside the
+# container), as docker-compose.yml's scale profile sets them.
 EXPOSE 9100
-# Webhook role: GET /healthz (database and Redis answer, 503 while draining); other roles: the same /healthz
-# of the metrics listener when SIKPAN_METRICS_PORT is set, else the database answers a SELECT 1
-# (bot/healthcheck.py). The role is read from SIKPAN_ROLE, as sikpan run reads it.
+# GET /healthz of the metrics listener (database and Redis answer, 503 while stopping or draining) when the
+# role has one, else the database answers a SELECT 1 (bot/healthcheck.py). The role is read from
+# SIKPAN_ROLE, as sikpan run reads it.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 CMD ["python", "-m", "bot.healthcheck"]
 # sikpan run stops cleanly on SIGTERM (docker stop) and SIGINT; the webhook finishes the updates in flight.
 STOPSIGNAL SIGTERM

@@ -5,14 +5,19 @@ chart): two token buckets must each hold a token, the user's (``platform:user_id
 (``platform:chat_id``, so a group of many users is bounded too).
 
 - admitted: both buckets give a token and the command runs;
-- refused, first time since the user was last admitted: :attr:`Verdict.WARN` — the transport answers one
-  polite localized ``bot.error.slow_down`` and runs nothing;
-- refused again: :attr:`Verdict.DROP` — dropped silently (a flood gets exactly one "slow down").
+- refused, and nothing was refused in that chat for :attr:`Limits.flood_quiet` seconds (a new flood):
+  :attr:`Verdict.WARN` — the transport answers one polite localized ``bot.error.slow_down`` and runs nothing;
+- refused during a flood (a refusal in the same chat less than ``flood_quiet`` seconds before):
+  :attr:`Verdict.DROP` — dropped silently. A flood gets exactly one "slow down" **per chat**, not one per
+  member: a group of 1,000 members each sending a command is one flood of that group, and its one warning
+  is all it adds to the group's send budget (20 messages a minute).
 
 Defaults (:class:`Limits`): a user may send a burst of 10 commands and then one per second; a chat a burst
 of 30 and then two per second. A person typing commands never meets them (replies to one chat are paced at
 one message per second anyway); a script sending 1,000 commands gets ~10 answers and one "slow down",
-and everybody else keeps their normal latency.
+and everybody else keeps their normal latency. Replies the admitted commands produce wait for the chat's
+send budget in the sender's queue for that chat, bounded in depth and age
+(:class:`bot.telegram.sender.TelegramSender`), never in the transport's intake.
 
 State is bounded: at most :attr:`Limits.max_keys` buckets are kept, the least recently used dropped first
 (a dropped key starts again with a full bucket).
@@ -40,6 +45,7 @@ class Limits:
     user_per_second: float = 1.0
     chat_burst: float = 30.0
     chat_per_second: float = 2.0
+    flood_quiet: float = 30.0  # seconds without a refusal in a chat that end its flood (next one: warned)
     max_keys: int = 20_000
 
 
@@ -77,7 +83,7 @@ class Admission:
         self._clock = clock
         self._users = _Buckets(limits.user_burst, limits.user_per_second, limits.max_keys)
         self._chats = _Buckets(limits.chat_burst, limits.chat_per_second, limits.max_keys)
-        self._warned: OrderedDict[str, None] = OrderedDict()
+        self._refused: OrderedDict[str, float] = OrderedDict()  # chat key → its latest refusal
         self.admitted = 0
         self.warned = 0
         self.dropped = 0
@@ -87,15 +93,15 @@ class Admission:
         if self._users.tokens(user_key, now) >= 1.0 and self._chats.tokens(chat_key, now) >= 1.0:
             self._users.take(user_key, now)
             self._chats.take(chat_key, now)
-            self._warned.pop(user_key, None)
             self.admitted += 1
             return Verdict.ADMIT
-        if user_key in self._warned:
+        last = self._refused.pop(chat_key, None)
+        self._refused[chat_key] = now
+        while len(self._refused) > self.limits.max_keys:
+            self._refused.popitem(last=False)
+        if last is not None and now - last < self.limits.flood_quiet:
             self.dropped += 1
             return Verdict.DROP
-        self._warned[user_key] = None
-        while len(self._warned) > self.limits.max_keys:
-            self._warned.popitem(last=False)
         self.warned += 1
         return Verdict.WARN
 

@@ -272,8 +272,7 @@ def plan(settings: Settings) -> Plan:
     With ``SIKPAN_METRICS_PORT`` the metrics listener comes first (it turns the metrics on before the other
     runners record anything) and is critical; not when the webhook app already serves that port."""
     parts = ROLES[settings.role](settings)
-    port = settings.metrics_port
-    if port is None or (settings.serves_webhook and port == settings.telegram_webhook_port):
+    if settings.monitor_port is None or settings.monitor_on_webhook:
         return parts
     return dataclasses.replace(
         parts,

@@ -83,6 +83,9 @@ DEFAULT_METRICS_LISTEN = "127.0.0.1"  # a laptop's ``sikpan run`` exposes nothin
 # a delivery row answers "was today's reading sent?" (the claim's UNIQUE key) and /daily's last status: a
 # finished one is only history after its day; five weeks keep a month of them to look into (docs/deploy.md)
 KEEP_DELIVERIES_DAYS = 35
+# a process that serves the webhook serves /metrics and /healthz here unless SIKPAN_METRICS_PORT says
+# otherwise: never on the public webhook listener unless that port is named explicitly
+DEFAULT_WEBHOOK_METRICS_PORT = 9100
 DEFAULT_TELEGRAM_SEND_RATE = 28.0  # Telegram's ~30 messages/second to different chats, with a margin
 REDACTED = "[REDACTED]"
 LOG_FORMATS = ("text", "json")  # SIKPAN_LOG_FORMAT (bot.logs)
@@ -139,10 +142,26 @@ class Settings:
 
     @property
     def serves_webhook(self) -> bool:
-        """This process's role runs the Telegram webhook app (its port serves /healthz and /metrics too)."""
+        """This process's role runs the Telegram webhook app."""
         return self.role == "webhook" or (
             self.webhook and bool(self.telegram_token) and self.role in ("all", "telegram")
         )
+
+    @property
+    def monitor_port(self) -> int | None:
+        """The port of ``/metrics`` and ``/healthz`` (:mod:`bot.monitor`): ``SIKPAN_METRICS_PORT``; unset, a
+        process serving the webhook still gets a listener of its own on :data:`DEFAULT_WEBHOOK_METRICS_PORT`
+        (on ``SIKPAN_METRICS_LISTEN``, default ``127.0.0.1``) — the public webhook listener serves only the
+        updates' path — and any other role none. ``SIKPAN_METRICS_PORT`` equal to ``TELEGRAM_WEBHOOK_PORT``
+        puts them back on the webhook's listener (chosen explicitly, never by default)."""
+        if self.metrics_port is not None:
+            return self.metrics_port
+        return DEFAULT_WEBHOOK_METRICS_PORT if self.serves_webhook else None
+
+    @property
+    def monitor_on_webhook(self) -> bool:
+        """``/metrics`` and ``/healthz`` are served by the webhook's own listener (explicitly asked for)."""
+        return self.serves_webhook and self.monitor_port == self.telegram_webhook_port
 
     @property
     def has_tokens(self) -> bool:

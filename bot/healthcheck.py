@@ -1,12 +1,11 @@
 """``python -m bot.healthcheck``: the Docker ``HEALTHCHECK`` of every role (exit 0 healthy, 1 not).
 
 - A process that serves the Telegram webhook (``SIKPAN_ROLE=webhook``, or ``all``/``telegram`` with
-  ``TELEGRAM_WEBHOOK_URL`` set): ``GET http://127.0.0.1:$TELEGRAM_WEBHOOK_PORT/readyz`` must answer 200
-  (the app checks the database and Redis itself, and says 503 while it drains).
-- Any other role with ``SIKPAN_METRICS_PORT`` set: ``GET /readyz`` of its metrics listener
-  (:mod:`bot.monitor`: the database and Redis answer, and the heartbeats of its scheduler or queue worker
-  are fresh; 503 while it stops), on ``SIKPAN_METRICS_LISTEN`` — ``127.0.0.1`` when that is a wildcard
-  address.
+  ``TELEGRAM_WEBHOOK_URL`` set), or any role with ``SIKPAN_METRICS_PORT`` set: ``GET /readyz`` of its
+  metrics listener (:mod:`bot.monitor`: the database and Redis answer, and the heartbeats of its scheduler
+  or queue worker are fresh; 503 while it stops or drains) must answer 200, on ``SIKPAN_METRICS_LISTEN`` —
+  ``127.0.0.1`` when that is a wildcard address — and ``SIKPAN_METRICS_PORT`` (a webhook process's
+  default: 9100, ``Settings.monitor_port``).
 - Otherwise: the database answers a ``SELECT 1`` (SQLite: opened read-only, never created; PostgreSQL: one
   connection) — cheap, and what every role needs (but not Redis, nor whether the process still runs).
 
@@ -78,10 +77,10 @@ def main() -> int:
         settings = load_settings()
     except ConfigError:
         return 1
-    if settings.serves_webhook:
-        healthy = check_healthz("127.0.0.1", settings.telegram_webhook_port)
-    elif settings.metrics_port is not None:
-        healthy = check_healthz(settings.metrics_listen, settings.metrics_port)
+    port = settings.monitor_port
+    if port is not None:
+        host = "127.0.0.1" if settings.monitor_on_webhook else settings.metrics_listen
+        healthy = check_healthz(host, port)
     else:
         healthy = check_database(settings)
     return 0 if healthy else 1

@@ -304,20 +304,15 @@ async def run_monitor(ctx: AppContext, stop: asyncio.Event, *, sock: socket.sock
     """
     metrics.enable()  # first: the role's other runners record from their first send on
     settings = ctx.settings
-    if settings.metrics_port is None and sock is None:
+    port = settings.monitor_port
+    if port is None and sock is None:
         raise ValueError("the metrics listener needs SIKPAN_METRICS_PORT")
     describe_process(ctx)
     health = process_health(ctx, settings.role)
     app = Starlette(routes=monitor_routes(health))
-    server = QuietServer(
-        server_config(app, settings.metrics_listen, settings.metrics_port or 0, timeout_graceful_shutdown=5)
-    )
+    server = QuietServer(server_config(app, settings.metrics_listen, port or 0, timeout_graceful_shutdown=5))
     serving = await start_serving(server, sock)
-    log.info(
-        "metrics: /metrics, /livez, /readyz and /healthz on %s:%s",
-        settings.metrics_listen,
-        settings.metrics_port,
-    )
+    log.info("metrics: /metrics, /livez, /readyz and /healthz on %s:%s", settings.metrics_listen, port)
     stopper = asyncio.create_task(stop.wait())
     try:
         await asyncio.wait({serving, stopper}, return_when=asyncio.FIRST_COMPLETED)

@@ -6,14 +6,21 @@ Routes
     header must equal ``TELEGRAM_WEBHOOK_SECRET`` (missing → 401, wrong → 403; nothing is read or handled).
     The update is **handled before the answer**: read with ``Update.de_json`` and fed to the same PTB
     ``Application`` polling feeds (``await application.process_update(update)``: its handlers, its error
-    handler; the reply is sent), then 200. A replica that dies or is stopped mid-update never answered, so Telegram redelivers.
+    handler; the reply is sent — or, when the chat's send budget makes it wait, left in the chat's queue of
+    the sender, :meth:`bot.telegram.sender.TelegramSender.reply`: a busy group never holds the webhook's
+    requests), then 200. A replica that dies or is stopped mid-update never answered, so Telegram redelivers
+    (a reply still queued at a ``kill -9`` is lost: its update was answered).
     Redeliveries are deduplicated by ``update_id`` across replicas (:class:`bot.storage.webhook.UpdateLedger`
     on the database, or :class:`~bot.storage.webhook.RedisUpdateLedger` when ``SIKPAN_REDIS_URL`` is set): handled already → 200 and nothing done; being handled elsewhere → 503 (Telegram
-    tries again later). Malformed bodies → 400.
-    ``GET /livez``, ``/readyz``, ``/healthz``, ``/metrics`` — :func:`bot.monitor.monitor_routes` (the
-    database and Redis answer → 200, else 503, and 503 while stopping: a load balancer takes the replica
-    out first; the metrics of :mod:`bot.metrics`), the same routes every other role serves on
-    ``SIKPAN_METRICS_PORT``. The update being handled is counted in ``sikpan_webhook_in_flight`` and its
+    tries again later). Malformed bodies → 400 (JSON nested too deep for the parser included); an
+    ``update_id`` outside 0 … 2**63 − 1 (no id Telegram gives, none the ledger holds) → 200 and dropped.
+    Nothing else: ``GET /livez``, ``/readyz``, ``/healthz`` and ``GET /metrics``
+    (:func:`bot.monitor.monitor_routes`: the database and Redis answer → 200, else 503, and 503 while
+    stopping, so a load balancer takes the replica out first; the metrics of :mod:`bot.metrics`) are on a
+    listener of their own, ``SIKPAN_METRICS_LISTEN`` (default ``127.0.0.1``) : ``SIKPAN_METRICS_PORT``
+    (default 9100 for a process serving the webhook, :attr:`bot.config.Settings.monitor_port`), not on the
+    public webhook listener — unless ``SIKPAN_METRICS_PORT`` names the webhook's port, which puts them here
+    (chosen explicitly). The update being handled is counted in ``sikpan_webhook_in_flight`` and its
     ``update_id`` is on every log line meanwhile (:mod:`bot.logs`).
 
 Stopping (:func:`serve_webhook`, when ``stop`` is set — SIGTERM): ``/healthz`` turns 503, uvicorn closes
@@ -64,6 +71,9 @@ log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 MAX_BODY = 1 << 20  # an update is a few kilobytes; refuse megabytes
+MAX_UPDATE_ID = (
+    2**63 - 1
+)  # the ledger's column (SQLite INTEGER, PostgreSQL BIGINT); Telegram's ids are 32-bit
 PURGE_EVERY = 600.0  # seconds between deletions of update ids older than a day
 
 
@@ -104,11 +114,16 @@ async def _update(request: Request) -> Response:
         data = json.loads(await request.body())
     except ClientDisconnect:
         return _refused(400, "cut")
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested deeper than json reads
         return _refused(400, "malformed")
     update_id = data.get("update_id") if isinstance(data, dict) else None
     if not isinstance(update_id, int) or isinstance(update_id, bool):
         return _refused(400, "malformed")
+    if not 0 <= update_id <= MAX_UPDATE_ID:
+        # not an id Telegram gives (and not one the ledger's 64-bit column holds): answered 200 so it is not
+        # sent again, and dropped
+        log.warning("webhook: update id out of range (%d digits); dropped", len(str(update_id)))
+        return _refused(200, "out_of_range")
     ledger = state.ledger
     now = await state.ctx.clock.now()
     try:
@@ -143,7 +158,7 @@ async def _handle(state: WebhookState, update_id: int, data: dict[str, Any]) -> 
     application = state.application
     try:
         update = Update.de_json(data, application.bot)
-    except (AttributeError, KeyError, TypeError, ValueError) as exc:  # PTB cannot read it: never will
+    except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as exc:  # PTB cannot read it: never will
         log.warning("webhook: update %s could not be read (%r); ignored", update_id, exc)
         metrics.dropped("update_unreadable")
     else:
@@ -153,11 +168,9 @@ async def _handle(state: WebhookState, update_id: int, data: dict[str, Any]) -> 
 def build_app(state: WebhookState, path: str) -> Starlette:
     """The ASGI app (routes above) around ``state``."""
     metrics.enable()
+    monitor = monitor_routes(state.health) if state.ctx.settings.monitor_on_webhook else []
     app = Starlette(
-        routes=[
-            Route("/" + path.strip("/"), _update, methods=["POST"]),
-            *monitor_routes(state.health),
-        ],
+        routes=[Route("/" + path.strip("/"), _update, methods=["POST"]), *monitor],
         max_body_size=MAX_BODY,
     )
     app.state.webhook = state

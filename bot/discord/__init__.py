@@ -54,6 +54,7 @@ from bot.discord.identify import IDENTIFY_INTERVAL, IdentifyGate
 from bot.discord.sender import DiscordSender
 from bot.i18n import gettext
 from bot.presentation import Message, present
+from bot.sanitize import clean
 from bot.sending import SendOutcome
 from bot.startup import start_with_retries
 
@@ -306,16 +307,22 @@ class SikpanClient(discord.AutoShardedClient):
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """The one listener for page buttons (``custom_id`` = :mod:`bot.commands.pages` data): it names the
         stored row, so buttons of any message work after a restart. Acknowledged at once by the edit
-        (UPDATE_MESSAGE, type 7) or, when the row is gone, an ephemeral notice."""
+        (UPDATE_MESSAGE, type 7) or, when the row is gone, an ephemeral notice. A ``custom_id`` that is none of
+        ours (client-supplied: anything, lone surrogates included) is acknowledged with an ephemeral error
+        and reaches nothing else."""
         if interaction.type is not discord.InteractionType.component:
             return
         data: Mapping[str, Any] = interaction.data or {}
         custom_id = str(data.get("custom_id", ""))
+        if clean(custom_id) != custom_id:  # controls, bidi marks, lone surrogates: never in our buttons
+            await self.refuse_button(interaction)
+            return
         if (setting := setting_buttons.decode(custom_id)) is not None:
             await self.change_setting(interaction, setting)
             return
         ref = pages.decode(custom_id)
         if ref is None:
+            await self.refuse_button(interaction)
             return
         incoming = self.incoming(interaction, "")
         lang = await resolve_lang(incoming, self.ctx)
@@ -341,6 +348,15 @@ class SikpanClient(discord.AutoShardedClient):
         await interaction.response.edit_message(
             embed=embed, view=view_of(shown), allowed_mentions=discord.AllowedMentions.none()
         )
+
+    async def refuse_button(self, interaction: discord.Interaction) -> None:
+        """A press whose ``custom_id`` is not one of our buttons: an ephemeral error in the presser's
+        language (the interaction is acknowledged; nothing else is done)."""
+        lang = await resolve_lang(self.incoming(interaction, ""), self.ctx)
+        log.info(
+            "discord: a press with a custom_id that is not ours (%d characters)", len(str(interaction.data))
+        )
+        await interaction.response.send_message(gettext(lang, "bot.error.bad_button"), ephemeral=True)
 
     async def page_attachments(
         self, interaction: discord.Interaction, shown: Message, ref: pages.PageRef, lang: str
@@ -409,8 +425,17 @@ class SikpanClient(discord.AutoShardedClient):
     async def on_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
-        log.error("discord: command failed: %r", error, exc_info=error)
-        body = present(error_reply("bot.error.internal", self.ctx.settings.lang), "discord").text
+        """The command tree's error handler: a command name Discord still shows but we no longer have (a
+        client's stale command list after a rename or removal, or a changed signature) is answered "this
+        command was renamed or removed" in the user's language, logged without a traceback; anything else
+        is a bug: logged with its traceback, the user told that something went wrong."""
+        if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
+            log.info("discord: a stale command (%s); answered as renamed or removed", type(error).__name__)
+            lang = await resolve_lang(self.incoming(interaction, ""), self.ctx)
+            body = present(error_reply("bot.error.command_gone", lang), "discord").text
+        else:
+            log.error("discord: command failed: %r", error, exc_info=error)
+            body = present(error_reply("bot.error.internal", self.ctx.settings.lang), "discord").text
         try:
             if interaction.response.is_done():
                 await self.sender.send(interaction.followup, body, ephemeral=True)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import logging
 import os
 import sqlite3
 import time
@@ -35,6 +36,8 @@ from pathlib import Path
 import aiosqlite
 
 from bot.storage.backend import Params, Row, TableInfo, Tx
+
+log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 10_000
 WAL_AUTOCHECKPOINT_PAGES = 10_000  # ≈ 40 MB of write-ahead log between checkpoints
@@ -53,6 +56,11 @@ PRAGMAS = (
 )
 # the reader's: a statement that would write fails there rather than commit outside the writer's lock
 READER_PRAGMAS = (f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}", "PRAGMA query_only=ON")
+# the checkpointer's (after /forget): no busy wait — a TRUNCATE checkpoint that waits for a reader holds the
+# write lock while it waits (every writer would wait with it); busy, it is tried again a moment later
+CHECKPOINT_PRAGMAS = ("PRAGMA busy_timeout=0",)
+WIPE_FIRST_RETRY = 0.05  # seconds before the first retry of a busy checkpoint, doubled up to WIPE_MAX_RETRY
+WIPE_MAX_RETRY = 1.0
 
 
 async def _pragma(db: aiosqlite.Connection, pragma: str) -> None:
@@ -132,6 +140,9 @@ class SqliteBackend:
         self.lock = asyncio.Lock()
         self.tx = SqliteTx(db)
         self._lead_fds: list[int] = []
+        self._checkpointer: aiosqlite.Connection | None = None  # opened at the first /forget
+        self._wiping: asyncio.Task[None] | None = None  # retries a busy checkpoint after /forget
+        self.wipe_retries = 0  # checkpoints after /forget that found the log in use (tried again)
 
     def try_lead(self, platforms: Sequence[str]) -> bool:
         """Hold ``<db>.scheduler-<platform>.lock`` (``flock``) of every platform given, or none: one scheduler
@@ -253,12 +264,63 @@ class SqliteBackend:
         await tx.execute("PRAGMA defer_foreign_keys = ON")
 
     async def after_forget(self) -> None:
-        # The deleted rows still sit in the -wal file until a checkpoint: copy the WAL into the database
-        # (where secure_delete zeroed them) and truncate it to zero bytes.
-        await self.fetchall("PRAGMA wal_checkpoint(TRUNCATE)")
+        """The deleted rows still sit in the ``-wal`` file until a checkpoint: copy the log into the database
+        (where ``secure_delete`` zeroed them) and truncate it to zero bytes (``wal_checkpoint(TRUNCATE)``).
+
+        On a connection of its own with no busy wait, never on the writer (whose lock every command's write
+        needs) nor blocking: another connection reading the file (``sikpan backup``, a reader's snapshot) keeps
+        the log in use, and SQLite then answers ``busy`` (the result's first column) — checked, and the
+        checkpoint tried again in the background (:meth:`wiped`), 50 ms doubling to 1 s, until it truncates
+        the log, i.e. until that reader ends. /forget answers meanwhile; other users' commands never wait."""
+        if self.reader is None:
+            return  # no WAL (":memory:" or a rollback journal): the delete wrote the database itself
+        if await self._truncate_wal():
+            return
+        if self._wiping is None or self._wiping.done():
+            self._wiping = asyncio.create_task(self._wipe_wal())
+
+    async def _truncate_wal(self) -> bool:
+        """One ``wal_checkpoint(TRUNCATE)`` on the checkpointer: True when the log is now empty."""
+        if self._checkpointer is None:
+            self._checkpointer = (await _connect(self.target, CHECKPOINT_PRAGMAS))[0]
+        try:
+            rows = await self._checkpointer.execute_fetchall("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.OperationalError as err:
+            if err.sqlite_errorcode in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                return False
+            raise
+        busy = next(iter(rows))[0]
+        return int(busy) == 0
+
+    async def _wipe_wal(self) -> None:
+        delay = WIPE_FIRST_RETRY
+        while True:
+            self.wipe_retries += 1
+            await asyncio.sleep(delay)
+            try:
+                if await self._truncate_wal():
+                    log.info(
+                        "storage: the -wal file is truncated after /forget (%d tries)", self.wipe_retries
+                    )
+                    return
+            except sqlite3.Error as err:  # a task's boundary: the database answered an error; try again
+                log.warning("storage: the checkpoint after /forget failed (%s); trying again", err)
+            delay = min(delay * 2, WIPE_MAX_RETRY)
+
+    async def wiped(self) -> None:
+        """Wait until the checkpoint after the last /forget has truncated the log (tests, ``close``)."""
+        if self._wiping is not None:
+            await asyncio.shield(self._wiping)
 
     async def close(self) -> None:
         self.resign()
+        if self._wiping is not None and not self._wiping.done():
+            self._wiping.cancel()
+            log.warning(
+                "storage: closing while the -wal file still holds rows /forget deleted (a reader holds it)"
+            )
+        if self._checkpointer is not None:
+            await self._checkpointer.close()
         if self.reader is not None:
             await self.reader.close()
         async with self.lock:

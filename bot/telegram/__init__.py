@@ -31,7 +31,11 @@
   in ``ctx.on_blocked`` (``fn(platform, chat_id, reason)``, sync or async); group migrations to
   ``ctx.on_migrated`` (``fn(platform, old_id, new_id)``).
 - Updates are handled concurrently (``ApplicationBuilder.concurrent_updates``: at most ``concurrent_updates``
-  at a time), so one slow chart does not hold up others.
+  at a time), so one slow chart does not hold up others. A handler never waits for a chat's send budget:
+  its reply goes to the chat's queue in the sender (:meth:`bot.telegram.sender.TelegramSender.reply`,
+  bounded in depth and age) and the handler returns as soon as the reply would wait, so a busy group
+  (20 messages a minute) never holds PTB's update slots, the polling or the webhook's answers. At a stop
+  the queued replies get a few seconds (``TelegramSender.drain``), then are recorded as not sent.
 - The command menu is registered on start (``setMyCommands``, default and ``language_code="ko"``).
 - Tokens never reach the logs (:func:`bot.config.install_redaction`).
 """
@@ -148,17 +152,21 @@ class TelegramAdapter:
         self.username: str = ""
         self.handled: dict[int, SendOutcome | None] = {}  # update_id → outcome (None: not for us)
         self._outcomes: dict[int, SendOutcome] = {}  # update_id → the outcome of a handler, until finish
+        self._queued: set[int] = set()  # update_ids whose reply waits in its chat's queue (marked when sent)
         self._waiting: dict[
             int, list[asyncio.Future[None]]
         ] = {}  # update_id → who waits for it (wait_handled)
 
     def _mark(self, update: Update, outcome: SendOutcome | None) -> None:
-        self.handled[update.update_id] = outcome
+        self._mark_id(update.update_id, outcome)
+
+    def _mark_id(self, update_id: int, outcome: SendOutcome | None) -> None:
+        self.handled[update_id] = outcome
         if len(self.handled) > 10000:  # keep it bounded
             for key in sorted(self.handled)[:5000]:
                 del self.handled[key]
         if self._waiting:  # a test or a benchmark waits (wait_handled); nobody in production
-            for waiter in self._waiting.pop(update.update_id, ()):
+            for waiter in self._waiting.pop(update_id, ()):
                 if not waiter.done():
                     waiter.set_result(None)
 
@@ -286,8 +294,10 @@ class TelegramAdapter:
             )
 
     async def finish(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """The last handler group: every update is marked handled (:meth:`wait_handled`), answered or not."""
-        self._mark(update, self._outcomes.pop(update.update_id, None))
+        """The last handler group: every update is marked handled (:meth:`wait_handled`), answered or not
+        (one whose reply waits in its chat's queue: once the reply is sent or dropped)."""
+        if update.update_id not in self._queued:
+            self._mark(update, self._outcomes.pop(update.update_id, None))
 
     def wants_hint(self, message: Message | None) -> bool:
         """Plain text in a private chat, or a message that mentions us in a group: not a command, but
@@ -315,6 +325,7 @@ class TelegramAdapter:
                 incoming,
                 html.escape(gettext(lang, "chat.hint")),
                 reply_to=None if private else message.message_id,
+                update_id=update.update_id,
             )
         if text is None:
             return None
@@ -323,12 +334,19 @@ class TelegramAdapter:
         verdict = self.ctx.admission.check(*self.admission_keys(update))
         if verdict is Verdict.DROP:
             return None
-        incoming = await self.incoming(update, text)
-        if verdict is Verdict.WARN:  # one polite "slow down" per flood
-            reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
-        else:
-            reply = await dispatch(incoming, self.ctx)
-        message_out = present(reply, "telegram", incoming.user_id)
+        # a place in the chat's queue before the work: a chat whose queue is full costs no chart
+        if not self.sender.hold(message.chat.id, always=verdict is Verdict.WARN):
+            return None
+        try:
+            incoming = await self.incoming(update, text)
+            if verdict is Verdict.WARN:  # one polite "slow down" per flood
+                reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
+            else:
+                reply = await dispatch(incoming, self.ctx)
+            message_out = present(reply, "telegram", incoming.user_id)
+        except BaseException:
+            self.sender.release(message.chat.id)
+            raise
         return await self.send(
             incoming,
             message_out.text,
@@ -336,6 +354,8 @@ class TelegramAdapter:
             reply_markup=markup_of(message_out.buttons),
             photo=message_out.picture,
             caption=message_out.caption,
+            update_id=update.update_id,
+            held=True,
         )
 
     async def send(
@@ -346,18 +366,41 @@ class TelegramAdapter:
         reply_markup: InlineKeyboardMarkup | None = None,
         photo: bytes | None = None,
         caption: str | None = None,
-    ) -> SendOutcome:
-        """Send a reply (:func:`bot.presentation.present` decided its text, photo and caption)."""
-        return await self.sender.send(
-            int(incoming.chat_id),
-            body,
-            chat_kind=incoming.chat_kind,
-            reply_to_message_id=reply_to,
-            reply_markup=reply_markup,
-            photo=photo,
-            caption=caption,
-            filename=pictures.FILENAME,
-        )
+        update_id: int | None = None,
+        held: bool = False,
+    ) -> SendOutcome | None:
+        """Send a reply (:func:`bot.presentation.present` decided its text, photo and caption) through the
+        chat's queue (:meth:`bot.telegram.sender.TelegramSender.reply`): its outcome, or None when the reply
+        waits for the chat's budget — the handler returns then, and the update ``update_id`` is marked
+        handled (:meth:`wait_handled`) once the reply is sent or dropped."""
+        if update_id is not None:
+            self._queued.add(update_id)
+
+        def done(outcome: SendOutcome) -> None:
+            if update_id is not None and update_id in self._queued:
+                self._queued.discard(update_id)
+                self._mark_id(update_id, outcome)
+
+        try:
+            outcome = await self.sender.reply(
+                int(incoming.chat_id),
+                body,
+                chat_kind=incoming.chat_kind,
+                reply_to_message_id=reply_to,
+                reply_markup=reply_markup,
+                photo=photo,
+                caption=caption,
+                filename=pictures.FILENAME,
+                on_done=done,
+                held=held,
+            )
+        except BaseException:
+            if update_id is not None:
+                self._queued.discard(update_id)
+            raise
+        if outcome is not None and update_id is not None:
+            self._queued.discard(update_id)  # answered now: ``finish`` marks it
+        return outcome
 
     async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A page button: the page of the stored cast replaces the message in place. Every callback query
@@ -510,7 +553,7 @@ class TelegramAdapter:
         if chat is not None:
             body = present(error_reply("bot.error.internal", self.ctx.settings.lang), "telegram").text
             try:
-                await self.sender.send(chat.id, body, chat_kind=_chat_kind(chat.type))
+                await self.sender.reply(chat.id, body, chat_kind=_chat_kind(chat.type))
             except Exception:  # still the request's outer boundary: nothing more to do than log it
                 log.exception("telegram: the internal-error reply to chat %s failed", chat.id)
 
@@ -793,6 +836,9 @@ async def run_telegram(ctx: AppContext, stop: asyncio.Event, *, poll_timeout: in
         finally:
             if app.running:
                 await app.stop()
+            # the replies still queued for their chats' budgets: a few seconds, then recorded as not sent
+            adapter: TelegramAdapter = app.bot_data["adapter"]
+            await adapter.sender.drain()
     log.info("telegram: stopped")
 
 

@@ -14,9 +14,11 @@ import asyncio
 import hashlib
 import html
 import logging
+import time
 import warnings
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -95,6 +97,24 @@ def request_not_sent(exc: BaseException) -> bool:
     )
 
 
+@dataclass
+class Ticket:
+    """A reply handed to a chat's queue (:meth:`TelegramSender.reply`): when it was queued, whether its send
+    waits (for the chat's lock — another reply ahead — or a budget, a 429, a back-off), and whether its request
+    is in flight (a stop cancels what is not)."""
+
+    queued_at: float
+    waiting: asyncio.Event = field(default_factory=asyncio.Event)
+    in_flight: bool = False
+
+    def wait(self) -> None:
+        """The send is about to wait: whoever handed the reply over need not wait with it."""
+        self.waiting.set()
+
+
+OnDone = Callable[[SendOutcome], None]
+
+
 def retry_after_seconds(value: int | float | timedelta | None) -> float:
     """The server's retry_after as seconds, whether PTB gives an int or a ``timedelta``."""
     if value is None:
@@ -169,6 +189,15 @@ class TelegramSender:
         self._digests: dict[int, tuple[bytes, bytes]] = {}  # id(picture) → (the picture, its SHA-256)
         self.photo_reuses = 0  # photos sent by file_id (for tests and metrics)
         self.photo_refused = 0  # file_ids Telegram refused (the bytes were uploaded instead)
+        # replies queued per chat (``reply``): at most ``max_pending`` wait in one chat, none older than
+        # ``max_age`` seconds is sent; a stop waits ``drain_timeout`` seconds for them (``drain``)
+        self.max_pending = 10
+        self.max_age = 60.0
+        self.drain_timeout = 3.0
+        self.park_after = 0.2  # seconds a reply's caller waits for a shared (Redis) budget before it goes
+        self._clock: Callable[[], float] = time.monotonic
+        self._pending: dict[str, int] = {}  # chat → replies queued (sending or waiting)
+        self._queued: dict[asyncio.Task[SendOutcome], Ticket] = {}
 
     def _digest(self, photo: bytes) -> bytes:
         """The SHA-256 of a picture, remembered for the last few picture objects sent (``bot.pictures`` hands
@@ -201,7 +230,9 @@ class TelegramSender:
             if self.limiter.forget_if_full([f"telegram:chat:{chat}", f"telegram:group:{chat}"]):
                 del self._chat_locks[chat]
 
-    async def _pace(self, chat: str, chat_kind: str, marked: bool = False) -> Slot:
+    async def _pace(
+        self, chat: str, chat_kind: str, marked: bool = False, ticket: Ticket | None = None
+    ) -> Slot:
         """Wait for every budget of this send; its overall slot (to be settled however the send goes on).
         Each budget is taken at once when its next slot is now (:meth:`bot.limits.Limiter.acquire_now`, no
         coroutine), else waited for — the same slots, in the same order, as awaiting every ``acquire``."""
@@ -209,16 +240,31 @@ class TelegramSender:
             await self._on_time(
                 "telegram:marked", self._marked_rate, min(self.max_late, self._marked_rate.interval / 2)
             )
-        limiter = self.limiter
         key = "telegram:chat:" + chat
-        if limiter.acquire_now(key, self._chat_rate) is None:
-            await limiter.acquire(key, self._chat_rate)
+        await self._take(key, self._chat_rate, ticket)
         if chat_kind != "private":
-            key = "telegram:group:" + chat
-            if limiter.acquire_now(key, self._group_rate) is None:
-                await limiter.acquire(key, self._group_rate)
-        slot = limiter.acquire_now("telegram:all", self._overall)
-        return slot if slot is not None else await limiter.acquire("telegram:all", self._overall)
+            await self._take("telegram:group:" + chat, self._group_rate, ticket)
+        return await self._take("telegram:all", self._overall, ticket)
+
+    async def _take(self, key: str, budget: Rate | Window, ticket: Ticket | None) -> Slot:
+        """A slot of one budget: at once when its next slot is now (no coroutine), else awaited. A queued
+        reply (``ticket``) that waits lets its caller go: at once when the budget is this process's (the slot
+        is known to be later), after ``park_after`` seconds when every reservation is a call to Redis (the
+        answer may well be "now")."""
+        limiter = self.limiter
+        slot = limiter.acquire_now(key, budget)
+        if slot is not None:
+            return slot
+        if ticket is None:
+            return await limiter.acquire(key, budget)
+        if isinstance(limiter, LocalLimiter):
+            ticket.wait()
+            return await limiter.acquire(key, budget)
+        timer = asyncio.get_running_loop().call_later(self.park_after, ticket.wait)
+        try:
+            return await limiter.acquire(key, budget)
+        finally:
+            timer.cancel()
 
     async def _on_time(self, key: str, budget: Rate, max_late: float) -> Slot:
         """A slot of a :class:`Rate` this process woke up for in time (within ``max_late``): one it woke too
@@ -255,6 +301,133 @@ class TelegramSender:
         if slot is not _UNPACED and not self.limiter.settle_now(slot):
             await self.limiter.settle(slot)
 
+    async def reply(
+        self,
+        chat_id: int | str,
+        text: str,
+        *,
+        chat_kind: str = "private",
+        reply_to_message_id: int | None = None,
+        reply_markup: InlineKeyboardMarkup | None = None,
+        photo: bytes | None = None,
+        caption: str | None = None,
+        filename: str = "chart.png",
+        on_done: OnDone | None = None,
+        held: bool = False,
+    ) -> SendOutcome | None:
+        """A reply to an update, through the chat's queue: the update's handler never waits for a budget.
+
+        The send (:meth:`send`) runs as a task of this sender; this returns its outcome when it finished
+        without waiting, and None as soon as it has to wait — for the chat's lock (another reply to the chat
+        is being sent), a budget (1/s per chat, 20/min per group, the overall window), a 429 — so the
+        update's handler returns and frees its place among the ``concurrent_updates`` PTB handles at once (a
+        busy group never holds the intake); ``on_done`` gets the outcome when the send ends. A chat holds at
+        most ``max_pending`` queued replies (one more is dropped: ``queue_full``), and a reply whose turn
+        comes more than ``max_age`` seconds after it was queued is dropped (``stale``): both counted in
+        ``dropped`` and in ``sikpan_sends_total``, logged at ERROR. A stop sends what it can within
+        ``drain_timeout`` seconds (:meth:`drain`). ``held``: the place was taken by :meth:`hold` before the
+        reply was made."""
+        chat = str(chat_id)
+        if not held and not self.hold(chat):
+            return SendOutcome(False, 0, (), "queue_full", chat)
+        ticket = Ticket(self._clock())
+
+        async def send() -> SendOutcome:
+            return await self.send(
+                chat_id,
+                text,
+                chat_kind=chat_kind,
+                reply_to_message_id=reply_to_message_id,
+                reply_markup=reply_markup,
+                photo=photo,
+                caption=caption,
+                filename=filename,
+                ticket=ticket,
+            )
+
+        task = asyncio.create_task(send())
+        self._queued[task] = ticket
+
+        def done(finished: asyncio.Task[SendOutcome]) -> None:
+            del self._queued[finished]
+            self.release(chat)
+            if finished.cancelled():  # a stop (counted by ``drain``)
+                outcome = SendOutcome(False, 0, (), "not_sent_at_stop", chat)
+            elif (error := finished.exception()) is not None:
+                if ticket.waiting.is_set():  # nobody awaits it any more: the delivery's outer boundary
+                    log.error("telegram: a queued reply to chat %s failed: %r", chat, error, exc_info=error)
+                outcome = SendOutcome(False, 0, (), "failed", chat)
+            else:
+                outcome = finished.result()
+            if on_done is not None:
+                on_done(outcome)
+
+        task.add_done_callback(done)
+        if not task.done():
+            waiting = asyncio.ensure_future(ticket.waiting.wait())
+            try:
+                await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiting.cancel()
+        if task.done():
+            ticket.waiting.clear()  # the caller takes the outcome (or the error) itself
+            return task.result()
+        return None
+
+    def hold(self, chat_id: int | str, *, always: bool = False) -> bool:
+        """Take a place in the chat's queue before the work for a reply starts (:meth:`reply` with ``held``;
+        :meth:`release` if no reply follows): False — and the reply counted as dropped, ``queue_full`` — when
+        ``max_pending`` replies already wait there, so a flooded chat costs no chart nobody could be sent.
+        ``always``: one place beyond the bound (the one "slow down" of a flood, admission's ``WARN``)."""
+        chat = str(chat_id)
+        if not always and self._pending.get(chat, 0) >= self.max_pending:
+            self._dropped(
+                SendOutcome(False, 0, (), "queue_full", chat), f"{self.max_pending} replies already queued"
+            )
+            metrics.sent(self.platform, "queue_full")
+            return False
+        self._pending[chat] = self._pending.get(chat, 0) + 1
+        return True
+
+    def release(self, chat_id: int | str) -> None:
+        """Give back a place :meth:`hold` took for a reply that is not made."""
+        chat = str(chat_id)
+        left = self._pending.pop(chat, 1) - 1
+        if left > 0:
+            self._pending[chat] = left
+
+    def queued(self) -> int:
+        """Replies queued (being sent, or waiting in their chat's queue)."""
+        return len(self._queued)
+
+    async def drain(self, timeout: float | None = None, grace: float = 1.0) -> int:
+        """At a stop: wait at most ``timeout`` seconds (default ``drain_timeout``) for the queued replies;
+        then those whose request has not left are cancelled and recorded as not sent (``not_sent_at_stop``;
+        nothing was sent, nothing is retried: the update was handled), and those whose request is in flight
+        get ``grace`` seconds more, then are cut (``uncertain``: maybe sent). Returns the replies not sent."""
+        tasks = set(self._queued)
+        if not tasks:
+            return 0
+        wait = self.drain_timeout if timeout is None else timeout
+        _, left = await asyncio.wait(tasks, timeout=wait)
+        waiting = {task for task in left if not self._queued[task].in_flight}
+        for task in waiting:
+            task.cancel()
+        flying = left - waiting
+        cut: set[asyncio.Task[SendOutcome]] = set()
+        if flying:
+            _, cut = await asyncio.wait(flying, timeout=grace)
+            for task in cut:
+                task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
+        for reason, count in (("not_sent_at_stop", len(waiting)), ("uncertain", len(cut))):
+            if count:
+                self.dropped[reason] += count
+                for _ in range(count):
+                    metrics.sent(self.platform, reason)
+                log.error("telegram: %d queued replies %s after a %.1fs drain", count, reason, wait)
+        return len(waiting) + len(cut)
+
     async def send_plain(self, chat_id: int | str, text: str, **kwargs: Any) -> SendOutcome:
         """Send plain text (escaped for HTML first)."""
         return await self.send(chat_id, html.escape(text, quote=False), **kwargs)
@@ -272,6 +445,7 @@ class TelegramSender:
         photo: bytes | None = None,
         caption: str | None = None,
         filename: str = "chart.png",
+        ticket: Ticket | None = None,
     ) -> SendOutcome:
         """Split ``text`` (Telegram HTML) and send each part in order; see the module docstring.
 
@@ -284,6 +458,9 @@ class TelegramSender:
 
         ``before_request`` is awaited once, after pacing and immediately before the first request; when it
         returns False nothing is sent (outcome ``not_attempted``).
+
+        ``ticket``: a reply of the chat's queue (:meth:`reply`), told when the send is about to wait and when
+        its request is in flight; dropped (``stale``) when its turn comes after ``max_age`` seconds.
         """
         parts = split_telegram_html(clean(text), self.limit)  # no lone surrogates/controls on the wire
         photo_caption: str | None = None
@@ -303,7 +480,14 @@ class TelegramSender:
         if lock is None:
             lock = self._chat_locks[chat] = asyncio.Lock()
         sent_ids: list[int] = []
+        if ticket is not None and lock.locked():
+            ticket.wait()
         async with lock:
+            if ticket is not None and self._clock() - ticket.queued_at > self.max_age:
+                return self._dropped(
+                    SendOutcome(False, 0, (), "stale", chat),
+                    f"its turn came {self._clock() - ticket.queued_at:.0f}s after it was queued",
+                )
             for index, part in enumerate(parts):
                 attempt = 0
                 while True:
@@ -314,7 +498,9 @@ class TelegramSender:
                     if upload:
                         reused = self._photo_ids.find(digest)  # recently sent: kept longest
                     slot = (
-                        await self._pace(chat, chat_kind, marked=before_request is not None and index == 0)
+                        await self._pace(
+                            chat, chat_kind, marked=before_request is not None and index == 0, ticket=ticket
+                        )
                         if self.pace
                         else _UNPACED
                     )
@@ -324,6 +510,8 @@ class TelegramSender:
                         first is not None or (self.pace and self.limiter.now() - slot.at > self.max_late)
                     ) and (not await self._ready(slot, first)):
                         return SendOutcome(False, 0, (), "not_attempted", chat)
+                    if ticket is not None:
+                        ticket.in_flight = True
                     try:
                         try:
                             if upload:
@@ -348,6 +536,8 @@ class TelegramSender:
                                 )
                         finally:
                             await self._settle(slot)
+                            if ticket is not None:  # its slot settled: a stop may cut it from here on
+                                ticket.in_flight = False
                         if upload:
                             if reused is None:
                                 self._remember_photo(digest, result)
@@ -367,6 +557,8 @@ class TelegramSender:
                         log.info("telegram: 429 for chat %s, waiting %.1fs as told", chat, wait)
                         metrics.rate_limited(self.platform, wait)
                         self.retry_waits.append(wait)
+                        if ticket is not None:
+                            ticket.wait()
                         await self._sleep(wait)
                     except ChatMigrated as exc:
                         new_id = exc.new_chat_id
@@ -407,6 +599,8 @@ class TelegramSender:
                                 SendOutcome(False, len(sent_ids), tuple(sent_ids), "gave_up", chat),
                                 f"not sent after {attempt} attempts: {exc.message}",
                             )
+                        if ticket is not None:
+                            ticket.wait()
                         await self._sleep(self.backoff * 2 ** (attempt - 1))
                     except InvalidToken as exc:  # 401/404: the token was revoked (or the API URL is wrong)
                         return self._dropped(
@@ -472,6 +666,7 @@ async def start_sender(ctx: AppContext, on_migrated: MigratedCallback) -> Bot:
 __all__ = [
     "NO_PREVIEW",
     "TelegramSender",
+    "Ticket",
     "request_not_sent",
     "retry_after_seconds",
     "start_sender",

@@ -56,6 +56,7 @@ class Running:
     def __init__(self) -> None:
         self.stop = asyncio.Event()
         self.ctx: Any = None
+        self.task: asyncio.Task[Any] | None = None  # bot.app.run (done once stopped)
 
     @property
     def telegram(self) -> Any:
@@ -78,7 +79,7 @@ async def running(
         return handle.ctx
 
     bot.app.create_context = capture  # type: ignore[assignment]
-    task = asyncio.create_task(bot.app.run(settings, handle.stop, clock=clock))
+    task = handle.task = asyncio.create_task(bot.app.run(settings, handle.stop, clock=clock))
     try:
         if ready is not None:
             before = len([c for c in ready.calls if c.method == "getUpdates"])

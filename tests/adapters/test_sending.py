@@ -531,3 +531,42 @@ async def test_a_refused_caption_on_a_known_picture_is_tried_once_as_an_upload_t
     assert not outcome.ok and outcome.error == "bad_request"
     attempts = [c for c in tg.calls if c.method == "sendPhoto" and c.params["chat_id"] == 802]
     assert [c.status for c in attempts] == [400, 400] and attempts[1].files["photo"] == chart
+
+
+# ------------------------------------------------------------------------------------------ the chat's queue
+async def test_a_reply_that_must_wait_for_its_chats_budget_does_not_hold_its_caller(tg, bot):
+    """Issue 36: ``reply`` returns the outcome of a reply sent at once, and None — at once — for one that
+    waits for the chat's budget (sent later, its outcome to ``on_done``); a chat holds at most
+    ``max_pending`` queued replies, one more is dropped and counted."""
+    sender = TelegramSender(bot, per_chat_rate=1.0, per_chat_burst=1)
+    done: list[Any] = []
+    first = await sender.reply(-100, "하나", chat_kind="group", on_done=done.append)
+    assert first is not None and first.ok  # the budget had room: sent before returning
+    begun = time.monotonic()
+    results = [await sender.reply(-100, f"{n}", chat_kind="group", on_done=done.append) for n in range(11)]
+    assert time.monotonic() - begun < 0.5  # nobody waited the 1 s a second message to the chat needs
+    assert results[:10] == [None] * 10 and sender.queued() == 10
+    [full] = [r for r in results if r is not None]
+    assert full.error == "queue_full" and sender.dropped["queue_full"] == 1
+    assert (await sender.reply(-200, "다른 방", chat_kind="group")) is not None  # another chat is not held
+    await tg.wait_sent(-100, count=2, timeout=3.0)  # the next one a second later
+    assert [c.params["text"] for c in tg.sent_to(-100)] == ["하나", "0"]
+    async with asyncio.timeout(1.0):
+        while len(done) < 2:  # the outcome reaches on_done right after the answer
+            await asyncio.sleep(0.01)
+    assert [o.message_ids for o in done] == [(c.result["message_id"],) for c in tg.sent_to(-100)]
+    assert await sender.drain(timeout=0.1) == 9  # the rest were queued at a stop: not sent, counted
+    assert sender.dropped["not_sent_at_stop"] == 9 and sender.queued() == 0
+    assert [o.error for o in done[-9:]] == ["not_sent_at_stop"] * 9
+    assert len(tg.sent_to(-100)) == 2
+
+
+async def test_a_queued_reply_whose_turn_comes_too_late_is_dropped(tg, bot):
+    sender = TelegramSender(bot, per_chat_rate=1.0, per_chat_burst=1)
+    sender.max_age = 0.5
+    assert (await sender.reply(5, "가")) is not None
+    assert (await sender.reply(5, "나")) is None  # waits ~1 s for the chat's budget, holding the chat
+    assert (await sender.reply(5, "다")) is None  # waits behind it: its turn comes after 0.5 s
+    assert await sender.drain(timeout=5.0) == 0
+    assert [c.params["text"] for c in tg.sent_to(5)] == ["가", "나"]
+    assert sender.dropped["stale"] == 1

@@ -91,3 +91,42 @@ async def test_a_slash_command_flood_gets_one_ephemeral_slow_down(tmp_path):
         answered = [i for i in flood if i.ack_type == 5]
         assert 1 <= len(answered) <= 12  # the burst; the rest was dropped without any work
         assert ctx.admission.dropped >= 25
+
+
+# ---- presses and commands that are not (or no longer) ours (issue 36) --------------------------------------
+
+
+@pytest.mark.parametrize("custom_id", ["p:\ud800:2:brief", "\udfff", "p:x:2:brief\u202e", "zzz:unknown"])
+async def test_a_press_with_a_bad_custom_id_is_acknowledged_with_an_error(tmp_path, caplog, custom_id):
+    """A lone surrogate used to raise UnicodeEncodeError in the database query, and an unknown id was never
+    acknowledged (the client shows "interaction failed"): both get an ephemeral error, in the presser's
+    language, and the bot goes on."""
+    async with (
+        FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200) as dc,
+        discord_bot(dc, str(tmp_path / "d.db")),
+    ):
+        message = {"id": "1300000000000000001", "content": "…", "components": []}
+        for locale, lang in (("ko", "ko"), ("zh-TW", "lzh")):
+            inter = await dc.wait_acked(await dc.press(message, custom_id, locale=locale))
+            assert inter.ack_type == 4 and inter.original["flags"] & 64
+            assert inter.original["content"] == gettext(lang, "bot.error.bad_button")
+        other = await dc.slash("start", None, user_id=7003)
+        await dc.wait_followups(other, 1, timeout=10)  # still answering
+    assert "UnicodeEncodeError" not in caplog.text and "Traceback" not in caplog.text
+
+
+async def test_a_stale_command_name_is_answered_renamed_or_removed_in_the_users_language(tmp_path, caplog):
+    """A client whose command list predates a rename sends a name the tree no longer has: answered "this
+    command was renamed or removed" (ko, lzh), with no internal-error reply and no traceback in the log."""
+    async with (
+        FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200) as dc,
+        discord_bot(dc, str(tmp_path / "d.db")),
+    ):
+        for locale, lang in (("ko", "ko"), ("zh-TW", "lzh")):
+            inter = await dc.slash("oldcast", None, locale=locale, command_id="1300000000000000077")
+            await dc.wait_acked(inter)
+            shown = inter.original.get("content", "") if inter.original else ""
+            shown += "".join(f.get("content", "") for f in inter.followups)
+            assert gettext(lang, "bot.error.command_gone") in shown
+            assert gettext(lang, "bot.error.internal") not in shown
+    assert "Traceback" not in caplog.text and "command failed" not in caplog.text

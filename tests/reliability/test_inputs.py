@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -135,6 +138,38 @@ async def test_forget_leaves_nothing_readable_in_the_wal_or_the_database(say, ct
     raw = Path(ctx.storage.path).read_bytes() + (wal.read_bytes() if wal.exists() else b"")
     assert MARKER.encode() not in raw
     assert b"Bystander" in raw  # other users' data is untouched
+
+
+async def test_forget_beside_a_reader_answers_at_once_and_the_wal_is_clean_once_the_reader_ends(say, ctx):
+    """Issue 36: another connection reading the file (``sikpan backup``'s backup API holds a read snapshot)
+    keeps the log in use: /forget still answers within 1 s, other users are not held, and the log is
+    truncated — nothing of the user left in it — as soon as the reader ends."""
+    await say("/start", user="victim", display_name=MARKER)
+    await say("/place 126.9780 37.5665", user="victim")
+    assert (await say("/cast 2026-11-29 23:10", user="victim")).view == "cast"
+    await say("/start", user="other", display_name="Bystander")
+    wal = Path(ctx.storage.path + "-wal")
+    reader = sqlite3.connect(f"file:{Path(ctx.storage.path).resolve()}?mode=ro", uri=True, timeout=10.0)
+    try:
+        reader.execute("BEGIN")
+        assert reader.execute("SELECT COUNT(*) FROM history").fetchone()[0] >= 1  # its snapshot is held
+        began = time.monotonic()
+        answer = await say("/forget yes", user="victim")
+        assert time.monotonic() - began <= 1.0
+        assert answer.view == "forget" and answer.context["rows"] >= 2
+        began = time.monotonic()
+        assert (await say("/cast 2026-11-29 23:10", user="bystander")).view == "cast"  # a write, not held
+        assert time.monotonic() - began <= 1.0
+        await asyncio.sleep(0.3)
+        assert MARKER.encode() in wal.read_bytes()  # the reader still holds the log: not truncated yet
+    finally:
+        reader.rollback()
+        reader.close()
+    await asyncio.wait_for(ctx.storage.backend.wiped(), 5.0)
+    assert not wal.exists() or wal.stat().st_size == 0  # checkpointed and truncated
+    raw = Path(ctx.storage.path).read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+    assert MARKER.encode() not in raw
+    assert b"Bystander" in raw
 
 
 async def test_lone_surrogates_in_a_command_or_a_name_are_not_an_internal_error(say):

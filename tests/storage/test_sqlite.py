@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sqlite3
+import subprocess
 import sys
 import threading
 import time
@@ -289,3 +290,56 @@ async def test_every_write_that_returned_survives_kill_9(tmp_path) -> None:
         assert seq == stored[-1] + 1
     finally:
         await storage.close()
+
+
+# ---- start-up: the conversion of a fresh file to WAL (issue 36) -----------------------------------------
+
+
+async def test_a_fresh_file_whose_write_lock_is_held_is_converted_once_it_is_released(tmp_path) -> None:
+    """``PRAGMA journal_mode=WAL`` on a fresh (rollback-journal) file that another connection is writing —
+    another process converting or migrating it at the same instant — answers "database is locked" at once,
+    without SQLite's busy wait; the open tries it again until the lock is gone."""
+    path = tmp_path / "fresh.db"
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("CREATE TABLE t (x)")
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("INSERT INTO t VALUES (1)")
+        asyncio.get_running_loop().call_later(0.3, other.execute, "COMMIT")
+        began = time.monotonic()
+        backend = await SqliteBackend.open(path)
+        try:
+            assert time.monotonic() - began >= 0.25  # it waited for the lock …
+            assert str(await _pragma(backend, "journal_mode")).lower() == "wal"  # … and converted the file
+        finally:
+            await backend.close()
+    finally:
+        other.close()
+
+
+async def test_200_simultaneous_starts_on_a_fresh_file_all_succeed(tmp_path) -> None:
+    path = tmp_path / "fresh.db"
+    opened = await asyncio.gather(*(Storage.open(path) for _ in range(200)), return_exceptions=True)
+    try:
+        assert [o for o in opened if isinstance(o, BaseException)] == []
+    finally:
+        for store in opened:
+            if isinstance(store, Storage):
+                await store.close()
+
+
+def test_processes_started_together_on_a_fresh_file_all_open_it(tmp_path) -> None:
+    path, at = str(tmp_path / "fresh.db"), time.time() + 3.0
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(HERE / "opener.py"), path, str(at)],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(12)
+    ]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 12, errors
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

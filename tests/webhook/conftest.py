@@ -49,19 +49,21 @@ def webhook_settings(tg: FakeTelegram, db: str, port: int, **extra: Any) -> Sett
         telegram_webhook_port=port,
         telegram_webhook_path="hook",
         telegram_send_rate=1000.0,
-        **extra,
+        **{"metrics_port": free_port(), **extra},  # /metrics and /healthz on a port of their own
     )
 
 
 @dataclass
 class Hook:
-    """A running webhook: its URL, context, stop event and an HTTP session to post with."""
+    """A running webhook: its URL, context, stop event and an HTTP session to post with; ``monitor``: the base
+    URL of ``/healthz`` and ``/metrics`` (their own listener, or the webhook's when its port was named)."""
 
     url: str
     base: str
     ctx: AppContext
     stop: asyncio.Event
     http: aiohttp.ClientSession
+    monitor: str
 
     async def post(self, update: dict[str, Any], secret: str | None = SECRET) -> aiohttp.ClientResponse:
         headers = {HEADER: secret} if secret is not None else {}
@@ -72,13 +74,19 @@ class Hook:
 
 @contextlib.asynccontextmanager
 async def webhook(settings: Settings, healthy: bool = True) -> AsyncIterator[Hook]:
-    """Run the webhook until the block ends; waits until it listens (and, if ``healthy``, /healthz is 200)."""
+    """Run the webhook (and, as ``sikpan run`` does, the listener of /healthz and /metrics) until the block
+    ends; waits until it listens (and, if ``healthy``, /healthz is 200)."""
     import bot.telegram as tgmod
+    from bot.monitor import run_monitor
 
     ctx = await create_context(settings)
     stop = asyncio.Event()
     task = asyncio.create_task(tgmod.run_telegram(ctx, stop))
+    if not settings.monitor_on_webhook:
+        monitor = asyncio.create_task(run_monitor(ctx, stop))
+        task = asyncio.ensure_future(asyncio.gather(task, monitor))
     base = f"http://127.0.0.1:{settings.telegram_webhook_port}"
+    health = f"http://127.0.0.1:{settings.monitor_port}"
     try:
         async with aiohttp.ClientSession() as http:
             for _ in range(200):  # listening, and setWebhook done
@@ -87,13 +95,13 @@ async def webhook(settings: Settings, healthy: bool = True) -> AsyncIterator[Hoo
                 state = ctx.webhook_state
                 if state is not None and state.webhook_set and not state.stopping:
                     with contextlib.suppress(aiohttp.ClientConnectionError):
-                        async with http.get(base + "/healthz") as r:
+                        async with http.get(health + "/healthz") as r:
                             if r.status == 200 or not healthy:
                                 break
                 await asyncio.sleep(0.05)
             else:
                 raise TimeoutError("the webhook did not start")
-            yield Hook(base + "/hook", base, ctx, stop, http)
+            yield Hook(base + "/hook", base, ctx, stop, http, health)
     finally:
         stop.set()
         await asyncio.wait_for(task, 30)

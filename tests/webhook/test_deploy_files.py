@@ -77,7 +77,9 @@ async def test_healthcheck_of_the_webhook_role_asks_healthz(tg, tmp_path):
     from tests.webhook.conftest import webhook, webhook_settings
 
     port = free_port()
+    settings = webhook_settings(tg, str(tmp_path / "hook.db"), port)
     env = {
+        "SIKPAN_METRICS_PORT": str(settings.metrics_port),  # the check asks the monitoring listener
         "SIKPAN_ROLE": "webhook",
         "TELEGRAM_BOT_TOKEN": tg.token,
         "TELEGRAM_WEBHOOK_URL": "https://bot.example.org/hook",
@@ -88,7 +90,7 @@ async def test_healthcheck_of_the_webhook_role_asks_healthz(tg, tmp_path):
     import asyncio
 
     assert await asyncio.to_thread(_healthcheck, env) == 1  # nothing listens
-    async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), port)):
+    async with webhook(settings):
         assert await asyncio.to_thread(_healthcheck, env) == 0
 
 

@@ -14,7 +14,7 @@ from tests.webhook.conftest import free_port, webhook, webhook_settings
 
 
 async def health(hook) -> tuple[int, dict]:
-    async with hook.http.get(hook.base + "/healthz") as r:
+    async with hook.http.get(hook.monitor + "/healthz") as r:
         return r.status, await r.json()
 
 

@@ -29,7 +29,7 @@ CUT_SHARE = 0.03  # POSTs the driver cuts before their answer (a timeout, a drop
 STOP_AFTER = 700  # answered updates before replica A gets SIGTERM
 
 
-def replica_env(tg: FakeTelegram, db: str, port: int, tmp: Path) -> dict[str, str]:
+def replica_env(tg: FakeTelegram, db: str, port: int, tmp: Path, monitor: int) -> dict[str, str]:
     return {
         **os.environ,
         "TELEGRAM_BOT_TOKEN": tg.token,
@@ -43,6 +43,7 @@ def replica_env(tg: FakeTelegram, db: str, port: int, tmp: Path) -> dict[str, st
         "TELEGRAM_WEBHOOK_PORT": str(port),
         "TELEGRAM_WEBHOOK_PATH": "hook",
         "TELEGRAM_SEND_RATE": "2000",
+        "SIKPAN_METRICS_PORT": str(monitor),  # two replicas on one host: a monitoring port each
     }
 
 
@@ -80,15 +81,18 @@ async def test_two_replicas_2000_updates_sigterm_one_mid_stream(tg, tmp_path):
     with fresh_pg_url() as db:
         storage = await Storage.open(db)  # migrate once before the replicas start (docs/deploy.md)
         await storage.close()
-        ports = [free_port(), free_port()]
+        ports, monitors = [free_port(), free_port()], [free_port(), free_port()]
         logs = [tmp_path / "a.log", tmp_path / "b.log"]
-        procs = [await start_replica(replica_env(tg, db, p, tmp_path), lg) for p, lg in zip(ports, logs)]
+        procs = [
+            await start_replica(replica_env(tg, db, p, tmp_path, m), lg)
+            for p, m, lg in zip(ports, monitors, logs)
+        ]
         bases = [f"http://127.0.0.1:{p}" for p in ports]
         try:
             connector = aiohttp.TCPConnector(limit=IN_FLIGHT * 2)
             async with aiohttp.ClientSession(connector=connector) as http:
-                for base, proc in zip(bases, procs):
-                    await wait_healthy(http, base, proc)
+                for monitor, proc in zip(monitors, procs):
+                    await wait_healthy(http, f"http://127.0.0.1:{monitor}", proc)
                 stats = await drive(tg, http, bases, procs)
             await asyncio.wait_for(procs[0].wait(), 30)
             assert procs[0].returncode == 0, logs[0].read_text()[-2000:]

@@ -116,7 +116,7 @@ WEBHOOK = {
             {"telegram_token": TOKEN, "discord_token": "d"},
             {"telegram-sender", "discord-sender", "scheduler"},
         ),  # fmt: skip
-        ("webhook", WEBHOOK, {"telegram"}),
+        ("webhook", WEBHOOK, {"metrics", "telegram"}),  # monitoring on a port of its own by default
         # with Redis: the scheduler queues the Telegram readings (no client), the workers send them, the
         # Discord readings are scheduled where the Discord client runs, and role all works the queue too
         ("scheduler", {"telegram_token": TOKEN, "discord_token": "d", "redis_url": REDIS}, {"scheduler"}),
@@ -183,7 +183,9 @@ def test_a_role_without_what_it_needs_is_refused(role, settings, needs):
     ],
 )
 def test_a_metrics_port_adds_the_listener_first_to_any_role(role, settings):
-    without = app.plan(_settings(role=role, **settings))
+    # (a webhook has one by default: "without" is then its monitoring on the webhook's port, named)
+    on_webhook = {"metrics_port": 8443} if role == "webhook" else {}
+    without = app.plan(_settings(role=role, **settings, **on_webhook))
     parts = app.plan(_settings(role=role, metrics_port=9100, **settings))
     assert list(parts.runners) == ["metrics", *without.runners]  # first: metrics on before any send
     assert parts.critical == without.critical | {"metrics"}  # a listener that cannot bind stops the role
@@ -237,13 +239,13 @@ def test_sikpan_run_refuses_a_role_with_one_localized_line_and_exit_2(tmp_path, 
 
 
 async def test_sikpan_run_with_only_a_dotenv_serves_the_webhook_and_stops_on_sigterm(tg, tmp_path):
-    port = free_port()
+    port, monitor = free_port(), free_port()
     env_file = tmp_path / ".env"
     env_file.write_text(
         f"TELEGRAM_BOT_TOKEN={tg.token}\nTELEGRAM_API_BASE_URL={tg.base_url}\n"
         f"TELEGRAM_WEBHOOK_URL=https://bot.example.org/hook\nTELEGRAM_WEBHOOK_SECRET={SECRET}\n"
         f"TELEGRAM_WEBHOOK_LISTEN=127.0.0.1\nTELEGRAM_WEBHOOK_PORT={port}\n"
-        f"SIKPAN_DB={tmp_path / 'db.sqlite'}\n",
+        f"SIKPAN_DB={tmp_path / 'db.sqlite'}\nSIKPAN_METRICS_PORT={monitor}\n",
         encoding="utf-8",
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "SIKPAN_", "DISCORD_"))}
@@ -257,7 +259,7 @@ async def test_sikpan_run_with_only_a_dotenv_serves_the_webhook_and_stops_on_sig
         async with aiohttp.ClientSession() as http:
             for _ in range(200):
                 try:
-                    async with http.get(f"http://127.0.0.1:{port}/healthz") as r:
+                    async with http.get(f"http://127.0.0.1:{monitor}/healthz") as r:
                         if r.status == 200:
                             break
                 except aiohttp.ClientError:

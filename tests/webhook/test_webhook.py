@@ -78,6 +78,33 @@ async def test_malformed_bodies_are_400_and_not_claimed(tg, tmp_path):
         assert row[0] == 0
 
 
+async def test_json_nested_100000_deep_is_400_without_a_traceback(tg, tmp_path, caplog):
+    """Issue 36: the parser's recursion limit is a malformed body (400), not a 500 with a traceback."""
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), free_port())) as hook:
+        headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+        for body in (b"[" * 100_000 + b"]" * 100_000, b'{"update_id": 5, "message": ' + b"[" * 100_000):
+            async with hook.http.post(hook.url, data=body, headers=headers) as r:
+                assert r.status == 400
+        assert "Traceback" not in caplog.text and "RecursionError" not in caplog.text
+        assert (await hook.post(tg.make_update("/start", chat_id=87))).status == 200  # still serving
+        assert len(tg.sent_to(87)) == 1
+
+
+@pytest.mark.parametrize("update_id", [2**70, 2**63, -1])
+async def test_an_update_id_out_of_range_is_200_and_dropped(tg, target, update_id):
+    """Issue 36: 2**70 used to overflow SQLite's integer (503: Telegram would redeliver it forever)."""
+    async with webhook(webhook_settings(tg, target, free_port())) as hook:
+        update = tg.make_update("/start", chat_id=88)
+        update["update_id"] = update_id
+        assert (await hook.post(update)).status == 200
+        await asyncio.sleep(0.2)
+        assert tg.sent_to(88) == []  # dropped: nothing handled
+        good = tg.make_update("/start", chat_id=88)
+        good["update_id"] = 2**63 - 1  # the largest the ledger holds is still an update
+        assert (await hook.post(good)).status == 200
+        assert len(tg.sent_to(88)) == 1
+
+
 async def test_metrics_count_the_commands_sends_and_updates(tg, tmp_path):
     async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), free_port())) as hook:
         from bot import metrics
@@ -101,7 +128,7 @@ async def test_metrics_count_the_commands_sends_and_updates(tg, tmp_path):
             assert (await hook.post(update)).status == 200
         assert (await hook.post(updates[0])).status == 200  # a redelivery
         assert (await hook.post(tg.make_update("/nosuchcommand", chat_id=95))).status == 200
-        async with hook.http.get(hook.base + "/metrics") as r:
+        async with hook.http.get(hook.monitor + "/metrics") as r:
             assert r.status == 200
             assert r.headers["Content-Type"].startswith("text/plain")
             text = await r.text()
@@ -127,7 +154,9 @@ async def test_a_telegram_429_is_counted(tg, tmp_path):
         before = value("sikpan_rate_limited_total"), value("sikpan_rate_limit_wait_seconds_sum")
         tg.rate_limit(1, chat_id=96)  # (PTB reads retry_after 0 as no RetryAfter at all)
         assert (await hook.post(tg.make_update("/start", chat_id=96))).status == 200
-        assert len(tg.sent_to(96)) == 1  # sent after the wait Telegram asked for
+        # the 429's wait is the chat's: the reply waits in its queue, not in the webhook's request
+        await tg.wait_sent(96, count=1, timeout=5.0)  # sent after the wait Telegram asked for
+        assert len(tg.sent_to(96)) == 1
         assert value("sikpan_rate_limited_total") - before[0] == 1
         assert value("sikpan_rate_limit_wait_seconds_sum") - before[1] == 1.0  # its retry_after
 
@@ -174,3 +203,58 @@ async def test_an_update_that_cannot_be_read_or_handled_is_200_logged_and_done(t
     assert f"update {unreadable['update_id']} could not be read" in caplog.text
     assert f"update {chatless['update_id']} in chat - failed" in caplog.text
     assert tg.sent_to(85) == []
+
+
+async def test_the_200_never_waits_for_a_chats_send_budget(tg, tmp_path):
+    """Issue 36: replies to a busy group wait in its queue (1 message a second per chat), not in the
+    webhook's requests: every update is answered 200 at once, and a private /start is answered as usual."""
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), free_port())) as hook:
+        group = -1009876543210
+        updates = [
+            tg.make_update("/help", chat_id=group, user_id=5000 + i, chat_type="supergroup")
+            for i in range(12)
+        ]
+        began = asyncio.get_running_loop().time()
+        answers = await asyncio.gather(*(hook.post(u) for u in updates))
+        assert [a.status for a in answers] == [200] * 12
+        assert asyncio.get_running_loop().time() - began < 3.0  # 12 replies to one chat take ≥ 9 s to send
+        assert len(tg.sent_to(group)) < 12
+        response = await hook.post(tg.make_update("/start", chat_id=86))
+        assert response.status == 200 and len(tg.sent_to(86)) == 1  # sent before its 200, as always
+
+
+def test_monitoring_has_a_port_of_its_own_by_default():
+    """Issue 36: a process serving the webhook gets /metrics and /healthz on SIKPAN_METRICS_PORT (default
+    9100, on 127.0.0.1), never on the public webhook listener unless that port is named."""
+    from bot.app import plan
+    from bot.config import DEFAULT_WEBHOOK_METRICS_PORT, Settings, load_settings
+
+    base = {
+        "TELEGRAM_BOT_TOKEN": "7012345678:AAHfake-TelegramToken_for-tests-0123456",
+        "TELEGRAM_WEBHOOK_URL": "https://bot.example.org/hook",
+        "TELEGRAM_WEBHOOK_SECRET": SECRET,
+        "SIKPAN_ROLE": "webhook",
+        "SIKPAN_ENV_FILE": "/nonexistent",
+    }
+    settings = load_settings(base)
+    assert settings.monitor_port == DEFAULT_WEBHOOK_METRICS_PORT == 9100
+    assert settings.metrics_listen == "127.0.0.1" and not settings.monitor_on_webhook
+    assert "metrics" in plan(settings).runners
+    named = load_settings({**base, "SIKPAN_METRICS_PORT": "8443", "TELEGRAM_WEBHOOK_PORT": "8443"})
+    assert named.monitor_on_webhook and "metrics" not in plan(named).runners
+    assert Settings(role="scheduler").monitor_port is None  # other roles: only when asked for
+
+
+async def test_the_webhook_listener_serves_no_monitoring_unless_its_port_is_named(tg, tmp_path):
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook.db"), free_port())) as hook:
+        assert hook.monitor != hook.base
+        for path in ("/healthz", "/metrics"):
+            async with hook.http.get(hook.base + path) as r:
+                assert r.status == 404, path  # the public listener: the update path only
+            async with hook.http.get(hook.monitor + path) as r:
+                assert r.status == 200, path
+    port = free_port()
+    async with webhook(webhook_settings(tg, str(tmp_path / "hook2.db"), port, metrics_port=port)) as hook:
+        assert hook.monitor == hook.base
+        async with hook.http.get(hook.base + "/healthz") as r:
+            assert r.status == 200
