@@ -154,7 +154,7 @@ class ConsoleSession:
         if page is not None and self.last is not None:
             lang = await resolve_lang(incoming, self.ctx)
             ref = pages.PageRef(incoming.user_id, self.last[0], page)
-            stored = await pages.load("console", ref, lang, "private", self.ctx)
+            stored = await pages.load("console", ref, lang, "full", self.ctx)  # its own cast, read alone
             if stored is None:
                 self.last = None
                 return gettext(lang, "chat.page.gone")

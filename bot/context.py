@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from bot.admission import Admission
 from bot.config import Settings
 from bot.limits import Limiter
+from bot.seal import ButtonSeal
 from bot.sending import BeforeRequest, SendOutcome
 from bot.storage import Storage
 
@@ -131,12 +132,25 @@ class AppContext:
     daily_scheduler: DailyNotifier | None = None
     # the Telegram webhook's state (bot.web.WebhookState, which imports this module), set by bot.web
     webhook_state: object | None = None
+    # seals every button's data (bot.seal): keyed by SIKPAN_BUTTON_SECRET or the database's own key
+    buttons: ButtonSeal = field(default_factory=ButtonSeal.random)
 
     async def close(self) -> None:
         await self.storage.close()
 
 
 async def create_context(settings: Settings, clock: Clock | None = None) -> AppContext:
-    """Open (and migrate) the database named by the settings."""
+    """Open (and migrate) the database named by the settings; the buttons' key is ``SIKPAN_BUTTON_SECRET``
+    or the one the database keeps (generated once, shared by every process on it)."""
     storage = await Storage.open(settings.db_path)
-    return AppContext(settings=settings, storage=storage, clock=clock or SystemClock())
+    try:
+        secret = settings.button_secret or await storage.server_secret("buttons")
+    except BaseException:
+        await storage.close()
+        raise
+    return AppContext(
+        settings=settings,
+        storage=storage,
+        clock=clock or SystemClock(),
+        buttons=ButtonSeal.from_secret(secret),
+    )
