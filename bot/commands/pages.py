@@ -19,6 +19,7 @@ from typing import Literal
 from bot import privacy
 from bot.context import AppContext
 from bot.features.base import Reply, pages_of
+from bot.i18n import N_
 from bot.seal import INNER_LIMIT, LEGACY, OWN, PUBLIC, Status
 
 DATA_LIMIT = INNER_LIMIT  # bytes of the data before its seal (with it: Telegram's 64)
@@ -64,18 +65,19 @@ def access(status: Status, ref: PageRef, presser: str, chat_kind: str) -> Access
     return None
 
 
-async def load(platform: str, ref: PageRef, lang: str, shown: Access, ctx: AppContext) -> Reply | None:
+async def load(platform: str, ref: PageRef, lang: str, shown: Access, ctx: AppContext) -> Reply | str:
     """The stored cast ``ref`` names, as a reply in ``lang`` (the reader's language), all of it or (``shown``
-    ``"public"``) what a group may see of it; None when the row is gone (forgotten or pruned), the page is not
-    one of its view, or a group may not see that view at all."""
+    ``"public"``) what a group may see of it; else the message id of the presser's notice: the row is gone
+    (forgotten or pruned) or the page is not one of its view (``chat.page.gone``), or a group may not see
+    that view at all (``chat.button.expired``)."""
     entry = await ctx.storage.get_history(f"{platform}:{ref.owner}", ref.number)
     if entry is None or ref.page not in pages_of(entry.view):
-        return None
+        return N_("chat.page.gone")
     context = dict(entry.context)
     if shown != "full":
         public = privacy.public_context(entry.view, entry.context)
         if public is None:
-            return None
+            return N_("chat.button.expired")
         context = dict(public)
     return Reply(view=entry.view, lang=lang, context={**context, "no": entry.seq})
 

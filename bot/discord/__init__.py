@@ -335,8 +335,8 @@ class SikpanClient(discord.AutoShardedClient):
             await interaction.response.send_message(gettext(lang, "chat.button.expired"), ephemeral=True)
             return
         reply = await pages.load("discord", ref, lang, access, self.ctx)
-        if reply is None:
-            await interaction.response.send_message(gettext(lang, "chat.page.gone"), ephemeral=True)
+        if isinstance(reply, str):  # the row is gone, or a group may not see this view
+            await interaction.response.send_message(gettext(lang, reply), ephemeral=True)
             return
         shown = sealed(
             present(reply, "discord", ref.owner, ref.page, edit=True),

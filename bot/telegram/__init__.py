@@ -420,8 +420,8 @@ class TelegramAdapter:
         if access is None:  # another chat's, another person's, forged, or an old one not its owner's
             return gettext(lang, "chat.button.expired")
         reply = await pages.load("telegram", ref, lang, access, self.ctx)
-        if reply is None:
-            return gettext(lang, "chat.page.gone")
+        if isinstance(reply, str):  # the row is gone, or a group may not see this view
+            return gettext(lang, reply)
         on_photo = isinstance(message, Message) and bool(message.photo)
         shown = sealed(
             present(reply, "telegram", ref.owner, ref.page, edit=True, on_photo=on_photo, part=part),
