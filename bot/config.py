@@ -135,6 +135,10 @@ KNOWN_VARIABLES = (
     "DISCORD_SHARD_COUNT",
     "DISCORD_SHARD_IDS",
     "DISCORD_SYNC_COMMANDS",
+    # read by others: docker-compose.yml (the number of workers) and the test suite (its servers)
+    "SIKPAN_WORKERS",
+    "SIKPAN_TEST_PG",
+    "SIKPAN_TEST_REDIS",
 )
 _OURS = re.compile(r"^(SIKPAN|TELEGRAM|DISCORD)_[A-Z0-9_]+$")
 # what other programs call a setting of ours (difflib would not find these by spelling)
@@ -266,9 +270,10 @@ def unknown_variables(names: Iterable[str]) -> list[tuple[str, str | None]]:
         if other is not None:
             near = other if other.startswith("SIKPAN") else head + other
             near = near if near in KNOWN_VARIABLES else None
-        if near is None:
-            close = difflib.get_close_matches(name, KNOWN_VARIABLES, n=1, cutoff=0.6)
-            near = close[0] if close else None
+        if near is None:  # the names after the shared prefix compared (``SIKPAN_`` alone makes all look near)
+            tails = {k.partition("_")[2]: k for k in KNOWN_VARIABLES if k.startswith(head + "_")}
+            close = difflib.get_close_matches(tail, list(tails), n=1, cutoff=0.6)
+            near = tails[close[0]] if close else None
         unknown.append((name, near))
     return unknown
 
