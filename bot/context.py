@@ -1,8 +1,8 @@
 """The application context every command and service reads: settings, storage, clock, and the few
 per-process services the adapters and the scheduler share (typed fields, one each).
 
-This module depends only on :mod:`bot.config`, :mod:`bot.storage`, :mod:`bot.admission`, :mod:`bot.limits`
-and :mod:`bot.sending` (none of which imports a chat library or this module), so the command layer, the
+This module depends only on :mod:`bot.config`, :mod:`bot.storage`, :mod:`bot.admission`, :mod:`bot.limits`,
+:mod:`bot.seal` and :mod:`bot.sending` (none of which imports a chat library or this module), so the command layer, the
 adapters and the scheduler can all import it without importing each other (``bot.app`` starts them). What
 the adapters and the scheduler put here is described by small protocols, not by their classes.
 """

@@ -228,6 +228,7 @@ async def test_polling_refuses_a_webhook_that_is_set_unless_told_to_replace_it(t
     tg.webhook = {"url": "https://hook.example.org/tg", "secret_token": "s"}
     info = (await _get(tg, "getWebhookInfo"))["result"]
     assert info["url"] == "https://hook.example.org/tg" and info["pending_update_count"] == 0
+    assert info["max_connections"] == 40 and info["has_custom_certificate"] is False
     settings = tg_settings(tg, str(tmp_path / "db.sqlite"))
     stop = asyncio.Event()
     with pytest.raises(StartupError) as refused:
