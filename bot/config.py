@@ -73,9 +73,12 @@ import io
 import logging
 import os
 import re
+import sys
+import traceback
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
@@ -654,7 +657,9 @@ def install_redaction(secrets: Settings | Iterable[str | None]) -> RedactingFilt
     """Register tokens (a :class:`Settings`' or given ones) and make sure no log record ever carries them.
 
     Installs, once per process, a log-record factory that runs every new record through the redacting
-    filter; also quiets ``httpx``'s per-request INFO lines, whose URLs contain the Telegram token.
+    filter and a ``sys.excepthook`` that redacts the traceback of an exception nothing caught (a bug: its
+    text may hold a URL or a token); also quiets ``httpx``'s per-request INFO lines, whose URLs contain the
+    Telegram token.
     """
     global _installed
     values = secrets.secrets if isinstance(secrets, Settings) else tuple(secrets)
@@ -672,4 +677,9 @@ def install_redaction(secrets: Settings | Iterable[str | None]) -> RedactingFilt
             return record
 
         logging.setLogRecordFactory(factory)
+
+        def excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+            sys.stderr.write(redact_known("".join(traceback.format_exception(kind, value, tb))))
+
+        sys.excepthook = excepthook
     return _FILTER

@@ -84,6 +84,17 @@ async def test_telegram_forged_and_replayed_buttons_show_nothing_of_another_user
         # … and in a group A's old button shows nothing of a view no group may see (七政: birth data)
         answer, made = await _tg_press(tg, run, f"p:{a}:{number}:houses", group, a, "supergroup")
         assert answer.params["text"] == expired["ko"] and not _leaks(_calls_text(made))
+        # old settings buttons (unsealed, naming their owner): the owner's press still works, another's not
+        answer, made = await _tg_press(tg, run, f"s:{a}:day_starts=00:00", b, b, language_code="lzh")
+        assert answer.params["text"] == gettext("lzh", "chat.settings.not_yours") and not [
+            c for c in made if c.method.startswith("edit")
+        ]
+        answer, made = await _tg_press(tg, run, f"s:{a}:day_starts=00:00", a, a)
+        assert "text" not in answer.params and [c for c in made if c.method.startswith("editMessage")]
+        assert (await run.ctx.storage.get_user(f"telegram:{a}")).options["day_starts"] == "00:00"
+        assert (await run.ctx.storage.get_user(f"telegram:{b}")) is None or "day_starts" not in (
+            await run.ctx.storage.get_user(f"telegram:{b}")
+        ).options
         # a group cast: anyone in that group may browse it; the same button in another group is expired
         [cast] = await ask(tg, run, "/cast 庚辰 8", group, user_id=a, chat_type="supergroup")
         read = next(x for x in buttons(cast) if page_of(x) == "read")

@@ -248,3 +248,16 @@ async def _get(tg, method: str) -> dict:
 
     async with aiohttp.ClientSession() as http, http.post(f"{tg.base_url}{tg.token}/{method}") as response:
         return await response.json()
+
+
+def test_an_uncaught_exception_is_printed_without_its_secrets(tmp_path):
+    code = (
+        "from bot.config import install_redaction\n"
+        f"install_redaction(['{ODD}'])\n"
+        f"raise RuntimeError('cannot reach postgresql://u:{PASSWORD}@h/db with {ODD}')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert done.returncode == 1 and "RuntimeError: cannot reach postgresql://u:***@h/db" in done.stderr
+    assert PASSWORD not in done.stderr and "Traceback" in done.stderr  # a bug still shows where it was
