@@ -138,6 +138,8 @@ KNOWN_VARIABLES = (
     "DISCORD_SHARD_COUNT",
     "DISCORD_SHARD_IDS",
     "DISCORD_SYNC_COMMANDS",
+    "SIKPAN_KEEP_DELIVERIES",  # days a finished daily delivery row is kept (bot.daily retention, main)
+    "SIKPAN_LOG_FORMAT",  # text | json (bot.logs, main)
     # read by others: docker-compose.yml (the number of workers) and the test suite (its servers)
     "SIKPAN_WORKERS",
     "SIKPAN_TEST_PG",

@@ -261,3 +261,20 @@ def test_an_uncaught_exception_is_printed_without_its_secrets(tmp_path):
     )
     assert done.returncode == 1 and "RuntimeError: cannot reach postgresql://u:***@h/db" in done.stderr
     assert PASSWORD not in done.stderr and "Traceback" in done.stderr  # a bug still shows where it was
+
+
+def test_every_variable_the_code_reads_is_a_known_name():
+    """A setting added without adding its name to ``KNOWN_VARIABLES`` would be warned about as unknown."""
+    import re
+
+    from bot.config import KNOWN_VARIABLES
+
+    root = Path(__file__).resolve().parents[2] / "bot"
+    read = {
+        name
+        for path in root.rglob("*.py")
+        for name in re.findall(
+            r"[\"']((?:SIKPAN|TELEGRAM|DISCORD)_[A-Z0-9_]*[A-Z0-9])[\"']", path.read_text()
+        )
+    }
+    assert read and not sorted(read - set(KNOWN_VARIABLES))
