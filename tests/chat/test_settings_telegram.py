@@ -23,7 +23,9 @@ def _by_target(buttons, target, value=None):
     return next(
         b
         for b in buttons
-        if (ref := setting_buttons.decode(unsealed(b["callback_data"]))) and ref.target == target and ref.value == value
+        if (ref := setting_buttons.decode(unsealed(b["callback_data"])))
+        and ref.target == target
+        and ref.value == value
     )
 
 
@@ -33,7 +35,9 @@ async def test_choose_group_option_value_in_place_and_after_restart(tg, tmp_path
     async with running(tg_settings(tg, db, lang=lang), ready=tg) as run:
         [first] = await _ask(tg, run, "/settings", chat, language_code=lang)
         buttons = _buttons(first)
-        assert {setting_buttons.decode(unsealed(b["callback_data"])).target for b in buttons} == set(_options.GROUPS)
+        assert {setting_buttons.decode(unsealed(b["callback_data"])).target for b in buttons} == set(
+            _options.GROUPS
+        )
         assert all(len(b["callback_data"].encode()) <= 64 for b in buttons)
         assert gettext(lang, "chat.settings.all_default") in first.result["text"]
 

@@ -42,7 +42,9 @@ def test_compose_scale_profile_has_the_servers_one_scheduler_workers_and_two_web
     webhook = _service(text, "webhook")
     assert "SIKPAN_ROLE: webhook" in webhook and "replicas: 2" in webhook and '"8443"' in webhook
     # the password never in the URL unencoded (issue 36): the bot URL-encodes SIKPAN_DB_PASSWORD into it
-    assert "SIKPAN_DB: postgresql://sikpan@postgres:5432/sikpan" in text and ":${POSTGRES_PASSWORD}@" not in text
+    assert (
+        "SIKPAN_DB: postgresql://sikpan@postgres:5432/sikpan" in text and ":${POSTGRES_PASSWORD}@" not in text
+    )
     assert "SIKPAN_DB_PASSWORD: ${POSTGRES_PASSWORD:?" in text
     assert "SIKPAN_REDIS_URL: redis://redis:6379/0" in text
     assert 'command: ["migrate"]' in _service(text, "migrate")

@@ -45,7 +45,9 @@ SPEC = CommandSpec(
     usage_msgid="bazi.usage",
     order=3,  # with 七政四餘 (registered after it: listed after it)
     # what a group may see of it (bot.privacy): the moment's pillars (no birth data is in the view)
-    stored=Stored(kind="bazi", view="bazi", summary=history_summary, public=("at", "pillars", "no", "picture")),
+    stored=Stored(
+        kind="bazi", view="bazi", summary=history_summary, public=("at", "pillars", "no", "picture")
+    ),
 )
 
 
