@@ -272,6 +272,17 @@ def plan(settings: Settings) -> Plan:
     With ``SIKPAN_METRICS_PORT`` the metrics listener comes first (it turns the metrics on before the other
     runners record anything) and is critical; not when the webhook app already serves that port."""
     parts = ROLES[settings.role](settings)
+    if settings.redis_url and not parts.console and not settings.shared_database:
+        # Redis shares the send budgets, the queue and the update ids among processes: with a SQLite file of
+        # its own (a typo'd SIKPAN_DB falls back to ./sikpan.db) a process takes shared work and cannot see
+        # its rows. Refused unless the operator says every process opens this one file (one host).
+        raise RoleError(
+            N_("bot.error.redis_needs_shared_db"),
+            f"--role {settings.role} uses Redis (SIKPAN_REDIS_URL) but SIKPAN_DB is a SQLite file of its own"
+            " (set a postgresql:// URL, or SIKPAN_SQLITE_SHARED=1 when every process opens this one file)",
+            role=settings.role,
+            path=settings.db_path,
+        )
     if settings.monitor_port is None or settings.monitor_on_webhook:
         return parts
     return dataclasses.replace(

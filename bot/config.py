@@ -45,24 +45,47 @@ variable                     default                                     meaning
 ``DISCORD_SHARD_COUNT``      unset (Discord's recommendation)            total shards of the bot
 ``DISCORD_SHARD_IDS``        unset (every shard)                         this process's shards, ``0,1`` or ``0-3``
 ``DISCORD_SYNC_COMMANDS``    on for the process that runs shard 0        sync the slash commands at start (0/1)
+``SIKPAN_DB_PASSWORD``       unset                                       the PostgreSQL password, put into the
+                                                                         ``SIKPAN_DB`` URL (URL-encoded here)
+``SIKPAN_BUTTON_SECRET``     unset (a key kept in the database)          keys the buttons' seals (``bot.seal``)
+``SIKPAN_SQLITE_SHARED``     ``0``                                       1: every process of this deployment
+                                                                         opens this one SQLite file (one host),
+                                                                         so Redis may be used with it
+``TELEGRAM_REPLACE_WEBHOOK`` ``0``                                       1: polling deletes a webhook that is set
+                                                                         (0: it refuses to start)
 ===========================  ==========================================  ==========================================
 
-The ``.env`` file is read by python-dotenv. Tokens never reach logs: :func:`install_redaction` (the one
-redaction of the bot, used by ``sikpan run`` and by each adapter factory) runs every log record through a
-:class:`RedactingFilter` when it is created, which replaces each configured secret (and anything shaped like a
-Telegram or Discord token) with ``[REDACTED]``; ``repr(Settings)`` hides the tokens too.
+Secrets may come from files instead (Docker secrets): ``<NAME>_FILE`` names a file whose content (trimmed) is
+the value, for ``TELEGRAM_BOT_TOKEN``, ``DISCORD_BOT_TOKEN``, ``TELEGRAM_WEBHOOK_SECRET``, ``SIKPAN_DB``,
+``SIKPAN_DB_PASSWORD``, ``SIKPAN_REDIS_URL`` and ``SIKPAN_BUTTON_SECRET`` (:data:`FILE_VARIABLES`; both set:
+refused). A URL setting that cannot work (``SIKPAN_REDIS_URL=http://…``, ``TELEGRAM_API_BASE_URL`` without
+``/bot``, a port that is no number) is refused with one line (:class:`ConfigError`) before anything starts;
+a ``SIKPAN_*``, ``TELEGRAM_*`` or ``DISCORD_*`` variable that is none of these is named with the nearest
+known name (:func:`unknown_variables`).
+
+The ``.env`` file is read by python-dotenv. Secrets never reach logs or output: :func:`install_redaction`
+(the one redaction of the bot, used by ``sikpan run`` and by each adapter factory) runs every log record
+through a :class:`RedactingFilter` when it is created, which replaces each configured secret (tokens, the
+database's and Redis' passwords, the button secret), anything shaped like a Telegram or Discord token, and the
+password of any ``scheme://user:password@`` URL with ``[REDACTED]``; the CLI passes every line it prints
+through :func:`redact` too; ``repr(Settings)`` hides the secrets.
 """
 
 from __future__ import annotations
 
+import difflib
 import io
 import logging
 import os
 import re
+import sys
+import traceback
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from dotenv import dotenv_values
 
@@ -90,6 +113,58 @@ DEFAULT_TELEGRAM_SEND_RATE = 28.0  # Telegram's ~30 messages/second to different
 REDACTED = "[REDACTED]"
 LOG_FORMATS = ("text", "json")  # SIKPAN_LOG_FORMAT (bot.logs)
 ROLES = ("all", "telegram", "discord", "scheduler", "worker", "webhook")
+# the settings that may be read from a file named by ``<NAME>_FILE`` (Docker secrets)
+FILE_VARIABLES = (
+    "TELEGRAM_BOT_TOKEN",
+    "DISCORD_BOT_TOKEN",
+    "TELEGRAM_WEBHOOK_SECRET",
+    "SIKPAN_DB",
+    "SIKPAN_DB_PASSWORD",
+    "SIKPAN_REDIS_URL",
+    "SIKPAN_BUTTON_SECRET",
+)
+# every variable of ours (the table above, and SIKPAN_UVLOOP of ``sikpan run``): any other SIKPAN_*,
+# TELEGRAM_* or DISCORD_* variable is a typo (or a setting of another program) and is named at start
+KNOWN_VARIABLES = (
+    *FILE_VARIABLES,
+    *(f"{name}_FILE" for name in FILE_VARIABLES),
+    "TELEGRAM_API_BASE_URL",
+    "DISCORD_API_BASE_URL",
+    "DISCORD_GATEWAY_URL",
+    "SIKPAN_LANG",
+    "SIKPAN_TZ",
+    "SIKPAN_ENV_FILE",
+    "SIKPAN_HISTORY_LIMIT",
+    "SIKPAN_START_ATTEMPTS",
+    "SIKPAN_ROLE",
+    "SIKPAN_UVLOOP",
+    "SIKPAN_SQLITE_SHARED",
+    "TELEGRAM_WEBHOOK_URL",
+    "TELEGRAM_WEBHOOK_LISTEN",
+    "TELEGRAM_WEBHOOK_PORT",
+    "TELEGRAM_WEBHOOK_PATH",
+    "TELEGRAM_REPLACE_WEBHOOK",
+    "TELEGRAM_SEND_RATE",
+    "SIKPAN_METRICS_PORT",
+    "SIKPAN_METRICS_LISTEN",
+    "DISCORD_SHARD_COUNT",
+    "DISCORD_SHARD_IDS",
+    "DISCORD_SYNC_COMMANDS",
+    "SIKPAN_KEEP_DELIVERIES",  # days a finished daily delivery row is kept (bot.daily retention, main)
+    "SIKPAN_LOG_FORMAT",  # text | json (bot.logs, main)
+    # read by others: docker-compose.yml (the number of workers) and the test suite (its servers)
+    "SIKPAN_WORKERS",
+    "SIKPAN_TEST_PG",
+    "SIKPAN_TEST_REDIS",
+)
+_OURS = re.compile(r"^(SIKPAN|TELEGRAM|DISCORD)_[A-Z0-9_]+$")
+# what other programs call a setting of ours (difflib would not find these by spelling)
+_OTHER_NAMES = {
+    "DATABASE_URL": "SIKPAN_DB",
+    "DB": "SIKPAN_DB",
+    "REDIS": "SIKPAN_REDIS_URL",
+    "TOKEN": "_BOT_TOKEN",
+}
 _SECRET_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,256}")  # what setWebhook accepts as secret_token
 
 
@@ -129,10 +204,28 @@ class Settings:
     metrics_port: int | None = None  # set: /metrics and /healthz on this port, any role (bot.monitor)
     metrics_listen: str = DEFAULT_METRICS_LISTEN
     log_format: str = "text"  # SIKPAN_LOG_FORMAT: text | json (bot.logs)
+    button_secret: str | None = field(default=None, repr=False)  # None: the database's own key (bot.seal)
+    sqlite_shared: bool = False  # SIKPAN_SQLITE_SHARED: every process opens this one SQLite file
+    telegram_replace_webhook: bool = False  # polling may delete a webhook that is set
+
+    def __repr__(self) -> str:  # the database URL may carry a password
+        shown = ", ".join(
+            f"{f.name}={redact_url(getattr(self, f.name)) if f.name == 'db_path' else getattr(self, f.name)!r}"
+            for f in self.__dataclass_fields__.values()
+            if f.repr
+        )
+        return f"Settings({shown})"
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        values = (self.telegram_token, self.discord_token, self.telegram_webhook_secret)
+        values = (
+            self.telegram_token,
+            self.discord_token,
+            self.telegram_webhook_secret,
+            self.button_secret,
+            url_password(self.db_path),
+            url_password(self.redis_url),
+        )
         return tuple(s for s in values if s)
 
     @property
@@ -165,7 +258,59 @@ class Settings:
 
     @property
     def has_tokens(self) -> bool:
-        return bool(self.secrets)
+        return bool(self.telegram_token or self.discord_token or self.telegram_webhook_secret)
+
+    @property
+    def shared_database(self) -> bool:
+        """Every process of the deployment reads and writes this database: PostgreSQL, or a SQLite file the
+        operator declares shared (``SIKPAN_SQLITE_SHARED=1``: the processes run on one host)."""
+        return self.db_path.startswith(("postgresql://", "postgres://")) or self.sqlite_shared
+
+
+def url_password(url: str | None) -> str | None:
+    """The password of a ``scheme://user:password@host`` URL (as written, and decoded), or None."""
+    if not url or "://" not in url:
+        return None
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        return None
+    return password or None
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password replaced by ``***`` (any text: a SQLite path comes back as it is)."""
+    return _URL_PASSWORD.sub(r"\1***@", url)
+
+
+def with_password(url: str, password: str) -> str:
+    """``url`` with ``password`` (URL-encoded: any character may be in it) as the password of its user."""
+    parts = urlsplit(url)
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    netloc = f"{quote(unquote(user), safe='')}:{quote(password, safe='')}@{host}"
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def unknown_variables(names: Iterable[str]) -> list[tuple[str, str | None]]:
+    """The ``SIKPAN_*``, ``TELEGRAM_*`` and ``DISCORD_*`` names among ``names`` that are none of ours, each with
+    the nearest known name (difflib), or None when none is near."""
+    unknown: list[tuple[str, str | None]] = []
+    for name in sorted(set(names)):
+        if not _OURS.match(name) or name in KNOWN_VARIABLES:
+            continue
+        head, _, tail = name.partition("_")
+        near: str | None = None
+        other = _OTHER_NAMES.get(tail)
+        if other is not None:
+            near = other if other.startswith("SIKPAN") else head + other
+            near = near if near in KNOWN_VARIABLES else None
+        if near is None:  # the names after the shared prefix compared (``SIKPAN_`` alone makes all look near)
+            tails = {k.partition("_")[2]: k for k in KNOWN_VARIABLES if k.startswith(head + "_")}
+            close = difflib.get_close_matches(tail, list(tails), n=1, cutoff=0.6)
+            near = tails[close[0]] if close else None
+        unknown.append((name, near))
+    return unknown
 
 
 def parse_dotenv(text: str) -> dict[str, str]:
@@ -175,14 +320,57 @@ def parse_dotenv(text: str) -> dict[str, str]:
     return {k: v for k, v in values.items() if v is not None}
 
 
-def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path | None = None) -> Settings:
-    """Settings from ``environ`` (default ``os.environ``) over the optional ``.env`` file."""
+def setting_names(environ: Mapping[str, str] | None = None, env_file: str | Path | None = None) -> list[str]:
+    """The names set in ``environ`` (default ``os.environ``) and in the ``.env`` file (for
+    :func:`unknown_variables`)."""
     env = dict(os.environ if environ is None else environ)
+    return sorted(_merged(env, env_file))
+
+
+def _merged(env: Mapping[str, str], env_file: str | Path | None) -> dict[str, str]:
     path = Path(env_file if env_file is not None else env.get("SIKPAN_ENV_FILE") or ".env")
     merged: dict[str, str] = {}
     if path.is_file():
         merged.update(parse_dotenv(path.read_text(encoding="utf-8")))
     merged.update({k: v for k, v in env.items() if v != ""})
+    return merged
+
+
+def _read_files(merged: dict[str, str]) -> None:
+    """``<NAME>_FILE`` → ``<NAME>``: the file's content, trimmed (one line, as Docker secrets are)."""
+    for name in FILE_VARIABLES:
+        file_name = merged.get(f"{name}_FILE", "").strip()
+        if not file_name:
+            continue
+        if merged.get(name, "").strip():
+            raise ConfigError(
+                N_("bot.error.config_file_both"), f"set {name} or {name}_FILE, not both", name=name
+            )
+        try:
+            merged[name] = Path(file_name).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as err:
+            detail = err.strerror if isinstance(err, OSError) and err.strerror else type(err).__name__
+            raise ConfigError(
+                N_("bot.error.config_file"),
+                f"{name}_FILE cannot be read: {bounded(file_name, 120)!r} ({detail})",
+                name=f"{name}_FILE",
+                path=bounded(file_name, 120),
+                detail=detail,
+            ) from None
+        if not merged[name]:
+            raise ConfigError(
+                N_("bot.error.config_file_empty"),
+                f"{name}_FILE names an empty file: {bounded(file_name, 120)!r}",
+                name=f"{name}_FILE",
+                path=bounded(file_name, 120),
+            )
+
+
+def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path | None = None) -> Settings:
+    """Settings from ``environ`` (default ``os.environ``) over the optional ``.env`` file."""
+    env = dict(os.environ if environ is None else environ)
+    merged = _merged(env, env_file)
+    _read_files(merged)
 
     def get(name: str, default: str | None = None) -> str | None:
         value = merged.get(name, "").strip()
@@ -258,8 +446,13 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
             value=bounded(log_format, 64),
             choices=", ".join(LOG_FORMATS),
         )
+    urls = _url_settings(get)
     return Settings(
         log_format=log_format,
+        **urls,
+        button_secret=get("SIKPAN_BUTTON_SECRET"),
+        sqlite_shared=bool(_flag(get, "SIKPAN_SQLITE_SHARED")),
+        telegram_replace_webhook=bool(_flag(get, "TELEGRAM_REPLACE_WEBHOOK")),
         **webhook,
         **shards,
         metrics_port=metrics_port,
@@ -270,18 +463,71 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
         keep_deliveries_days=int(keep_raw) if keep_raw is not None else KEEP_DELIVERIES_DAYS,
         start_attempts=attempts,
         telegram_token=get("TELEGRAM_BOT_TOKEN"),
-        telegram_api_base_url=get("TELEGRAM_API_BASE_URL", DEFAULT_TELEGRAM_API_BASE_URL)
-        or DEFAULT_TELEGRAM_API_BASE_URL,
         discord_token=get("DISCORD_BOT_TOKEN"),
-        discord_api_base_url=get("DISCORD_API_BASE_URL", DEFAULT_DISCORD_API_BASE_URL)
-        or DEFAULT_DISCORD_API_BASE_URL,
-        discord_gateway_url=get("DISCORD_GATEWAY_URL", DEFAULT_DISCORD_GATEWAY_URL)
-        or DEFAULT_DISCORD_GATEWAY_URL,
-        db_path=get("SIKPAN_DB", DEFAULT_DB) or DEFAULT_DB,
-        redis_url=get("SIKPAN_REDIS_URL") or None,
         lang=lang,
         tz=tz,
     )
+
+
+# the password of a ``scheme://user:password@`` URL (the user part may be empty: ``redis://:pw@host``)
+_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)[^@\s]*@")
+
+
+def _bad_url(name: str, value: str, expected: str) -> ConfigError:
+    shown = bounded(redact(value), 120)
+    return ConfigError(
+        N_("bot.error.config_url"),
+        f"{name} must be a URL like {expected}: {shown!r}",
+        name=name,
+        value=shown,
+        expected=expected,
+    )
+
+
+def _check_url(name: str, value: str, schemes: tuple[str, ...], expected: str) -> None:
+    """``ConfigError`` unless ``value`` is a URL of one of ``schemes`` with a host and a numeric port."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError for a port that is no number (or out of range)
+    except ValueError:
+        raise _bad_url(name, value, expected) from None
+    if parts.scheme.lower() not in schemes or not (parts.hostname or parts.scheme == "unix"):
+        raise _bad_url(name, value, expected)
+
+
+def _url_settings(get: Any) -> dict[str, Any]:
+    """The URL settings, each checked before anything starts: one line naming the variable, never a
+    traceback (``SIKPAN_REDIS_URL=http://…``) or a late failure (a Telegram base URL without ``/bot``)."""
+    telegram = get("TELEGRAM_API_BASE_URL", DEFAULT_TELEGRAM_API_BASE_URL) or DEFAULT_TELEGRAM_API_BASE_URL
+    expected = "https://api.telegram.org/bot"
+    _check_url("TELEGRAM_API_BASE_URL", telegram, ("http", "https"), expected)
+    if "{token}" not in telegram and not urlsplit(telegram).path.rstrip().endswith("/bot"):
+        raise _bad_url("TELEGRAM_API_BASE_URL", telegram, expected)  # the token is appended to it
+    discord = get("DISCORD_API_BASE_URL", DEFAULT_DISCORD_API_BASE_URL) or DEFAULT_DISCORD_API_BASE_URL
+    _check_url("DISCORD_API_BASE_URL", discord, ("http", "https"), DEFAULT_DISCORD_API_BASE_URL)
+    gateway = get("DISCORD_GATEWAY_URL", DEFAULT_DISCORD_GATEWAY_URL) or DEFAULT_DISCORD_GATEWAY_URL
+    _check_url("DISCORD_GATEWAY_URL", gateway, ("ws", "wss"), DEFAULT_DISCORD_GATEWAY_URL)
+    redis_url = get("SIKPAN_REDIS_URL")
+    if redis_url is not None:
+        _check_url("SIKPAN_REDIS_URL", redis_url, ("redis", "rediss", "unix"), "redis://host:6379/0")
+    db = get("SIKPAN_DB", DEFAULT_DB) or DEFAULT_DB
+    if "://" in db:  # a URL: PostgreSQL's (a SQLite file is a path)
+        _check_url("SIKPAN_DB", db, ("postgresql", "postgres"), "postgresql://user@host:5432/db")
+    password = get("SIKPAN_DB_PASSWORD")
+    if password is not None:
+        if "://" not in db:
+            raise ConfigError(
+                N_("bot.error.config_db_password"),
+                "SIKPAN_DB_PASSWORD is set but SIKPAN_DB is no postgresql:// URL",
+            )
+        db = with_password(db, password)
+    return {
+        "telegram_api_base_url": telegram,
+        "discord_api_base_url": discord,
+        "discord_gateway_url": gateway,
+        "redis_url": redis_url,
+        "db_path": db,
+    }
 
 
 def _flag(get: Any, name: str) -> bool | None:
@@ -399,12 +645,21 @@ _TOKEN_PATTERNS = (
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every secret and token-shaped substring replaced by ``[REDACTED]``."""
-    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+    """``text`` with every secret (also as it appears URL-encoded), token-shaped substring and URL password
+    replaced by ``[REDACTED]`` (a URL's password by ``***``)."""
+    text = _URL_PASSWORD.sub(r"\1***@", text)
+    given = [s for s in secrets if s and len(s) >= 4]  # shorter: a URL's is caught by its shape above
+    values = set(given) | {quote(s, safe="") for s in given}
+    for secret in sorted(values, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     for pattern in _TOKEN_PATTERNS:
         text = pattern.sub(REDACTED, text)
     return text
+
+
+def redact_known(text: str) -> str:
+    """``text`` without any secret registered with :func:`install_redaction` (what the CLI prints)."""
+    return redact(text, _SECRETS)
 
 
 class RedactingFilter(logging.Filter):
@@ -453,7 +708,9 @@ def install_redaction(secrets: Settings | Iterable[str | None]) -> RedactingFilt
     """Register tokens (a :class:`Settings`' or given ones) and make sure no log record ever carries them.
 
     Installs, once per process, a log-record factory that runs every new record through the redacting
-    filter; also quiets ``httpx``'s per-request INFO lines, whose URLs contain the Telegram token.
+    filter and a ``sys.excepthook`` that redacts the traceback of an exception nothing caught (a bug: its
+    text may hold a URL or a token); also quiets ``httpx``'s per-request INFO lines, whose URLs contain the
+    Telegram token.
     """
     global _installed
     values = secrets.secrets if isinstance(secrets, Settings) else tuple(secrets)
@@ -471,4 +728,9 @@ def install_redaction(secrets: Settings | Iterable[str | None]) -> RedactingFilt
             return record
 
         logging.setLogRecordFactory(factory)
+
+        def excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+            sys.stderr.write(redact_known("".join(traceback.format_exception(kind, value, tb))))
+
+        sys.excepthook = excepthook
     return _FILTER

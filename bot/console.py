@@ -154,10 +154,10 @@ class ConsoleSession:
         if page is not None and self.last is not None:
             lang = await resolve_lang(incoming, self.ctx)
             ref = pages.PageRef(incoming.user_id, self.last[0], page)
-            stored = await pages.load("console", ref, lang, "private", self.ctx)
-            if stored is None:
+            stored = await pages.load("console", ref, lang, "full", self.ctx)  # its own cast, read alone
+            if isinstance(stored, str):
                 self.last = None
-                return gettext(lang, "chat.page.gone")
+                return gettext(lang, stored)
             return shown_text(present(stored, "console", incoming.user_id, page))
         reply: Reply = await dispatch(incoming, self.ctx)
         shown = present(reply, "console", incoming.user_id)

@@ -1,8 +1,8 @@
 """The application context every command and service reads: settings, storage, clock, and the few
 per-process services the adapters and the scheduler share (typed fields, one each).
 
-This module depends only on :mod:`bot.config`, :mod:`bot.storage`, :mod:`bot.admission`, :mod:`bot.limits`
-and :mod:`bot.sending` (none of which imports a chat library or this module), so the command layer, the
+This module depends only on :mod:`bot.config`, :mod:`bot.storage`, :mod:`bot.admission`, :mod:`bot.limits`,
+:mod:`bot.seal` and :mod:`bot.sending` (none of which imports a chat library or this module), so the command layer, the
 adapters and the scheduler can all import it without importing each other (``bot.app`` starts them). What
 the adapters and the scheduler put here is described by small protocols, not by their classes.
 """
@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from bot.admission import Admission
 from bot.config import Settings
 from bot.limits import Limiter
+from bot.seal import ButtonSeal
 from bot.sending import BeforeRequest, SendOutcome
 from bot.storage import Storage
 
@@ -148,12 +149,25 @@ class AppContext:
     webhook_state: object | None = None
     # the heartbeats this process writes, by part (``scheduler``, ``worker``): ``/readyz`` reads them back
     heartbeats: dict[str, Heartbeat] = field(default_factory=dict)
+    # seals every button's data (bot.seal): keyed by SIKPAN_BUTTON_SECRET or the database's own key
+    buttons: ButtonSeal = field(default_factory=ButtonSeal.random)
 
     async def close(self) -> None:
         await self.storage.close()
 
 
 async def create_context(settings: Settings, clock: Clock | None = None) -> AppContext:
-    """Open (and migrate) the database named by the settings."""
+    """Open (and migrate) the database named by the settings; the buttons' key is ``SIKPAN_BUTTON_SECRET``
+    or the one the database keeps (generated once, shared by every process on it)."""
     storage = await Storage.open(settings.db_path)
-    return AppContext(settings=settings, storage=storage, clock=clock or SystemClock())
+    try:
+        secret = settings.button_secret or await storage.server_secret("buttons")
+    except BaseException:
+        await storage.close()
+        raise
+    return AppContext(
+        settings=settings,
+        storage=storage,
+        clock=clock or SystemClock(),
+        buttons=ButtonSeal.from_secret(secret),
+    )

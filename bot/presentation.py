@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot import pictures
 from bot.commands import pages, setting_buttons
@@ -27,6 +27,7 @@ from bot.commands.setting_buttons import Button
 from bot.features.base import Reply
 from bot.i18n import gettext
 from bot.msgids import msgid
+from bot.seal import EVERYONE, ButtonSeal
 from bot.sending import (
     DISCORD_EMBED_DESCRIPTION_LIMIT,
     TELEGRAM_CAPTION_LIMIT,
@@ -209,6 +210,31 @@ def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, p
     return tuple(rows)
 
 
+def sealed(shown: Message, seal: ButtonSeal, chat_id: str, owner: str, *, private: bool) -> Message:
+    """``shown`` with its buttons' data sealed for the chat it is sent to (:mod:`bot.seal`): a ``/settings``
+    button for its owner alone; a page button for the owner alone when the message is theirs alone
+    (``private``: a private chat, an ephemeral reply, a page of the owner's whole cast), else for everyone who
+    reads the chat."""
+    if not shown.buttons:
+        return shown
+    rows = tuple(
+        tuple(
+            replace(
+                b,
+                data=seal.seal(
+                    shown.channel,
+                    chat_id,
+                    b.data,
+                    owner if private or setting_buttons.is_setting(b.data) else EVERYONE,
+                ),
+            )
+            for b in row
+        )
+        for row in shown.buttons
+    )
+    return replace(shown, buttons=rows)
+
+
 def page_hint(reply: Reply, current: str) -> str:
     """The console's line naming the other pages of a stored cast, by number and label."""
     labels = [
@@ -290,4 +316,5 @@ __all__ = [
     "photo_caption",
     "present",
     "reading_caption",
+    "sealed",
 ]

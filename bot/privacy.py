@@ -8,8 +8,12 @@ coordinates, zone, options, birth data, the cast history — are *private-only* 
 - elsewhere (Telegram groups and channels, Discord prefix commands in a guild) the bot answers only
   ``bot.error.private_only`` ("ask me privately", localized) and runs nothing.
 
-Replies that are fine in a group but would carry a saved coordinate (a ``/cast`` with true solar time,
-which uses the saved longitude) lose it through :func:`public_context`.
+What a group may see of a stored cast (the first reply, and every page a button shows again) is an explicit
+allow-list per view, ``Stored.public`` of the command that stores it (:func:`public_context`): the members
+of the context a group may read (``"when.local"`` keeps that one member of ``when``; the others of ``when``
+become None); every other member is left out. A view with an empty list (七政四餘: birth date, time, place
+and coordinates are all it is made of) is never shown to a group. Other replies that would carry a saved
+coordinate (a reply with ``when.longitude``) lose it.
 
 Which commands are private-only their specs say (``CommandSpec.private_only``, read from the registry of
 :mod:`bot.features.base`: no import of the command layer, so ``bot.commands.dispatch`` can call it).
@@ -20,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.features.base import lookup
+from bot.features.base import lookup, stored_as_view
 
 
 def private_only(command: str) -> bool:
@@ -39,12 +43,39 @@ def answer_privately(command: str, chat_kind: str, private_reply: bool) -> bool:
     return private_only(command) and chat_kind != "private" and private_reply
 
 
-def public_context(context: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A reply's context without saved coordinates, for a chat that others read."""
+def public_context(view: str, context: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """What a chat that others read may see of a reply's ``context``: for a stored view, only the members
+    its allow-list names (None: a group may see nothing of it); otherwise the context without saved
+    coordinates."""
+    spec = stored_as_view(view)
+    if spec is not None and spec.stored is not None:
+        return allowed(context, spec.stored.public)
     when = context.get("when")
     if isinstance(when, Mapping) and when.get("longitude") is not None:
         return {**context, "when": {**when, "longitude": None, "solar": None}}
     return context
 
 
-__all__ = ["answer_privately", "private_only", "public_context", "refuse_in_public"]
+def allowed(context: Mapping[str, Any], public: tuple[str, ...]) -> Mapping[str, Any] | None:
+    """``context`` with only the members ``public`` names (``"a"``: member ``a`` whole; ``"a.b"``: member
+    ``b`` of the mapping ``a``, its other members None); None when ``public`` is empty."""
+    if not public:
+        return None
+    whole = {name for name in public if "." not in name}
+    parts: dict[str, set[str]] = {}
+    for name in public:
+        if "." in name:
+            head, _, tail = name.partition(".")
+            parts.setdefault(head, set()).add(tail)
+    shown: dict[str, Any] = {}
+    for key, value in context.items():
+        if key in whole:
+            shown[key] = value
+        elif key in parts and isinstance(value, Mapping):
+            shown[key] = {k: (v if k in parts[key] else None) for k, v in value.items()}
+        elif key in parts:
+            shown[key] = None
+    return shown
+
+
+__all__ = ["allowed", "answer_privately", "private_only", "public_context", "refuse_in_public"]

@@ -158,7 +158,13 @@ async def _handle(state: WebhookState, update_id: int, data: dict[str, Any]) -> 
     application = state.application
     try:
         update = Update.de_json(data, application.bot)
-    except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as exc:  # PTB cannot read it: never will
+    except (
+        AttributeError,
+        KeyError,
+        TypeError,
+        ValueError,
+        RecursionError,
+    ) as exc:  # PTB cannot read it: never will
         log.warning("webhook: update %s could not be read (%r); ignored", update_id, exc)
         metrics.dropped("update_unreadable")
     else:

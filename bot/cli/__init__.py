@@ -85,7 +85,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             return int(args.func(args) or 0)
         except UsageError as err:  # the echoed values are bounded: a 1 MB argument echoes 80 characters
-            print(gettext(lang, err.code, **bounded_params(err.params, 200)), file=sys.stderr)
+            # … and never carry a secret (a database URL's password, a token: bot.config.redact)
+            from bot.config import redact_known  # loaded on an error only (a command loads what it uses)
+
+            print(redact_known(gettext(lang, err.code, **bounded_params(err.params, 200))), file=sys.stderr)
             return 2
         except EngineInputError as err:
             print(gettext(lang, err.code, **bounded_params(err.params)), file=sys.stderr)

@@ -24,7 +24,8 @@ import sys
 from collections.abc import Callable
 
 from bot.cli.common import UsageError
-from bot.config import ROLES, ConfigError, Settings, install_redaction, load_settings, redact
+from bot.cli.settings import operator_settings
+from bot.config import ROLES, Settings, install_redaction, redact, redact_url
 from bot.i18n import N_, gettext
 from bot.logs import formatter
 from bot.sanitize import bounded_params
@@ -42,6 +43,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=ROLES,
         help=N_(
             "what this process runs (default all, or SIKPAN_ROLE): all, telegram, discord, scheduler, worker, webhook"
+        ),
+    )
+    parser.add_argument(
+        "--replace-webhook",
+        action="store_true",
+        help=N_(
+            "long polling: delete a Telegram webhook that is set (else refuse to start; TELEGRAM_REPLACE_WEBHOOK=1)"
         ),
     )
     parser.add_argument(
@@ -123,10 +131,9 @@ def loop_factory(
 
 
 def handler(args: argparse.Namespace) -> int:
-    try:
-        settings = load_settings(env_file=args.env_file)
-    except ConfigError as err:
-        raise UsageError(err.code, **err.params) from None
+    settings = operator_settings(args.env_file)
+    if args.replace_webhook:
+        settings = dataclasses.replace(settings, telegram_replace_webhook=True)
     if args.role is not None:
         settings = dataclasses.replace(settings, role=args.role)
     from bot.app import MissingExtra, RoleError, plan
@@ -143,10 +150,13 @@ def handler(args: argparse.Namespace) -> int:
             runner.run(main_async(settings))  # bot.app.run checks the database first (bot.startup)
     except StartupError as err:  # the database, or an adapter that could not start after its retries
         params = {k: redact(str(v), settings.secrets) for k, v in err.params.items()}
-        print(gettext(settings.lang, err.code, **bounded_params(params, 200)), file=sys.stderr)
+        line = gettext(settings.lang, err.code, **bounded_params(params, 200))
+        print(redact(line, settings.secrets), file=sys.stderr)
         return err.status
     except (sqlite3.Error, OSError) as err:  # the database cannot be opened or migrated
         raise UsageError(
-            N_("bot.error.db_open"), path=settings.db_path, detail=redact(str(err), settings.secrets)
+            N_("bot.error.db_open"),
+            path=redact_url(settings.db_path),
+            detail=redact(str(err), settings.secrets),
         ) from None
     return 0

@@ -152,8 +152,11 @@ async def _dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
     result = replace(
         result, lang=result.lang or lang, ephemeral=result.ephemeral or spec.ephemeral or private
     )
-    if incoming.chat_kind != "private" and not result.ephemeral:  # others read it: no saved coordinates
-        result = replace(result, context=privacy.public_context(result.context))
+    if incoming.chat_kind != "private" and not result.ephemeral:  # others read it: its allow-list only
+        public = privacy.public_context(result.view, result.context)
+        if public is None:  # a view a group may not see (never one of a command answered in a group)
+            return error_reply("bot.error.private_only", lang, name=spec.name)
+        result = replace(result, context=public)
     return result
 
 

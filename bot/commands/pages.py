@@ -2,21 +2,28 @@
 
 A button names the stored history row (its owner and number) and the page, never process memory, so it works
 after a restart and on any worker: ``p:<owner user id>:<number>:<page>`` (Telegram ``callback_data`` and
-Discord ``custom_id``; at most 64 bytes, Telegram's limit). Anyone who sees the cast may browse its pages
-(the owner's row is read, never written); in a chat that others read the saved coordinates are left out
-(:func:`bot.privacy.public_context`), as for the first reply.
+Discord ``custom_id``), sealed by the adapter for the chat and audience it is sent to (:mod:`bot.seal`: the
+whole data at most 64 bytes, Telegram's limit). :func:`access` decides what a press may show: in the chat the
+cast was answered in, anyone who saw it may browse its pages, as a group may see them
+(:func:`bot.privacy.public_context`, an allow-list per view); a cast answered to one person (a private chat,
+an ephemeral reply) only to that person; anything else — a button from another chat, a forged or changed
+one, an unsealed (old) button pressed by someone other than its owner — shows nothing.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from bot import privacy
 from bot.context import AppContext
 from bot.features.base import Reply, pages_of
+from bot.i18n import N_
+from bot.seal import INNER_LIMIT, LEGACY, OWN, PUBLIC, Status
 
-DATA_LIMIT = 64  # bytes: Telegram's callback_data (Discord's custom_id allows 100)
+DATA_LIMIT = INNER_LIMIT  # bytes of the data before its seal (with it: Telegram's 64)
+Access = Literal["public", "full"]
 _DATA = re.compile(r"^p:([^:\s]{1,40}):(\d{1,9}):([a-z]{1,8})$")
 
 
@@ -45,16 +52,34 @@ def refs(view: str, owner: str, number: int) -> list[PageRef]:
     return [PageRef(owner, number, page) for page in pages_of(view)]
 
 
-async def load(platform: str, ref: PageRef, lang: str, chat_kind: str, ctx: AppContext) -> Reply | None:
-    """The stored cast ``ref`` names, as a reply in ``lang`` (the reader's language); None when the row is
-    gone (forgotten or pruned) or the page is not one of its view."""
+def access(status: Status, ref: PageRef, presser: str, chat_kind: str) -> Access | None:
+    """What a press of the page button ``ref`` (its seal's ``status``, :meth:`bot.seal.ButtonSeal.open`) by
+    ``presser`` in a chat of ``chat_kind`` may show: ``"public"`` (what a group may see of the cast),
+    ``"full"`` (the whole cast: its owner, where only they read it) or None (nothing: the button has expired)."""
+    if status == PUBLIC:  # sealed for everyone in this chat: the message was answered to this chat
+        return "full" if chat_kind == "private" and presser == ref.owner else "public"
+    if status == OWN:  # sealed for the presser alone: their own private or ephemeral reply
+        return "full" if presser == ref.owner else None
+    if status == LEGACY and presser == ref.owner:  # an unsealed button from before seals: its owner only
+        return "public" if chat_kind != "private" else "full"
+    return None
+
+
+async def load(platform: str, ref: PageRef, lang: str, shown: Access, ctx: AppContext) -> Reply | str:
+    """The stored cast ``ref`` names, as a reply in ``lang`` (the reader's language), all of it or (``shown``
+    ``"public"``) what a group may see of it; else the message id of the presser's notice: the row is gone
+    (forgotten or pruned) or the page is not one of its view (``chat.page.gone``), or a group may not see
+    that view at all (``chat.button.expired``)."""
     entry = await ctx.storage.get_history(f"{platform}:{ref.owner}", ref.number)
     if entry is None or ref.page not in pages_of(entry.view):
-        return None
+        return N_("chat.page.gone")
     context = dict(entry.context)
-    if chat_kind != "private":
-        context = dict(privacy.public_context(context))
+    if shown != "full":
+        public = privacy.public_context(entry.view, entry.context)
+        if public is None:
+            return N_("chat.button.expired")
+        context = dict(public)
     return Reply(view=entry.view, lang=lang, context={**context, "no": entry.seq})
 
 
-__all__ = ["DATA_LIMIT", "PageRef", "decode", "load", "refs"]
+__all__ = ["DATA_LIMIT", "Access", "PageRef", "access", "decode", "load", "refs"]

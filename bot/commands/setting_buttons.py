@@ -1,12 +1,14 @@
 """Settings as choices (issue #13 item 5): the buttons of a ``/settings`` reply and what a press means.
 
-A button names its owner and a line of ``/settings`` — never process memory, so it works after a restart and
-on any worker: ``s:<owner user id>:`` (everything), ``s:<owner>:<group>`` (one group of options),
-``s:<owner>:<key>`` (one option and its values), ``s:<owner>:<key>=<value>`` (set it). At most 64 bytes
-(Telegram's ``callback_data``; Discord's ``custom_id``). A press is the owner's typed command
-(:meth:`SettingRef.command_line`) run through ``dispatch``, so a button is validated and refused exactly as
-the typed command is (晝夜 by sunrise without a place); a press by anyone else changes nothing
-(``chat.settings.not_yours``).
+A button names a line of ``/settings`` — never process memory, so it works after a restart and on any
+worker: ``s:`` (everything), ``s:<group>`` (one group of options), ``s:<key>`` (one option and its values),
+``s:<key>=<value>`` (set it). The adapter seals it for its owner alone (:mod:`bot.seal`, audience = the owner's
+user id: the seal holds only when the owner presses it, in the chat it was sent to), so the owner is not in the
+data; with the seal at most 64 bytes (Telegram's ``callback_data``; Discord's ``custom_id``). A press is the
+owner's typed command (:meth:`SettingRef.command_line`) run through ``dispatch``, so a button is validated and
+refused exactly as the typed command is (晝夜 by sunrise without a place); a press by anyone else, or of a
+button whose seal does not hold here, changes nothing (``chat.settings.not_yours``). Buttons sent before
+seals, ``s:<owner>:<target>[=<value>]``, still work for the owner they name (:func:`pressed`).
 
 The buttons are built from the reply alone, which is built from the settings model
 (:func:`bot.features.options.model`): a new option or group shows up without new code here.
@@ -22,9 +24,11 @@ from typing import Any
 from bot.features import options as model
 from bot.features.base import Reply
 from bot.i18n import gettext
+from bot.seal import FORGED, INNER_LIMIT, LEGACY, Opened
 
-DATA_LIMIT = 64  # bytes: Telegram's callback_data (Discord's custom_id allows 100)
-_DATA = re.compile(r"^s:([^:=\s]{1,40}):([a-z0-9_.]{0,40})(?:=(\S{1,20}))?$")
+DATA_LIMIT = INNER_LIMIT  # bytes of the data before its seal (with it: Telegram's 64)
+_DATA = re.compile(r"^s:([a-z0-9_.]{0,40})(?:=(\S{1,20}))?$")
+_LEGACY = re.compile(r"^s:([^:=\s]{1,40}):([a-z0-9_.]{0,40})(?:=(\S{1,20}))?$")  # before seals
 
 
 @dataclass(frozen=True)
@@ -34,21 +38,27 @@ class SettingRef:
     value: str | None = None  # set ``target`` to this
 
     def encode(self) -> str | None:
-        """The button data, or None when it would not fit (then that button is not offered)."""
-        data = f"s:{self.owner}:{self.target}" + (f"={self.value}" if self.value is not None else "")
-        return data if len(data.encode()) <= DATA_LIMIT and decode(data) == self else None
+        """The button data (to be sealed for the owner), or None when it would not fit (then that button is
+        not offered)."""
+        data = f"s:{self.target}" + (f"={self.value}" if self.value is not None else "")
+        return data if len(data.encode()) <= DATA_LIMIT and decode(data, self.owner) == self else None
 
     def command_line(self) -> str:
         """The ``/settings`` line this button stands for (what the owner could type instead)."""
         return " ".join(p for p in ("/settings", self.target, self.value) if p)
 
 
-def decode(data: str | None) -> SettingRef | None:
-    """The settings button ``data`` names, or None for data that is not one (or names no option/value)."""
+def decode(data: str | None, owner: str = "") -> SettingRef | None:
+    """The settings button ``data`` (without its seal) names, as ``owner``'s; None for data that is not one
+    (or names no option/value). Data from before seals names its owner itself."""
     m = _DATA.match(data or "")
-    if m is None:
-        return None
-    owner, target, value = m.group(1), m.group(2), m.group(3)
+    if m is not None:
+        target, value = m.group(1), m.group(2)
+    else:
+        m = _LEGACY.match(data or "")
+        if m is None:
+            return None
+        owner, target, value = m.group(1), m.group(2), m.group(3)
     if target and target not in model.GROUPS and model.setting(target) is None:
         return None
     if value is not None:
@@ -56,6 +66,23 @@ def decode(data: str | None) -> SettingRef | None:
         if option is None or (option.choices and value not in option.choices):
             return None
     return SettingRef(owner, target, value)
+
+
+def is_setting(data: str) -> bool:
+    """Is ``data`` (without its seal) a settings button's, of either form?"""
+    return decode(data) is not None
+
+
+def pressed(opened: Opened, presser: str) -> SettingRef | None:
+    """The settings line a press stands for, when ``presser`` may run it: the seal holds for them (sealed for
+    its owner alone), or — a button from before seals — it names them; else None (it changes nothing)."""
+    if opened.status == FORGED:
+        return None
+    if opened.status == LEGACY:
+        legacy = _LEGACY.match(opened.data)
+        ref = decode(opened.data) if legacy is not None else None
+        return ref if ref is not None and ref.owner == presser else None
+    return decode(opened.data, presser) if _DATA.match(opened.data) else None
 
 
 @dataclass(frozen=True)
@@ -129,4 +156,4 @@ def _rows(items: list[Button], per_row: int) -> list[list[Button]]:
     return [items[i : i + per_row] for i in range(0, len(items), per_row)]
 
 
-__all__ = ["DATA_LIMIT", "Button", "SettingRef", "buttons", "decode"]
+__all__ = ["DATA_LIMIT", "Button", "SettingRef", "buttons", "decode", "is_setting", "pressed"]

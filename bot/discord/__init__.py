@@ -53,8 +53,9 @@ from bot.config import install_redaction
 from bot.discord.identify import IDENTIFY_INTERVAL, IdentifyGate
 from bot.discord.sender import DiscordSender
 from bot.i18n import gettext
-from bot.presentation import Message, present
+from bot.presentation import Message, present, sealed
 from bot.sanitize import clean
+from bot.seal import Opened
 from bot.sending import SendOutcome
 from bot.startup import start_with_retries
 
@@ -289,7 +290,13 @@ class SikpanClient(discord.AutoShardedClient):
         reply = await dispatch(incoming, self.ctx)
         ephemeral = reply.ephemeral or spec.ephemeral or private
         # a failure here reaches on_app_command_error (the request boundary)
-        shown = present(reply, "discord", incoming.user_id)
+        shown = sealed(
+            present(reply, "discord", incoming.user_id),
+            self.ctx.buttons,
+            incoming.chat_id,
+            incoming.user_id,
+            private=ephemeral or incoming.chat_kind == "private",
+        )
         # a stored cast: one embed of its first page (the picture in it, uploaded with it), its pages as buttons
         embed = embed_of(shown, image=shown.picture is not None)
         outcome = await self.sender.send(
@@ -317,24 +324,36 @@ class SikpanClient(discord.AutoShardedClient):
         if clean(custom_id) != custom_id:  # controls, bidi marks, lone surrogates: never in our buttons
             await self.refuse_button(interaction)
             return
-        if (setting := setting_buttons.decode(custom_id)) is not None:
-            await self.change_setting(interaction, setting)
+        incoming = self.incoming(interaction, "")
+        # the custom_id is the client's word: its seal must hold for this channel and this presser
+        opened = self.ctx.buttons.open("discord", incoming.chat_id, incoming.user_id, custom_id)
+        if setting_buttons.is_setting(opened.data):
+            await self.change_setting(interaction, opened)
             return
-        ref = pages.decode(custom_id)
+        ref = pages.decode(opened.data)
         if ref is None:
             await self.refuse_button(interaction)
             return
-        incoming = self.incoming(interaction, "")
         lang = await resolve_lang(incoming, self.ctx)
         verdict = self.ctx.admission.check(incoming.user_key, incoming.chat_key)
         if verdict is not Verdict.ADMIT:
             await interaction.response.send_message(gettext(lang, "bot.error.slow_down"), ephemeral=True)
             return
-        reply = await pages.load("discord", ref, lang, incoming.chat_kind, self.ctx)
-        if reply is None:
-            await interaction.response.send_message(gettext(lang, "chat.page.gone"), ephemeral=True)
+        access = pages.access(opened.status, ref, incoming.user_id, incoming.chat_kind)
+        if access is None:  # another channel's, another person's, forged, or an old one not its owner's
+            await interaction.response.send_message(gettext(lang, "chat.button.expired"), ephemeral=True)
             return
-        shown = present(reply, "discord", ref.owner, ref.page, edit=True)
+        reply = await pages.load("discord", ref, lang, access, self.ctx)
+        if isinstance(reply, str):  # the row is gone, or a group may not see this view
+            await interaction.response.send_message(gettext(lang, reply), ephemeral=True)
+            return
+        shown = sealed(
+            present(reply, "discord", ref.owner, ref.page, edit=True),
+            self.ctx.buttons,
+            incoming.chat_id,
+            ref.owner,
+            private=access == "full",
+        )
         attachments = await self.page_attachments(interaction, shown, ref, lang)
         embed = embed_of(shown, image=bool(attachments))
         if attachments:
@@ -376,21 +395,29 @@ class SikpanClient(discord.AutoShardedClient):
             return []
         return [discord.File(io.BytesIO(png), filename=pictures.FILENAME)]
 
-    async def change_setting(self, interaction: discord.Interaction, ref: setting_buttons.SettingRef) -> None:
+    async def change_setting(self, interaction: discord.Interaction, opened: Opened) -> None:
         """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place (UPDATE_MESSAGE);
-        anyone else, or a refused value, gets an ephemeral one-liner and nothing changes."""
-        incoming = self.incoming(interaction, ref.command_line())
+        anyone else (the seal holds for the owner alone), or a refused value, gets an ephemeral one-liner and
+        nothing changes."""
+        ref = setting_buttons.pressed(opened, str(interaction.user.id))
+        incoming = self.incoming(interaction, ref.command_line() if ref is not None else "/settings")
         lang = await resolve_lang(incoming, self.ctx)
         notice: str | None = None
         if self.ctx.admission.check(incoming.user_key, incoming.chat_key) is not Verdict.ADMIT:
             notice = gettext(lang, "bot.error.slow_down")
-        elif incoming.user_id != ref.owner:  # settings are per user: another's button changes nothing
+        elif ref is None:  # settings are per user: another's button (or one sealed elsewhere) changes nothing
             notice = gettext(lang, "chat.settings.not_yours")
         if notice is not None:
             await interaction.response.send_message(notice, ephemeral=True)
             return
         reply = await dispatch(incoming, self.ctx)
-        shown = present(reply, "discord", incoming.user_id, edit=True)
+        shown = sealed(
+            present(reply, "discord", incoming.user_id, edit=True),
+            self.ctx.buttons,
+            incoming.chat_id,
+            incoming.user_id,
+            private=True,
+        )
         if reply.view == "error":  # refused as the typed line would be (晝夜 by sunrise without a place)
             await interaction.response.send_message(
                 self.sender.prepare(shown.text),

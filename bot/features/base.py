@@ -115,6 +115,9 @@ class Stored:
     pages: tuple[Page, ...] = ()  # empty: a one-page view
     picture: str = ""  # the chart picture's kind (``bot.pictures``: drawn by ``bot/images``), "" for none
     extras: Extras | None = None  # what the view reads besides its context, in the reader's language
+    # what a group may see of it (bot.privacy.public_context): context members ("when.local": one member of
+    # ``when``), never birth data or a saved place; empty: the view is never shown to a group
+    public: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import secrets
 import sqlite3
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -294,6 +295,17 @@ class Storage:
             _loads_or_none(place_name),
             _loads_or_none(birth),
         )
+
+    async def server_secret(self, name: str) -> str:
+        """The server's secret ``name`` (migration 0013): generated and stored by the first process that asks,
+        the same value for every process on this database afterwards."""
+        fresh = secrets.token_urlsafe(32)
+        await self.execute(
+            "INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING", (name, fresh)
+        )
+        row = await self.fetchone("SELECT value FROM server_secrets WHERE name = ?", (name,))
+        assert row is not None  # inserted just now, or by another process before
+        return str(row[0])
 
     async def get_user(self, user_key: str) -> UserSettings | None:
         row = await self.backend.fetchone(

@@ -50,6 +50,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from telegram import (
     BotCommand,
@@ -94,8 +95,10 @@ from bot.config import install_redaction
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
 from bot.limits import limiter_of
-from bot.presentation import Rows, decode_part, present
+from bot.presentation import Rows, decode_part, present, sealed
+from bot.seal import Opened
 from bot.sending import SendOutcome
+from bot.startup import StartupError
 from bot.telegram.aiohttprequest import AiohttpRequest
 from bot.telegram.sender import NO_PREVIEW, TelegramSender, start_telegram, telegram_request
 
@@ -343,7 +346,13 @@ class TelegramAdapter:
                 reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
             else:
                 reply = await dispatch(incoming, self.ctx)
-            message_out = present(reply, "telegram", incoming.user_id)
+            message_out = sealed(
+                present(reply, "telegram", incoming.user_id),
+                self.ctx.buttons,
+                incoming.chat_id,
+                incoming.user_id,
+                private=incoming.chat_kind == "private",
+            )
         except BaseException:
             self.sender.release(message.chat.id)
             raise
@@ -403,16 +412,23 @@ class TelegramAdapter:
         return outcome
 
     async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A page button: the page of the stored cast replaces the message in place. Every callback query
-        is answered (``answerCallbackQuery``), also when the row is gone or the edit fails."""
+        """A page or settings button: its seal is checked for this chat and presser (:mod:`bot.seal`), then
+        the page of the stored cast (or the settings) replaces the message in place. Every callback query is
+        answered (``answerCallbackQuery``), also when the button has expired, the row is gone or the edit
+        fails."""
         query = update.callback_query
         assert query is not None
         notice: str | None = None
+        chat = update.effective_chat
+        user = update.effective_user
         try:
-            if setting_buttons.decode(query.data) is not None:
-                notice = await self.change_setting(update)
-            else:
-                notice = await self.show_page(update)
+            if chat is not None:
+                presser = str(user.id) if user is not None else ""
+                opened = self.ctx.buttons.open("telegram", str(chat.id), presser, query.data or "")
+                if setting_buttons.is_setting(opened.data):
+                    notice = await self.change_setting(update, opened)
+                else:
+                    notice = await self.show_page(update, opened)
         finally:
             try:
                 await self.sender.bot.answer_callback_query(
@@ -421,12 +437,14 @@ class TelegramAdapter:
             except TelegramError as exc:  # a query older than Telegram keeps: nothing left to answer
                 log.info("telegram: callback query not answered: %s", exc)
 
-    async def show_page(self, update: Update) -> str | None:
-        """Edit the message to the page the button names; returns a notice for the presser, if any."""
+    async def show_page(self, update: Update, opened: Opened) -> str | None:
+        """Edit the message to the page the button names, when its seal lets this presser see it here
+        (:func:`bot.commands.pages.access`: else "this button has expired", nothing shown); returns a
+        notice for the presser, if any."""
         query = update.callback_query
         chat = update.effective_chat
         assert query is not None
-        ref, part = decode_part(query.data)
+        ref, part = decode_part(opened.data)
         message = query.message
         if ref is None or chat is None or message is None:
             return None
@@ -435,7 +453,7 @@ class TelegramAdapter:
         presser = Incoming(
             platform="telegram",
             chat_id=str(chat.id),
-            user_id=str(user.id) if user is not None else ref.owner,
+            user_id=str(user.id) if user is not None else "",
             text="",
             lang_hint=user.language_code if user is not None else None,
             chat_kind=_chat_kind(chat.type),
@@ -443,11 +461,20 @@ class TelegramAdapter:
         lang = await resolve_lang(presser, self.ctx)
         if verdict is not Verdict.ADMIT:
             return gettext(lang, "bot.error.slow_down")
-        reply = await pages.load("telegram", ref, lang, presser.chat_kind, self.ctx)
-        if reply is None:
-            return gettext(lang, "chat.page.gone")
+        access = pages.access(opened.status, ref, presser.user_id, presser.chat_kind)
+        if access is None:  # another chat's, another person's, forged, or an old one not its owner's
+            return gettext(lang, "chat.button.expired")
+        reply = await pages.load("telegram", ref, lang, access, self.ctx)
+        if isinstance(reply, str):  # the row is gone, or a group may not see this view
+            return gettext(lang, reply)
         on_photo = isinstance(message, Message) and bool(message.photo)
-        shown = present(reply, "telegram", ref.owner, ref.page, edit=True, on_photo=on_photo, part=part)
+        shown = sealed(
+            present(reply, "telegram", ref.owner, ref.page, edit=True, on_photo=on_photo, part=part),
+            self.ctx.buttons,
+            str(chat.id),
+            ref.owner,
+            private=access == "full",
+        )
         markup = markup_of(shown.buttons)
         try:
             if on_photo and shown.caption is not None:
@@ -486,21 +513,22 @@ class TelegramAdapter:
         source = await pictures.stored_source(self.ctx, f"telegram:{ref.owner}", ref.number)
         return pictures.render(source, lang)
 
-    async def change_setting(self, update: Update) -> str | None:
+    async def change_setting(self, update: Update, opened: Opened) -> str | None:
         """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place of the message;
-        anyone else is told it is not theirs (nothing changes). Returns a notice for the presser, if any."""
+        anyone else (the seal holds for the owner alone) is told it is not theirs (nothing changes). Returns
+        a notice for the presser, if any."""
         query = update.callback_query
         chat = update.effective_chat
         user = update.effective_user
         assert query is not None
-        ref = setting_buttons.decode(query.data)
-        if ref is None or chat is None or user is None or query.message is None:
+        if chat is None or user is None or query.message is None:
             return None
+        ref = setting_buttons.pressed(opened, str(user.id))
         presser = Incoming(
             platform="telegram",
             chat_id=str(chat.id),
             user_id=str(user.id),
-            text=ref.command_line(),
+            text=ref.command_line() if ref is not None else "/settings",
             lang_hint=user.language_code,
             chat_kind=_chat_kind(chat.type),
             display_name=user.full_name,
@@ -508,12 +536,18 @@ class TelegramAdapter:
         lang = await resolve_lang(presser, self.ctx)
         if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
             return gettext(lang, "bot.error.slow_down")
-        if presser.user_id != ref.owner:  # settings are per user: another's button changes nothing
+        if ref is None:  # settings are per user: another's button (or one sealed elsewhere) changes nothing
             return gettext(lang, "chat.settings.not_yours")
         reply = await dispatch(presser, self.ctx)
         if reply.view == "error":  # refused as the typed line would be (e.g. 晝夜 by sunrise without a place)
             return present(reply, "console").text[:200]  # answerCallbackQuery takes 0–200 characters
-        shown = present(reply, "telegram", presser.user_id, edit=True)
+        shown = sealed(
+            present(reply, "telegram", presser.user_id, edit=True),
+            self.ctx.buttons,
+            str(chat.id),
+            presser.user_id,
+            private=True,
+        )
         try:
             await self.edit_text(chat.id, query.message.message_id, shown.text, markup_of(shown.buttons))
         except BadRequest as exc:
@@ -776,6 +810,20 @@ async def poll(app: AnyApplication, stop: asyncio.Event, *, timeout: int = 10) -
         raise InvalidToken("the Bot API refused the token while polling")
 
 
+async def guard_webhook(bot: Any, settings: Settings) -> None:
+    """Long polling deletes the token's webhook (PTB's ``start_polling`` calls ``deleteWebhook``): every
+    webhook replica would go deaf. So while a webhook is set (``getWebhookInfo``) polling refuses to start —
+    :class:`StartupError` ``bot.error.webhook_active``, exit 2 — unless told to replace it
+    (``TELEGRAM_REPLACE_WEBHOOK=1`` or ``sikpan run --replace-webhook``)."""
+    info = await bot.get_webhook_info()
+    if not info.url:
+        return
+    host = urlsplit(info.url).hostname or "?"
+    if not settings.telegram_replace_webhook:
+        raise StartupError("bot.error.webhook_active", status=2, host=host)
+    log.warning("telegram: the webhook to %s is replaced by long polling (told to)", host)
+
+
 async def prepare(app: AnyApplication) -> None:
     """After ``initialize``: learn our username and register the command menu (best effort)."""
     adapter: TelegramAdapter = app.bot_data["adapter"]
@@ -831,6 +879,7 @@ async def run_telegram(ctx: AppContext, stop: asyncio.Event, *, poll_timeout: in
 
                 await serve_webhook(ctx, app, stop, allowed_updates=ALLOWED_UPDATES)  # returns when drained
             else:
+                await guard_webhook(app.bot, ctx.settings)
                 log.info("telegram: polling as @%s", app.bot.username)
                 await poll(app, stop, timeout=poll_timeout)  # returns once stopped, drained and confirmed
         finally:

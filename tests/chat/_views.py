@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.commands import pages
+from bot.seal import unsealed
 from tests.adapters.conftest import Running, running, tg_settings
 from tests.conftest import discord_bot, discord_settings
 from tests.fakes.clock import ManualClock
@@ -30,7 +31,7 @@ def buttons(call: Any) -> list[dict[str, Any]]:
 
 
 def page_of(button: dict[str, Any]) -> str:
-    ref = pages.decode(button.get("callback_data") or button.get("custom_id"))
+    ref = pages.decode(unsealed(button.get("callback_data") or button.get("custom_id")))
     assert ref is not None, button
     return ref.page
 

@@ -13,6 +13,7 @@ import pytest
 
 from bot.commands import pages
 from bot.i18n import gettext
+from bot.seal import unsealed
 from tests.conftest import discord_bot
 
 pytestmark = pytest.mark.usefixtures("restore_discord_endpoints")
@@ -40,7 +41,7 @@ async def test_cast_embed_buttons_update_in_place_and_after_restart(dc, tmp_path
         assert len(embed["description"]) <= 1500 and "丑貴人" in embed["description"]
         assert embed["footer"]["text"].startswith(gettext("ko", "liuren.options"))
         buttons = _buttons(first)
-        assert len(buttons) >= 3 and all(pages.decode(b["custom_id"]) for b in buttons)
+        assert len(buttons) >= 3 and all(pages.decode(unsealed(b["custom_id"])) for b in buttons)
         detail = ""
         for button in buttons:
             pressed = await _press(dc, first, button, user_id=dc.user_id)
@@ -50,7 +51,7 @@ async def test_cast_embed_buttons_update_in_place_and_after_restart(dc, tmp_path
             detail += page["description"]
         assert SEED_003_KO in detail
         assert len(detail) - len(embed["description"]) >= 1500
-    trace = next(b for b in buttons if pages.decode(b["custom_id"]).page == "trace")
+    trace = next(b for b in buttons if pages.decode(unsealed(b["custom_id"])).page == "trace")
     async with discord_bot(dc, db):  # a restart: the old message's buttons still work
         pressed = await _press(dc, first, trace, user_id=dc.owner_id)  # another member of the guild
         assert pressed.ack_type == 7
@@ -96,7 +97,7 @@ async def test_typed_options_localizations_and_permissions(dc, tmp_path):
         # a typed category reaches the 大六壬 reading (the 類神 category line of the composed reading)
         inter = await dc.slash("cast", {"when": "庚辰 8", "category": "天文"})
         [first] = await dc.wait_followups(inter, 1, timeout=10)
-        read = next(b for b in _buttons(first) if pages.decode(b["custom_id"]).page == "read")
+        read = next(b for b in _buttons(first) if pages.decode(unsealed(b["custom_id"])).page == "read")
         pressed = await _press(dc, first, read, user_id=dc.user_id)
         assert gettext("ko", "liuren_reading.category") in pressed.original["embeds"][0]["description"]
 

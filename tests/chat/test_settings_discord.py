@@ -12,6 +12,7 @@ import pytest
 from bot.commands import pages, setting_buttons
 from bot.features import options as _options
 from bot.i18n import gettext
+from bot.seal import unsealed
 from tests.chat.test_discord_pages import _buttons, _press
 from tests.conftest import discord_bot
 
@@ -22,7 +23,9 @@ def _by_target(buttons, target, value=None):
     return next(
         b
         for b in buttons
-        if (ref := setting_buttons.decode(b["custom_id"])) and ref.target == target and ref.value == value
+        if (ref := setting_buttons.decode(unsealed(b["custom_id"])))
+        and ref.target == target
+        and ref.value == value
     )
 
 
@@ -38,7 +41,9 @@ async def test_guild_settings_buttons_update_in_place(dc, tmp_path, locale, lang
         [first] = await dc.wait_followups(inter, 1, timeout=10)
         assert first["flags"] & 64  # the caller's own data: ephemeral in a guild
         groups = _buttons(first)
-        assert {setting_buttons.decode(b["custom_id"]).target for b in groups} == set(_options.GROUPS)
+        assert {setting_buttons.decode(unsealed(b["custom_id"])).target for b in groups} == set(
+            _options.GROUPS
+        )
 
         pressed = await _press(dc, first, _by_target(groups, "qizheng"), user_id=owner, locale=locale)
         assert pressed.ack_type == 7  # UPDATE_MESSAGE: the same message, edited
@@ -96,13 +101,15 @@ async def test_a_guild_cast_is_browsed_by_another_member_views_change_settings_d
         inter = await dc.slash("cast", {"when": "庚辰 8"}, user_id=asker)
         [first] = await dc.wait_followups(inter, 1, timeout=10)
         assert not first["flags"] & 64  # a cast is shown to the channel
-        read = next(b for b in _buttons(first) if pages.decode(b["custom_id"]).page == "read")
+        read = next(b for b in _buttons(first) if pages.decode(unsealed(b["custom_id"])).page == "read")
         pressed = await _press(dc, first, read, user_id=member)
         assert pressed.ack_type == 7
         [page] = pressed.original["embeds"]
         assert "앞에서 이끌고 뒤에서 따르며" in page["description"]  # seed 003, the 解 page
         assert page["description"] != first["embeds"][0]["description"]
-        trace = next(b for b in _buttons(pressed.original) if pages.decode(b["custom_id"]).page == "trace")
+        trace = next(
+            b for b in _buttons(pressed.original) if pages.decode(unsealed(b["custom_id"])).page == "trace"
+        )
         again = await _press(dc, pressed.original, trace, user_id=member)
         assert again.ack_type == 7 and "重審" in again.original["embeds"][0]["description"]
         # browsing wrote nobody's settings: the asker's are as they were, the member has none

@@ -13,6 +13,7 @@ import pytest
 from bot.commands import setting_buttons
 from bot.features import options as _options
 from bot.i18n import gettext
+from bot.seal import unsealed
 from tests.adapters.conftest import running, tg_settings
 from tests.chat.test_telegram_pages import _ask, _buttons, _press
 from tests.fakes.telegram import visible_text
@@ -22,7 +23,9 @@ def _by_target(buttons, target, value=None):
     return next(
         b
         for b in buttons
-        if (ref := setting_buttons.decode(b["callback_data"])) and ref.target == target and ref.value == value
+        if (ref := setting_buttons.decode(unsealed(b["callback_data"])))
+        and ref.target == target
+        and ref.value == value
     )
 
 
@@ -32,7 +35,9 @@ async def test_choose_group_option_value_in_place_and_after_restart(tg, tmp_path
     async with running(tg_settings(tg, db, lang=lang), ready=tg) as run:
         [first] = await _ask(tg, run, "/settings", chat, language_code=lang)
         buttons = _buttons(first)
-        assert {setting_buttons.decode(b["callback_data"]).target for b in buttons} == set(_options.GROUPS)
+        assert {setting_buttons.decode(unsealed(b["callback_data"])).target for b in buttons} == set(
+            _options.GROUPS
+        )
         assert all(len(b["callback_data"].encode()) <= 64 for b in buttons)
         assert gettext(lang, "chat.settings.all_default") in first.result["text"]
 
@@ -44,7 +49,7 @@ async def test_choose_group_option_value_in_place_and_after_restart(tg, tmp_path
 
         _, edit = await _press(tg, run, _by_target(_buttons(edit), "liuren.daynight"), first.result, chat)
         values = _buttons(edit)
-        assert {setting_buttons.decode(b["callback_data"]).value for b in values} >= {
+        assert {setting_buttons.decode(unsealed(b["callback_data"])).value for b in values} >= {
             "maoshen", "sishu", "ziwu", "sun",
         }  # fmt: skip
         current = _by_target(values, "liuren.daynight", "maoshen")
@@ -104,9 +109,21 @@ async def test_another_users_press_changes_nothing_and_groups_are_answered_priva
         [refused] = tg.sent_to(group)
         assert refused.result["text"] == "⚠ " + gettext("ko", "bot.error.private_only", name="settings")
         assert not _buttons(refused)
-        # the owner's own button pressed in a group is refused the same way, and answered
+        # the owner's own button (sealed for their private chat) pressed in a group: its seal does not hold
+        # there (bot.seal), nothing changes, and the press is answered
         answer, edit = await _press(
             tg, run, midnight, {"message_id": 9, "text": "x"}, group, user_id=owner, chat_type="supergroup"
+        )
+        assert edit is None and answer.params["text"] == gettext("ko", "chat.settings.not_yours")
+        # an old button (unsealed, naming its owner) pressed by the owner in a group: the typed line's refusal
+        answer, edit = await _press(
+            tg,
+            run,
+            {"callback_data": f"s:{owner}:day_starts=00:00"},
+            {"message_id": 9, "text": "x"},
+            group,
+            user_id=owner,
+            chat_type="supergroup",
         )
         assert (
             edit is None and gettext("ko", "bot.error.private_only", name="settings") in answer.params["text"]

@@ -12,6 +12,7 @@ import pytest
 
 from bot.commands import pages
 from bot.i18n import gettext
+from bot.seal import unsealed
 from tests.adapters.conftest import running, tg_settings
 from tests.chat._views import ask as _ask
 from tests.chat._views import buttons as _buttons
@@ -52,7 +53,7 @@ async def test_cast_first_reply_buttons_pages_and_restart(tg, tmp_path, lang):
         for button in buttons:
             answer, edit = await _press(tg, run, button, first.result, chat, language_code=lang)
             assert "show_alert" not in answer.params or not answer.params["show_alert"]
-            if pages.decode(button["callback_data"]).page == "brief":
+            if pages.decode(unsealed(button["callback_data"])).page == "brief":
                 # the page shown already: Telegram refuses the edit ("message is not modified"), the press
                 # is still answered
                 assert edit is None
@@ -74,8 +75,8 @@ async def test_cast_first_reply_buttons_pages_and_restart(tg, tmp_path, lang):
         assert SEED_003_GENGCHEN_8[lang] in detail
         # ≥ 1,500 characters of detail one tap away in ko (issue #13); 文言 says the same in fewer characters
         assert len(detail) - len(shown) >= (1500 if lang == "ko" else 1000)
-        trace_button = next(b for b in buttons if pages.decode(b["callback_data"]).page == "trace")
-        brief_button = next(b for b in buttons if pages.decode(b["callback_data"]).page == "brief")
+        trace_button = next(b for b in buttons if pages.decode(unsealed(b["callback_data"])).page == "trace")
+        brief_button = next(b for b in buttons if pages.decode(unsealed(b["callback_data"])).page == "brief")
     # a restart: a new Application on the same database; the old message's buttons still work
     async with running(tg_settings(tg, db, lang=lang), ready=tg) as run:
         answer, edit = await _press(tg, run, brief_button, first.result, chat, language_code=lang)
@@ -92,7 +93,7 @@ async def test_group_reply_answers_the_asker_and_anyone_may_browse(tg, tmp_path)
         await run.telegram.wait_handled(update["update_id"], 20)
         [first] = tg.sent_to(group)
         assert first.params["reply_parameters"]["message_id"] == update["message"]["message_id"]
-        read = next(b for b in _buttons(first) if pages.decode(b["callback_data"]).page == "read")
+        read = next(b for b in _buttons(first) if pages.decode(unsealed(b["callback_data"])).page == "read")
         # another member (502) presses the asker's button
         answer, edit = await _press(tg, run, read, first.result, group, user_id=502, chat_type="supergroup")
         assert edit is not None
@@ -142,7 +143,7 @@ async def test_a_page_of_a_photo_message_edits_its_caption_within_1024(tg, tmp_p
     async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
         [first] = await _ask(tg, run, "/cast 庚辰 8", 81)
         assert first.method == "sendPhoto"
-        read = next(b for b in _buttons(first) if pages.decode(b["callback_data"]).page == "read")
+        read = next(b for b in _buttons(first) if pages.decode(unsealed(b["callback_data"])).page == "read")
         answer, edit = await _press(tg, run, read, first.result, 81)
         assert edit is not None and edit.method == "editMessageCaption"
         shown = visible_text(edit.params["caption"], "HTML")

@@ -488,7 +488,8 @@ class FakeDiscord(LoopbackServer):
             "data": data,
         }
         if dm:
-            dm_channel = snowflake()
+            # one DM channel per user and bot, as on Discord (and as user_says(dm=True) names it)
+            dm_channel = str(int(user["id"]) + 1)
             payload.update(
                 channel_id=dm_channel,
                 channel={

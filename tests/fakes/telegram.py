@@ -723,8 +723,16 @@ class FakeTelegram(LoopbackServer):
         return True
 
     async def _m_getwebhookinfo(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
-        return {"url": (self.webhook or {}).get("url", ""), "has_custom_certificate": False,
-                "pending_update_count": len(self._updates)}  # fmt: skip
+        """As the Bot API answers: ``url`` "" when none is set; with one, its ``max_connections`` (default 40)
+        and the ``allowed_updates`` it was set with."""
+        info: dict[str, Any] = {"url": (self.webhook or {}).get("url", ""), "has_custom_certificate": False,
+                                "pending_update_count": len(self._updates)}  # fmt: skip
+        if self.webhook is not None:
+            info["max_connections"] = int(self.webhook.get("max_connections") or 40)
+            allowed = self.webhook.get("allowed_updates")
+            if allowed:
+                info["allowed_updates"] = json.loads(allowed) if isinstance(allowed, str) else list(allowed)
+        return info
 
     async def _conflict(self, description: str) -> _ApiError:
         """A 409 for getUpdates: at once, or — within :attr:`conflict_spacing` of the last one — that much later."""

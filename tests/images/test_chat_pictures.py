@@ -18,6 +18,7 @@ from PIL import Image
 
 from bot.commands import pages
 from bot.images import render_liuren
+from bot.seal import unsealed
 from engine.core.cycle import GanZhi
 from engine.liuren import chart_for_ju
 from tests.adapters.conftest import running, tg_settings
@@ -68,7 +69,9 @@ async def test_telegram_cast_is_one_photo_with_the_reply_and_its_keyboard(tg, tm
         largest = photo.result["photo"][-1]
         assert (largest["width"], largest["height"]) == image.size
         # a page button edits the caption of the same message; the picture is neither drawn nor sent again
-        trace = next(b for b in _tg_buttons(photo) if pages.decode(b["callback_data"]).page == "trace")
+        trace = next(
+            b for b in _tg_buttons(photo) if pages.decode(unsealed(b["callback_data"])).page == "trace"
+        )
         [edit] = await _press(tg, run, trace, photo.result, 51, language_code=lang)
         assert edit.method == "editMessageCaption" and edit.status == 200
         assert edit.params["message_id"] == photo.result["message_id"]
@@ -129,8 +132,8 @@ async def test_after_a_restart_the_board_page_puts_the_picture_on_a_text_message
     old = tg._message(
         {"chat_id": 53, "reply_markup": photo.params["reply_markup"]}, text=photo.result["caption"]
     )
-    brief = next(b for b in _tg_buttons(photo) if pages.decode(b["callback_data"]).page == "brief")
-    read = next(b for b in _tg_buttons(photo) if pages.decode(b["callback_data"]).page == "read")
+    brief = next(b for b in _tg_buttons(photo) if pages.decode(unsealed(b["callback_data"])).page == "brief")
+    read = next(b for b in _tg_buttons(photo) if pages.decode(unsealed(b["callback_data"])).page == "read")
     async with running(tg_settings(tg, db), ready=tg) as run:
         [text_edit] = await _press(tg, run, read, old, 53)  # a page without the picture: a text edit
         assert text_edit.method == "editMessageText" and text_edit.status == 200
@@ -173,7 +176,9 @@ async def test_discord_cast_embed_carries_the_picture_and_page_edits_keep_it(dc,
         [embed] = first["embeds"]
         assert embed["image"]["url"] == attachment["url"]  # attachment://chart.png, resolved
         uploads = sum(bool(r.uploads) for r in dc.requests)
-        read = next(b for b in discord_buttons(first) if pages.decode(b["custom_id"]).page == "read")
+        read = next(
+            b for b in discord_buttons(first) if pages.decode(unsealed(b["custom_id"])).page == "read"
+        )
         pressed = await discord_press(dc, first, read, user_id=dc.user_id)
         assert pressed.ack_type == 7
         assert pressed.original["attachments"] == [attachment]  # kept by its id, not uploaded again
@@ -182,7 +187,9 @@ async def test_discord_cast_embed_carries_the_picture_and_page_edits_keep_it(dc,
     # after a restart, a message without the picture (sent before pictures) gets it drawn from the row
     old = {**first, "attachments": [], "embeds": [{k: v for k, v in embed.items() if k != "image"}]}
     async with discord_bot(dc, db):
-        brief = next(b for b in discord_buttons(first) if pages.decode(b["custom_id"]).page == "brief")
+        brief = next(
+            b for b in discord_buttons(first) if pages.decode(unsealed(b["custom_id"])).page == "brief"
+        )
         pressed = await discord_press(dc, old, brief, user_id=dc.user_id)
         assert pressed.ack_type == 7
         [restored] = pressed.original["attachments"]

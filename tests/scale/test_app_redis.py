@@ -39,6 +39,7 @@ async def test_role_all_with_redis_queues_and_sends_each_reading_once(tmp_path, 
                 telegram_token=tg.token,
                 telegram_api_base_url=tg.base_url,
                 db_path=db,
+                sqlite_shared=True,  # one file for the tasks of this test
                 redis_url=url,
                 tz="UTC",
             )
@@ -71,7 +72,12 @@ async def test_roles_scheduler_and_worker_with_redis_send_each_reading_once(tmp_
     await subscribe_due_in(db, 3, first_chat=800)
     with fresh_redis_url() as url:
         async with FakeTelegram(token=TOKEN) as tg:
-            common = {"telegram_token": tg.token, "telegram_api_base_url": tg.base_url, "db_path": db}
+            common = {
+                "telegram_token": tg.token,
+                "telegram_api_base_url": tg.base_url,
+                "db_path": db,
+                "sqlite_shared": True,  # both roles open this one file
+            }
             stop = asyncio.Event()
             tasks = [
                 asyncio.create_task(bot.app.run(Settings(**common, redis_url=url, tz="UTC", role=role), stop))

@@ -41,6 +41,7 @@ def webhook_settings(tg: FakeTelegram, db: str, port: int, **extra: Any) -> Sett
         telegram_token=tg.token,
         telegram_api_base_url=tg.base_url,
         db_path=db,
+        sqlite_shared=True,  # the tests' processes (or tasks) all open this one file
         lang="ko",
         tz="Asia/Seoul",
         telegram_webhook_url="https://bot.example.org/hook",

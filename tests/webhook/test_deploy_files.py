@@ -41,7 +41,11 @@ def test_compose_scale_profile_has_the_servers_one_scheduler_workers_and_two_web
     assert "SIKPAN_ROLE: worker" in worker and "replicas: ${SIKPAN_WORKERS:-2}" in worker
     webhook = _service(text, "webhook")
     assert "SIKPAN_ROLE: webhook" in webhook and "replicas: 2" in webhook and '"8443"' in webhook
-    assert "postgresql://sikpan:${POSTGRES_PASSWORD}@postgres:5432/sikpan" in text
+    # the password never in the URL unencoded (issue 36): the bot URL-encodes SIKPAN_DB_PASSWORD into it
+    assert (
+        "SIKPAN_DB: postgresql://sikpan@postgres:5432/sikpan" in text and ":${POSTGRES_PASSWORD}@" not in text
+    )
+    assert "SIKPAN_DB_PASSWORD: ${POSTGRES_PASSWORD:?" in text
     assert "SIKPAN_REDIS_URL: redis://redis:6379/0" in text
     assert 'command: ["migrate"]' in _service(text, "migrate")
     for name in ("scheduler", "worker", "discord"):  # /metrics and /healthz on 9100, the health check asks it

@@ -94,7 +94,7 @@ def test_metrics_listener_is_off_by_default_and_local_when_on(tmp_path):
 
 
 def _settings(**kw) -> Settings:
-    return Settings(db_path="x.db", **kw)
+    return Settings(db_path="x.db", sqlite_shared=True, **kw)
 
 
 WEBHOOK = {

@@ -210,7 +210,13 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
     help_msgid=N_("bot.help.today"),
     usage_msgid=N_("bot.usage.today"),
     order=5,
-    stored=Stored(kind="daily", view="daily", summary=history_summary, line="chat/history_daily.txt.j2"),
+    stored=Stored(
+        kind="daily",
+        view="daily",
+        summary=history_summary,
+        line="chat/history_daily.txt.j2",
+        public=("head", "body", "no", "picture"),  # the reading of a moment: nothing of the user's in it
+    ),
 )
 async def today(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     moment = await today_moment(incoming, ctx)

@@ -292,6 +292,14 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
         ),
         picture="cast",
         extras=gloss,
+        # a group sees the 課 and its reading, the moment on the clock, never the saved place (true solar
+        # time and its longitude)
+        public=(
+            *("when.local", "when.offset", "when.zone", "pillars", "term", "day", "ju", "month_general"),
+            *("hour", "daytime", "xunkong", "board", "lessons", "transmissions", "method", "method_names"),
+            *("patterns", "trace_rule", "options", "readings", "category", "verdict", "trace", "guiren"),
+            *("forward", "assumed", "no", "picture"),
+        ),
     ),
     args=(
         ArgSpec("when", "string", required=False, description_msgid=N_("bot.arg.cast.when")),

@@ -221,6 +221,11 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
         ),
         picture="liuyao",
         extras=moving_stars,
+        # a group sees the 卦 and its judgment and the moment on the clock (no saved data is in the view)
+        public=(
+            *("when.local", "when.zone", "when.offset", "main", "changed", "month", "day", "xunkong"),
+            *("flags", "lines", "use", "judgments", "verdict", "options", "cast", "no", "picture"),
+        ),
     ),
     args=(
         # how to cast (coins: 擲錢, time: 時起); a typed line (6 digits) in ``lines`` is a manual cast instead

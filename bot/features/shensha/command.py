@@ -139,6 +139,21 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
             Page("other", N_("chat.page.shensha.other")),
         ),
         extras=meanings,
+        # a group sees the stars of the pillars asked about and the moment on the clock
+        public=(
+            "day",
+            "month",
+            "year",
+            "hour",
+            "when.local",
+            "when.zone",
+            "by_branch",
+            "by_stem",
+            "others",
+            "stars",
+            "no",
+            "picture",
+        ),
     ),
     args=(
         ArgSpec("day", "string", required=False, description_msgid=N_("bot.arg.shensha.day")),

@@ -44,7 +44,10 @@ SPEC = CommandSpec(
     help_msgid="bazi.help",
     usage_msgid="bazi.usage",
     order=3,  # with 七政四餘 (registered after it: listed after it)
-    stored=Stored(kind="bazi", view="bazi", summary=history_summary),
+    # what a group may see of it (bot.privacy): the moment's pillars (no birth data is in the view)
+    stored=Stored(
+        kind="bazi", view="bazi", summary=history_summary, public=("at", "pillars", "no", "picture")
+    ),
 )
 
 
