@@ -1,5 +1,6 @@
-"""The settings of the operator's subcommands (``run``, ``migrate``, ``backup``), read the same way by each:
-a setting that cannot work ends the command with one line and exit status 2 (:class:`UsageError`); the
+"""The settings of the operator's subcommands (``run``, ``migrate``, ``backup``, ``export``, ``import``),
+read the same way by each: a setting that cannot work ends the command with one line and exit status 2
+(:class:`UsageError`); the
 secrets are registered for redaction before anything can print them (:func:`bot.config.install_redaction`);
 each ``SIKPAN_*``, ``TELEGRAM_*`` or ``DISCORD_*`` variable that is none of ours is named on stderr with the
 nearest known name (a typo'd variable is otherwise silently ignored)."""

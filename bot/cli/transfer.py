@@ -16,7 +16,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from bot.cli.common import UsageError
-from bot.config import ConfigError, load_settings, redact
+from bot.cli.settings import operator_settings
+from bot.config import redact
 from bot.i18n import N_, gettext
 from bot.storage import Storage
 from bot.storage.portable import Moved, PortableError, export, import_
@@ -54,10 +55,7 @@ async def _run(target: str, job: Callable[[Storage], Awaitable[Moved]], migrate:
 
 
 def handler(args: argparse.Namespace) -> int:
-    try:
-        settings = load_settings(env_file=args.env_file)
-    except ConfigError as err:
-        raise UsageError(err.code, **err.params) from None
+    settings = operator_settings(args.env_file)
     target = args.db or settings.db_path
     shown = redact_url(target)
     path = Path(args.path)
