@@ -1,6 +1,7 @@
-# sikpan bot: installs from the registries only (python:3.11-slim from Docker Hub, dependencies from PyPI),
+# sikpan bot: installs from the registries only (python:3.11.11-slim-bookworm from Docker Hub, dependencies from PyPI),
 # at the versions of constraints.txt (scripts/gen_constraints.py).
-FROM python:3.11-slim
+# pinned: a rebuild gets the same Python and Debian release (move the pin deliberately, with the tests)
+FROM python:3.11.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \

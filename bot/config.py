@@ -55,6 +55,10 @@ variable                     default                                     meaning
                                                                          (0: it refuses to start)
 ===========================  ==========================================  ==========================================
 
+The webhook's ``setWebhook`` options: ``TELEGRAM_WEBHOOK_MAX_CONNECTIONS`` (1–100; unset: Telegram's 40),
+``TELEGRAM_WEBHOOK_IP_ADDRESS`` (the address Telegram sends to instead of the URL's DNS answer) and
+``TELEGRAM_WEBHOOK_DROP_PENDING`` (``1``: the updates waiting at Telegram are dropped when the webhook is set).
+
 Secrets may come from files instead (Docker secrets): ``<NAME>_FILE`` names a file whose content (trimmed) is
 the value, for ``TELEGRAM_BOT_TOKEN``, ``DISCORD_BOT_TOKEN``, ``TELEGRAM_WEBHOOK_SECRET``, ``SIKPAN_DB``,
 ``SIKPAN_DB_PASSWORD``, ``SIKPAN_REDIS_URL`` and ``SIKPAN_BUTTON_SECRET`` (:data:`FILE_VARIABLES`; both set:
@@ -75,6 +79,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import ipaddress
 import logging
 import os
 import re
@@ -140,6 +145,9 @@ KNOWN_VARIABLES = (
     "SIKPAN_UVLOOP",
     "SIKPAN_SQLITE_SHARED",
     "TELEGRAM_WEBHOOK_URL",
+    "TELEGRAM_WEBHOOK_MAX_CONNECTIONS",
+    "TELEGRAM_WEBHOOK_IP_ADDRESS",
+    "TELEGRAM_WEBHOOK_DROP_PENDING",
     "TELEGRAM_WEBHOOK_LISTEN",
     "TELEGRAM_WEBHOOK_PORT",
     "TELEGRAM_WEBHOOK_PATH",
@@ -197,6 +205,11 @@ class Settings:
     telegram_webhook_listen: str = DEFAULT_WEBHOOK_LISTEN
     telegram_webhook_port: int = DEFAULT_WEBHOOK_PORT
     telegram_webhook_path: str = DEFAULT_WEBHOOK_PATH
+    # setWebhook's own options: simultaneous HTTPS connections Telegram opens (1–100; None: Telegram's 40), the
+    # fixed IP address it sends to (None: the URL's DNS), and whether pending updates are dropped at setWebhook
+    telegram_webhook_max_connections: int | None = None
+    telegram_webhook_ip_address: str | None = None
+    telegram_webhook_drop_pending: bool = False
     telegram_send_rate: float = DEFAULT_TELEGRAM_SEND_RATE
     discord_shard_count: int | None = None  # None: as many as Discord recommends (GET /gateway/bot)
     discord_shard_ids: tuple[int, ...] | None = None  # None: every shard in this process
@@ -582,7 +595,32 @@ def _webhook_settings(get: Any) -> dict[str, Any]:
             length=len(secret),
         )
     port = _port(get, "TELEGRAM_WEBHOOK_PORT", DEFAULT_WEBHOOK_PORT)
+    connections_raw = get("TELEGRAM_WEBHOOK_MAX_CONNECTIONS")
+    connections: int | None = None
+    if connections_raw is not None:
+        if not (connections_raw.isascii() and connections_raw.isdigit() and 1 <= int(connections_raw) <= 100):
+            raise ConfigError(
+                N_("bot.error.config_number"),
+                f"TELEGRAM_WEBHOOK_MAX_CONNECTIONS must be 1-100: {bounded(connections_raw, 64)!r}",
+                name="TELEGRAM_WEBHOOK_MAX_CONNECTIONS",
+                value=bounded(connections_raw, 64),
+            )
+        connections = int(connections_raw)
+    address = get("TELEGRAM_WEBHOOK_IP_ADDRESS")
+    if address is not None:
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:
+            raise ConfigError(
+                N_("bot.error.config_number"),
+                f"TELEGRAM_WEBHOOK_IP_ADDRESS must be an IPv4 or IPv6 address: {bounded(address, 64)!r}",
+                name="TELEGRAM_WEBHOOK_IP_ADDRESS",
+                value=bounded(address, 64),
+            ) from None
     return {
+        "telegram_webhook_max_connections": connections,
+        "telegram_webhook_ip_address": address,
+        "telegram_webhook_drop_pending": bool(_flag(get, "TELEGRAM_WEBHOOK_DROP_PENDING")),
         "telegram_webhook_url": url,
         "telegram_webhook_secret": secret,
         "telegram_webhook_listen": get("TELEGRAM_WEBHOOK_LISTEN", DEFAULT_WEBHOOK_LISTEN)

@@ -122,6 +122,16 @@ class Heartbeat:
     since: float = field(default_factory=time.monotonic)  # registered (a row not written yet is no fault)
 
 
+@dataclass(frozen=True)
+class LoopBeat:
+    """A loop of this process that shows it still turns, without a database row (the Telegram long poll):
+    ``/readyz`` fails while ``last()`` — the ``time.monotonic()`` of its last turn — is older than ``limit``
+    seconds (a poller stuck inside a request keeps the process alive but deaf)."""
+
+    last: Callable[[], float]
+    limit: float
+
+
 HEARTBEAT_MISSED = 3  # heartbeats missed in a row before the part counts as stuck (not ready)
 
 
@@ -151,6 +161,8 @@ class AppContext:
     heartbeats: dict[str, Heartbeat] = field(default_factory=dict)
     # seals every button's data (bot.seal): keyed by SIKPAN_BUTTON_SECRET or the database's own key
     buttons: ButtonSeal = field(default_factory=ButtonSeal.random)
+    # the loops that show they turn (``telegram_polling``): ``/readyz`` reads them too
+    loops: dict[str, LoopBeat] = field(default_factory=dict)
 
     async def close(self) -> None:
         await self.storage.close()

@@ -147,7 +147,21 @@ def heartbeat_checks(ctx: AppContext) -> dict[str, HealthCheck]:
 
         return check
 
-    return {part: check_of(part) for part in ctx.heartbeats}
+    def loop_check(name: str) -> HealthCheck:
+        async def check() -> None:
+            beat = ctx.loops.get(name)
+            if beat is None:
+                return  # the loop ended meanwhile
+            age = time.monotonic() - beat.last()
+            if age > beat.limit:
+                raise HeartbeatStale(f"stuck {age:.0f}s")
+
+        return check
+
+    return {
+        **{part: check_of(part) for part in ctx.heartbeats},
+        **{name: loop_check(name) for name in ctx.loops},
+    }
 
 
 def process_health(ctx: AppContext, label: str) -> Health:

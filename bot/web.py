@@ -238,8 +238,14 @@ async def serve_webhook(
     serving: asyncio.Task[None] | None = None
     try:
         serving = await start_serving(server, sock)  # the port is taken, or similar: raises it
+        settings = state.ctx.settings
         await application.bot.set_webhook(
-            url=url, secret_token=secret, allowed_updates=list(allowed_updates), drop_pending_updates=False
+            url=url,
+            secret_token=secret,
+            allowed_updates=list(allowed_updates),
+            drop_pending_updates=settings.telegram_webhook_drop_pending,
+            max_connections=settings.telegram_webhook_max_connections,
+            ip_address=settings.telegram_webhook_ip_address,
         )
         state.webhook_set = True
         log.info(

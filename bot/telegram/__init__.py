@@ -47,6 +47,7 @@ import contextlib
 import html
 import logging
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -92,6 +93,7 @@ from bot.commands import (
     split_command,
 )
 from bot.config import install_redaction
+from bot.context import LoopBeat
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
 from bot.limits import limiter_of
@@ -619,6 +621,7 @@ class PollingState:
     requests: tuple[BaseRequest, BaseRequest]
     holding: bool = False
     next_offset: int = 0  # every update below it has been taken
+    last_poll: float = field(default_factory=time.monotonic)  # when a getUpdates last ended (readiness)
     refused: asyncio.Event = field(default_factory=asyncio.Event)  # getUpdates answered 401 (revoked)
 
 
@@ -659,6 +662,8 @@ class PollingBot(ExtBot[None]):
         except InvalidToken:
             state.refused.set()
             raise
+        finally:
+            state.last_poll = time.monotonic()  # the loop turned (an answer or an error): /readyz
         if updates:
             state.next_offset = max(state.next_offset, updates[-1].update_id + 1)
         return updates
@@ -776,6 +781,10 @@ def _polling_error(exc: TelegramError) -> None:
         log.warning("telegram: getUpdates failed (%s: %s)", type(exc).__name__, exc)
 
 
+POLLING_LOOP = "telegram_polling"  # its name in ``ctx.loops`` and in /readyz's report
+POLL_STUCK_AFTER = 60.0  # seconds past the long-poll timeout without a getUpdates ending: the poller is stuck
+
+
 async def poll(app: AnyApplication, stop: asyncio.Event, *, timeout: int = 10) -> None:
     """Long polling with PTB's ``Updater`` until ``stop`` is set; returns once the updates taken are handled
     and confirmed (:class:`PollingBot`). The application must be started. Raises ``InvalidToken`` when the
@@ -786,10 +795,15 @@ async def poll(app: AnyApplication, stop: asyncio.Event, *, timeout: int = 10) -
         timeout=timeout, allowed_updates=ALLOWED_UPDATES, error_callback=_polling_error
     )
     state = bot.polling
+    state.last_poll = time.monotonic()
+    # readiness: a getUpdates ends within its long-poll timeout, or PTB's back-off after an error (≤ 30 s)
+    loops = app.bot_data["adapter"].ctx.loops
+    loops[POLLING_LOOP] = LoopBeat(lambda: state.last_poll, timeout + POLL_STUCK_AFTER)
     waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(state.refused.wait())]
     try:
         await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     finally:
+        loops.pop(POLLING_LOOP, None)
         for waiter in waits:
             waiter.cancel()
         state.holding = True

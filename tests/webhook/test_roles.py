@@ -64,6 +64,13 @@ def test_dotenv_alone_switches_telegram_to_the_webhook(tmp_path):
         ({"DISCORD_SYNC_COMMANDS": "maybe"}, "bot.error.config_flag"),
         ({"SIKPAN_METRICS_PORT": "0"}, "bot.error.config_number"),
         ({"SIKPAN_METRICS_PORT": "9100x"}, "bot.error.config_number"),
+        ({"TELEGRAM_WEBHOOK_MAX_CONNECTIONS": "0"}, "bot.error.config_number"),  # Telegram takes 1-100
+        ({"TELEGRAM_WEBHOOK_MAX_CONNECTIONS": "101"}, "bot.error.config_number"),
+        (
+            {"TELEGRAM_WEBHOOK_IP_ADDRESS": "bot.example.org"},
+            "bot.error.config_number",
+        ),  # an address, no name
+        ({"TELEGRAM_WEBHOOK_DROP_PENDING": "sometimes"}, "bot.error.config_flag"),
     ],
 )
 def test_bad_deployment_settings_are_refused_in_both_languages(tmp_path, env, code):
@@ -245,7 +252,9 @@ async def test_sikpan_run_with_only_a_dotenv_serves_the_webhook_and_stops_on_sig
         f"TELEGRAM_BOT_TOKEN={tg.token}\nTELEGRAM_API_BASE_URL={tg.base_url}\n"
         f"TELEGRAM_WEBHOOK_URL=https://bot.example.org/hook\nTELEGRAM_WEBHOOK_SECRET={SECRET}\n"
         f"TELEGRAM_WEBHOOK_LISTEN=127.0.0.1\nTELEGRAM_WEBHOOK_PORT={port}\n"
-        f"SIKPAN_DB={tmp_path / 'db.sqlite'}\nSIKPAN_METRICS_PORT={monitor}\n",
+        f"SIKPAN_DB={tmp_path / 'db.sqlite'}\nSIKPAN_METRICS_PORT={monitor}\n"
+        "TELEGRAM_WEBHOOK_MAX_CONNECTIONS=80\nTELEGRAM_WEBHOOK_IP_ADDRESS=203.0.113.7\n"
+        "TELEGRAM_WEBHOOK_DROP_PENDING=1\n",
         encoding="utf-8",
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "SIKPAN_", "DISCORD_"))}
@@ -256,6 +265,9 @@ async def test_sikpan_run_with_only_a_dotenv_serves_the_webhook_and_stops_on_sig
     try:
         await tg.wait_for("setWebhook", timeout=30)
         assert tg.webhook["secret_token"] == SECRET
+        # setWebhook's own options, as the settings give them (issue #35 item 4)
+        assert int(tg.webhook["max_connections"]) == 80 and tg.webhook["ip_address"] == "203.0.113.7"
+        assert str(tg.webhook["drop_pending_updates"]).lower() == "true"
         async with aiohttp.ClientSession() as http:
             for _ in range(200):
                 try:
