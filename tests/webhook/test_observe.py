@@ -1,4 +1,4 @@
-"""Issue #35 on the webhook app: ``/livez`` and ``/readyz`` beside ``/healthz``; an update being handled is
+"""Issue #35 on the webhook app: ``/livez`` and ``/readyz`` beside ``/healthz`` (on the monitoring listener); an update being handled is
 counted in ``sikpan_webhook_in_flight`` and carries its ``update_id`` on every log line meanwhile (the JSON
 format of ``SIKPAN_LOG_FORMAT=json``); an update the library cannot read is counted as dropped."""
 
@@ -30,7 +30,7 @@ async def test_livez_readyz_and_the_ids_of_an_update_in_the_json_logs(tg, tmp_pa
                 return registry.get_sample_value(name, labels) or 0.0
 
             for path, body in (("/livez", {"loop": "ok"}), ("/readyz", {"database": "ok"})):
-                async with hook.http.get(hook.base + path) as r:
+                async with hook.http.get(hook.monitor + path) as r:
                     assert (r.status, await r.json()) == (200, body)
             dropped = value("sikpan_dropped_total", what="update_unreadable")
             unreadable = {"update_id": tg.make_update("x")["update_id"], "message": 5}
