@@ -1,5 +1,5 @@
-"""Issue #35 on the webhook app: ``/livez`` and ``/readyz`` beside ``/healthz`` (on the monitoring listener); an update being handled is
-counted in ``sikpan_webhook_in_flight`` and carries its ``update_id`` on every log line meanwhile (the JSON
+"""Issue #35 on the webhook app: ``/livez`` and ``/readyz`` beside ``/healthz`` (on the monitoring
+listener); an update being handled is counted in ``sikpan_webhook_in_flight`` and carries its ``update_id`` on every log line meanwhile (the JSON
 format of ``SIKPAN_LOG_FORMAT=json``); an update the library cannot read is counted as dropped."""
 
 from __future__ import annotations
