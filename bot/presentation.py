@@ -177,6 +177,9 @@ def _discord(reply: Reply, owner: str, page: str | None, png: bytes | None, *, e
     )
 
 
+CURRENT = "• "  # the label's mark of the button whose page (or part) the message shows
+
+
 def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, part: int = 0) -> Rows:
     """Telegram's buttons: one per page of the stored cast ``reply`` shows (the current one marked ``• ``);
     when the current page is shown in ``parts`` caption-sized parts (a photo message), a second row with one
@@ -193,7 +196,7 @@ def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, p
         if data is None:
             return ()
         label = gettext(reply.lang, msgid("chat.page", f"{reply.view}.{ref.page}"))
-        buttons.append(Button(("• " if ref.page == current else "") + label, data, ref.page == current))
+        buttons.append(Button((CURRENT if ref.page == current else "") + label, data, ref.page == current))
     if not buttons:
         return ()
     rows = [tuple(buttons)]
@@ -204,7 +207,7 @@ def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, p
             if part_data is None:
                 break
             label = gettext(reply.lang, "chat.page.part", n=index + 1, total=parts)
-            row.append(Button(("• " if index == part else "") + label, part_data, index == part))
+            row.append(Button((CURRENT if index == part else "") + label, part_data, index == part))
         if len(row) > 1:
             rows.append(tuple(row))
     return tuple(rows)

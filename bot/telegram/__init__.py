@@ -55,11 +55,15 @@ from urllib.parse import urlsplit
 
 from telegram import (
     BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    BotCommandScopeDefault,
     ChatMemberUpdated,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     InputFile,
     InputMediaPhoto,
+    MenuButtonCommands,
     Message,
     Update,
 )
@@ -97,7 +101,7 @@ from bot.context import LoopBeat
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
 from bot.limits import limiter_of
-from bot.presentation import Rows, decode_part, present, sealed
+from bot.presentation import CURRENT, Rows, decode_part, present, sealed
 from bot.seal import Opened
 from bot.sending import SendOutcome
 from bot.startup import StartupError
@@ -466,6 +470,8 @@ class TelegramAdapter:
         access = pages.access(opened.status, ref, presser.user_id, presser.chat_kind)
         if access is None:  # another chat's, another person's, forged, or an old one not its owner's
             return gettext(lang, "chat.button.expired")
+        if isinstance(message, Message) and shows(message, query.data or ""):
+            return None  # the page shown is the one pressed: no edit (Telegram refuses an unchanged one)
         reply = await pages.load("telegram", ref, lang, access, self.ctx)
         if isinstance(reply, str):  # the row is gone, or a group may not see this view
             return gettext(lang, reply)
@@ -603,11 +609,24 @@ def markup_of(rows: Rows) -> InlineKeyboardMarkup | None:
     )
 
 
-def command_menu(lang: str) -> list[BotCommand]:
-    """``setMyCommands`` entries (names a–z 0–9 _; descriptions 1–256) in ``lang``."""
+def shows(message: Message, data: str) -> bool:
+    """Whether the button with this callback data is the message's current page (its label marked)."""
+    markup = message.reply_markup
+    for row in markup.inline_keyboard if markup is not None else ():
+        for button in row:
+            if button.callback_data == data:
+                return button.text.startswith(CURRENT)
+    return False
+
+
+def command_menu(lang: str, *, groups: bool = False) -> list[BotCommand]:
+    """``setMyCommands`` entries (names a–z 0–9 _; descriptions 1–256) in ``lang``; ``groups``: the list
+    group chats show, without the commands answered only in private (``/history``, ``/settings`` …)."""
     menu = []
     for spec in load_commands().values():
         if spec.hidden or not re.fullmatch(r"[a-z0-9_]{1,32}", spec.name):
+            continue
+        if groups and spec.private_only:
             continue
         description = gettext(lang, spec.help_msgid).split("\n", 1)[0].strip()[:256] or spec.name
         menu.append(BotCommand(spec.name, description))
@@ -843,9 +862,18 @@ async def prepare(app: AnyApplication) -> None:
     adapter: TelegramAdapter = app.bot_data["adapter"]
     adapter.username = app.bot.username or ""
     try:
-        await app.bot.set_my_commands(command_menu(adapter.ctx.settings.lang))
-        await app.bot.set_my_commands(command_menu("ko"), language_code="ko")
-        await app.bot.set_my_commands(command_menu("lzh"), language_code="zh")
+        # one list per scope (private chats list everything; groups leave out what is answered only in
+        # private) and per language (the users' app language: ko, zh; others get the bot's default)
+        for scope, groups in (
+            (BotCommandScopeDefault(), False),
+            (BotCommandScopeAllPrivateChats(), False),
+            (BotCommandScopeAllGroupChats(), True),
+        ):
+            for code, lang in ((None, adapter.ctx.settings.lang), ("ko", "ko"), ("zh", "lzh")):
+                await app.bot.set_my_commands(
+                    command_menu(lang, groups=groups), scope=scope, language_code=code
+                )
+        await app.bot.set_chat_menu_button(menu_button=MenuButtonCommands())  # the "≡" menu lists them
     except TelegramError as exc:  # the menu is a convenience; never fail the start on it
         log.warning("telegram: could not register the command menu: %s", exc)
 

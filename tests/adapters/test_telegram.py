@@ -4,6 +4,7 @@ subprocess) against the fake Bot API server."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import signal
@@ -297,3 +298,38 @@ async def test_group_admin_status_comes_from_get_chat_member(tg, tmp_path):
         assert (await adapter.incoming(private, "/daily 07:00")).user_is_admin is True
         assert len([c for c in tg.calls if c.method == "getChatMember"]) == before
     await ctx.close()
+
+
+async def test_command_lists_per_scope_and_language_and_the_menu_button(tg, tmp_path):
+    """Issue #34 item 3: private chats list every command, groups leave out those answered only in private
+    (/history, /settings …: refused there); each in the bot's language and in ko and zh (文言) for users whose
+    app speaks them; the chat's menu button opens the command list."""
+    from bot.commands import load_commands
+
+    async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg):
+        for _ in range(100):
+            if tg.menu_buttons:
+                break
+            await asyncio.sleep(0.05)
+
+        def listed(scope: str, code: str = "") -> list[str]:
+            key = (json.dumps({"type": scope}, sort_keys=True), code)
+            return [c["command"] for c in tg.commands[key]]
+
+        private_only = {name for name, spec in load_commands().items() if spec.private_only}
+        assert {"history", "settings"} <= private_only
+        for code in ("", "ko", "zh"):
+            assert private_only <= set(listed("all_private_chats", code))
+            assert not private_only & set(listed("all_group_chats", code))
+            assert "cast" in listed("all_group_chats", code)
+        ko = {
+            c["command"]: c["description"]
+            for c in tg.commands[(json.dumps({"type": "all_private_chats"}), "ko")]
+        }
+        zh = {
+            c["command"]: c["description"]
+            for c in tg.commands[(json.dumps({"type": "all_private_chats"}), "zh")]
+        }
+        assert ko["cast"] == gettext("ko", "bot.help.cast").split("\n", 1)[0].strip()
+        assert zh["cast"] == gettext("lzh", "bot.help.cast").split("\n", 1)[0].strip()
+        assert tg.menu_buttons[""] == {"type": "commands"}

@@ -51,12 +51,16 @@ async def test_cast_first_reply_buttons_pages_and_restart(tg, tmp_path, lang):
         assert all(len(b["callback_data"].encode()) <= 64 for b in buttons)
         detail = ""
         for button in buttons:
+            tried = len([c for c in tg.calls if c.method.startswith("editMessage")])
             answer, edit = await _press(tg, run, button, first.result, chat, language_code=lang)
             assert "show_alert" not in answer.params or not answer.params["show_alert"]
             if pages.decode(unsealed(button["callback_data"])).page == "brief":
-                # the page shown already: Telegram refuses the edit ("message is not modified"), the press
-                # is still answered
-                assert edit is None
+                # the page shown already (its button marked): no edit is even tried (Telegram would refuse
+                # it: "message is not modified"), the press is still answered (issue #34 item 3)
+                assert button["text"].startswith("• ")
+                assert (
+                    edit is None and len([c for c in tg.calls if c.method.startswith("editMessage")]) == tried
+                )
                 continue
             assert edit is not None and edit.params["message_id"] == first.result["message_id"]
             assert edit.method == "editMessageCaption"  # the picture stays; its caption is the page
@@ -79,9 +83,13 @@ async def test_cast_first_reply_buttons_pages_and_restart(tg, tmp_path, lang):
         brief_button = next(b for b in buttons if pages.decode(unsealed(b["callback_data"])).page == "brief")
     # a restart: a new Application on the same database; the old message's buttons still work
     async with running(tg_settings(tg, db, lang=lang), ready=tg) as run:
-        answer, edit = await _press(tg, run, brief_button, first.result, chat, language_code=lang)
+        # a press carries the message as it is now (the last edit showed 法), as Telegram sends it
+        def now() -> dict:
+            return tg.messages[(str(chat), first.result["message_id"])]
+
+        answer, edit = await _press(tg, run, brief_button, now(), chat, language_code=lang)
         assert edit is not None and "丑貴人" in edit.params["caption"]
-        answer, edit = await _press(tg, run, trace_button, first.result, chat, language_code=lang)
+        answer, edit = await _press(tg, run, trace_button, now(), chat, language_code=lang)
         assert edit is not None
         assert "重審" in edit.params["caption"]  # seed 003: 「此重審之卦」
 

@@ -17,7 +17,8 @@ Protocol
     Methods: getMe, logOut, close, deleteWebhook, setWebhook, getWebhookInfo, getUpdates (real long poll that
     honours ``offset``; the hold is capped at :attr:`poll_hold` seconds so shutdown is fast; conflicts as
     below), sendMessage,
-    sendPhoto, sendDocument, getFile, setMyCommands, getMyCommands, deleteMyCommands, answerCallbackQuery
+    sendPhoto, sendDocument, getFile, setMyCommands, getMyCommands, deleteMyCommands, setChatMenuButton,
+    getChatMenuButton, answerCallbackQuery
     (text 0–200 characters, once per query, else 400), editMessageText, editMessageCaption,
     editMessageMedia, deleteMessage, sendChatAction, getChatMember (``admins[chat_id] = {user ids}`` are
     "administrator", ``owners[chat_id] = user_id`` is "creator", everyone else "member").
@@ -295,6 +296,8 @@ class FakeTelegram(LoopbackServer):
     files: dict[str, bytes] = field(default_factory=dict)
     overrides: dict[str, Callable[[dict[str, Any]], Awaitable[tuple[int, Any]]]] = field(default_factory=dict)
     commands: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    # setChatMenuButton, per chat id ("": the bot's default menu button, set without a chat)
+    menu_buttons: dict[str, dict[str, Any]] = field(default_factory=dict)
     webhook: dict[str, Any] | None = None
     # Telegram's global flood limit ("about 30 messages per second" for a bot): with ``flood_limit`` set, a
     # send beyond that many accepted sends in any ``flood_window`` seconds gets 429 with ``retry_after``
@@ -985,6 +988,17 @@ class FakeTelegram(LoopbackServer):
     async def _m_getmycommands(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         scope = json.dumps(params.get("scope") or {"type": "default"}, sort_keys=True)
         return self.commands.get((scope, params.get("language_code") or ""), [])
+
+    async def _m_setchatmenubutton(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        button = params.get("menu_button") or {"type": "default"}
+        if button.get("type") not in ("commands", "web_app", "default"):
+            raise _ApiError(400, "Bad Request: unsupported menu button type")
+        self.menu_buttons[str(params.get("chat_id") or "")] = button  # "": the bot's default button
+        return True
+
+    async def _m_getchatmenubutton(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        chat = str(params.get("chat_id") or "")
+        return self.menu_buttons.get(chat) or self.menu_buttons.get("") or {"type": "default"}
 
     async def _m_deletemycommands(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         scope = json.dumps(params.get("scope") or {"type": "default"}, sort_keys=True)
