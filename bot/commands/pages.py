@@ -10,11 +10,12 @@ Discord ``custom_id``; at most 64 bytes, Telegram's limit). Anyone who sees the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot import privacy
 from bot.context import AppContext
 from bot.features.base import Reply, pages_of
+from bot.features.common import replay
 
 DATA_LIMIT = 64  # bytes: Telegram's callback_data (Discord's custom_id allows 100)
 _DATA = re.compile(r"^p:([^:\s]{1,40}):(\d{1,9}):([a-z]{1,8})$")
@@ -47,14 +48,17 @@ def refs(view: str, owner: str, number: int) -> list[PageRef]:
 
 async def load(platform: str, ref: PageRef, lang: str, chat_kind: str, ctx: AppContext) -> Reply | None:
     """The stored cast ``ref`` names, as a reply in ``lang`` (the reader's language); None when the row is
-    gone (forgotten or pruned) or the page is not one of its view."""
+    gone (forgotten or pruned, or no longer castable) or the page is not one of its view. The reply carries the
+    picture of the same cast (``Reply.picture``): a page that puts the picture back draws it from there."""
     entry = await ctx.storage.get_history(f"{platform}:{ref.owner}", ref.number)
     if entry is None or ref.page not in pages_of(entry.view):
         return None
-    context = dict(entry.context)
+    shown = replay(entry, lang)  # one cast of the row: the page's text and its picture
+    if shown is None:
+        return None
     if chat_kind != "private":
-        context = dict(privacy.public_context(context))
-    return Reply(view=entry.view, lang=lang, context={**context, "no": entry.seq})
+        shown = replace(shown, context=privacy.public_context(shown.context))
+    return shown
 
 
 __all__ = ["DATA_LIMIT", "PageRef", "decode", "load", "refs"]
