@@ -122,7 +122,7 @@ class Stored:
     view: str  # the view ``/show`` and the page buttons render again
     # the cast of a row's inputs and options: the first reply, ``/show``, every page and the picture are made
     # of one call (``bot.features.common.record_and_reply``, ``replay``); the row keeps inputs, not renderings
-    cast: Recast
+    cast: Recast = field(kw_only=True)
     # what ``/history`` says of a row, in characters only (JSON: the template localizes the labels) …
     summary: Summary | None = None
     # … and the template of that line's tail (it reads ``s``, the summary); "" for none

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -101,7 +102,8 @@ async def show(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
     shown = replay(entry) if entry is not None else None
     if shown is None:
         raise CommandError("bot.error.no_such_entry", number=seq)
-    return shown
+    # the stored cast's text and pages; its picture went with the first reply (a page button puts it back)
+    return replace(shown, picture=None)
 
 
 # /forget deletes everything and cannot be undone: it asks first, and deletes on ``/forget yes``.
