@@ -36,7 +36,10 @@ STAGES: tuple[Stage, ...] = (
     ("bot.telegram", None, "dispatch", "handle.dispatch", True),
     ("bot.storage", "Storage", "get_user", "dispatch.get_user", True),
     ("bot.storage", "Storage", "touch_user", "dispatch.touch_user", True),
-    ("bot.jsonio", None, "dumps_loads_with", "record.dumps_loads_with", False),
+    # the view models of the one cast of a command (``Stored.cast``: chart, reading and verdict)
+    ("bot.features.liuren.command", None, "chart_view", "cast.liuren_view", False),
+    ("bot.features.liuyao.command", None, "liuyao_view", "cast.liuyao_view", False),
+    ("bot.features.shensha.command", None, "stars_view", "cast.shensha_stars", False),
     ("bot.storage", "Storage", "add_history", "record.add_history", True),
     ("bot.telegram", None, "present", "handle.present", False),
     ("bot.presentation", None, "render", "present.render", False),

@@ -10,9 +10,9 @@ Figures: CPU µs (process time: the loop's thread and aiosqlite's) and wall µs 
 (``get_user``) and a history write (``add_history``); both SQLite variants in WAL mode with
 ``synchronous=FULL`` (SQLite syncs the log at every COMMIT).
 
-``record``: ``bot.features.common.record_and_reply`` (the stored text, the reply's context, the history write)
-for the contexts of a ``/cast now``, a ``/shensha`` and a ``/liuyao`` as the commands make them (caught from one
-real dispatch of each; their caches are warm, as for every user after the first of that hour): CPU µs per call
+``record``: ``bot.features.common.record_and_reply`` (the one cast of the inputs — view model and picture's chart —
+and the history write of inputs, options, engine version and summary) for the records of a ``/cast now``, a
+``/shensha`` and a ``/liuyao`` as the commands make them (caught from one real dispatch of each): CPU µs per call
 (process time), of which system µs (the WAL's writes and sync), and wall µs; on SQLite also the WAL written per
 commit — frames (pages of the database, each ``page_size`` + 24 bytes) and kB — over ``--n`` more calls, the
 log emptied first (fewer frames than the automatic checkpoint's threshold: the log only grows). ``--rounds``

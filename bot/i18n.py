@@ -442,16 +442,12 @@ def _environment_class() -> type[jinja2.Environment]:
 
     Every view model is a dict read back from JSON, and Jinja's ``getattr`` tries the attribute first: for a
     key that is no attribute of a dict that is an ``AttributeError`` raised and caught, ≈ 140 of them in a
-    ``/liuyao`` page. A plain dict (or a read-only one, ``bot.jsonio.FrozenDict``, whose one attribute of its
-    own is ``token``) has no attributes but its class's, so looking the key up first when ``name`` is none of
-    them gives what Jinja gives, the value or the same undefined.
+    ``/liuyao`` page. A plain dict has no attributes but its class's, so looking the key up first when
+    ``name`` is none of them gives what Jinja gives, the value or the same undefined.
     """
     import jinja2
 
-    from bot.jsonio import FrozenDict
-
-    dict_attributes = frozenset(dir(dict)) | frozenset(dir(FrozenDict))
-    plain = (dict, FrozenDict)  # a kept value of a command's cache is a FrozenDict: a dict, read-only
+    dict_attributes = frozenset(dir(dict))
 
     class Environment(jinja2.Environment):
         def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
@@ -462,7 +458,7 @@ def _environment_class() -> type[jinja2.Environment]:
             return {**self.globals, **(d or {})}
 
         def getattr(self, obj: Any, attribute: str) -> Any:
-            if type(obj) in plain and attribute not in dict_attributes:
+            if type(obj) is dict and attribute not in dict_attributes:
                 try:
                     return obj[attribute]
                 except KeyError:

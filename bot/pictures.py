@@ -1,12 +1,11 @@
-"""The chart picture of a reply, rebuilt from its stored inputs (issue 14): never kept in process memory.
+"""The chart picture of a reply, drawn from the chart its command cast (issue 14, issue 31 item 6).
 
-A cast that has a picture carries a *picture source* (:attr:`bot.features.base.Reply.picture`): the kind of
-the history row (``cast`` 大六壬, ``liuyao`` 六爻, ``qizheng`` 七政四餘), its ``inputs`` and its ``options`` — the
-very values ``/history`` stores. :func:`render` casts the chart again from them (the engines are pure and
-deterministic, so the same row gives the same picture) and draws it with :mod:`bot.images`; a page button
-that must put the picture back (after a restart, on a message that has none) reads the row again
-(:func:`stored_source`). The adapters call :func:`render` on the event loop, as part of the reply; the
-renderers stay pure.
+A cast that has a picture carries a :class:`Picture` (:attr:`bot.features.base.Reply.picture`): the kind of
+the history row (``cast`` 大六壬, ``liuyao`` 六爻, ``qizheng`` 七政四餘) and the engine's chart of that one cast
+(with the place a 七政 chart names). :func:`render` draws it with :mod:`bot.images`: the text, every page and
+the picture of a reply come from one cast, never a second one. A stored cast shown again (``/show``, a page
+button that puts the picture back after a restart) is cast once from its row's inputs and options
+(``bot.features.common.replay``), which gives its text and its picture together.
 
 Drawn on the loop, not on a worker thread (issue 18): a new 六爻 or 大六壬 picture is 1–2.5 ms of CPU and a
 七政 one ≈ 3–5 ms (``bench/all.py``), no more than the handler before it, while the hop to a drawing thread and
@@ -15,30 +14,23 @@ saved: ``bench/bot.py`` at 20 commands/s, seven pairs alternating (2026-12-02, I
 3.21 ms of the process's CPU per command (0.94×), lower in six of the seven, p99 unchanged. A flood cannot
 queue pictures: admission (``bot.admission``) refuses a flooding user before any work.
 
-A row the engines can no longer cast (stored by an older version, an option that was removed) has no
-picture: :func:`render` answers None and the reply goes out as text, as before pictures existed. The
-daily reading's picture is :func:`bot.features.daily.reading.picture`.
+The daily reading's picture is :func:`bot.features.daily.reading.picture`.
 """
 
 from __future__ import annotations
 
 import functools
-import logging
 import threading
 from collections import Counter
 from collections.abc import Mapping
-from datetime import datetime
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot.bounded import BoundedCache
-from engine.errors import EngineInputError
 
 if TYPE_CHECKING:
-    from bot.context import AppContext
     from bot.images.scene import Scene
     from engine.liuren import Chart
-
-log = logging.getLogger(__name__)
 
 FILENAME = "chart.png"
 MEDIA_TYPE = "image/png"
@@ -48,37 +40,32 @@ KINDS = frozenset({"cast", "liuyao", "qizheng"})  # history kinds whose reply ha
 PICTURE_PAGES: Mapping[str, str] = {"cast": "brief", "qizheng": "brief"}
 
 
-def source(kind: str, inputs: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The picture source of a cast (JSON), or None for a kind without a picture."""
-    if kind not in KINDS:
+@dataclass(frozen=True)
+class Picture:
+    """The picture of one cast: its kind (:data:`KINDS`) and the engine's chart it is drawn from —
+    ``engine.liuren.Chart``, ``engine.liuyao.Chart`` or ``engine.qizheng.QizhengChart`` (with ``place``, the
+    ``engine.qizheng.Place`` its header names, if any)."""
+
+    kind: str
+    chart: Any
+    place: Any = None
+
+
+def render(picture: Picture | None, lang: str) -> bytes | None:
+    """The PNG of a cast's picture in ``lang``; None for a reply without one."""
+    if picture is None:
         return None
-    return {"kind": kind, "inputs": dict(inputs), "options": dict(options)}
+    if picture.kind == "cast":
+        return liuren_png(picture.chart, lang)
+    if picture.kind == "liuyao":
+        from bot.images import liuyao as liuyao_picture
 
+        return png_of(liuyao_picture.layout(picture.chart, lang).scene)
+    if picture.kind == "qizheng":
+        from bot.images import qizheng as qizheng_picture
 
-async def stored_source(ctx: AppContext, user_key: str, number: int) -> dict[str, Any] | None:
-    """The picture source of the stored history row ``number`` of ``user_key`` (None: gone, or no picture)."""
-    entry = await ctx.storage.get_history(user_key, number)
-    if entry is None:
-        return None
-    return source(entry.kind, entry.inputs, entry.options)
-
-
-def render(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
-    """The PNG of a picture source in ``lang``; None when there is none or the row cannot be cast again."""
-    if not src:
-        return None
-    kind, inputs, options = src.get("kind"), src.get("inputs") or {}, src.get("options") or {}
-    try:
-        if kind == "cast":
-            return liuren_png(_liuren(inputs, options), lang)
-        if kind == "liuyao":
-            return png_of(_liuyao(inputs, options, lang))
-        if kind == "qizheng":
-            return png_of(_qizheng(inputs, options, lang))
-    except (EngineInputError, KeyError, TypeError, ValueError) as exc:
-        # a row this version cannot cast again: the reply is sent without its picture
-        log.warning("pictures: %s row not drawable (%s: %s)", kind, type(exc).__name__, exc)
-    return None
+        return png_of(qizheng_picture.layout(picture.chart, lang, picture.place).scene)
+    raise ValueError(f"no picture kind {picture.kind!r} (bot.pictures.KINDS)")
 
 
 # Drawing is 1–5 ms of CPU (Pillow rasterising and PNG encoding: ``bench/images.py``) against ~1 ms for the
@@ -129,113 +116,11 @@ def liuren_png(chart: Chart, lang: str) -> bytes:
     return png
 
 
-def _liuren(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Chart:
-    from engine.calendar import DayStart
-    from engine.core.cycle import Branch, GanZhi
-    from engine.liuren import Options, build_chart, chart_at, chart_for_ju
-
-    opts = Options.from_mapping(options)
-    mode = inputs.get("mode")
-    if mode == "ju":
-        chart = chart_for_ju(GanZhi.parse(str(inputs["day"])), int(inputs["ju"]), opts)
-    elif mode == "board":
-        chart = build_chart(
-            GanZhi.parse(str(inputs["day"])),
-            Branch.from_char(str(inputs["month_general"])),
-            Branch.from_char(str(inputs["hour"])),
-            opts,
-        )
-    else:
-        longitude = inputs.get("solar_longitude")
-        latitude = inputs.get("latitude")
-        chart = chart_at(
-            datetime.fromisoformat(str(inputs["at"])),
-            opts,
-            day_starts=DayStart.parse(str(inputs.get("day_starts") or "23:00")),
-            solar_longitude=float(longitude) if longitude is not None else None,
-            latitude=float(latitude) if latitude is not None else None,
-        )
-    return chart
-
-
-def _liuyao(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -> Scene:
-    from bot.images import liuyao as liuyao_picture
-    from engine.core.cycle import Branch, GanZhi
-    from engine.liuyao import build_chart
-    from engine.liuyao.cast import Cast, Method
-
-    cast = inputs["cast"]
-    opts = _liuyao_options(options)
-    # the chart alone: the picture draws no judgment or verdict (``build`` reads them too: ≈ 0.2 ms)
-    chart = build_chart(
-        Cast(digits=str(cast["digits"]), method=Method(str(cast["method"]))),
-        Branch.from_char(str(inputs["month"])),
-        GanZhi.parse(str(inputs["day"])),
-        use=inputs.get("use"),
-        options=opts,
-    )
-    return liuyao_picture.layout(chart, lang).scene
-
-
-def _liuyao_options(options: Mapping[str, Any]) -> Any:
-    """``engine.liuyao.Options`` from its ``to_json`` form (each field parsed by its default's type)."""
-    import dataclasses
-    import enum
-
-    from engine.core.cycle import Branch, Stem
-    from engine.liuyao import Options
-
-    defaults = Options()
-    kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(Options):
-        if f.name not in options:
-            continue
-        default, value = getattr(defaults, f.name), options[f.name]
-        if isinstance(default, bool):
-            kwargs[f.name] = bool(value)
-        elif isinstance(default, Branch):
-            kwargs[f.name] = Branch.from_char(str(value))
-        elif isinstance(default, Stem):
-            kwargs[f.name] = Stem.from_char(str(value))
-        elif isinstance(default, enum.Enum):
-            kwargs[f.name] = type(default)(value)
-        else:
-            kwargs[f.name] = value
-    return Options(**kwargs)
-
-
-def _qizheng(inputs: Mapping[str, Any], options: Mapping[str, Any], lang: str) -> Scene:
-    from bot.images import qizheng as qizheng_picture
-    from engine.qizheng import Place, QizhengOptions, natal_chart
-
-    lat = inputs.get("lat")
-    chart = natal_chart(
-        datetime.fromisoformat(str(inputs["at"])),
-        float(inputs["lon"]),
-        float(lat) if lat is not None else None,
-        QizhengOptions.from_json(dict(options)),
-    )
-    named = inputs.get("place")
-    place = None
-    if isinstance(named, Mapping) and named.get("name"):
-        place = Place(
-            name=str(named["name"]),
-            ko=str(named.get("ko") or named["name"]),
-            zh=str(named.get("zh") or named["name"]),
-            country="",
-            lat=float(lat) if lat is not None else 0.0,
-            lon=float(inputs["lon"]),
-            tz=str(inputs.get("zone") or "UTC"),
-        )
-    return qizheng_picture.layout(chart, lang, place).scene
-
-
 __all__ = [
     "FILENAME",
     "KINDS",
     "MEDIA_TYPE",
     "PICTURE_PAGES",
+    "Picture",
     "render",
-    "source",
-    "stored_source",
 ]

@@ -36,7 +36,6 @@ from bot.i18n import (
     terms_given,
     typeset,
 )
-from bot.jsonio import FROZEN, text_of
 from bot.sanitize import clean
 
 CHANNELS = ("telegram", "discord", "console")
@@ -173,34 +172,16 @@ def channel_environment(lang: str, channel: str) -> jinja2.Environment:
 
 
 def content_key(value: Any) -> Hashable | None:
-    """A key of a render cache for ``value`` (a reply's context or a part of it, as read back from its JSON):
-    equal keys are equal values, of the same types. None: ``value`` holds something ``marshal`` does not
-    write (not a JSON value), so it is rendered without a cache.
+    """A key of a render cache for ``value`` (a reply's context or a part of it: JSON values): equal keys are
+    equal values, of the same types. None: ``value`` holds something ``marshal`` does not write (not a JSON
+    value), so it is rendered without a cache.
 
     ``marshal`` writes the value's bytes in its own order, ≈ 6× cheaper than the canonical JSON (keys sorted)
     of a 21 kB ``/cast`` context (≈ 65 against ≈ 410 µs, ``bench/render.py``), and its bytes are read back
     to the value they were written from, so two values with one key are equal. It is not canonical: the same
     value with its keys in another order (or with objects shared another way) gets another key — a miss,
-    never a wrong hit; a reply's context comes from one command's code and its JSON, so key order repeats.
-
-    A read-only value a command's cache keeps (``bot.jsonio.freeze``: the 大六壬 reading, the 神煞 stars) is
-    not written again: it is keyed by its JSON text, which it keeps (``bot.jsonio.text_of``: equal texts are
-    equal values — a frozen value holds JSON values only — and a str keeps its hash, so a look-up does not
-    read the 28 kB again), and it cannot change. A frozen ``value`` gets ``("json", its text)``; a dict with
-    frozen members ``("json", marshal of the dict with None in their places, their (name, text) pairs)``; never
-    a plain value's key (bytes), so a frozen value and its plain equal are rendered apart, never wrongly.
+    never a wrong hit; a reply's context comes from one command's code, so key order repeats.
     """
-    kind = type(value)
-    if kind in FROZEN:
-        return ("json", text_of(value))
-    if kind is dict:
-        texts = tuple((k, text_of(v)) for k, v in value.items() if type(v) in FROZEN)
-        if texts:
-            bare = {k: None if type(v) in FROZEN else v for k, v in value.items()}
-            try:
-                return ("json", marshal.dumps(bare), texts)
-            except ValueError:
-                return None
     try:
         return marshal.dumps(value)
     except ValueError:  # e.g. a str subclass (Markup) or an object of a class of its own

@@ -13,12 +13,13 @@ one, an unsealed (old) button pressed by someone other than its owner — shows 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from bot import privacy
 from bot.context import AppContext
 from bot.features.base import Reply, pages_of
+from bot.features.common import replay
 from bot.i18n import N_
 from bot.seal import INNER_LIMIT, LEGACY, OWN, PUBLIC, Status
 
@@ -68,18 +69,21 @@ def access(status: Status, ref: PageRef, presser: str, chat_kind: str) -> Access
 async def load(platform: str, ref: PageRef, lang: str, shown: Access, ctx: AppContext) -> Reply | str:
     """The stored cast ``ref`` names, as a reply in ``lang`` (the reader's language), all of it or (``shown``
     ``"public"``) what a group may see of it; else the message id of the presser's notice: the row is gone
-    (forgotten or pruned) or the page is not one of its view (``chat.page.gone``), or a group may not see
-    that view at all (``chat.button.expired``)."""
+    (forgotten or pruned, or no longer castable) or the page is not one of its view (``chat.page.gone``), or a
+    group may not see that view at all (``chat.button.expired``). The reply carries the picture of the same
+    cast (``Reply.picture``): a page that puts the picture back draws it from there."""
     entry = await ctx.storage.get_history(f"{platform}:{ref.owner}", ref.number)
     if entry is None or ref.page not in pages_of(entry.view):
         return N_("chat.page.gone")
-    context = dict(entry.context)
+    reply = replay(entry, lang)  # one cast of the row: the page's text and its picture
+    if reply is None:
+        return N_("chat.page.gone")
     if shown != "full":
-        public = privacy.public_context(entry.view, entry.context)
+        public = privacy.public_context(entry.view, reply.context)
         if public is None:
             return N_("chat.button.expired")
-        context = dict(public)
-    return Reply(view=entry.view, lang=lang, context={**context, "no": entry.seq})
+        reply = replace(reply, context=dict(public))
+    return reply
 
 
 __all__ = ["DATA_LIMIT", "Access", "PageRef", "access", "decode", "load", "refs"]

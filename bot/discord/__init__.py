@@ -41,6 +41,7 @@ from bot.admission import Verdict
 from bot.commands import (
     CommandSpec,
     Incoming,
+    Reply,
     dispatch,
     error_reply,
     load_commands,
@@ -354,7 +355,7 @@ class SikpanClient(discord.AutoShardedClient):
             ref.owner,
             private=access == "full",
         )
-        attachments = await self.page_attachments(interaction, shown, ref, lang)
+        attachments = self.page_attachments(interaction, shown, reply)
         embed = embed_of(shown, image=bool(attachments))
         if attachments:
             await interaction.response.edit_message(
@@ -377,20 +378,19 @@ class SikpanClient(discord.AutoShardedClient):
         )
         await interaction.response.send_message(gettext(lang, "bot.error.bad_button"), ephemeral=True)
 
-    async def page_attachments(
-        self, interaction: discord.Interaction, shown: Message, ref: pages.PageRef, lang: str
+    def page_attachments(
+        self, interaction: discord.Interaction, shown: Message, reply: Reply
     ) -> list[discord.Attachment | discord.File]:
         """The picture of a page edit: the message's own ``chart.png`` attachment kept as it is (nothing is
-        drawn or uploaded per page view), or — on a message without it (sent before pictures) — drawn again
-        from the stored row and uploaded; empty for a cast without a picture."""
+        drawn or uploaded per page view), or — on a message without it (sent before pictures) — the picture of
+        the row's cast (``pages.load``) drawn and uploaded; empty for a cast without a picture."""
         if not shown.picture_page:
             return []
         message = interaction.message
         kept = [a for a in (message.attachments if message else []) if a.filename == pictures.FILENAME]
         if kept:
             return list(kept[:1])
-        source = await pictures.stored_source(self.ctx, f"discord:{ref.owner}", ref.number)
-        png = pictures.render(source, lang)
+        png = pictures.render(reply.picture, reply.lang)
         if png is None:
             return []
         return [discord.File(io.BytesIO(png), filename=pictures.FILENAME)]

@@ -69,9 +69,9 @@ class Reply:
     lang: str  # resolved language ("" inside handlers: dispatch fills it in)
     context: Mapping[str, Any] = field(default_factory=dict)
     ephemeral: bool = False
-    # the chart picture's source (``bot.pictures.source``: the history kind, inputs and options it is cast
-    # again from), or None for a reply without a picture; JSON, like the context
-    picture: Mapping[str, Any] | None = None
+    # the chart picture of the cast the context was made from (``bot.pictures.Picture``: drawn from that
+    # cast's chart, never cast again), or None for a reply without a picture
+    picture: pictures.Picture | None = None
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,20 @@ class ArgSpec:
     complete: str = ""  # a suggestion source of bot.commands.complete ("zone", "place"): Discord autocomplete
 
 
+@dataclass(frozen=True)
+class Cast:
+    """One cast of a stored command's inputs and options (:attr:`Stored.cast`): the view model its templates
+    read (JSON values only: what a reply shows, the first time and at every ``/show`` and page) and the
+    picture of that same cast."""
+
+    context: Mapping[str, Any]
+    picture: pictures.Picture | None = None
+
+
 Handler = Callable[[tuple[str, ...], Incoming, AppContext], Awaitable[Reply]]
+# (a history row's inputs, its options) → the one cast of them; ``EngineInputError`` or ``CommandError`` for
+# inputs that cannot be cast
+Recast = Callable[[Mapping[str, Any], Mapping[str, Any]], Cast]
 Summary = Callable[[Mapping[str, Any]], dict[str, Any]]
 # (language, a reply's context) → what its templates read besides the context (kept out of the history rows)
 Extras = Callable[[str, Mapping[str, Any]], Mapping[str, Any]]
@@ -107,6 +120,9 @@ class Stored:
 
     kind: str  # the history row's kind (``Record.kind``)
     view: str  # the view ``/show`` and the page buttons render again
+    # the cast of a row's inputs and options: the first reply, ``/show``, every page and the picture are made
+    # of one call (``bot.features.common.record_and_reply``, ``replay``); the row keeps inputs, not renderings
+    cast: Recast = field(kw_only=True)
     # what ``/history`` says of a row, in characters only (JSON: the template localizes the labels) …
     summary: Summary | None = None
     # … and the template of that line's tail (it reads ``s``, the summary); "" for none
@@ -365,7 +381,7 @@ def split_command(text: str) -> tuple[str, tuple[str, ...]] | None:
 
 
 def reply(
-    view: str, *, ephemeral: bool = False, picture: Mapping[str, Any] | None = None, **context: Any
+    view: str, *, ephemeral: bool = False, picture: pictures.Picture | None = None, **context: Any
 ) -> Reply:
     """A reply from a handler (dispatch fills in the language); ``picture`` as :attr:`Reply.picture`."""
     return Reply(view=view, lang="", context=context, ephemeral=ephemeral, picture=picture)

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from importlib import metadata
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot import jsonio
 from bot.context import AppContext
-from bot.features.base import CommandError, Incoming, Reply, reply
-from bot.pictures import source as picture_source
-from bot.storage import JsonText, UserSettings
+from bot.features.base import Cast, CommandError, Incoming, Reply, reply, stored_as_kind
+from bot.storage import HistoryEntry, JsonText, UserSettings
 from bot.zones import zone_or_none
 from engine.calendar import resolve_local as calendar_resolve_local
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
+from engine.errors import EngineInputError
 from engine.qizheng.places import find_place
+
+log = logging.getLogger(__name__)
 
 # Hangul readings of the stems and branches (as in locales/ko/terms/core.json); 신 is 辛 as a stem, 申 as a
 # branch, so a two-syllable 간지 is read by position.
@@ -123,32 +127,33 @@ def fmt_offset(at: datetime) -> str:
     return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
+# the engine version a history row was cast with (the installed distribution's: engine and shell ship together)
+ENGINE_VERSION = metadata.version("sikpan")
+
+
 @dataclass(frozen=True)
 class Record:
+    """A cast to store and answer: its history kind (a registered ``Stored.kind``), its inputs and options
+    (JSON objects: what the row keeps, and all that its command's ``Stored.cast`` reads)."""
+
     kind: str
     inputs: Mapping[str, Any]
     options: Mapping[str, Any]
-    view: str
-    context: Mapping[str, Any]
-    # members of ``context`` already written and read back, by key: a cache's (``jsonio.Kept``, kept beside
-    # the cached value: ``chart_view_written``, ``stars_of``); stored as their text, answered as their value
-    written: Mapping[str, jsonio.Kept] = field(default_factory=dict)
 
 
 async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> Reply:
-    """Store a cast in the user's history and answer with the view; ``/show N`` answers the same: the reply is
-    made of exactly what is stored — its context, inputs and options equal ``jsonio.loads`` of the stored
-    texts. A context's members named in ``rec.written`` (the commands' cached 大六壬 view and 神煞 stars)
-    are stored apart, once for every cast that shares them (``Storage.add_history(kept=…)``: their kept texts;
-    the row's own text holds ``null`` in their places), and answered as their kept value, read from that text
-    once and read-only (``jsonio.dumps_loads_with``); the rest is read back from the text written now. So a
-    reply's values are its own or read-only: a command's cache is never handed out to be changed."""
-    # each kept member written as the placeholder ``null`` and read as its kept value: the row's text, and the
-    # value ``loads`` gives of the whole context (the row's text with the kept texts in their places)
-    placeholders = {name: _placeholder(w.value) for name, w in rec.written.items() if name in rec.context}
-    context_text, context = jsonio.dumps_loads_with(rec.context, placeholders)
+    """Cast ``rec`` once (its command's ``Stored.cast``), store its inputs, options and the engine version in
+    the user's history, and answer with that cast: its view model and its picture. ``/show N`` and the page
+    buttons cast the stored row again (:func:`replay`) with the same function from the same JSON, so they
+    answer what this answered. The row keeps no rendering; ``/history``'s line of it (``Stored.summary`` of
+    the view model) is kept beside (a few characters)."""
+    stored = stored_as_kind(rec.kind)
+    if stored is None:
+        raise ValueError(f"no command stores the history kind {rec.kind!r}")
     inputs_text, options_text = jsonio.dumps(dict(rec.inputs)), jsonio.dumps(dict(rec.options))
-    inputs, options = jsonio.loads(inputs_text), jsonio.loads(options_text)
+    # cast from what the row keeps, as read back: the first reply is what /show gives, by construction
+    cast = stored.cast(jsonio.loads(inputs_text), jsonio.loads(options_text))
+    summary = stored.summary(cast.context) if stored.summary is not None else {}
     created = (await ctx.clock.now()).isoformat(timespec="seconds")
     seq = await ctx.storage.add_history(
         incoming.user_key,
@@ -156,19 +161,36 @@ async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> 
         command=incoming.text.strip()[:200],
         inputs=JsonText(inputs_text),
         options=JsonText(options_text),
-        view=rec.view,
-        context=JsonText(context_text),
+        view=stored.view,
+        engine=ENGINE_VERSION,
+        summary=summary,
         created_at=created,
-        kept={name: rec.written[name].text for name in placeholders},
         keep=ctx.settings.history_limit or None,  # retention (SIKPAN_HISTORY_LIMIT); unset keeps every cast
     )
-    return reply(rec.view, **context, no=seq, picture=picture_source(rec.kind, inputs, options))
+    return reply(stored.view, **cast.context, no=seq, picture=cast.picture)
 
 
-def _placeholder(value: Any) -> jsonio.Kept:
-    """A kept member as the history row's own text has it: ``null`` in its place (its text is stored apart),
-    its value the kept one (``dumps_loads_with`` writes ``text`` and reads ``value``)."""
-    return jsonio.Kept("null", value)
+def replay(entry: HistoryEntry, lang: str = "") -> Reply | None:
+    """A stored cast as a reply (``/show``, the page buttons): its inputs and options cast once by its command
+    (the view model and the picture of that cast). A row stored before migration 0012 (``engine`` None) holds
+    the view model it was answered with: that is shown as it is, with the picture cast from its inputs.
+    None when no command stores its kind any more, or its inputs cannot be cast (an older version's row)."""
+    stored = stored_as_kind(entry.kind)
+    if stored is None or (entry.engine is None and not stored.picture):
+        if entry.engine is not None:
+            return None
+        return Reply(view=entry.view, lang=lang, context={**entry.context, "no": entry.seq})
+    try:
+        cast = stored.cast(entry.inputs, entry.options)
+    except (CommandError, EngineInputError, KeyError, TypeError, ValueError) as exc:
+        log.warning(
+            "history: %s row %s not castable (%s: %s)", entry.kind, entry.seq, type(exc).__name__, exc
+        )
+        if entry.engine is not None:
+            return None
+        cast = Cast(entry.context)
+    context = cast.context if entry.engine is not None else entry.context
+    return Reply(view=entry.view, lang=lang, context={**context, "no": entry.seq}, picture=cast.picture)
 
 
 def parse_bool(value: str, name: str) -> bool:

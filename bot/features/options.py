@@ -26,6 +26,7 @@ from bot.features.common import parse_bool
 from bot.i18n import DEFAULT_LANG, catalog
 from bot.storage import UserSettings
 from engine.core.cycle import Branch, Stem
+from engine.errors import EngineInputError
 from engine.liuren import Options as LiurenOptions
 from engine.liuyao import Options as LiuyaoOptions
 from engine.qizheng import QizhengOptions
@@ -150,6 +151,31 @@ def build(area: str, stored: Mapping[str, Any]) -> Any:
         return cls(**kwargs)
     except (ValueError, TypeError):
         return defaults
+
+
+def from_json(area: str, data: Mapping[str, Any]) -> Any:
+    """The engine options object of ``area`` from its ``to_json`` form (a history row's options): the one way
+    the bot reads stored options back, by the same reflection as :func:`build` (each field by its default's
+    type). ``ValueError`` for a name the class does not have or a value it does not accept (a row this version
+    cannot cast as it was cast)."""
+    cls = options_class(area)
+    defaults = cls()
+    known = {f.name for f in dataclasses.fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for name, value in data.items():
+        if name not in known:
+            raise ValueError(f"no {area} option {name!r}")
+        default = getattr(defaults, name)
+        try:
+            kwargs[name] = value if isinstance(value, bool) else from_text(default, str(value))
+        except CommandError:
+            raise ValueError(f"bad value {value!r} of the {area} option {name!r}") from None
+        if isinstance(default, bool) != isinstance(kwargs[name], bool):
+            raise ValueError(f"bad value {value!r} of the {area} option {name!r}")
+    try:
+        return cls(**kwargs)
+    except (EngineInputError, TypeError) as exc:
+        raise ValueError(f"bad {area} options {dict(data)!r}: {exc}") from None
 
 
 # ---- the settings model -----------------------------------------------------------------------------------

@@ -13,10 +13,11 @@ migrations. Every SQL statement of the bot is in this package.
   the row, in one statement (``Backend.insert_history``: PostgreSQL's upsert in a data-modifying CTE, SQLite's
   trigger of migration 0009), never ``MAX(seq) + 1``: concurrent writers of one user get distinct,
   consecutive numbers, and pruning never makes a number come back.
-- Kept texts (migration 0011): the members of a cast's context that a command's cache shares between casts
-  (the 大六壬 view of a 課, the 神煞 stars of an hour; ``add_history(kept=…)``) are one row of ``kept``, keyed by
-  the SHA-256 of its text and written once, which the history row names (``history.kept``); reads put them
-  back (:meth:`Storage.get_history`, :meth:`Storage.list_history`). Not a user's data: /forget leaves them.
+- History keeps inputs, not renderings (migration 0012, issue 31): a row holds a cast's inputs, options,
+  the engine version that cast it (``engine``) and ``/history``'s line of it (``summary``); its command casts
+  it again to show it (``bot.features.common.replay``). A row stored before 0012 (``engine`` NULL) holds the
+  view model it was answered with (``context``) and is shown as it is; 0012 put the members that 0011 had
+  stored apart (the ``kept`` table, now gone) back into those contexts (:func:`inline_kept`).
 - **Convention for other migrations:** every table that stores data of a user has a ``user_key`` column
   (``"platform:user_id"``, see :attr:`bot.commands.Incoming.user_key`). :meth:`Storage.forget` deletes the
   user's rows from every table that has such a column, whatever migration created it.
@@ -24,13 +25,12 @@ migrations. Every SQL statement of the bot is in this package.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import secrets
 import sqlite3
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
@@ -84,8 +84,10 @@ class HistoryEntry:
     inputs: Mapping[str, Any]
     options: Mapping[str, Any]
     view: str
-    context: Mapping[str, Any]
+    context: Mapping[str, Any]  # a row stored before migration 0012: the view model as answered; else {}
     created_at: str
+    engine: str | None = None  # the engine version that cast it (None: stored before migration 0012)
+    summary: Mapping[str, Any] | None = None  # /history's line of it (None: stored before migration 0012)
 
 
 def load_migrations(package: str = "bot.migrations", dialect: str = "sqlite") -> list[Migration]:
@@ -141,25 +143,35 @@ USER_COLUMNS = (
 )
 
 
-# history entries as read: the row, and the text of its kept members (LEFT JOIN: NULL for a row stored whole)
+# history entries as read
 HISTORY_SELECT = (
-    "SELECT h.seq, h.kind, h.command, h.inputs, h.options, h.view, h.context, h.created_at, h.kept, k.text"
-    " FROM history AS h LEFT JOIN kept AS k ON k.digest = h.kept"
+    "SELECT seq, kind, command, inputs, options, view, context, created_at, engine, summary FROM history"
 )
 # a user's casts but the newest N (parameters: user_key, user_key, N)
 PRUNE_HISTORY = (
     "DELETE FROM history WHERE user_key = ? AND seq <= ("
     " SELECT seq FROM history WHERE user_key = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)"
 )
-# kept texts this process has stored (committed durably, never deleted) are not written again: at most this many
-# remembered, the latest (the texts are the key: ≤ 256 × ≈ 30 kB kept alive beyond the commands' caches; the
-# casts of an hour share a few; one forgotten costs its SHA-256 and an INSERT that does nothing, ≈ 30 µs)
-KEPT_KNOWN_MAX = 256
 
 
-def kept_text(kept: Mapping[str, str]) -> str:
-    """The stored text of a context's kept members (member name → its JSON text): one JSON object, in order."""
-    return "{" + ",".join(f"{jsonio.dumps(name)}:{text}" for name, text in kept.items()) + "}"
+async def inline_kept(tx: Tx) -> None:
+    """Migration 0012's step before its SQL drops the ``kept`` table: each history row that names a kept row
+    (migration 0011) gets its context whole again — the kept members put back in their places (the row's text
+    has ``null`` there), key order kept — as it was answered, and as rows stored before 0011 hold it."""
+    rows = await tx.fetchall(
+        "SELECT h.id, h.context, k.text FROM history AS h JOIN kept AS k ON k.digest = h.kept ORDER BY h.id"
+    )
+    whole: list[tuple[str, int]] = []
+    for row_id, context, kept in rows:
+        value = jsonio.loads(context)
+        value.update(jsonio.loads(kept))  # each member in its place (the context names them all)
+        whole.append((jsonio.dumps(value), int(row_id)))
+    if whole:
+        await tx.executemany("UPDATE history SET context = ? WHERE id = ?", whole)
+
+
+# Python steps run inside a migration's transaction before its SQL, by the migration's name
+BEFORE_SQL: Mapping[str, Callable[[Tx], Awaitable[None]]] = {"0012_history_inputs": inline_kept}
 
 
 def _now() -> str:
@@ -187,8 +199,6 @@ class Storage:
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
-        # kept members (as ``tuple(kept.items())``) → digest of their stored row, for those this process stored
-        self._kept: dict[tuple[tuple[str, str], ...], str] = {}
 
     @property
     def dialect(self) -> str:
@@ -264,6 +274,9 @@ class Storage:
                 await tx.execute(self._VERSION_TABLE)
                 if await tx.fetchone("SELECT 1 FROM schema_version WHERE version = ?", (mig.version,)):
                     continue
+                step = BEFORE_SQL.get(mig.name.split(".", 1)[0])
+                if step is not None:  # data its SQL would lose, moved first (in the same transaction)
+                    await step(tx)
                 for stmt in split_sql(mig.sql):
                     await tx.execute(stmt)
                 await tx.execute(
@@ -377,82 +390,49 @@ class Storage:
         inputs: Mapping[str, Any] | JsonText,
         options: Mapping[str, Any] | JsonText,
         view: str,
-        context: Mapping[str, Any] | JsonText,
+        engine: str | None = None,
+        summary: Mapping[str, Any] | None = None,
+        context: Mapping[str, Any] | JsonText | None = None,
         created_at: str | None = None,
-        kept: Mapping[str, str] | None = None,
         keep: int | None = None,
     ) -> int:
-        """Record one cast (each of ``inputs``, ``options``, ``context`` a mapping or its :func:`dumps`); returns
-        its number N for ``/show N``. Committed when this returns.
+        """Record one cast (each of ``inputs``, ``options`` a mapping or its :func:`dumps`); returns its number N
+        for ``/show N``. Committed when this returns.
 
-        ``kept``: members of the context stored apart, shared by every row that has the same ones (a command's
-        cached values): member name → its JSON text. They make one row of the ``kept`` table (:func:`kept_text`,
-        keyed by its SHA-256), which the history row names; the context keeps their places — as a mapping its
-        values there are not stored; as a text it has a placeholder there (``null``) — and a read of the row
-        puts their values back: the entry's context is the one given, with the kept members' values.
+        ``engine``: the engine version that cast it (its command casts the row again to show it); ``summary``:
+        ``/history``'s line of it. ``context``: the view model, as rows stored before migration 0012 hold it
+        (``engine`` None; tests write such rows), else empty.
 
         ``keep``: then keep the user's newest ``keep`` casts, this one included (:meth:`prune_history`), in the
         same transaction: one commit and one sync per cast under ``SIKPAN_HISTORY_LIMIT`` too.
 
         One statement (``Backend.insert_history``, issue 18), committed on its own, not a transaction of two:
-        the counter moves on and the row is written together or not at all. Only a kept row this process has
-        not stored yet comes first, in one transaction with it (``ON CONFLICT DO NOTHING``: another process may
-        have stored it), and the pruning after it."""
-        if kept and not isinstance(context, JsonText):
-            context = {name: None if name in kept else value for name, value in context.items()}
-        params = [
+        the counter moves on and the row is written together or not at all."""
+        params = (
             user_key,
             kind,
             command,
             _dumps(inputs),
             _dumps(options),
             view,
-            _dumps(context),
+            _dumps(context) if context is not None else "{}",
             created_at or _now(),
-            None,
-        ]
-        text: str | None = None  # the kept row to store first: this process has not stored it yet
-        members = tuple(kept.items()) if kept else ()
-        digest = self._kept.get(members) if members else None
-        if members and digest is None:
-            text = kept_text(dict(members))
-            digest = hashlib.sha256(text.encode()).hexdigest()
-        params[-1] = digest
-        if text is None and keep is None:
+            engine,
+            _dumps(summary) if summary is not None else None,
+        )
+        if keep is None:
             row = await self.backend.fetchone(self.backend.insert_history, params)
         else:
             async with self.transaction() as tx:
-                if text is not None:
-                    await tx.execute(
-                        "INSERT INTO kept (digest, text) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                        (digest, text),
-                    )
                 row = await tx.fetchone(self.backend.insert_history, params)
-                if keep is not None:
-                    await tx.execute(PRUNE_HISTORY, (user_key, user_key, max(0, keep)))
-            if text is not None and digest is not None:
-                if len(self._kept) >= KEPT_KNOWN_MAX:
-                    del self._kept[next(iter(self._kept))]  # the oldest
-                self._kept[members] = digest
+                await tx.execute(PRUNE_HISTORY, (user_key, user_key, max(0, keep)))
         assert row is not None
         return int(row[0])
-
-    async def set_history_context(self, user_key: str, seq: int, context: Mapping[str, Any]) -> None:
-        """Replace an entry's context (stored whole: no kept members)."""
-        await self.execute(
-            "UPDATE history SET context = ?, kept = NULL WHERE user_key = ? AND seq = ?",
-            (_dumps(context), user_key, seq),
-        )
 
     @staticmethod
     def _entry(row: Row) -> HistoryEntry:
         """A row of :data:`HISTORY_SELECT`."""
-        seq, kind, command, inputs, options, view, context_text, created_at, digest, kept = row
-        context = jsonio.loads(context_text)
-        if digest is not None:
-            if kept is None:
-                raise LookupError(f"history entry {seq} names kept text {digest}, which is not stored")
-            context.update(jsonio.loads(kept))  # each member in its place (the context names them all)
+        seq, kind, command, inputs, options, view, context, created_at, engine, summary = row
         return HistoryEntry(
             seq=seq,
             kind=kind,
@@ -460,13 +440,15 @@ class Storage:
             inputs=jsonio.loads(inputs),
             options=jsonio.loads(options),
             view=view,
-            context=context,
+            context=jsonio.loads(context) if context != "{}" else {},
             created_at=created_at,
+            engine=engine,
+            summary=_loads_or_none(summary),
         )
 
     async def get_history(self, user_key: str, seq: int) -> HistoryEntry | None:
         row = await self.fetchone(
-            f"{HISTORY_SELECT} WHERE h.user_key = ? AND h.seq = ?",  # noqa: S608 - fixed names
+            f"{HISTORY_SELECT} WHERE user_key = ? AND seq = ?",  # noqa: S608 - fixed names
             (user_key, seq),
         )
         return self._entry(row) if row else None
@@ -476,7 +458,7 @@ class Storage:
     ) -> list[HistoryEntry]:
         """The newest entries first (``before``: only numbers below it)."""
         rows = await self.fetchall(
-            f"{HISTORY_SELECT} WHERE h.user_key = ? AND h.seq < ? ORDER BY h.seq DESC LIMIT ?",  # noqa: S608
+            f"{HISTORY_SELECT} WHERE user_key = ? AND seq < ? ORDER BY seq DESC LIMIT ?",  # noqa: S608
             (user_key, before if before is not None else 2**62, limit),
         )
         return [self._entry(r) for r in rows]

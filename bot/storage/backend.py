@@ -43,7 +43,7 @@ class Backend(Protocol):
 
     multi_scheduler: bool  # True: schedulers of many processes run at once; False: one elected (try_lead)
     # one statement that records a cast under the user's next number and returns it (``seq``); parameters
-    # (user_key, kind, command, inputs, options, view, context, created_at, kept). The engines differ: SQLite has
+    # (user_key, kind, command, inputs, options, view, context, created_at, engine, summary). The engines differ: SQLite has
     # no data-modifying CTE (it moves the counter on by a trigger, migration 0009), PostgreSQL has one.
     insert_history: str
 

@@ -81,8 +81,8 @@ class PgBackend:
         "WITH counter AS (INSERT INTO history_counters (user_key, last_seq) VALUES (?, 1)"
         " ON CONFLICT (user_key) DO UPDATE SET last_seq = history_counters.last_seq + 1"
         " RETURNING user_key, last_seq)"
-        " INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at, kept)"
-        " SELECT counter.user_key, counter.last_seq, ?, ?, ?, ?, ?, ?, ?, ? FROM counter RETURNING seq"
+        " INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at, engine,"
+        " summary) SELECT counter.user_key, counter.last_seq, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM counter RETURNING seq"
     )
 
     def try_lead(self, platforms: Sequence[str]) -> bool:

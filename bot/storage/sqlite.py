@@ -126,9 +126,9 @@ class SqliteBackend:
     # the number after the user's counter; the trigger of migration 0009 moves the counter on. One statement
     # committed on its own: SQLite takes the write lock as a writing statement starts, before the subquery.
     insert_history = (
-        "INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at, kept)"
-        " VALUES (?1, COALESCE((SELECT last_seq FROM history_counters WHERE user_key = ?1), 0) + 1,"
-        " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING seq"
+        "INSERT INTO history (user_key, seq, kind, command, inputs, options, view, context, created_at, engine,"
+        " summary) VALUES (?1, COALESCE((SELECT last_seq FROM history_counters WHERE user_key = ?1), 0) + 1,"
+        " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING seq"
     )
 
     def __init__(

@@ -494,9 +494,9 @@ class TelegramAdapter:
                     parse_mode=ParseMode.HTML,
                     reply_markup=markup,
                 )
-            elif shown.picture_page and (png := await self.stored_picture(ref, lang)) is not None:
+            elif shown.picture_page and (png := pictures.render(reply.picture, lang)) is not None:
                 # the picture's own page (盤) on a message without it (sent before pictures, or as
-                # text): the picture is drawn again from the stored row and added to the message
+                # text): the picture of the row's cast is drawn and added to the message
                 await self.sender.bot.edit_message_media(
                     chat_id=chat.id,
                     message_id=message.message_id,
@@ -515,11 +515,6 @@ class TelegramAdapter:
             if "not modified" not in exc.message.lower():  # the same page pressed again is no error
                 log.warning("telegram: page edit in chat %s failed: %s", chat.id, exc.message)
         return None
-
-    async def stored_picture(self, ref: pages.PageRef, lang: str) -> bytes | None:
-        """The picture of the stored cast ``ref`` names, drawn again from its row (None: gone, or none)."""
-        source = await pictures.stored_source(self.ctx, f"telegram:{ref.owner}", ref.number)
-        return pictures.render(source, lang)
 
     async def change_setting(self, update: Update, opened: Opened) -> str | None:
         """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place of the message;

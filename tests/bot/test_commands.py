@@ -162,7 +162,7 @@ async def test_unexpected_failure_is_an_internal_error_not_an_exception(say, mon
     def boom(*args, **kwargs):
         raise RuntimeError("engine bug")
 
-    monkeypatch.setattr(cast_module, "chart_view_written", boom)  # the view model of /cast
+    monkeypatch.setattr(cast_module, "chart_view", boom)  # the view model of /cast
     with caplog.at_level(logging.ERROR):
         r = await say("/cast 庚辰 8")
     assert r.view == "error" and r.context["code"] == "bot.error.internal"

@@ -1,31 +1,34 @@
-"""``record_and_reply`` (issue #18): the reply is made of exactly what is stored, for every kind of view, and a
-command's cache is never handed out.
+"""History keeps inputs, not renderings (issue 31 item 6): ``record_and_reply`` stores a cast's inputs, options
+and the engine version, and answers with ONE cast of them — the reply's text, every page and its picture —
+which ``/show N`` and the page buttons make again from the row (``bot.features.common.replay``).
 
-- The reply's context (its ``no`` aside) equals ``jsonio.loads`` of the stored ``context`` text, key order
-  included, and that text is ``jsonio.dumps`` of the context the command built, character for character (the
-  cached members' kept texts, ``Record.written``, spliced in write what a whole ``dumps`` writes); the
-  picture is made of the stored inputs and options.
-- The cached 大六壬 reading and verdict and the 神煞 stars are not the reply's to change: a dict or list of a
-  reply that is an object of the caches is read-only (``jsonio.freeze``: every change raises ``TypeError``),
-  the others are the reply's own, so changing a reply (all it lets be changed) touches neither the caches,
-  nor the next reply, nor the stored row that ``/show N`` answers from.
+- The row holds no view model (``context`` is ``{}``): its inputs, its options (the engine options' JSON), the
+  engine version that cast it and ``/history``'s line of it (the command's ``Stored.summary`` of the reply).
+- The reply is its command's ``Stored.cast`` of the row's inputs and options, as read back: context and picture.
+- One cast per command: the chart is cast once for a reply with its picture drawn (``/cast``, ``/liuyao``,
+  ``/qizheng``), once for ``/show`` (its text: the picture went with the first reply), once for a page press
+  that puts the picture back (text and picture).
+- No part of a reply is another reply's (no command keeps a cache of view models to hand out).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from bot import jsonio
-from bot.commands import Incoming, dispatch
-from bot.commands import cast as cast_command
-from bot.commands import shensha as shensha_command
-from bot.features.common import parse_branch, parse_ganzhi
-from bot.pictures import source as picture_source
+from bot import jsonio, pictures
+from bot.commands import Incoming, dispatch, pages
+from bot.features import options as engine_options
+from bot.features.base import stored_as_kind
+from bot.features.common import ENGINE_VERSION
+from bot.features.liuren import command as liuren_command
+from bot.features.liuyao import command as liuyao_command
+from bot.features.qizheng import command as qizheng_command
+from bot.presentation import present
 
-# every view that record_and_reply answers (cast in each of its modes, liuyao, shensha, qizheng, daily)
+# every kind record_and_reply stores (cast in each of its modes, liuyao, shensha, qizheng, daily)
 COMMANDS = [
     "/cast now",
     "/cast 甲子 3局",
@@ -39,12 +42,9 @@ COMMANDS = [
     "/shensha 庚辰 酉 甲辰年",
     "/shensha 甲子 寅 午時",
     "/qizheng 1990-05-01 10:30 126.98 37.57 save",
+    "/qizheng 1990-05-01 10:30 서울 2030 save",
     "/today",
 ]
-CACHED_MEMBERS = {
-    "cast": ("readings", "verdict", "board", "lessons", "transmissions", "trace"),
-    "shensha": ("stars", "by_branch", "by_stem", "others"),
-}
 
 
 def containers(value: Any) -> Iterator[Any]:
@@ -59,87 +59,93 @@ def containers(value: Any) -> Iterator[Any]:
             yield from containers(v)
 
 
-async def stored(ctx, incoming: Incoming, seq: int) -> dict[str, str]:
-    """The stored texts of an entry; ``context``: the whole context as stored — the row's own text, with the
-    kept members (its ``kept`` row, migration 0011) in their places (the row's text has ``null`` there)."""
+async def row_of(ctx, incoming: Incoming, seq: int) -> dict[str, Any]:
     row = await ctx.storage.fetchone(
-        "SELECT h.context, h.inputs, h.options, h.kind, k.text AS kept FROM history AS h"
-        " LEFT JOIN kept AS k ON k.digest = h.kept WHERE h.user_key = ? AND h.seq = ?",
+        "SELECT kind, view, inputs, options, context, engine, summary FROM history"
+        " WHERE user_key = ? AND seq = ?",
         (incoming.user_key, seq),
     )
     assert row is not None
-    own, kept = jsonio.loads(row["context"]), jsonio.loads(row["kept"] or "{}")
-    assert all(own[name] is None for name in kept)  # each kept member has its place in the row's text
-    whole = {name: kept[name] if name in kept else value for name, value in own.items()}
-    return {"context": jsonio.dumps(whole), "kept": row["kept"]} | {
-        name: row[name] for name in ("inputs", "options", "kind")
-    }
+    return {name: row[name] for name in ("kind", "view", "inputs", "options", "context", "engine", "summary")}
 
 
 @pytest.mark.parametrize("text", COMMANDS)
-async def test_the_reply_is_what_loads_gives_of_the_stored_text(ctx, text):
-    for user in ("1", "2"):  # the second: the commands' caches are warm
-        incoming = Incoming("telegram", user, user, text, lang_hint="ko")
-        reply = await dispatch(incoming, ctx)
-        assert reply.view in ("cast", "liuyao", "shensha", "qizheng", "daily"), reply.context
-        row = await stored(ctx, incoming, reply.context["no"])
-        context = {k: v for k, v in reply.context.items() if k != "no"}
-        assert context == jsonio.loads(row["context"])
-        assert list(context) == list(jsonio.loads(row["context"]))  # display order kept
-        assert jsonio.dumps(context) == row["context"]  # the spliced text is the whole dumps
-        # the cached members are stored apart, once for every cast that shares them
-        kept = jsonio.loads(row["kept"] or "{}")
-        assert set(CACHED_MEMBERS.get(reply.view, ())) <= set(kept)
-        assert bool(kept) == (reply.view in CACHED_MEMBERS)
-        expected_picture = picture_source(
-            row["kind"], jsonio.loads(row["inputs"]), jsonio.loads(row["options"])
+async def test_the_row_keeps_inputs_and_the_reply_is_their_one_cast(ctx, text):
+    incoming = Incoming("telegram", "1", "1", text, lang_hint="ko")
+    reply = await dispatch(incoming, ctx)
+    assert reply.view in ("cast", "liuyao", "shensha", "qizheng", "daily"), reply.context
+    row = await row_of(ctx, incoming, reply.context["no"])
+    assert row["context"] == "{}" and row["engine"] == ENGINE_VERSION
+    stored = stored_as_kind(row["kind"])
+    assert stored is not None and row["view"] == stored.view == reply.view
+    cast = stored.cast(jsonio.loads(row["inputs"]), jsonio.loads(row["options"]))
+    context = {k: v for k, v in reply.context.items() if k != "no"}
+    assert context == dict(cast.context) and list(context) == list(cast.context)  # display order too
+    assert reply.picture == cast.picture
+    assert (reply.picture is not None) == (row["kind"] in pictures.KINDS)
+    assert stored.summary is not None and jsonio.loads(row["summary"]) == stored.summary(context)
+    # the options are the engine's (read back the one way the bot reads stored options)
+    if row["kind"] in ("cast", "liuyao", "qizheng"):
+        area = {"cast": "liuren"}.get(row["kind"], row["kind"])
+        assert engine_options.from_json(area, jsonio.loads(row["options"])).to_json() == jsonio.loads(
+            row["options"]
         )
-        assert reply.picture == expected_picture
+    assert len(row["inputs"]) < 1000  # inputs, not a rendering (a /cast view model is ≈ 21 kB)
 
 
-def cache_containers() -> dict[int, Any]:
-    """id → every dict and list held by the reading cache and the stars cache (kept alive while compared)."""
-    held: dict[int, Any] = {}
-    for entry in cast_command._READINGS.values():
-        for c in (c for member in entry.view.values() for c in containers(member)):
-            held[id(c)] = c
-    return held
+def counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
+    """Count the calls of ``module.name`` (the module's own reference, as its code calls it)."""
+    calls: list[int] = []
+    original: Callable[..., Any] = getattr(module, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
 
 
-@pytest.mark.parametrize("text", COMMANDS)
-async def test_no_part_of_a_reply_is_a_caches_and_changing_it_touches_nothing_else(ctx, text):
+CASTS = [
+    ("/cast now", liuren_command, "chart_at", "telegram"),
+    ("/cast 甲子 3局", liuren_command, "chart_for_ju", "discord"),
+    ("/liuyao 789678 官鬼", liuyao_command, "build", "telegram"),
+    ("/qizheng 1990-05-01 10:30 126.98 37.57 save", qizheng_command, "natal_chart", "telegram"),
+    ("/qizheng 1990-05-01 10:30 126.98 37.57", qizheng_command, "natal_chart", "discord"),  # not stored
+]
+
+
+@pytest.mark.parametrize(("text", "module", "name", "channel"), CASTS)
+async def test_one_cast_per_reply_show_and_page(ctx, monkeypatch, text, module, name, channel):
+    calls = counting(monkeypatch, module, name)
+    incoming = Incoming(channel, "1", "1", text, lang_hint="ko")
+    reply = await dispatch(incoming, ctx)
+    shown = present(reply, channel, "1")  # the reply as sent: its text and its picture
+    assert shown.picture is not None and shown.picture.startswith(b"\x89PNG")
+    assert len(calls) == 1, "the reply and its picture come from one cast"
+    if reply.context.get("no") is None:
+        return
+    again = await dispatch(Incoming(channel, "1", "1", f"/show {reply.context['no']}", lang_hint="ko"), ctx)
+    assert again.view == reply.view and present(again, channel, "1").picture is None
+    assert len(calls) == 2, "/show casts the row once"
+    page = pages.refs(reply.view, "1", reply.context["no"])[0]
+    loaded = await pages.load(channel, page, "ko", "private", ctx)
+    assert loaded is not None and pictures.render(loaded.picture, "ko") == shown.picture
+    assert len(calls) == 3, "a page press casts the row once, its picture included"
+
+
+@pytest.mark.parametrize("text", ["/cast now", "/cast 甲子 3局", "/shensha", "/liuyao 789678"])
+async def test_no_part_of_a_reply_is_another_replys(ctx, text):
     first = await dispatch(Incoming("telegram", "1", "1", text, lang_hint="ko"), ctx)
-    row = await stored(ctx, Incoming("telegram", "1", "1", text), first.context["no"])
-    cached = cache_containers()
-    if first.view == "shensha":
-        day, month, year, hour = (first.context[k] for k in ("day", "month", "year", "hour"))
-        stars, groups, _ = shensha_command.stars_of(
-            parse_ganzhi(day),
-            parse_branch(month) if month else None,
-            parse_ganzhi(year) if year else None,
-            parse_branch(hour) if hour else None,
-        )
-        for c in (*containers(stars), *(c for v in groups.values() for c in containers(v))):
-            cached[id(c)] = c
-    assert cached or first.view not in CACHED_MEMBERS, "the command's cache holds the chart's values"
-    for name in CACHED_MEMBERS.get(first.view, ()):
-        assert first.context[name] == jsonio.loads(row["context"])[name]
-    own = [c for value in first.context.values() for c in containers(value)]
-    shared = [c for c in own if id(c) in cached and cached[id(c)] is c]
-    assert all(type(c) in jsonio.FROZEN for c in shared)  # an object of a cache only read-only
-    snapshot = {i: jsonio.dumps(c) for i, c in cached.items()}
-    for container in own:
-        if type(container) in jsonio.FROZEN:
-            with pytest.raises(TypeError):
-                container.clear()
-        else:
-            container.clear()  # the reply's own: allowed, and harmless
-    assert {i: jsonio.dumps(c) for i, c in cached.items()} == snapshot  # the caches are as they were
     again = await dispatch(Incoming("telegram", "2", "2", text, lang_hint="ko"), ctx)
-    if first.view in CACHED_MEMBERS:  # the same chart for the next user (the clock stands still)
-        assert {k: v for k, v in again.context.items() if k != "no"} == jsonio.loads(row["context"])
-    assert (await stored(ctx, Incoming("telegram", "1", "1", text), first.context["no"])) == row
-    shown = await dispatch(
-        Incoming("telegram", "1", "1", f"/show {first.context['no']}", lang_hint="ko"), ctx
-    )
-    assert {k: v for k, v in shown.context.items() if k != "no"} == jsonio.loads(row["context"])
+    mine = {id(c) for value in first.context.values() for c in containers(value)}
+    theirs = {id(c) for value in again.context.values() for c in containers(value)}
+    assert mine and not mine & theirs
+    for value in first.context.values():
+        for container in list(containers(value)):
+            container.clear()  # the reply's own: changing it touches nothing else
+    assert {k: v for k, v in again.context.items() if k != "no"} == {
+        k: v
+        for k, v in (await dispatch(Incoming("telegram", "3", "3", text), ctx)).context.items()
+        if k != "no"
+    }

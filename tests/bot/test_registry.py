@@ -22,6 +22,7 @@ from bot.commands import (
     reply,
     unregister,
 )
+from bot.features.base import Cast
 from bot.i18n import gettext
 from bot.msgids import msgid
 from bot.views import page_title, pages_of, render
@@ -29,6 +30,10 @@ from bot.views import page_title, pages_of, render
 
 async def _bazi(args, incoming, ctx):
     return reply("help", commands=[])
+
+
+def _cast(inputs, options):
+    return Cast({})
 
 
 @pytest.fixture
@@ -56,15 +61,26 @@ def test_a_bare_command_fails_at_registration_not_at_help():
         (CommandSpec("cast", _bazi, hidden=True), "'cast' is already /cast"),
         (CommandSpec("bazi", _bazi, aliases=("점",), hidden=True), "'점' is already /cast"),
         (CommandSpec("Ba-zi", _bazi, hidden=True), "bad name"),
-        (CommandSpec("bazi", _bazi, hidden=True, stored=Stored("cast", "bazi")), "history kind 'cast'"),
-        (CommandSpec("bazi", _bazi, hidden=True, stored=Stored("bazi", "cast")), "view 'cast'"),
+        (
+            CommandSpec("bazi", _bazi, hidden=True, stored=Stored("cast", "bazi", cast=_cast)),
+            "history kind 'cast'",
+        ),
+        (CommandSpec("bazi", _bazi, hidden=True, stored=Stored("bazi", "cast", cast=_cast)), "view 'cast'"),
         (
             CommandSpec(
-                "bazi", _bazi, hidden=True, stored=Stored("bazi", "bazi", pages=(Page("x", "nope"),))
+                "bazi",
+                _bazi,
+                hidden=True,
+                stored=Stored("bazi", "bazi", pages=(Page("x", "nope"),), cast=_cast),
             ),
             "'nope' not in the ko catalog",
         ),
-        (CommandSpec("bazi", _bazi, hidden=True, stored=Stored("bazi", "bazi", picture="bazi")), "picture"),
+        (
+            CommandSpec(
+                "bazi", _bazi, hidden=True, stored=Stored("bazi", "bazi", picture="bazi", cast=_cast)
+            ),
+            "picture",
+        ),
     ],
 )
 def test_a_spec_that_would_fail_a_user_is_refused(spec, problem):
@@ -82,7 +98,7 @@ async def test_a_command_without_title_or_pages_gets_its_own_defaults(say, scrat
             help_msgid="bot.help.cast",
             usage_msgid="bot.usage.cast",
             order=0,
-            stored=Stored(kind="bazi", view="bazi"),
+            stored=Stored(kind="bazi", view="bazi", cast=_cast),
         )
     )
     scratch.append("bazi")
@@ -98,7 +114,10 @@ async def test_a_command_without_title_or_pages_gets_its_own_defaults(say, scrat
 
 def test_page_labels_reach_the_adapters_look_up_and_leave_with_the_command(scratch):
     stored = Stored(
-        "bazi", "bazi", pages=(Page("chart", "chat.page.cast.brief"), Page("luck", "chat.page.cast.read"))
+        "bazi",
+        "bazi",
+        pages=(Page("chart", "chat.page.cast.brief"), Page("luck", "chat.page.cast.read")),
+        cast=_cast,
     )
     register(CommandSpec("bazi", _bazi, hidden=True, stored=stored))
     scratch.append("bazi")

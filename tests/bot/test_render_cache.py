@@ -1,5 +1,6 @@
-"""The cached 大六壬 reading (issue #18): the view model's reading and verdict per 課 (``bot.features.liuren.command``) and
-the rendered reading partial per (language, channel, readings) (``bot.views.rendered_reading``).
+"""The 大六壬 reading: the view model's reading and verdict (``bot.features.liuren.command.chart_view``, read on
+the chart without its instant, the 月建 and 太歲 given) and the cached rendered reading partial per (language,
+channel, readings) (``bot.views.rendered_reading``, issue #18).
 
 References are computed without any cache: the engine called on the chart with its instant, and the
 ``cast`` template as it was before the cache (the partial ``{% include %}``-d), rendered in one reply.
@@ -43,10 +44,8 @@ def reference_render(reply, channel: str) -> str:
 @pytest.fixture(autouse=True)
 def empty_caches():
     views._READINGS.clear()
-    cast_command._READINGS.clear()
     yield
     views._READINGS.clear()
-    cast_command._READINGS.clear()
 
 
 @pytest.mark.parametrize(
@@ -95,7 +94,10 @@ async def test_another_cast_of_the_same_ke_hits_and_another_option_language_or_c
 
 def test_the_cache_is_bounded(monkeypatch):
     monkeypatch.setattr(views, "READING_CACHE_SIZE", 3)
-    readings = cast_command.readings_view
+
+    def readings(chart):
+        return cast_command.chart_view(chart)["readings"]
+
     start = datetime(2026, 3, 1, 0, 0, tzinfo=UTC)
     for hours in range(0, 24 * 5, 5):  # different 課 (day and hour)
         chart = chart_at(start + timedelta(hours=hours), Options())
@@ -105,36 +107,27 @@ def test_the_cache_is_bounded(monkeypatch):
 
 @pytest.mark.parametrize("category", [None, "天文"])
 def test_the_view_models_reading_and_verdict_equal_the_engines_for_each_instant(category):
-    """Every 29 hours over a year (every day and hour branch): the cache keys on the chart without its
-    instant plus the 月建 and 太歲 branches; the reference is the engine on the chart with its instant."""
+    """Every 29 hours over a year (every day and hour branch): the view reads the chart without its instant
+    plus the 月建 and 太歲 branches; the reference is the engine on the chart with its instant."""
     start = datetime(2025, 12, 1, 0, 0, tzinfo=UTC)
     for step in range(0, 24 * 366, 29):
         at = start + timedelta(hours=step)
         chart = chart_at(at, Options(), day_starts=DayStart.parse("23:00"))
         expected = [r.to_json() for r in reading.read(chart, category)], judge(chart, category).to_json()
-        assert cast_command.reading_and_verdict(chart, category) == expected, at
-        assert cast_command.reading_and_verdict(chart, category) == expected, at  # the cached value
+        view = cast_command.chart_view(chart, category)
+        assert (view["readings"], view["verdict"]) == expected, at
 
 
 @pytest.mark.parametrize("category", [None, "人物"])
-def test_the_cached_view_model_is_the_one_built_afresh_from_the_chart_with_its_instant(category):
-    """The whole view model is cached with the reading (on the chart without its instant): for charts of many
-    instants, each of them also cast again a few minutes later (the same 課: a hit), the cached view equals
-    the view built afresh from that chart, instant included, read back from its JSON — every member."""
+def test_the_view_model_is_the_one_built_afresh_from_the_chart_with_its_instant(category):
+    """For charts of many instants, the view (read on the chart without its instant) equals the view built
+    from that chart, instant included — every member, JSON values only."""
     start = datetime(2026, 1, 1, 0, 0, tzinfo=UTC)
     for step in range(0, 24 * 60, 13):
-        for minutes in (0, 7):
-            at = start + timedelta(hours=step, minutes=minutes)
-            chart = chart_at(at, Options(), day_starts=DayStart.parse("23:00"))
-            readings = [r.to_json() for r in reading.read(chart, category)]
-            fresh = cast_command.fresh_chart_view(chart, category, readings, judge(chart, category).to_json())
-            expected = jsonio.loads(jsonio.dumps(fresh))
-            view, written = cast_command.chart_view_written(chart, category)
-            assert view == expected and list(view) == list(expected), at
-            assert {name: kept.text for name, kept in written.items()} == {
-                name: jsonio.dumps(value) for name, value in expected.items()
-            }
-            mine = cast_command.chart_view(chart, category)  # the caller's own, changeable
-            assert mine == expected and not any(type(v) in jsonio.FROZEN for v in mine.values())
-            mine["readings"].clear()
-            assert cast_command.chart_view_written(chart, category)[0]["readings"] == expected["readings"]
+        at = start + timedelta(hours=step, minutes=step % 11)
+        chart = chart_at(at, Options(), day_starts=DayStart.parse("23:00"))
+        readings = [r.to_json() for r in reading.read(chart, category)]
+        fresh = cast_command.fresh_chart_view(chart, category, readings, judge(chart, category).to_json())
+        expected = jsonio.loads(jsonio.dumps(fresh))
+        view = cast_command.chart_view(chart, category)
+        assert view == expected and list(view) == list(expected), at

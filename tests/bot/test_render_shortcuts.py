@@ -3,8 +3,7 @@
 - ``bot.i18n.format_message`` fills a message as ``string.Formatter`` (``MessageFormatter``) does;
 - ``bot.i18n.typeset`` skips a rule only where it cannot apply: the same text as every rule applied;
 - the environments' ``x.name`` of a dict is what a stock ``jinja2.Environment`` gives;
-- ``bot.views.content_key``: one key, one value (it is read back to the value it was made from; a kept,
-  read-only value is keyed by its own JSON text);
+- ``bot.views.content_key``: one key, one value (it is read back to the value it was made from);
 - ``x | both`` of a list is ``x | map("both") | list``: the same texts, 한글(漢字) given once in the same order;
 - ``macros(name)`` gives the macros ``{% import name as m %}`` gives: the same page.
 """
@@ -178,35 +177,6 @@ def test_the_content_key_is_one_value():
     keys = {content_key(v) for v in others}
     assert content_key(first) not in keys and len(keys) == len(others)
     assert content_key({"m": Markup("<b>x</b>")}) is None  # not a JSON value: no key
-
-
-def test_a_kept_value_is_keyed_by_its_text():
-    """A frozen value (``jsonio.kept``) is keyed by its JSON text: the same text, the same key, whatever the
-    object; another text, another key; never the key of a plain value, nor of a dict holding plain members
-    where it holds frozen ones."""
-    text = '{"day": "甲子", "stars": [{"id": "tianyi", "value": ["丑", "未"]}], "x": 1.5, "t": true}'
-    plain = jsonio.loads(text)
-    stars, again = jsonio.kept(plain["stars"]).value, jsonio.kept(plain["stars"]).value
-    assert stars is not again and content_key(stars) == content_key(again)
-    assert content_key(stars) != content_key(plain["stars"])  # the plain equal: keyed apart
-    other = jsonio.kept([{"id": "tianyi", "value": ["丑", "午"]}]).value
-    assert content_key(other) != content_key(stars)
-    with_kept = {**plain, "stars": stars}
-    assert content_key(with_kept) == content_key({**plain, "stars": again})
-    keys = {
-        content_key(plain),
-        content_key(with_kept),
-        content_key({**with_kept, "stars": other}),
-        content_key({**with_kept, "x": 1.25}),
-        content_key({**with_kept, "t": 1}),
-        content_key({**with_kept, "day": stars}),  # the same kept value under another name
-        content_key({**with_kept, "stars": None}),  # None where the kept value was
-    }
-    assert len(keys) == 7 and None not in keys
-    assert content_key({**with_kept, "m": Markup("x")}) is None  # not a JSON value: no key
-    nested = jsonio.kept({"a": [1, 2], "b": {"c": "子"}}).value
-    assert content_key(nested["a"]) == content_key(jsonio.kept([1, 2]).value)  # a part: its own text
-    assert content_key(nested["b"]) != content_key(nested["a"])
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -9,7 +9,7 @@ from importlib import resources
 import jinja2
 import pytest
 
-from bot import jsonio, views
+from bot import views
 from bot.commands import Incoming, dispatch
 from bot.i18n import one_reply, typeset
 from bot.sanitize import clean
@@ -76,38 +76,30 @@ async def test_shensha_pages_are_what_the_old_templates_gave(ctx, text, lang):
             assert views.render(reply, channel, page=page) == expected, (channel, page)
 
 
-async def test_the_cached_stars_are_the_engine_s_and_never_handed_out(ctx):
-    """``stars_of`` (cached per day, month, year, hour) equals the engine's stars converted afresh, and a
-    reply gets them read-only: trying to change a reply's stars fails and cannot change the next reply."""
+async def test_the_stars_are_the_engine_s_and_each_reply_s_own(ctx):
+    """A reply's stars are the engine's stars converted (grouped as the view shows them), and the reply's own:
+    changing them cannot change the next reply."""
     from bot.commands import shensha as shensha_command
     from engine.core.cycle import Branch, GanZhi
     from engine.shensha import evaluate
 
-    shensha_command.stars_of.cache_clear()
     day, month, year, hour = (
         GanZhi.parse("甲子"),
         Branch.from_char("寅"),
         GanZhi.parse("甲辰"),
         Branch.from_char("午"),
     )
-    cached, groups, written = shensha_command.stars_of(day, month, year, hour)
     fresh = shensha_command.stars_view(evaluate(day, month=month, year=year, hour=hour))
-    assert cached == fresh and groups == shensha_command.grouped_view(fresh)
-    # the kept texts are the values' own JSON (what record_and_reply stores for them)
-    texts = {"stars": jsonio.dumps(fresh), **{k: jsonio.dumps(v) for k, v in groups.items()}}
-    assert {k: kept.text for k, kept in written.items()} == texts
-    # and the kept values are what those texts read back to: the cache's own values
-    assert {k: kept.value for k, kept in written.items()} == {k: jsonio.loads(t) for k, t in texts.items()}
-    assert written["stars"].value is cached and all(written[k].value is v for k, v in groups.items())
     first = await dispatch(
         Incoming("telegram", "1", "1", "/shensha 甲子 寅 午時 甲辰年", lang_hint="ko"), ctx
     )
-    with pytest.raises(TypeError):
-        first.context["stars"].clear()
-    with pytest.raises(TypeError):
-        first.context["stars"][0]["name"] = "changed"
+    assert first.context["stars"] == fresh
+    assert {k: first.context[k] for k in ("by_branch", "by_stem", "others")} == shensha_command.grouped_view(
+        fresh
+    )
+    first.context["stars"][0]["name"] = "changed"
+    first.context["stars"].clear()
     second = await dispatch(
         Incoming("telegram", "1", "1", "/shensha 甲子 寅 午時 甲辰年", lang_hint="ko"), ctx
     )
     assert second.context["stars"] == fresh
-    assert shensha_command.stars_of.cache_info().hits >= 1

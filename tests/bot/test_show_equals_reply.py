@@ -1,14 +1,14 @@
 """A fresh cast's reply equals what ``/show N`` makes of the stored row (``bot.features.common.
-record_and_reply``, issue #18: its JSON through ``bot.jsonio``): the context value for value (a tuple or a non-string
-key of a view model would read back as a list or a string), and the text of every page on every channel, in
-both languages and after the caches are warm."""
+record_and_reply`` and ``replay``, issue 31 item 6: both are the command's one cast of the row's inputs and
+options): the context value for value — JSON values only (a tuple or a non-string key of a view model would not
+be one) —, its picture (put back by a page button), and the text of every page on every channel, in both languages."""
 
 from __future__ import annotations
 
 import pytest
 
 from bot import views
-from bot.commands import Incoming, dispatch
+from bot.commands import Incoming, dispatch, pages
 
 COMMANDS = [
     "/cast now",
@@ -36,7 +36,7 @@ def plain_types(value) -> bool:
 @pytest.mark.parametrize("text", COMMANDS)
 @pytest.mark.parametrize("lang", ["ko", "zh-hant"])
 async def test_the_reply_equals_show_on_every_page_and_channel(ctx, text, lang):
-    for user in ("1", "2"):  # the second reply of the same chart: the commands' caches are warm
+    for user in ("1", "2"):  # the second reply of the same chart (the picture's cache is warm)
         fresh = await dispatch(Incoming("telegram", user, user, text, lang_hint=lang), ctx)
         assert fresh.view == text.split()[0][1:], fresh.context
         assert plain_types(dict(fresh.context)), fresh.view
@@ -45,6 +45,10 @@ async def test_the_reply_equals_show_on_every_page_and_channel(ctx, text, lang):
         )
         assert shown.view == fresh.view and shown.lang == fresh.lang
         assert dict(shown.context) == dict(fresh.context)
+        assert shown.picture is None  # /show: the text (the picture went with the first reply) …
+        page = pages.refs(fresh.view, user, fresh.context["no"])[0]
+        loaded = await pages.load("telegram", page, shown.lang, "private", ctx)
+        assert loaded is not None and loaded.picture == fresh.picture  # … a page button puts it back
         for channel in views.CHANNELS:
             for page in (None, *views.pages_of(fresh.view)):
                 assert views.render(shown, channel, page=page) == views.render(fresh, channel, page=page), (

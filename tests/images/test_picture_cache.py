@@ -21,8 +21,9 @@ from tests.images.cases import liuren_case, liuyao_case, qizheng_case
 from tests.images.same import assert_same_picture, rgb_then_quantized
 
 
-def cast_source(at: str) -> dict[str, object]:
-    return pictures.source("cast", {"at": at, "day_starts": "23:00"}, {})  # type: ignore[return-value]
+def cast_source(at: str) -> pictures.Picture:
+    """The picture of a /cast at ``at`` (the chart the command casts, as its reply carries it)."""
+    return pictures.Picture("cast", chart_at(datetime.fromisoformat(at)))
 
 
 def test_casts_of_one_hour_draw_one_picture() -> None:

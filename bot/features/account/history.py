@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from bot.features.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply, stored_as_kind
-from bot.features.common import zone_of
+from bot.features.common import replay, zone_of
 from bot.i18n import N_
+from bot.storage import HistoryEntry
 from bot.storage.notes import JournalStore
 
 if TYPE_CHECKING:
@@ -36,11 +38,14 @@ def parse_number(text: str) -> int:
     return int(s)
 
 
-def summary(kind: str, context: Mapping[str, Any]) -> dict[str, Any]:
-    """What a cast was, in characters only (the template localizes the labels): its command's
-    ``Stored.summary`` (empty for a kind no command stores any more)."""
-    stored = stored_as_kind(kind)
-    return stored.summary(context) if stored is not None and stored.summary is not None else {}
+def summary(entry: HistoryEntry) -> Mapping[str, Any]:
+    """What a cast was, in characters only (the template localizes the labels): the row's own (its command's
+    ``Stored.summary`` of the cast, kept when it was stored), or for a row stored before migration 0012 that
+    of its stored view model (empty for a kind no command stores any more)."""
+    if entry.summary is not None:
+        return entry.summary
+    stored = stored_as_kind(entry.kind)
+    return stored.summary(entry.context) if stored is not None and stored.summary is not None else {}
 
 
 def _line(kind: str) -> str:
@@ -73,7 +78,7 @@ async def history(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
             "kind": e.kind,
             "command": e.command,
             "created_at": local_time(e.created_at, zone),
-            "summary": summary(e.kind, e.context),
+            "summary": summary(e),
             "line": _line(e.kind),
             "noted": e.seq in outcomes,
             "outcome": outcomes.get(e.seq),
@@ -98,9 +103,11 @@ async def show(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
         raise CommandError("bot.error.show_usage")
     seq = parse_number(args[0])
     entry = await ctx.storage.get_history(incoming.user_key, seq)
-    if entry is None:
+    shown = replay(entry) if entry is not None else None
+    if shown is None:
         raise CommandError("bot.error.no_such_entry", number=seq)
-    return reply(entry.view, **dict(entry.context), no=entry.seq)
+    # the stored cast's text and pages; its picture went with the first reply (a page button puts it back)
+    return replace(shown, picture=None)
 
 
 # /forget deletes everything and cannot be undone: it asks first, and deletes on ``/forget yes``.

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.features.base import (
     ArgSpec,
+    Cast,
     CommandError,
     Incoming,
     Reply,
@@ -198,6 +199,18 @@ async def today_moment(incoming: Incoming, ctx: AppContext) -> Moment:
     return Moment.of(due_instant(local_today, DEFAULT_TIME, zone), zone.key, "liuren", day_starts, options)
 
 
+def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
+    """The one cast of a ``/today`` row's inputs and options (``Stored.cast``): the reading of its moment."""
+    moment = Moment.of(
+        datetime.fromisoformat(str(inputs["at"])),
+        str(inputs["zone"]),
+        str(inputs["kind"]),
+        str(inputs["day_starts"]),
+        options,
+    )
+    return Cast(daily_context(moment))
+
+
 def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
     """/history's line of a /today reading: the day's 干支 and which reading it carried."""
     body = context.get("body") or {}
@@ -216,11 +229,11 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
         summary=history_summary,
         line="chat/history_daily.txt.j2",
         public=("head", "body", "no", "picture"),  # the reading of a moment: nothing of the user's in it
+        cast=cast_of,
     ),
 )
 async def today(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     moment = await today_moment(incoming, ctx)
-    context = daily_context(moment)
     inputs = {
         "at": moment.instant.isoformat(),
         "zone": moment.zone,
@@ -228,9 +241,7 @@ async def today(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
         "day_starts": moment.day_starts,
     }
     return await record_and_reply(
-        incoming,
-        ctx,
-        Record(kind="daily", inputs=inputs, options=dict(moment.options), view="daily", context=context),
+        incoming, ctx, Record(kind="daily", inputs=inputs, options=dict(moment.options))
     )
 
 

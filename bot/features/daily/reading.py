@@ -116,12 +116,13 @@ def _shensha_summary(day: str, month: str, year: str) -> dict[str, list[str]]:
 @lru_cache(maxsize=4096)
 def _liuren_view(at_iso: str, day_starts: str, options_json: str) -> ChartView:
     """The 大六壬 view model of the chart at an instant (one per chart key, see :func:`body_key`)."""
+    from bot.features import options as engine_options
     from bot.features.liuren.command import chart_view
     from engine.calendar import DayStart
-    from engine.liuren import Options, chart_at
+    from engine.liuren import chart_at
 
     at = datetime.fromisoformat(at_iso)
-    options = Options.from_mapping(json.loads(options_json))
+    options = engine_options.from_json("liuren", json.loads(options_json))
     chart = chart_at(at, options, day_starts=DayStart.parse(day_starts), shensha=True)
     view = chart_view(chart)
     readings = []
@@ -261,16 +262,17 @@ def picture(moment: Moment, lang: str) -> bytes:
 
 
 def _draw(moment: Moment, pillars: Any, lang: str) -> bytes:
+    from bot.features import options as engine_options
     from bot.images import render_liuren, render_liuyao
     from engine.calendar import DayStart
-    from engine.liuren import Options, chart_at
+    from engine.liuren import chart_at
     from engine.liuyao import build, cast_time
 
     day_starts = DayStart.parse(moment.day_starts)
     if moment.kind == "liuyao":
         cast = cast_time(moment.local, day_starts=day_starts)
         return render_liuyao(build(cast, pillars.month.branch, pillars.day).chart, lang)
-    options = Options.from_mapping(json.loads(json.dumps(dict(moment.options))))
+    options = engine_options.from_json("liuren", dict(moment.options))
     return render_liuren(chart_at(moment.local, options, day_starts=day_starts), lang)
 
 

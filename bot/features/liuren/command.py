@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import fields, replace
+from dataclasses import replace
 from datetime import datetime
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from bot import jsonio
-from bot.bounded import BoundedCache
 from bot.context import AppContext
 from bot.features import options as engine_options
-from bot.features.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command
+from bot.features.base import ArgSpec, Cast, CommandError, Incoming, Page, Reply, Stored, caller, command
 from bot.features.common import (
     NOW_WORDS,
     Record,
@@ -37,6 +34,7 @@ from bot.features.liuren.model import (
 )
 from bot.features.liuren.view import gloss
 from bot.i18n import N_, term
+from bot.pictures import Picture
 from engine.calendar import DayStart, four_pillars
 from engine.core.cycle import Branch, GanZhi
 from engine.liuren import Chart, build_chart, chart_at, chart_for_ju, leishen, reading
@@ -101,19 +99,14 @@ def parse_cast_args(args: tuple[str, ...]) -> tuple[str, Any]:
 
 
 def chart_view(chart: Chart, category: str | None = None) -> ChartView:
-    """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able), every part of
-    it the caller's own (read again from the cache's kept texts)."""
-    written = chart_view_written(chart, category)[1]
-    return {name: jsonio.loads(kept.text) for name, kept in written.items()}  # type: ignore[return-value]
-
-
-def chart_view_written(
-    chart: Chart, category: str | None = None
-) -> tuple[ChartView, Mapping[str, jsonio.Kept]]:
-    """:func:`chart_view` as the cache keeps it (see ``_entry``): every member read-only, and every member as
-    ``jsonio.Kept`` (its text and value): ``Record.written``."""
-    entry = _entry(chart, category)
-    return entry.view, entry.written
+    """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able): the chart, its
+    reading and its verdict (read on the chart without its instant, with the 月建 and 太歲 branches given)."""
+    moment = chart.moment
+    month = moment.month.branch if moment is not None else None
+    year = moment.year.branch if moment is not None else None
+    bare = replace(chart, moment=None) if moment is not None else chart
+    readings = [r.to_json() for r in reading.read(bare, category, month=month, year=year)]
+    return fresh_chart_view(bare, category, readings, judge(bare, category).to_json())
 
 
 def fresh_chart_view(
@@ -191,84 +184,64 @@ def split_category(args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
     return args, None
 
 
-def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, Any]]:
-    """``engine.liuren.reading.read(chart)`` as JSON (seed-003 text first when the 課 is one of the eight,
-    then the composed seed-002 reading); language-neutral ids that ``templates/liuren/reading.*`` resolve."""
-    return reading_and_verdict(chart, category)[0]
-
-
-# The view model of a 課 — its reading and verdict above all (≈ 2.4 ms of CPU, most of a /cast) — is the same
-# for every cast of it: cached by the chart *without its instant* and the 月建 and 太歲 branches, which ``read``
-# is then given explicitly — so nothing else of the instant can reach them (the rest of the view reads no
-# instant). Bounded (least recently used dropped). Each member's JSON text is kept beside it (the reading and
-# verdict are 19 of a /cast context's 21 kB), with the value read back from that text, read-only
-# (``jsonio.kept``): ``record_and_reply`` stores the texts and answers with the values as they are.
-READING_CACHE_SIZE = 2048
-
-
-class _Entry(NamedTuple):
-    view: ChartView  # every member read-only (jsonio.FrozenList / FrozenDict): written[name].value
-    written: Mapping[str, jsonio.Kept]  # by member of ``view``
-
-    @property
-    def readings(self) -> list[dict[str, Any]]:
-        return self.view["readings"]
-
-    @property
-    def verdict(self) -> dict[str, Any]:
-        return self.view["verdict"]
-
-
-_READINGS: BoundedCache[tuple[Any, ...], _Entry] = BoundedCache(lambda: READING_CACHE_SIZE)
-
-
-# The chart's fields but its instant, in order: equal tuples are equal charts without their instants (what a
-# frozen dataclass compares), without making that chart (``replace``) for a look-up.
-_CHART_FIELDS = tuple(f.name for f in fields(Chart) if f.name != "moment")
-
-
-class _Key(tuple[Any, ...]):
-    """A tuple hashed once: a look-up hashes its key twice (find, then move to the end), a chart ≈ 6 µs."""
-
-    def __hash__(self) -> int:
-        found: int | None = self.__dict__.get("hash")
-        if found is None:
-            found = self.__dict__["hash"] = tuple.__hash__(self)
-        return found
-
-
-def _entry(chart: Chart, category: str | None) -> _Entry:
-    moment = chart.moment
-    month = moment.month.branch if moment is not None else None
-    year = moment.year.branch if moment is not None else None
-    key = _Key((*(getattr(chart, name) for name in _CHART_FIELDS), month, year, category))
-    found = _READINGS.find(key)
-    if found is not None:
-        return found
-    bare = replace(chart, moment=None) if moment is not None else chart
-    readings = [r.to_json() for r in reading.read(bare, category, month=month, year=year)]
-    verdict = judge(bare, category).to_json()
-    written = {
-        name: jsonio.kept(value)
-        for name, value in fresh_chart_view(bare, category, readings, verdict).items()
-    }
-    view: ChartView = {name: kept.value for name, kept in written.items()}  # type: ignore[assignment]
-    return _READINGS.keep(key, _Entry(view, MappingProxyType(written)))
-
-
-def reading_and_verdict(
-    chart: Chart, category: str | None = None
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """(``readings_view``, the verdict as JSON) of ``chart``: the cache's values, read-only (``jsonio.freeze``)."""
-    cached = _entry(chart, category)
-    return cached.readings, cached.verdict
-
-
 def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
     """/history's line of a 大六壬 cast: its day, 局 and 三傳 (characters)."""
     trans = context.get("transmissions") or []
     first = "".join(t.get("branch", "") for t in trans) or None
     return {"day": context.get("day"), "ju": context.get("ju"), "first": first}
+
+
+def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
+    """The one cast of a ``/cast`` row's inputs and options (``Stored.cast``): its view model and picture."""
+    opts = engine_options.from_json("liuren", options)
+    mode = inputs.get("mode")
+    category = inputs.get("category")
+    when: WhenView | None = None
+    pillars_view: PillarsView | None = None
+    term_name: str | None = None
+    if mode == "ju":
+        chart = chart_for_ju(GanZhi.parse(str(inputs["day"])), int(inputs["ju"]), opts)
+    elif mode == "board":
+        chart = build_chart(
+            GanZhi.parse(str(inputs["day"])),
+            Branch.from_char(str(inputs["month_general"])),
+            Branch.from_char(str(inputs["hour"])),
+            opts,
+        )
+    else:  # now, local, today: an instant
+        at = datetime.fromisoformat(str(inputs["at"]))
+        day_starts = DayStart.parse(str(inputs.get("day_starts") or "23:00"))
+        longitude, latitude = inputs.get("solar_longitude"), inputs.get("latitude")
+        chart = chart_at(
+            at,
+            opts,
+            day_starts=day_starts,
+            solar_longitude=float(longitude) if longitude is not None else None,
+            latitude=float(latitude) if latitude is not None else None,
+        )
+        pillars = four_pillars(at, day_starts, longitude)
+        zone_key = inputs.get("zone")
+        when = {
+            "local": fmt_local(at),
+            "offset": fmt_offset(at),
+            "zone": zone_key,
+            "solar": fmt_local(pillars.local) if longitude is not None else None,
+            "longitude": longitude,
+        }
+        pillars_view = {
+            "year": pillars.year.chars,
+            "month": pillars.month.chars,
+            "day": pillars.day.chars,
+            "hour": pillars.hour.chars,
+        }
+        term_name = pillars.term.name
+    context: CastView = {
+        "when": when,
+        "pillars": pillars_view,
+        "term": term_name,
+        **chart_view(chart, category),
+    }
+    return Cast(context, Picture("cast", chart))
 
 
 @command(
@@ -300,6 +273,7 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
             *("patterns", "trace_rule", "options", "readings", "category", "verdict", "trace", "guiren"),
             *("forward", "assumed", "no", "picture"),
         ),
+        cast=cast_of,
     ),
     args=(
         ArgSpec("when", "string", required=False, description_msgid=N_("bot.arg.cast.when")),
@@ -313,9 +287,6 @@ async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
     kind, value = parse_cast_args(args)
     options = engine_options.build("liuren", user.options if user else {})
     inputs: dict[str, Any] = {"mode": kind, "category": category}
-    when: WhenView | None = None
-    pillars_view: PillarsView | None = None
-    term_name: str | None = None
     if kind == "today":  # a wall-clock time today, in the user's zone
         zone = zone_of(user, ctx)
         today = (await ctx.clock.now()).astimezone(zone).date()
@@ -333,59 +304,23 @@ async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
             at = (await ctx.clock.now()).astimezone(zone)
         else:
             at = resolve_local(naive, zone) if naive.tzinfo is None else naive
-        zone_key = zone.key if naive is None or naive.tzinfo is None else None
-        chart = chart_at(
-            at,
-            options,
-            day_starts=DayStart.parse(day_starts),
-            solar_longitude=longitude,
-            latitude=user.latitude if user else None,
-        )
-        pillars = four_pillars(at, DayStart.parse(day_starts), longitude)
         inputs.update(
             at=at.isoformat(),
-            zone=zone_key,
+            zone=zone.key if naive is None or naive.tzinfo is None else None,
             day_starts=day_starts,
             solar_longitude=longitude,
-            # the 晝夜-by-sunrise option reads the place: the picture is cast again from these inputs
+            # the 晝夜-by-sunrise option reads the place
             latitude=user.latitude if user else None,
         )
-        when = {
-            "local": fmt_local(at),
-            "offset": fmt_offset(at),
-            "zone": zone_key,
-            "solar": fmt_local(pillars.local) if longitude is not None else None,
-            "longitude": longitude,
-        }
-        pillars_view = {
-            "year": pillars.year.chars,
-            "month": pillars.month.chars,
-            "day": pillars.day.chars,
-            "hour": pillars.hour.chars,
-        }
-        term_name = pillars.term.name
     elif kind == "ju":
         day, ju = value
-        chart = chart_for_ju(day, ju, options)
         inputs.update(day=day.chars, ju=ju)
     else:
         day, general, hour = value
-        chart = build_chart(day, general, hour, options)
         inputs.update(day=day.chars, month_general=general.char, hour=hour.char)
-    view, written = chart_view_written(chart, category)
-    context: CastView = {"when": when, "pillars": pillars_view, "term": term_name, **view}
     return await record_and_reply(
-        incoming,
-        ctx,
-        Record(
-            kind="cast",
-            inputs=inputs,
-            options=chart.options.to_json(),
-            view="cast",
-            context=context,
-            written=written,
-        ),
+        incoming, ctx, Record(kind="cast", inputs=inputs, options=options.to_json())
     )
 
 
-__all__ = ["cast", "chart_view", "parse_cast_args", "GanZhi"]
+__all__ = ["cast", "cast_of", "chart_view", "parse_cast_args", "GanZhi"]

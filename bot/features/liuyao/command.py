@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from bot.context import AppContext
 from bot.features import options as engine_options
-from bot.features.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command
+from bot.features.base import ArgSpec, Cast, CommandError, Incoming, Page, Reply, Stored, caller, command
 from bot.features.common import (
     NOW_WORDS,
     Record,
@@ -21,8 +22,11 @@ from bot.features.liuren.command import time_options
 from bot.features.liuyao.model import JudgmentView, LineView, LiuyaoView
 from bot.features.liuyao.view import moving_stars
 from bot.i18n import N_
+from bot.pictures import Picture
 from engine.calendar import DayStart, four_pillars
-from engine.liuyao import Reading, build, cast_coins, cast_manual, cast_time
+from engine.core.cycle import Branch, GanZhi
+from engine.liuyao import Cast as LiuyaoCast
+from engine.liuyao import Method, Reading, TimeNumbers, build, cast_coins, cast_manual, cast_time
 from engine.liuyao.analysis import rule
 from engine.liuyao.judgments import JU_HUI
 from engine.liuyao.verdict import LINE_NAMES
@@ -200,6 +204,49 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
     return {"main": main.get("name"), "changed": changed.get("name")}
 
 
+def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
+    """The one cast of a ``/liuyao`` row's inputs and options (``Stored.cast``): the reading's view model and
+    the picture of its chart."""
+    reading = build(
+        cast_from_json(inputs["cast"]),
+        Branch.from_char(str(inputs["month"])),
+        GanZhi.parse(str(inputs["day"])),
+        use=inputs.get("use"),
+        options=engine_options.from_json("liuyao", options),
+    )
+    at = datetime.fromisoformat(str(inputs["at"]))
+    zone = inputs.get("zone")
+    context = {
+        "when": {"local": fmt_local(at), "zone": zone, "offset": fmt_offset(at)},
+        **liuyao_view(reading),
+    }
+    return Cast(context, Picture("liuyao", reading.chart))
+
+
+def cast_from_json(data: Mapping[str, Any]) -> LiuyaoCast:
+    """``engine.liuyao.cast.Cast`` from its ``to_json`` form (the digits and how they were obtained)."""
+    tosses = data.get("tosses")
+    numbers = data.get("numbers")
+    at = data.get("at")
+    return LiuyaoCast(
+        digits=str(data["digits"]),
+        method=Method(str(data["method"])),
+        tosses=None if tosses is None else tuple((int(a), int(b), int(c)) for a, b, c in tosses),
+        numbers=None
+        if numbers is None
+        else TimeNumbers(
+            year=int(numbers["year"]),
+            month=int(numbers["month"]),
+            day=int(numbers["day"]),
+            hour=int(numbers["hour"]),
+            pillars=None
+            if numbers.get("pillars") is None
+            else tuple(GanZhi.parse(str(p)) for p in numbers["pillars"]),  # type: ignore[arg-type]
+        ),
+        at=None if at is None else datetime.fromisoformat(str(at)),
+    )
+
+
 @command(
     "liuyao",
     aliases=("육효", "六爻", "괘", "卦"),
@@ -226,6 +273,7 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
             *("when.local", "when.zone", "when.offset", "main", "changed", "month", "day", "xunkong"),
             *("flags", "lines", "use", "judgments", "verdict", "options", "cast", "no", "picture"),
         ),
+        cast=cast_of,
     ),
     args=(
         # how to cast (coins: 擲錢, time: 時起); a typed line (6 digits) in ``lines`` is a manual cast instead
@@ -249,7 +297,6 @@ async def liuyao(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> 
     else:
         cast = cast_coins()
     options = engine_options.build("liuyao", user.options if user else {})
-    chart = build(cast, pillars.month.branch, pillars.day, use=use, options=options)
     inputs = {
         "method": method,
         "cast": cast.to_json(),
@@ -259,12 +306,6 @@ async def liuyao(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> 
         "day": pillars.day.chars,
         "use": use,
     }
-    context = {
-        "when": {"local": fmt_local(at), "zone": zone.key, "offset": fmt_offset(at)},
-        **liuyao_view(chart),
-    }
     return await record_and_reply(
-        incoming,
-        ctx,
-        Record(kind="liuyao", inputs=inputs, options=chart.options.to_json(), view="liuyao", context=context),
+        incoming, ctx, Record(kind="liuyao", inputs=inputs, options=options.to_json())
     )

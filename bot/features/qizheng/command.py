@@ -18,7 +18,18 @@ from zoneinfo import ZoneInfo
 
 from bot.context import AppContext
 from bot.features import options as engine_options
-from bot.features.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command, reply
+from bot.features.base import (
+    ArgSpec,
+    Cast,
+    CommandError,
+    Incoming,
+    Page,
+    Reply,
+    Stored,
+    caller,
+    command,
+    reply,
+)
 from bot.features.common import (
     Record,
     find_city,
@@ -33,9 +44,9 @@ from bot.features.common import (
 )
 from bot.features.qizheng.model import BodyView, QizhengView
 from bot.i18n import N_
-from bot.pictures import source as picture_source
+from bot.pictures import Picture
 from engine.errors import EngineInputError
-from engine.qizheng import QizhengChart, natal_chart, xian_on
+from engine.qizheng import Place, QizhengChart, natal_chart, xian_on
 
 # The date of the 限 (issue #16): a year (2027, 2027년, 2027年) or a date (2027-03-01) after the birth.
 _ON_YEAR_RE = re.compile(r"^(\d{4})(?:년|年)?$")
@@ -182,6 +193,38 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
     return {"year": context.get("year"), "ming": context.get("ming_gong")}
 
 
+def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
+    """The one cast of a ``/qizheng`` row's inputs and options (``Stored.cast``): the natal chart's view model
+    with its 限 at the stored date, and its picture (a row is stored with the user's consent: ``saved``)."""
+    at = datetime.fromisoformat(str(inputs["at"]))
+    lon, lat = inputs["lon"], inputs.get("lat")
+    chart = natal_chart(
+        at, float(lon), float(lat) if lat is not None else None, engine_options.from_json("qizheng", options)
+    )
+    zone_key = inputs.get("zone")
+    place_name = inputs.get("place")
+    given = inputs.get("given")
+    context: dict[str, Any] = {
+        "when": {"local": fmt_local(at), "zone": zone_key, "offset": fmt_offset(at), "lon": lon, "lat": lat},
+        "place": place_name,
+        "saved": True,
+        **qizheng_view(chart.to_json()),
+        "xian": xian_view(chart, datetime.fromisoformat(str(inputs["on"])), given),
+    }
+    place = None
+    if isinstance(place_name, Mapping) and place_name.get("name"):
+        place = Place(
+            name=str(place_name["name"]),
+            ko=str(place_name.get("ko") or place_name["name"]),
+            zh=str(place_name.get("zh") or place_name["name"]),
+            country="",
+            lat=float(lat) if lat is not None else 0.0,
+            lon=float(lon),
+            tz=str(zone_key or "UTC"),
+        )
+    return Cast(context, Picture("qizheng", chart, place))
+
+
 @command(
     "qizheng",
     aliases=("칠정", "七政", "칠정사여"),
@@ -203,6 +246,7 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
             Page("daxian", N_("chat.page.qizheng.daxian")),
         ),
         picture="qizheng",
+        cast=cast_of,
     ),
     args=(ArgSpec("when", "string", required=False, description_msgid=N_("bot.arg.qizheng.when")),),
 )
@@ -244,7 +288,7 @@ async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
         naive = parsed.when
         at = resolve_local(naive, zone) if naive.tzinfo is None else naive
         zone_key, save, on_word = zone.key, parsed.save, parsed.on
-    chart = natal_chart(at, lon, lat, engine_options.build("qizheng", user.options if user else {}))
+    options = engine_options.build("qizheng", user.options if user else {})
     # the 限 at the date asked for (noon of it on the user's clock), else now (the one clock)
     here = zone_of(user, ctx)
     on = (
@@ -252,37 +296,25 @@ async def qizheng(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) ->
         if on_word is not None
         else (await ctx.clock.now()).astimezone(here)
     )
-    xian = xian_view(chart, on, on_word)
     inputs = {"at": at.isoformat(), "zone": zone_key, "lon": lon, "lat": lat, "place": place_name}
-    context: dict[str, Any] = {
-        "when": {"local": fmt_local(at), "zone": zone_key, "offset": fmt_offset(at), "lon": lon, "lat": lat},
-        "place": place_name,
-        "saved": save,
-        **qizheng_view(chart.to_json()),
-        "xian": xian,
-    }
+    # the history also keeps the date of the 限 and the word that named it; the user's row the birth only
+    record = {**inputs, "on": on.isoformat(), "given": on_word}
     if not save:
-        # Without the user's consent their birth data is neither kept nor written to the history.
-        # (its picture is drawn for this reply alone, from these inputs, and kept nowhere)
+        # Without the user's consent their birth data is neither kept nor written to the history (its picture
+        # is drawn for this reply alone, from this cast, and kept nowhere).
+        cast = cast_of(record, options.to_json())
         return reply(
             "qizheng",
-            **context,
+            **{**cast.context, "saved": False},
             no=None,
             retry=_save_hint(args),
-            picture=picture_source("qizheng", inputs, chart.options.to_json()),
+            picture=cast.picture,
         )
-    await ctx.storage.update_user(incoming.user_key, birth=inputs)
-    record = {
-        **inputs,
-        "on": on.isoformat(),
-    }  # the user's row keeps the birth only; the history also the date
-    return await record_and_reply(
-        incoming,
-        ctx,
-        Record(
-            kind="qizheng", inputs=record, options=chart.options.to_json(), view="qizheng", context=context
-        ),
+    answer = await record_and_reply(
+        incoming, ctx, Record(kind="qizheng", inputs=record, options=options.to_json())
     )
+    await ctx.storage.update_user(incoming.user_key, birth=inputs)  # kept once the cast was answered
+    return answer
 
 
 def _save_hint(args: tuple[str, ...]) -> str:

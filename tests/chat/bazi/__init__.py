@@ -9,12 +9,14 @@ all here; :data:`FEATURE` installs it (``bot.features.base.install``) — nothin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from bot.commands import Incoming, Record, Reply, Stored, caller, record_and_reply, zone_of
 from bot.context import AppContext
-from bot.features.base import CommandSpec, Feature
+from bot.features.base import Cast, CommandSpec, Feature
 from engine.calendar import four_pillars
 
 HERE = Path(__file__).parent
@@ -28,13 +30,20 @@ def history_summary(context: Any) -> dict[str, Any]:
 
 async def bazi(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     at = (await ctx.clock.now()).astimezone(zone_of(await caller(incoming, ctx), ctx))
+    return await record_and_reply(
+        incoming, ctx, Record(kind="bazi", inputs={"at": at.isoformat()}, options={})
+    )
+
+
+def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
+    """The one cast of a stored /bazi (the first reply, /show and /history read it)."""
+    at = datetime.fromisoformat(inputs["at"])
     p = four_pillars(at)
     context = {
         "at": at.strftime("%Y-%m-%d %H:%M"),
         "pillars": [g.chars for g in (p.year, p.month, p.day, p.hour)],
     }
-    record = Record(kind="bazi", inputs={"at": at.isoformat()}, options={}, view="bazi", context=context)
-    return await record_and_reply(incoming, ctx, record)
+    return Cast(context)
 
 
 SPEC = CommandSpec(
@@ -46,7 +55,11 @@ SPEC = CommandSpec(
     order=3,  # with 七政四餘 (registered after it: listed after it)
     # what a group may see of it (bot.privacy): the moment's pillars (no birth data is in the view)
     stored=Stored(
-        kind="bazi", view="bazi", summary=history_summary, public=("at", "pillars", "no", "picture")
+        kind="bazi",
+        view="bazi",
+        summary=history_summary,
+        cast=cast_of,
+        public=("at", "pillars", "no", "picture"),
     ),
 )
 
