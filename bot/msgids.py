@@ -399,6 +399,17 @@ FAMILIES: dict[str, dict[str, str]] = {
         "gan": N_("liuren_reading.with.gan"),
         "zhi": N_("liuren_reading.with.zhi"),
     },
+    "chat.help.topics": {
+        "relative": N_("chat.help.topics.relative"),
+        "category": N_("chat.help.topics.category"),
+        "topic": N_("chat.help.topics.topic"),
+        "heading": N_("chat.help.topics.heading"),
+    },
+    # /help <command>: that everyday words are read too, with examples (by the argument that takes them)
+    "chat.help.words": {
+        "use": N_("chat.help.words.use"),
+        "category": N_("chat.help.words.category"),
+    },
     "liuyao.category": {
         "career": N_("liuyao.category.career"),
         "children": N_("liuyao.category.children"),
@@ -411,6 +422,9 @@ FAMILIES: dict[str, dict[str, str]] = {
         "siblings": N_("liuyao.category.siblings"),
         "wealth": N_("liuyao.category.wealth"),
         "wife": N_("liuyao.category.wife"),
+        "home": N_("liuyao.category.home"),
+        "loss": N_("liuyao.category.loss"),
+        "travel": N_("liuyao.category.travel"),
     },
     "liuyao.check": {
         "day_changsheng": N_("liuyao.check.day_changsheng"),

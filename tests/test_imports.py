@@ -40,6 +40,7 @@ ENGINE_PUBLIC = frozenset(
         "engine.liuren.request",
         "engine.liuren.types",
         "engine.liuren.verdict",
+        "engine.lexicon",
         "engine.liuyao",
         "engine.liuyao.analysis",
         "engine.liuyao.cast",

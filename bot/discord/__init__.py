@@ -47,6 +47,7 @@ from bot.commands import (
     pages,
     resolve_lang,
     setting_buttons,
+    word_buttons,
 )
 from bot.commands.complete import suggest
 from bot.config import install_redaction
@@ -312,6 +313,9 @@ class SikpanClient(discord.AutoShardedClient):
         if (setting := setting_buttons.decode(custom_id)) is not None:
             await self.change_setting(interaction, setting)
             return
+        if (line := word_buttons.decode(custom_id)) is not None:
+            await self.choose_word(interaction, line)
+            return
         ref = pages.decode(custom_id)
         if ref is None:
             return
@@ -386,6 +390,30 @@ class SikpanClient(discord.AutoShardedClient):
             view=view_of(shown),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+
+    async def choose_word(self, interaction: discord.Interaction, line: str) -> None:
+        """A choice of a ``choose`` reply (:mod:`bot.commands.word_buttons`): its command line, run as the
+        presser typed it, answered as a new message (acknowledged first: a cast takes its time)."""
+        incoming = self.incoming(interaction, line)
+        if self.ctx.admission.check(incoming.user_key, incoming.chat_key) is not Verdict.ADMIT:
+            lang = await resolve_lang(incoming, self.ctx)
+            await interaction.response.send_message(gettext(lang, "bot.error.slow_down"), ephemeral=True)
+            return
+        await interaction.response.defer(thinking=True)
+        reply = await dispatch(incoming, self.ctx)
+        shown = present(reply, "discord", incoming.user_id)
+        embed = embed_of(shown, image=shown.picture is not None)
+        outcome = await self.sender.send(
+            interaction.followup,
+            "" if embed is not None else shown.text,
+            ephemeral=reply.ephemeral,
+            target_id=incoming.chat_id,
+            embed=embed,
+            view=view_of(shown),
+            file=shown.picture,
+            filename=pictures.FILENAME,
+        )
+        self.handled.append(outcome)
 
     @staticmethod
     def incoming(interaction: discord.Interaction, text: str) -> Incoming:

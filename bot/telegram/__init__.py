@@ -85,6 +85,7 @@ from bot.commands import (
     resolve_lang,
     setting_buttons,
     split_command,
+    word_buttons,
 )
 from bot.config import install_redaction
 from bot.i18n import gettext
@@ -366,6 +367,8 @@ class TelegramAdapter:
         try:
             if setting_buttons.decode(query.data) is not None:
                 notice = await self.change_setting(update)
+            elif word_buttons.decode(query.data) is not None:
+                notice = await self.choose_word(update)
             else:
                 notice = await self.show_page(update)
         finally:
@@ -474,6 +477,28 @@ class TelegramAdapter:
         except BadRequest as exc:
             if "not modified" not in exc.message.lower():
                 log.warning("telegram: settings edit in chat %s failed: %s", chat.id, exc.message)
+        return None
+
+    async def choose_word(self, update: Update) -> str | None:
+        """A choice of a ``choose`` reply (:mod:`bot.commands.word_buttons`): its command line, run as the
+        presser typed it and answered as a new message (a cast, with its pages). Returns a notice, if any."""
+        query = update.callback_query
+        assert query is not None
+        line = word_buttons.decode(query.data)
+        if line is None or update.effective_chat is None:
+            return None
+        incoming = await self.incoming(update, line)
+        if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
+            return gettext(await resolve_lang(incoming, self.ctx), "bot.error.slow_down")
+        reply = await dispatch(incoming, self.ctx)
+        shown = present(reply, "telegram", incoming.user_id)
+        await self.send(
+            incoming,
+            shown.text,
+            reply_markup=markup_of(shown.buttons),
+            photo=shown.picture,
+            caption=shown.caption,
+        )
         return None
 
     async def edit_text(
