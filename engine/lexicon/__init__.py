@@ -291,11 +291,11 @@ def suggest(word: str, art: str, limit: int = 6) -> tuple[Match, ...]:
 
 
 def _similarity(typed: str, known: str) -> float:
-    """0 … 1: a known word of two or more letters inside the typed one (재물 in 재물사정) or the typed one
-    inside a known word counts at least 0.6; else the ratio of their common letters (Hangul by jamo)."""
+    """0 … 1: the start of a known word (결 of 결혼, as one types), a known word of two or more letters inside
+    the typed one (재물 in 재물사정) or the typed one inside a known word counts at least 0.6; else the ratio of their common letters (Hangul by jamo)."""
     if not typed or not known:
         return 0.0
-    if min(len(typed), len(known)) >= 2 and (typed in known or known in typed):
+    if known.startswith(typed) or (min(len(typed), len(known)) >= 2 and (typed in known or known in typed)):
         return 0.6 + 0.4 * min(len(typed), len(known)) / max(len(typed), len(known))
     return difflib.SequenceMatcher(None, _jamo(typed), _jamo(known)).ratio()
 

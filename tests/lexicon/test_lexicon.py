@@ -179,6 +179,14 @@ def test_the_data_is_whole():
     for art in lexicon.ARTS:
         for m in lexicon.targets(art):
             assert m.source and m.ko and m.lzh
+    # every word reads back to its own target (several only where the seed splits it by the asker)
+    for entry in data["words"]:
+        for art in lexicon.ARTS:
+            if entry[art] is None:
+                continue
+            want = entry[art] if isinstance(entry[art], list) else [entry[art]]
+            for word in (*entry["ko"], *entry["lzh"]):
+                assert [m.target for m in lexicon.named(word, art)] == want, (art, word)
     # one word, one target per art (a list only where the seed splits it by the asker)
     seen: dict[tuple[str, str], object] = {}
     for entry in data["words"]:

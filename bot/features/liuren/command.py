@@ -41,6 +41,7 @@ from bot.i18n import N_, term
 from engine import lexicon
 from engine.calendar import DayStart, four_pillars
 from engine.core.cycle import Branch, GanZhi
+from engine.errors import EngineInputError
 from engine.liuren import Chart, build_chart, chart_at, chart_for_ju, leishen, reading
 from engine.liuren.verdict import judge
 
@@ -217,13 +218,13 @@ def unknown_topic(args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
         return None
     try:
         parse_cast_args(args)
-    except CommandError:
+    except (CommandError, EngineInputError):
         pass
     else:
         return None
     try:
         parse_cast_args(args[:-1])
-    except CommandError:
+    except (CommandError, EngineInputError):
         return None
     return last, args[:-1]
 
