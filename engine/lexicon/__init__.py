@@ -263,11 +263,12 @@ def _jamo(text: str) -> str:
     return unicodedata.normalize("NFD", text)
 
 
-def suggest(word: str, art: str, limit: int = 6) -> tuple[Match, ...]:
+def suggest(word: str, art: str, limit: int = 6, fallback: bool = True) -> tuple[Match, ...]:
     """The targets closest to ``word`` in ``art``, best first (at most ``limit``): the ones the word names
     when the seed leaves the choice to the asker, then by similarity of the typed word to the known words
     (letters of Hangul compared one by one); when nothing is close, the first targets of the art (六爻 its
-    categories, 大六壬 its topics), so a reply always has something to offer."""
+    categories, 大六壬 its topics), so a reply always has something to offer — or nothing, ``fallback``
+    False (is the word a question at all?)."""
     checked = _check_art(art)
     own = _targets(checked)
     key = normalize(word)
@@ -284,7 +285,7 @@ def suggest(word: str, art: str, limit: int = 6) -> tuple[Match, ...]:
                 scores[name] = max(scores.get(name, 0.0), best)
     ranked = sorted((n for n, s in scores.items() if s >= 0.7 and n not in chosen), key=lambda n: -scores[n])
     chosen += ranked
-    if not chosen:
+    if not chosen and fallback:
         kind = "category" if checked == "liuyao" else "topic"
         chosen = [m.target for m in own.values() if m.kind == kind]
     return tuple(_as_typed(own[n], None) for n in chosen[:limit])

@@ -210,11 +210,16 @@ _DAY_LETTERS = frozenset(
 
 def unknown_topic(args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
     """(the word, the arguments before it) when the last argument is not a date, a 局 or a day but what is
-    before it is a cast: an unknown topic word (answered with the closest topics), else None."""
+    before it is a cast (nothing before it: now, if the word is close to a topic): an unknown topic word
+    (answered with the closest topics), else None."""
     if not args:
         return None
     last = args[-1].strip()
-    if not last or last[:1].isdigit() or any(ch in _DAY_LETTERS for ch in last) and len(args) == 1:
+    if not last or last[:1].isdigit():
+        return None
+    if len(args) == 1 and (
+        any(ch in _DAY_LETTERS for ch in last) or not lexicon.suggest(last, "liuren", fallback=False)
+    ):  # alone, a word shaped like a day, or close to no topic (tomorrow): the usage, not topics
         return None
     try:
         parse_cast_args(args)
