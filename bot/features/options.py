@@ -277,10 +277,11 @@ def refusal(option: Setting, value: str, user: UserSettings | None) -> str | Non
 _PUNCT = frozenset(" \t\u3000()（）《》〈〉「」『』[]【】,，、.。:：;；·・'\"")
 
 
-def compact(text: str) -> str:
-    """A name as one typed word: NFKC, lower case, without spaces, brackets and punctuation
-    (``섭해 계산`` → ``섭해계산``, ``《육임대전》`` → ``육임대전``)."""
-    return "".join(ch for ch in unicodedata.normalize("NFKC", text).lower() if ch not in _PUNCT)
+def compact(text: str, lower: bool = True) -> str:
+    """A name as one typed word: NFKC, lower case (unless ``lower`` is False: how it is shown), without
+    spaces, brackets and punctuation (``섭해 계산`` → ``섭해계산``, ``《육임대전》`` → ``육임대전``)."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in (text.lower() if lower else text) if ch not in _PUNCT)
 
 
 def _words(text: str) -> set[str]:
@@ -303,7 +304,7 @@ def typed_name(msgid: str | None, fallback: str, lang: str) -> str:
     """How the name of an option or a value is typed in ``lang`` (its :func:`compact` label)."""
     if msgid is None:
         return fallback
-    return compact(gettext(lang, msgid)) or fallback
+    return compact(gettext(lang, msgid), lower=False) or fallback
 
 
 def _match(word: str, names: list[tuple[str, str]]) -> list[str]:
