@@ -6,9 +6,9 @@ from typing import Any
 
 from bot.context import AppContext
 from bot.features import options as engine_options
-from bot.features.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply
+from bot.features.base import ArgSpec, CommandError, Incoming, Reply, caller, command, lang_of, reply
 from bot.features.common import check_zone, find_city, looks_numeric, parse_coordinate, zone_of
-from bot.i18n import LANGS, N_
+from bot.i18n import LANGS, N_, gettext
 from bot.msgids import FAMILIES
 
 LANG_WORDS = {
@@ -221,7 +221,13 @@ async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -
         if option is not None:
             group = option.group
         if option is not None and len(args) == 2:
-            value = engine_options.normalize_setting(option, args[1])
+            try:
+                value = engine_options.normalize_setting(option, args[1])
+            except CommandError as err:  # said with the option's name in the reader's language, not its key
+                if err.code != "bot.error.bad_option_value" or option.label is None:
+                    raise
+                shown = gettext(lang_of(user, incoming, ctx), option.label)
+                raise CommandError(err.code, name=shown, value=args[1][:20]) from err
             refused = engine_options.refusal(option, value, user)
             if refused is not None:  # it cannot work yet (晝夜 by sunrise without a place): said now
                 raise CommandError(refused)
