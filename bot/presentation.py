@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, replace
 
 from bot import pictures
-from bot.commands import pages, setting_buttons
+from bot.commands import pages, setting_buttons, word_buttons
 from bot.commands.setting_buttons import Button
 from bot.features.base import Reply
 from bot.i18n import gettext
@@ -146,7 +146,7 @@ def _telegram(
 
 def _discord(reply: Reply, owner: str, page: str | None, png: bytes | None, *, edit: bool) -> Message:
     if page is None:  # not a stored cast's page: the text, and the /settings choices if any
-        rows = tuple(tuple(row[:5]) for row in setting_buttons.buttons(reply, owner)[:5])
+        rows = tuple(tuple(row[:5]) for row in choice_buttons(reply, owner)[:5])
         return Message("discord", render(reply, "discord"), None, rows, png)
     body = render(reply, "discord", page=page)
     lines = body.split("\n", 1)  # every page template opens with its title line; the embed has a title
@@ -180,13 +180,19 @@ def _discord(reply: Reply, owner: str, page: str | None, png: bytes | None, *, e
 CURRENT = "• "  # the label's mark of the button whose page (or part) the message shows
 
 
+def choice_buttons(reply: Reply, owner: str) -> list[list[Button]]:
+    """The choices under a reply that is not a stored cast's page: a ``/settings`` reply's
+    (:mod:`bot.commands.setting_buttons`) or a ``choose`` reply's (:mod:`bot.commands.word_buttons`)."""
+    return setting_buttons.buttons(reply, owner) or word_buttons.buttons(reply)
+
+
 def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, part: int = 0) -> Rows:
     """Telegram's buttons: one per page of the stored cast ``reply`` shows (the current one marked ``• ``);
     when the current page is shown in ``parts`` caption-sized parts (a photo message), a second row with one
     button per part (the shown one, ``part``, marked); the choices of a ``/settings`` reply
     (:mod:`bot.commands.setting_buttons`). Empty when a page's data would not fit (then no page buttons)."""
-    if reply.view == "settings":
-        return tuple(tuple(row) for row in setting_buttons.buttons(reply, owner))
+    if reply.view in ("settings", "choose"):
+        return tuple(tuple(row) for row in choice_buttons(reply, owner))
     number = reply.context.get("no")
     if not isinstance(number, int):
         return ()

@@ -410,7 +410,7 @@ _BLANKS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 # to the whole page when the head ends a line: no rule of ``typeset``/``clean`` reads across a line's end.
 # page view → (head view, body view, the context keys only the head reads)
 SPLIT_PAGES: Mapping[str, tuple[str, str, frozenset[str]]] = {
-    "cast_brief": ("cast_head", "cast_brief_body", frozenset({"no", "when"})),
+    "cast_brief": ("cast_head", "cast_brief_body", frozenset({"no", "when", "asked"})),
     "shensha_brief": ("shensha_head", "shensha_brief_body", frozenset({"no", "when"})),
 }
 BODY_CACHE_SIZE = 512

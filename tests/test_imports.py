@@ -41,6 +41,7 @@ ENGINE_PUBLIC = frozenset(
         "engine.liuren.topics",
         "engine.liuren.types",
         "engine.liuren.verdict",
+        "engine.lexicon",
         "engine.liuyao",
         "engine.liuyao.analysis",
         "engine.liuyao.cast",

@@ -120,6 +120,14 @@ def buttons(reply: Reply, owner: str) -> list[list[Button]]:
         ]
         rows = _rows([b for b in choices if b is not None], 3)
         back = SettingRef(owner, str(option["area"]))
+    elif ctx.get("matches"):  # a name several options fit: those options, then back to everything
+        items = [
+            _button(gettext(lang, o["label"]) if o.get("label") else o["name"], SettingRef(owner, o["name"]))
+            for o in options
+            if o["name"] in ctx["matches"]
+        ]
+        rows = _rows([b for b in items if b is not None], 2)
+        back = SettingRef(owner)
     elif ctx.get("group"):
         items = [
             _button(

@@ -48,6 +48,7 @@ from bot.commands import (
     pages,
     resolve_lang,
     setting_buttons,
+    word_buttons,
 )
 from bot.commands.complete import suggest
 from bot.config import install_redaction
@@ -331,6 +332,13 @@ class SikpanClient(discord.AutoShardedClient):
         if setting_buttons.is_setting(opened.data):
             await self.change_setting(interaction, opened)
             return
+        if (line := word_buttons.decode(opened.data)) is not None:
+            if not opened.valid:  # a word button is the line it was sealed with, here, or nothing
+                lang = await resolve_lang(incoming, self.ctx)
+                await interaction.response.send_message(gettext(lang, "chat.button.expired"), ephemeral=True)
+                return
+            await self.choose_word(interaction, line)
+            return
         ref = pages.decode(opened.data)
         if ref is None:
             await self.refuse_button(interaction)
@@ -431,6 +439,36 @@ class SikpanClient(discord.AutoShardedClient):
             view=view_of(shown),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+
+    async def choose_word(self, interaction: discord.Interaction, line: str) -> None:
+        """A choice of a ``choose`` reply (:mod:`bot.commands.word_buttons`): its command line, run as the
+        presser typed it, answered as a new message (acknowledged first: a cast takes its time)."""
+        incoming = self.incoming(interaction, line)
+        if self.ctx.admission.check(incoming.user_key, incoming.chat_key) is not Verdict.ADMIT:
+            lang = await resolve_lang(incoming, self.ctx)
+            await interaction.response.send_message(gettext(lang, "bot.error.slow_down"), ephemeral=True)
+            return
+        await interaction.response.defer(thinking=True)
+        reply = await dispatch(incoming, self.ctx)
+        shown = sealed(
+            present(reply, "discord", incoming.user_id),
+            self.ctx.buttons,
+            incoming.chat_id,
+            incoming.user_id,
+            private=reply.ephemeral or incoming.chat_kind == "private",
+        )
+        embed = embed_of(shown, image=shown.picture is not None)
+        outcome = await self.sender.send(
+            interaction.followup,
+            "" if embed is not None else shown.text,
+            ephemeral=reply.ephemeral,
+            target_id=incoming.chat_id,
+            embed=embed,
+            view=view_of(shown),
+            file=shown.picture,
+            filename=pictures.FILENAME,
+        )
+        self.handled.append(outcome)
 
     @staticmethod
     def incoming(interaction: discord.Interaction, text: str) -> Incoming:

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from bot.features.base import CommandError
 from bot.features.common import parse_bool
-from bot.i18n import DEFAULT_LANG, catalog
+from bot.i18n import DEFAULT_LANG, LANGS, catalog, gettext
+from bot.msgids import FAMILIES
 from bot.storage import UserSettings
 from engine.core.cycle import Branch, Stem
 from engine.errors import EngineInputError
@@ -236,9 +238,10 @@ def _label(group: str, name: str) -> str | None:
 
 def _setting(key: str, group: str, name: str, default: str, choices: tuple[str, ...]) -> Setting:
     label = _label(group, name)
-    known = catalog(DEFAULT_LANG)
+    names = FAMILIES["settings.value"]  # every value's name, written out once (bot/msgids.py) …
+    switch = FAMILIES["chat.settings.switch"]  # … and on / off of any on/off option
     value_labels = tuple(
-        (v, f"{label}.{v}") for v in choices if label is not None and f"{label}.{v}" in known
+        (v, names.get(f"{key}={v}") or switch[v]) for v in choices if f"{key}={v}" in names or v in switch
     )
     return Setting(key, group, name, default, choices, label, value_labels)
 
@@ -264,7 +267,11 @@ def setting(key: str) -> Setting | None:
 
 
 def normalize_setting(option: Setting, text: str) -> str:
-    """The stored text of a valid value of ``option`` (CommandError ``bot.error.bad_option_value`` otherwise)."""
+    """The stored text of a valid value of ``option`` (CommandError ``bot.error.bad_option_value`` otherwise);
+    a value may be typed by its name (``맹중계약법``, ``孟仲季``: :func:`value_named`)."""
+    named = value_named(option, text)
+    if named is not None:
+        return named
     if option.group != BOT_GROUP:
         return normalize(option.group, option.name, text)
     value = text.strip()
@@ -289,3 +296,89 @@ def refusal(option: Setting, value: str, user: UserSettings | None) -> str | Non
     if option.key == "solar_time" and value == "on" and lon is None:
         return "bot.error.solar_needs_place"
     return None
+
+
+# ---- names (issue 32 item 6): an option, a value or a group found by the name it is shown by -------------
+
+_PUNCT = frozenset(" \t\u3000()（）《》〈〉「」『』[]【】,，、.。:：;；·・'\"")
+
+
+def compact(text: str, lower: bool = True) -> str:
+    """A name as one typed word: NFKC, lower case (unless ``lower`` is False: how it is shown), without
+    spaces, brackets and punctuation (``섭해 계산`` → ``섭해계산``, ``《육임대전》`` → ``육임대전``)."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in (text.lower() if lower else text) if ch not in _PUNCT)
+
+
+def _words(text: str) -> set[str]:
+    """The parts of a name (split at spaces, brackets and punctuation) of two or more letters."""
+    out: set[str] = set()
+    part: list[str] = []
+    for ch in unicodedata.normalize("NFKC", text).lower():
+        if ch in _PUNCT:
+            if len(part) >= 2:
+                out.add("".join(part))
+            part = []
+        else:
+            part.append(ch)
+    if len(part) >= 2:
+        out.add("".join(part))
+    return out
+
+
+def typed_name(msgid: str | None, fallback: str, lang: str) -> str:
+    """How the name of an option or a value is typed in ``lang`` (its :func:`compact` label)."""
+    if msgid is None:
+        return fallback
+    return compact(gettext(lang, msgid), lower=False) or fallback
+
+
+def _match(word: str, names: list[tuple[str, str]]) -> list[str]:
+    """The ids whose names ``word`` is: whole (a name compacted) first, then a part of a name, then the
+    start of a name, then inside a name (two letters or more); the first of these that finds anything
+    decides."""
+    key = compact(word)
+    if not key:
+        return []
+    whole = sorted({i for i, n in names if compact(n) == key})
+    if whole:
+        return whole
+    part = sorted({i for i, n in names if key in _words(n)})
+    if part:
+        return part
+    start = sorted({i for i, n in names if len(key) >= 2 and compact(n).startswith(key)})
+    if start:
+        return start
+    return sorted({i for i, n in names if len(key) >= 2 and key in compact(n)})
+
+
+def _label_texts(msgid: str | None) -> list[str]:
+    return [] if msgid is None else [catalog(lang)[msgid] for lang in LANGS if msgid in catalog(lang)]
+
+
+def named(word: str) -> list[tuple[str, str | None]]:
+    """What ``word`` names among the groups, options and values, by the names they are shown by in ko or
+    lzh (or their codes): ``[(group or option key, value or None), …]``; several when it is not unique."""
+    groups = FAMILIES["chat.settings.group"]
+    names: list[tuple[str, str]] = []
+    for g in GROUPS:
+        names += [(g, g)] + [(g, t) for t in _label_texts(groups.get(g))]
+    for s in model():
+        names += [(s.key, s.key), (s.key, s.name)] + [(s.key, t) for t in _label_texts(s.label)]
+    found: list[tuple[str, str | None]] = [(k, None) for k in _match(word, names)]
+    if found:
+        return found
+    values: list[tuple[str, str]] = []
+    for s in model():
+        labels = dict(s.value_labels)
+        for v in s.choices:
+            values += [(f"{s.key}={v}", t) for t in _label_texts(labels.get(v))]
+    return [(k.split("=", 1)[0], k.split("=", 1)[1]) for k in _match(word, values)]
+
+
+def value_named(option: Setting, word: str) -> str | None:
+    """The value of ``option`` that ``word`` names by its shown name (ko or lzh), if exactly one."""
+    labels = dict(option.value_labels)
+    names = [(v, t) for v in option.choices for t in _label_texts(labels.get(v))]
+    found = _match(word, names)
+    return found[0] if len(found) == 1 else None

@@ -95,6 +95,7 @@ from bot.commands import (
     resolve_lang,
     setting_buttons,
     split_command,
+    word_buttons,
 )
 from bot.config import install_redaction
 from bot.context import LoopBeat
@@ -433,6 +434,8 @@ class TelegramAdapter:
                 opened = self.ctx.buttons.open("telegram", str(chat.id), presser, query.data or "")
                 if setting_buttons.is_setting(opened.data):
                     notice = await self.change_setting(update, opened)
+                elif word_buttons.decode(opened.data) is not None:
+                    notice = await self.choose_word(update, opened)
                 else:
                     notice = await self.show_page(update, opened)
         finally:
@@ -556,6 +559,35 @@ class TelegramAdapter:
         except BadRequest as exc:
             if "not modified" not in exc.message.lower():
                 log.warning("telegram: settings edit in chat %s failed: %s", chat.id, exc.message)
+        return None
+
+    async def choose_word(self, update: Update, opened: Opened) -> str | None:
+        """A choice of a ``choose`` reply (:mod:`bot.commands.word_buttons`): its command line, run as the
+        presser typed it and answered as a new message (a cast, with its pages); only where its seal holds
+        (the chat it was sent in, and the one person when it was sent to one). Returns a notice, if any."""
+        line = word_buttons.decode(opened.data)
+        if line is None or update.effective_chat is None:
+            return None
+        incoming = await self.incoming(update, line)
+        if not opened.valid:
+            return gettext(await resolve_lang(incoming, self.ctx), "chat.button.expired")
+        if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
+            return gettext(await resolve_lang(incoming, self.ctx), "bot.error.slow_down")
+        reply = await dispatch(incoming, self.ctx)
+        shown = sealed(
+            present(reply, "telegram", incoming.user_id),
+            self.ctx.buttons,
+            incoming.chat_id,
+            incoming.user_id,
+            private=incoming.chat_kind == "private",
+        )
+        await self.send(
+            incoming,
+            shown.text,
+            reply_markup=markup_of(shown.buttons),
+            photo=shown.picture,
+            caption=shown.caption,
+        )
         return None
 
     async def edit_text(

@@ -145,10 +145,12 @@ async def test_settings_label_each_option(say):
     labelled = {o["name"]: o["label"] for o in r.context["options"]}
     assert labelled["day_starts"] == "bot.opt.day_starts"
     text = render(r, "console")
-    assert gettext("ko", "bot.opt.solar_time") + ": solar_time" in text
+    # each option by its name and its value's name, not their codes (issue 32 item 6)
+    assert gettext("ko", "bot.opt.solar_time") + ": " + gettext("ko", "chat.settings.off") in text
     if "liuren.gui_rule" in labelled:
         assert labelled["liuren.gui_rule"] == "liuren.opt.gui_rule"
-        assert gettext("ko", "liuren.opt.gui_rule") + ": liuren.gui_rule" in text
+        assert gettext("ko", "liuren.opt.gui_rule") + ": " + gettext("ko", "liuren.optval.liuren") in text
+        assert "liuren.gui_rule" not in text
 
 
 async def test_a_word_that_is_no_day_gets_the_cast_usage(say):

@@ -129,8 +129,8 @@ async def test_one_cast_per_reply_show_and_page(ctx, monkeypatch, text, module, 
     assert again.view == reply.view and present(again, channel, "1").picture is None
     assert len(calls) == 2, "/show casts the row once"
     page = pages.refs(reply.view, "1", reply.context["no"])[0]
-    loaded = await pages.load(channel, page, "ko", "private", ctx)
-    assert loaded is not None and pictures.render(loaded.picture, "ko") == shown.picture
+    loaded = await pages.load(channel, page, "ko", "full", ctx)  # the owner, in private
+    assert not isinstance(loaded, str) and pictures.render(loaded.picture, "ko") == shown.picture
     assert len(calls) == 3, "a page press casts the row once, its picture included"
 
 

@@ -47,8 +47,8 @@ async def test_the_reply_equals_show_on_every_page_and_channel(ctx, text, lang):
         assert dict(shown.context) == dict(fresh.context)
         assert shown.picture is None  # /show: the text (the picture went with the first reply) …
         page = pages.refs(fresh.view, user, fresh.context["no"])[0]
-        loaded = await pages.load("telegram", page, shown.lang, "private", ctx)
-        assert loaded is not None and loaded.picture == fresh.picture  # … a page button puts it back
+        loaded = await pages.load("telegram", page, shown.lang, "full", ctx)
+        assert not isinstance(loaded, str) and loaded.picture == fresh.picture  # … a page button puts it back
         for channel in views.CHANNELS:
             for page in (None, *views.pages_of(fresh.view)):
                 assert views.render(shown, channel, page=page) == views.render(fresh, channel, page=page), (

@@ -8,6 +8,7 @@ import pytest
 
 from bot.commands import setting_buttons
 from bot.features import options as _options
+from bot.i18n import gettext
 from bot.views import render
 
 DISCORD_SNOWFLAKE = "1" * 19  # the longest owner id a button names
@@ -54,7 +55,8 @@ def daily_picture(monkeypatch):
 async def test_a_new_option_shows_up_without_new_code(say, ctx):
     group = await say("/settings bot")
     assert ("daily_picture", None) in _targets(group)
-    assert "daily_picture = off (off | on" in render(group, "console")
+    off, on = gettext("ko", "chat.settings.off"), gettext("ko", "chat.settings.on")
+    assert f"{gettext('ko', 'bot.opt.daily_picture')}: {off} ({off} | {on}" in render(group, "console")
     option = await say("/settings daily_picture")
     assert {("daily_picture", "on"), ("daily_picture", "off")} <= _targets(option)
     assert (await say("/settings daily_picture on")).view == "settings"

@@ -44,7 +44,10 @@ async def test_choose_group_option_value_in_place_and_after_restart(tg, tmp_path
         _, edit = await _press(tg, run, _by_target(buttons, "liuren"), first.result, chat, language_code=lang)
         assert edit is not None and edit.params["message_id"] == first.result["message_id"]
         group = visible_text(edit.params["text"], "HTML")
-        assert "liuren.daynight = maoshen (maoshen | sishu | ziwu | sun" in group  # the engine's values
+        # the engine's values, by their names (issue 32 item 6): 묘~신시 주 …, not maoshen …
+        names = [gettext(lang, f"liuren.optval.{v}") for v in ("maoshen", "sishu", "ziwu", "sun")]
+        assert f"{gettext(lang, 'liuren.opt.daynight')}：" in group.replace(": ", "：")
+        assert " | ".join(names) in group and "maoshen" not in group
         assert gettext(lang, "liuren.opt.daynight") in group
 
         _, edit = await _press(tg, run, _by_target(_buttons(edit), "liuren.daynight"), first.result, chat)
@@ -62,7 +65,10 @@ async def test_choose_group_option_value_in_place_and_after_restart(tg, tmp_path
         )
         assert not answer.params.get("show_alert")
         assert gettext(lang, "bot.settings.changed") in edit.params["text"]
-        assert "liuren.daynight = sishu" in visible_text(edit.params["text"], "HTML")
+        changed = visible_text(edit.params["text"], "HTML")
+        assert f"{gettext(lang, 'liuren.opt.daynight')}: {gettext(lang, 'liuren.optval.sishu')}" in (
+            changed.replace("：", ": ")
+        )
         user = await run.ctx.storage.get_user(f"telegram:{chat}")
         assert user.options["liuren.daynight"] == "sishu"
         ziwu = _by_target(values, "liuren.daynight", "ziwu")

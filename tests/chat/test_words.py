@@ -22,10 +22,13 @@ async def test_sun_daynight_without_a_place_is_refused_when_set(say):
     assert accepted.view == "settings"
 
 
-async def test_cast_now_with_a_wrong_word_blames_that_word(say):
-    r = await say("/cast now 財")
-    assert r.context["code"] == "chat.error.unknown_word" and r.context["params"]["value"] == "財"
-    assert "「財」" in render(r, "telegram")
+async def test_cast_now_with_a_wrong_word_names_that_word(say):
+    """財 is a word of the lexicon now (求財, issue 32); a word it does not know is named, with the closest."""
+    assert (await say("/cast now 財")).context["asked"]["topic"] == "求財"
+    r = await say("/cast now 財寶庫<b>")
+    assert r.view == "choose" and r.context["word"] == "財寶庫<b>"
+    text = render(r, "telegram")
+    assert "「財寶庫&lt;b&gt;」" in text and "/cast now" in text
 
 
 @pytest.mark.parametrize("lang", ["ko", "lzh"])

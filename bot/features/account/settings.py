@@ -6,9 +6,9 @@ from typing import Any
 
 from bot.context import AppContext
 from bot.features import options as engine_options
-from bot.features.base import ArgSpec, CommandError, Incoming, Reply, caller, command, reply
+from bot.features.base import ArgSpec, CommandError, Incoming, Reply, caller, command, lang_of, reply
 from bot.features.common import check_zone, find_city, looks_numeric, parse_coordinate, zone_of
-from bot.i18n import LANGS, N_
+from bot.i18n import LANGS, N_, gettext
 from bot.msgids import FAMILIES
 
 LANG_WORDS = {
@@ -145,6 +145,15 @@ def _option_rows(options: dict[str, Any]) -> list[dict[str, Any]]:
                 "choices": list(s.choices),
                 "label": s.label,
                 "value_labels": dict(s.value_labels),
+                # how the option and each value are typed by name, per language (/settings 섭해계산 맹중계약법)
+                "typed": {lang: engine_options.typed_name(s.label, s.key, lang) for lang in LANGS},
+                "typed_values": {
+                    v: {
+                        lang: engine_options.typed_name(dict(s.value_labels).get(v), v, lang)
+                        for lang in LANGS
+                    }
+                    for v in s.choices
+                },
             }
         )
     return rows
@@ -186,6 +195,7 @@ async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -
     changed: str | None = None
     group: str | None = None
     option: engine_options.Setting | None = None
+    matches: list[str] = []  # several options a name fits (계산, 켬): each shown, to choose
     if len(args) > 2:
         raise CommandError("bot.error.settings_usage")
     if len(args) == 1 and args[0].lower() in RESET_WORDS:
@@ -195,11 +205,29 @@ async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -
         group = args[0].lower()
     elif args:
         option = engine_options.setting(args[0])
-        if option is None:
-            raise CommandError("bot.error.unknown_option", name=args[0][:32])
-        group = option.group
-        if len(args) == 2:
-            value = engine_options.normalize_setting(option, args[1])
+        if option is None:  # an option, a value or a group by the name it is shown by (섭해, 涉害, 맹중계)
+            found = engine_options.named(args[0])
+            keys = sorted({key for key, _ in found})
+            if not keys:
+                raise CommandError("bot.error.unknown_option", name=args[0][:32])
+            if len(keys) > 1 and len(args) == 1:
+                matches = [k for k in keys if k not in engine_options.GROUPS]
+            elif keys[0] in engine_options.GROUPS and len(keys) == 1 and len(args) == 1:
+                group = keys[0]
+            elif len(keys) == 1 and keys[0] not in engine_options.GROUPS:
+                option = engine_options.setting(keys[0])
+            else:
+                raise CommandError("bot.error.unknown_option", name=args[0][:32])
+        if option is not None:
+            group = option.group
+        if option is not None and len(args) == 2:
+            try:
+                value = engine_options.normalize_setting(option, args[1])
+            except CommandError as err:  # said with the option's name in the reader's language, not its key
+                if err.code != "bot.error.bad_option_value" or option.label is None:
+                    raise
+                shown = gettext(lang_of(user, incoming, ctx), option.label)
+                raise CommandError(err.code, name=shown, value=args[1][:20]) from err
             refused = engine_options.refusal(option, value, user)
             if refused is not None:  # it cannot work yet (晝夜 by sunrise without a place): said now
                 raise CommandError(refused)
@@ -223,6 +251,8 @@ async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -
         groups=_group_rows(rows),
         group=group,
         option=option.key if option else None,
+        matches=matches,
+        word=args[0][:20] if matches else None,
         changed=changed is not None,
         changed_key=changed,
     )

@@ -6,7 +6,11 @@ from typing import Any
 
 from bot.context import AppContext
 from bot.features.base import ArgSpec, CommandError, Incoming, Reply, command, listed, lookup, reply
+from bot.features.topics import targets
 from bot.i18n import N_
+
+# the autocomplete sources that are the words of a question (bot.commands.complete) → the lexicon's art
+TOPIC_SOURCES = {"liuyao_use": "liuyao", "liuren_topic": "liuren"}
 
 
 def _help_rows() -> list[dict[str, Any]]:
@@ -57,6 +61,10 @@ async def help_(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
                 a.name: list(a.choices)
                 for a in spec.args
                 if a.choices and not all(c.isascii() for c in a.choices)
+            },
+            # the words of a question (issue 32): /liuyao's 用神 and categories, /cast's topics and 類神
+            topics={
+                a.name: targets(TOPIC_SOURCES[a.complete]) for a in spec.args if a.complete in TOPIC_SOURCES
             },
         )
     return reply("help", commands=_help_rows())

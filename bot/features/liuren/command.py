@@ -33,10 +33,13 @@ from bot.features.liuren.model import (
     WhenView,
 )
 from bot.features.liuren.view import gloss
+from bot.features.topics import asked, choose_reply, resolve
 from bot.i18n import N_, term
 from bot.pictures import Picture
+from engine import lexicon
 from engine.calendar import DayStart, four_pillars
 from engine.core.cycle import Branch, GanZhi
+from engine.errors import EngineInputError
 from engine.liuren import Chart, build_chart, chart_at, chart_for_ju, leishen, reading
 from engine.liuren.verdict import judge
 
@@ -175,13 +178,53 @@ def fresh_chart_view(
 
 def split_category(args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
     """A trailing 類神 category (天文 / 천문 / tianwen …) taken off the arguments, if there is one."""
+    rest, match = split_topic(args)
+    return rest, (match.heading if match is not None else None)
+
+
+def split_topic(args: tuple[str, ...]) -> tuple[tuple[str, ...], lexicon.Match | None]:
+    """A trailing word of the lexicon taken off the arguments, if there is one: a topic (재물 → 求財, with the
+    類神 heading seed 002 gives it, if any) or a 類神 heading by name (天文 / 천문 / tianwen)."""
     if not args:
         return args, None
     last = args[-1].strip()
-    for name in leishen.categories():
-        if last in (name, leishen.category_id(name), term("ko", name)):
-            return args[:-1], name
-    return args, None
+    match = resolve(last, "liuren")
+    if match is None:
+        for name in leishen.categories():  # the Korean reading of a heading (term table): 비잠동식 …
+            if last == term("ko", name):
+                match = resolve(name, "liuren")
+    return (args[:-1], match) if match is not None else (args, None)
+
+
+_DAY_LETTERS = frozenset(
+    "甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥갑을병정무기경신임계자축인묘진사오미유술해"
+)
+
+
+def unknown_topic(args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
+    """(the word, the arguments before it) when the last argument is not a date, a 局 or a day but what is
+    before it is a cast (nothing before it: now, if the word is close to a topic): an unknown topic word
+    (answered with the closest topics), else None."""
+    if not args:
+        return None
+    last = args[-1].strip()
+    if not last or last[:1].isdigit():
+        return None
+    if len(args) == 1 and (
+        any(ch in _DAY_LETTERS for ch in last) or not lexicon.suggest(last, "liuren", fallback=False)
+    ):  # alone, a word shaped like a day, or close to no topic (tomorrow): the usage, not topics
+        return None
+    try:
+        parse_cast_args(args)
+    except (CommandError, EngineInputError):
+        pass
+    else:
+        return None
+    try:
+        parse_cast_args(args[:-1])
+    except (CommandError, EngineInputError):
+        return None
+    return last, args[:-1]
 
 
 def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
@@ -240,6 +283,7 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
         "pillars": pillars_view,
         "term": term_name,
         **chart_view(chart, category),
+        "asked": inputs.get("asked"),  # the topic asked in the user's words (engine.lexicon), or None
     }
     return Cast(context, Picture("cast", chart))
 
@@ -277,16 +321,25 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
     ),
     args=(
         ArgSpec("when", "string", required=False, description_msgid=N_("bot.arg.cast.when")),
-        # 類神 categories of seed 002 (天文 … 飛潛動植): a trailing word of the command line (split_category)
-        ArgSpec("category", description_msgid=N_("chat.arg.cast.category"), choices=leishen.categories()),
+        # a topic of seed 003 (天時 … 投謁) in one's own words, or a 類神 heading of seed 002 (天文 … 飛潛動植):
+        # a trailing word of the command line (split_topic); Discord offers them through autocomplete
+        ArgSpec("category", description_msgid=N_("chat.arg.cast.category"), complete="liuren_topic"),
     ),
 )
 async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    args, match = split_topic(args)
+    if match is None and (unknown := unknown_topic(args)) is not None:
+        word, before = unknown  # a cast with a word we do not know: the closest topics, to tap or type
+        return choose_reply(word, "liuren", " ".join(("/cast", *before)) if before else "/cast now")
     user = await caller(incoming, ctx)
-    args, category = split_category(args)
+    # the 類神 heading the chart shows for it (seed 002); the topic is kept to lead the reading (issue 32)
+    category = match.heading if match is not None else None
+    asked_view = asked(match) if match is not None and match.topic is not None else None
     kind, value = parse_cast_args(args)
     options = engine_options.build("liuren", user.options if user else {})
     inputs: dict[str, Any] = {"mode": kind, "category": category}
+    if asked_view is not None:
+        inputs["asked"] = asked_view
     if kind == "today":  # a wall-clock time today, in the user's zone
         zone = zone_of(user, ctx)
         today = (await ctx.clock.now()).astimezone(zone).date()

@@ -76,3 +76,5 @@ class CastView(ChartView):
     when: WhenView | None
     pillars: PillarsView | None
     term: str | None
+    # the word asked in and the topic it named (issue 32: ``bot.features.topics.asked``); None: none asked
+    asked: dict[str, Any] | None

@@ -21,6 +21,7 @@ from bot.features.common import (
 from bot.features.liuren.command import time_options
 from bot.features.liuyao.model import JudgmentView, LineView, LiuyaoView
 from bot.features.liuyao.view import moving_stars
+from bot.features.topics import asked, choose_reply, resolve
 from bot.i18n import N_
 from bot.pictures import Picture
 from engine.calendar import DayStart, four_pillars
@@ -34,9 +35,6 @@ from engine.liuyao.verdict import LINE_NAMES
 COIN_WORDS = frozenset({"coins", "coin", "동전", "錢", "钱", "擲錢"})
 TIME_WORDS = frozenset({"time", "시간", "時", "时", "時起"}) | NOW_WORDS
 _DIGITS_RE = re.compile(r"^[6-9]{6}$")
-
-
-USE_CHOICES = ("父母", "兄弟", "官鬼", "妻財", "子孫", "世")
 
 
 def parse_liuyao_args(args: tuple[str, ...]) -> tuple[str, str | None, str | None]:
@@ -219,6 +217,7 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
     context = {
         "when": {"local": fmt_local(at), "zone": zone, "offset": fmt_offset(at)},
         **liuyao_view(reading),
+        "asked": inputs.get("asked"),  # the 用神 asked in the user's words (engine.lexicon), or None
     }
     return Cast(context, Picture("liuyao", reading.chart))
 
@@ -279,12 +278,20 @@ def cast_from_json(data: Mapping[str, Any]) -> LiuyaoCast:
         # how to cast (coins: 擲錢, time: 時起); a typed line (6 digits) in ``lines`` is a manual cast instead
         ArgSpec("method", description_msgid=N_("chat.arg.liuyao.method"), choices=("coins", "time")),
         ArgSpec("lines", "string", required=False, description_msgid=N_("bot.arg.liuyao.lines")),
-        # the 用神 as a 六親 of seed 000 (or 世); a free 用神/category word still goes in ``lines``
-        ArgSpec("use", description_msgid=N_("chat.arg.liuyao.use"), choices=USE_CHOICES),
+        # the 用神: a 六親 of seed 000, 世, or a question in one's own words (engine.lexicon; Discord autocomplete)
+        ArgSpec("use", description_msgid=N_("chat.arg.liuyao.use"), complete="liuyao_use"),
     ),
 )
 async def liuyao(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    method, digits, use = parse_liuyao_args(args)
+    method, digits, word = parse_liuyao_args(args)
+    use: str | None = None
+    asked_view: dict[str, Any] | None = None
+    if word is not None:
+        match = resolve(word, "liuyao")
+        if match is None:  # not a word we know (or 婚姻: 男娶 or 女嫁?): the closest, to tap or type
+            head = digits if method == "manual" else ("time" if method == "time" else None)
+            return choose_reply(word, "liuyao", " ".join(p for p in ("/liuyao", head) if p))
+        use, asked_view = match.target, asked(match)
     user = await caller(incoming, ctx)
     zone = zone_of(user, ctx)
     day_starts, longitude = time_options(user)
@@ -305,6 +312,7 @@ async def liuyao(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> 
         "month": pillars.month.branch.char,
         "day": pillars.day.chars,
         "use": use,
+        "asked": asked_view,
     }
     return await record_and_reply(
         incoming, ctx, Record(kind="liuyao", inputs=inputs, options=options.to_json())
