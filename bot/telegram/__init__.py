@@ -587,6 +587,7 @@ class TelegramAdapter:
             reply_markup=markup_of(shown.buttons),
             photo=shown.picture,
             caption=shown.caption,
+            update_id=update.update_id,  # handled once the reply is sent (or dropped), as a command's
         )
         return None
 

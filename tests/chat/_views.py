@@ -45,7 +45,9 @@ async def ask(tg: FakeTelegram, run: Running, text: str, chat_id: int, **kw: Any
 
 async def press(tg: FakeTelegram, run: Running, button: dict[str, Any], message: dict[str, Any], chat_id: int,
                 **kw: Any) -> tuple[Any, str]:  # fmt: skip
-    """Press ``button`` of ``message``: (the one answerCallbackQuery call, the visible text of the edit)."""
+    """Press ``button`` of ``message``: (the one answerCallbackQuery call, the visible text of the edit). The
+    press carries the message as it is now (after the edits before it), as Telegram sends it."""
+    message = tg.messages.get((str(chat_id), message["message_id"]), message)
     answers = len([c for c in tg.calls if c.method == "answerCallbackQuery"])
     edits = len([c for c in tg.calls if c.method.startswith("editMessage")])
     update = tg.callback_query(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from bot.commands import word_buttons
+from bot.seal import unsealed
 from bot.i18n import gettext
 from bot.views import render
 from tests.adapters.conftest import running, tg_settings
@@ -135,7 +136,7 @@ async def test_telegram_words_and_choice_buttons(tg, tmp_path, lang):
         assert money.method in ("sendMessage", "sendPhoto")
         [choose] = await _ask(tg, run, "/liuyao 878878 결혼", chat, language_code=lang)
         buttons = _buttons(choose)
-        lines = [word_buttons.decode(b["callback_data"]) for b in buttons]
+        lines = [word_buttons.decode(unsealed(b["callback_data"])) for b in buttons]
         assert lines[:2] == ["/liuyao 878878 wife", "/liuyao 878878 husband"]
         assert all(len(b["callback_data"].encode()) <= 64 for b in buttons)
         before = len(tg.sent_to(chat))
@@ -197,9 +198,9 @@ async def test_discord_words_and_a_choice_button(dc, tmp_path):
         inter = await dc.slash("cast", {"when": "庚辰 8", "category": "어쩌구"})
         [choose] = await dc.wait_followups(inter, 1, timeout=10)
         buttons = _components(choose)
-        assert buttons and all(word_buttons.decode(b["custom_id"]) for b in buttons)
+        assert buttons and all(word_buttons.decode(unsealed(b["custom_id"])) for b in buttons)
         pressed = await dc.press(choose, buttons[0]["custom_id"], user_id=dc.user_id)
         [cast] = await dc.wait_followups(pressed, 1, timeout=10)
         assert pressed.acked_at - pressed.created_at < 3.0
-        assert word_buttons.decode(buttons[0]["custom_id"]) == "/cast 庚辰 8 天時"
+        assert word_buttons.decode(unsealed(buttons[0]["custom_id"])) == "/cast 庚辰 8 天時"
         assert "天時" in str(cast)

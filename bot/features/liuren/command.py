@@ -315,7 +315,7 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
             *("when.local", "when.offset", "when.zone", "pillars", "term", "day", "ju", "month_general"),
             *("hour", "daytime", "xunkong", "board", "lessons", "transmissions", "method", "method_names"),
             *("patterns", "trace_rule", "options", "readings", "category", "verdict", "trace", "guiren"),
-            *("forward", "assumed", "no", "picture"),
+            *("forward", "assumed", "asked", "no", "picture"),
         ),
         cast=cast_of,
     ),

@@ -270,7 +270,7 @@ def cast_from_json(data: Mapping[str, Any]) -> LiuyaoCast:
         # a group sees the 卦 and its judgment and the moment on the clock (no saved data is in the view)
         public=(
             *("when.local", "when.zone", "when.offset", "main", "changed", "month", "day", "xunkong"),
-            *("flags", "lines", "use", "judgments", "verdict", "options", "cast", "no", "picture"),
+            *("flags", "lines", "use", "judgments", "verdict", "options", "cast", "asked", "no", "picture"),
         ),
         cast=cast_of,
     ),
