@@ -488,6 +488,17 @@ def both(lang: str, text: object) -> str:
     return _once(s, reading, _shown_as().get(s) if lang == "ko" else None)
 
 
+_HANJA_ONLY = re.compile(r"[\u3400-\u9fff]+")
+
+
+def both_values(lang: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` with each value that is 漢字 only (a branch, a stage, an element) given as :func:`both` gives
+    it: a message's values read in Korean like its words (``관귀 해(亥) 순공 아님``, not ``관귀 亥 …``)."""
+    return {
+        k: both(lang, v) if isinstance(v, str) and _HANJA_ONLY.fullmatch(v) else v for k, v in params.items()
+    }
+
+
 def both_each(lang: str, value: object) -> Any:
     """:func:`both` of ``value``; of each item, in order, when it is a list or a tuple (a list)."""
     if isinstance(value, list | tuple):
@@ -607,6 +618,7 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["series"] = lambda values: series(lang, values)
     env.filters["num"] = lambda value: numeral(lang, value)
     env.filters["line"] = lambda value: line_name(lang, value)
+    env.filters["both_values"] = jinja2.pass_context(lambda _context, params: both_values(lang, params))
     env.globals["msgid"] = msgid
     env.globals["discord_words"] = DISCORD_WORDS
     # the macros of a template of plain macros, as ``{% import name as m %}`` gives them: the module Jinja

@@ -213,7 +213,7 @@ def verdict(chart: LiuyaoChart, lines: tuple[LineAnalysis, ...], judgments: tupl
         Reason(
             "vitality",
             f"{name} 月{st.vitality.char}",
-            "000:3 「世爻逢旺相者弗能傷」; 月令旺相休囚死 (spec §3)",
+            "000:3 「世爻逢旺相者弗能傷」 (spec §3)",  # the 月令 gives 旺相休囚死 (spec §3)
             W_VITALITY[st.vitality],
             (("vitality", st.vitality.char),),
         )

@@ -1,6 +1,7 @@
 """``sikpan liuyao``: in-process via bot.cli.main, plus subprocess runs for exit status 2 on bad input."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -214,3 +215,38 @@ def test_text_has_no_repeated_line_and_stars_on_moving_lines_only(capsys):
 def test_bad_option_values_exit_2(capsys):
     assert main(["liuyao", "--coins", "797979", "--month", "寅", "--day", "戊戌", "--scatter", "x"]) == 2
     assert "x" in capsys.readouterr().err
+
+
+# Issue 33 item 6: the Korean CLI says its 六爻 rows, checks and reasons in Korean (한글(漢字)), not in bare 漢字:
+# no run of three or more 漢字 outside a 한글(漢字) pair, a 「」 quotation or a 《》 title; no 、 as a Korean list
+# separator.
+_QUOTED = re.compile(r"「[^」]*」|《[^》]*》|[\uac00-\ud7a3]+\([^()]*\)")
+_HANJA_RUN = re.compile(r"[\u3400-\u9fff](?:[\s·,]*[\u3400-\u9fff]){2,}")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--coins", "877987", "--month", "午", "--day", "丁卯", "--use", "lawsuit"),
+        ("--coins", "777977", "--month", "卯", "--day", "甲子"),
+        ("--coins", "787787", "--month", "子", "--day", "甲申", "--use", "illness"),
+    ],
+)
+def test_korean_cli_reads_its_terms(capsys, args):
+    out = run_text(capsys, *args)
+    body = [ln for ln in out.splitlines() if not ln.startswith(("육효(六爻) ·", "본괘", "변괘"))]
+    bare = [(ln, m.group()) for ln in body for m in _HANJA_RUN.finditer(_QUOTED.sub("", ln))]
+    assert bare == []
+    assert not any("、" in ln for ln in body)
+    reasons = out.split("이유:")[1].splitlines()[1:]
+    assert reasons and all(
+        re.match(r"\s+[+-]\d+ [\uac00-\ud7a3]", r) for r in reasons if r.startswith("    ")
+    )
+
+
+def test_the_bare_hanja_check_can_fail():
+    assert _HANJA_RUN.search(_QUOTED.sub("", "-2 월령 用官鬼亥 月死"))
+    assert _HANJA_RUN.search(_QUOTED.sub("", "신살: 太微 陰貴 天乙貴人"))
+    assert not _HANJA_RUN.search(
+        _QUOTED.sub("", "신살: 태미(太微) 음귀(陰貴) 《역모(易冒)》:3 「世爻逢旺相者弗能傷」")
+    )
