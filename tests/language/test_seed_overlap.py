@@ -217,3 +217,27 @@ MISREADINGS = {
 def test_no_misreading_of_the_seed_is_left(wrong: str) -> None:
     hits = [g.where for g in glosses() if wrong in g.ko and "leishen.json tianwen" not in g.where]
     assert hits == [], MISREADINGS[wrong]
+
+
+# ---- grammar of the 課格 texts (issue 33): no calque 「'…'로 본다」, one register in an entry ----------------------
+
+HAPNIDA = re.compile(r"(?:습니다|ㅂ니다|[가-힣]니다)\.?$")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.。])\s+", text.strip()) if s]
+
+
+def test_no_pattern_text_ends_in_the_calque_ro_bonda() -> None:
+    bad = [(g.where, g.ko) for g in glosses() if re.search(r"'로(?:도)? 본다|'로도 보니", g.ko)]
+    assert bad == []
+
+
+def test_a_gloss_keeps_one_register() -> None:
+    # glosses are 한다체 (the commentaries' voice, docs/style.md); 합니다체 belongs to the bot's own messages
+    patterns = _load("engine/liuren/data/patterns.json")
+    texts = [(p["name"], f"{p['ko']['definition']} {p['ko']['meaning']}") for p in patterns["patterns"]]
+    texts += [(g.where, g.ko) for g in glosses()]
+    bad = [(where, t) for where, t in texts if any(HAPNIDA.search(s) for s in _sentences(t))]
+    assert bad == []
+    assert HAPNIDA.search("원전에 따로 풀이가 없습니다.")
