@@ -42,7 +42,7 @@ def test_each_art_has_its_table() -> None:
     assert words["驀越"] == "맥월" and words["會局"] == "회국" and words["乘將"] == "승장"
     assert words["初爻"] == "초효" and words["上爻"] == "상효" and words["晝"] == "낮"
     assert words["虛歲"] == "세는나이" and words["羅計"] == "나계" and words["官非"] == "관비"
-    assert words["旬空"] == "순공"
+    assert words["旬空"] == "순공" and words["空亡"] == "공망"
 
 
 def test_one_word_for_one_term_across_the_arts() -> None:
@@ -151,7 +151,7 @@ def test_the_variant_check_can_fail() -> None:
     sample = {
         "data": [("x.json", "맥월이 아니라 막월")],
         "templates": [("x.j2", "복신 6효")],
-        "catalogs": [("x.po", 'msgstr "국회 중신"'), ("y.po", 'msgstr "절로공망 · 공망"')],
+        "catalogs": [("x.po", 'msgstr "국회 중신"'), ("y.po", 'msgstr "절로공망 · 공망(空亡) · 공망"')],
     }
     found = {(where, word) for where, word, _ in offending(sample)}
     assert found == {("x.json", "막월"), ("x.j2", "6효"), ("x.po", "국회"), ("y.po", "공망")}
