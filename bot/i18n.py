@@ -10,6 +10,10 @@ Layout (every file is package data, loaded once per language on first use):
   ``error.not_a_ganzhi``; ``tests/test_catalogs.py`` checks it and that every ``.mo`` is up to date).
 - ``locales/<lang>/terms/<domain>.json``: term dictionaries, ``{"甲子": "갑자", …}`` — how a technical
   term is read in that language. ``lzh`` needs none (the term is its own reading).
+- ``locales/terms/<art>.json``: one terminology table per art (六壬, 六爻, 七政四餘): the practitioner's word
+  for each term in ko and lzh with the characters a ko reply shows, the variants no surface may print and the
+  catalog messages that name the term (:func:`art_terms`). Its ko words override the term dictionaries, so
+  chat, CLI and pictures read a term alike (issue 33).
 - ``locales/ko/hanja.json``: readings of single 漢字 the term dictionaries do not spell out (the particle
   helper needs the reading of every character our data may put before a particle).
 - ``templates/<channel>/<name>.<ext>.j2``: Jinja2 templates; channel is ``cli``, ``console``,
@@ -32,6 +36,7 @@ import struct
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -219,10 +224,16 @@ def numeral(lang: str, value: object) -> str:
 
 
 def line_name(lang: str, value: object) -> str:
-    """A hexagram line 1…6 as the language names it: 初 二 … 上 in lzh (before 爻), the number in ko."""
-    if lang == "lzh" and isinstance(value, int | str) and str(value).isdigit() and 1 <= int(value) <= 6:
-        return numerals.line_ordinal(int(value))
-    return str(value)
+    """A hexagram line 1…6 as the language names it (before 爻/효): 初 二 … 上 in lzh; in ko the number, but
+    the bottom and top lines by name, as the 六爻 terminology table reads 初爻 and 上爻 (초효, 상효)."""
+    if not (isinstance(value, int | str) and str(value).isdigit() and 1 <= int(value) <= 6):
+        return str(value)
+    n = int(value)
+    if lang == "lzh":
+        return numerals.line_ordinal(n)
+    if lang == "ko" and n in (1, 6):
+        return term(lang, numerals.line_ordinal(n) + "爻").removesuffix("효")
+    return str(n)
 
 
 @cache
@@ -291,7 +302,10 @@ def hanja_readings() -> Mapping[str, str]:
     (characters no term spells out) on top.
     """
     votes: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    respelled = _shown_as()  # 局會 is read 회국 as 會局: not a reading of its own characters
     for key, value in terms("ko").items():
+        if key in respelled:
+            continue
         spoken = value.replace(" ", "")
         if len(key) == len(spoken) and all(
             korean.is_syllable(r) and not korean.is_syllable(c) for c, r in zip(key, spoken)
@@ -317,15 +331,71 @@ def attach(lang: str, text: object, name: str) -> str:
     return f"{text}{particle(lang, text, name)}"
 
 
+@dataclass(frozen=True)
+class ArtTerm:
+    """One row of an art's terminology table (``locales/terms/<art>.json``)."""
+
+    art: str  # 六壬, 六爻, 七政四餘
+    hanja: str  # the characters a ko reply shows after the reading
+    ko: str
+    lzh: str
+    spelled: tuple[
+        str, ...
+    ] = ()  # other spellings of the term in our data (read as ``ko``, shown as ``hanja``)
+    avoid: tuple[str, ...] = ()  # Korean variants no data file, template or catalog prints
+    avoid_in: tuple[
+        str, ...
+    ] = ()  # where ``avoid`` holds ("catalogs", "templates", "data"); empty: everywhere
+    allowed: tuple[str, ...] = ()  # longer words that contain an avoided variant and stand (절로공망)
+    msgids: tuple[str, ...] = ()  # catalog messages that name the term
+
+
+@cache
+def art_terms() -> tuple[ArtTerm, ...]:
+    """The terminology tables of the arts, in file order (``locales/terms/*.json``)."""
+    out: list[ArtTerm] = []
+    folder = resources.files("locales").joinpath("terms")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".json"):
+            continue
+        table = json.loads(entry.read_text(encoding="utf-8"))
+        for row in table["terms"]:
+            out.append(
+                ArtTerm(
+                    art=table["art"],
+                    hanja=row["hanja"],
+                    ko=row["ko"],
+                    lzh=row["lzh"],
+                    spelled=tuple(row.get("spelled", ())),
+                    avoid=tuple(row.get("avoid", ())),
+                    avoid_in=tuple(row.get("avoid_in", ())),
+                    allowed=tuple(row.get("except", ())),
+                    msgids=tuple(row.get("msgids", ())),
+                )
+            )
+    return tuple(out)
+
+
+@cache
+def _shown_as() -> Mapping[str, str]:
+    """Spellings of a term that a ko reply shows with the table's characters: 局會 → 會局 (회국(會局))."""
+    return {s: t.hanja for t in art_terms() for s in t.spelled}
+
+
 @cache
 def terms(lang: str) -> Mapping[str, str]:
-    """The merged term dictionary of a language (empty for lzh unless files exist)."""
+    """The merged term dictionary of a language (empty for lzh unless files exist); in ko the words of the
+    arts' terminology tables (:func:`art_terms`) over the term files."""
     out: dict[str, str] = {}
     folder = resources.files("locales").joinpath(_check(lang), "terms")
     if folder.is_dir():
         for entry in sorted(folder.iterdir(), key=lambda e: e.name):
             if entry.name.endswith(".json"):
                 out.update(json.loads(entry.read_text(encoding="utf-8")))
+    if lang == "ko":
+        for t in art_terms():
+            out[t.hanja] = t.ko
+            out.update((s, t.ko) for s in t.spelled)
     return out
 
 
@@ -415,7 +485,18 @@ def both(lang: str, text: object) -> str:
     reading = term(lang, s)
     if reading == s:
         return s
-    return _once(s, reading)
+    return _once(s, reading, _shown_as().get(s) if lang == "ko" else None)
+
+
+_HANJA_ONLY = re.compile(r"[\u3400-\u9fff]+")
+
+
+def both_values(lang: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` with each value that is 漢字 only (a branch, a stage, an element) given as :func:`both` gives
+    it: a message's values read in Korean like its words (``관귀 해(亥) 순공 아님``, not ``관귀 亥 …``)."""
+    return {
+        k: both(lang, v) if isinstance(v, str) and _HANJA_ONLY.fullmatch(v) else v for k, v in params.items()
+    }
 
 
 def both_each(lang: str, value: object) -> Any:
@@ -533,6 +614,7 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["series"] = lambda values: series(lang, values)
     env.filters["num"] = lambda value: numeral(lang, value)
     env.filters["line"] = lambda value: line_name(lang, value)
+    env.filters["both_values"] = jinja2.pass_context(lambda _context, params: both_values(lang, params))
     env.globals["msgid"] = msgid
     env.globals["discord_words"] = DISCORD_WORDS
     # the macros of a template of plain macros, as ``{% import name as m %}`` gives them: the module Jinja

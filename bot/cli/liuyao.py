@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_branch, parse_instant
 from bot.cli.png import add_png_option, write_png
-from bot.i18n import N_, both, cite, gettext, render, series, typeset
+from bot.i18n import N_, both, both_values, cite, gettext, render, series, typeset
 from bot.msgids import msgid
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
@@ -35,6 +35,7 @@ from engine.liuyao import (
     cast_tosses,
     hexagram_table,
 )
+from engine.liuyao.verdict import LINE_NAMES
 
 # message ids used inside the f-strings below: pybabel extract does not look into an f-string before
 # Python 3.12, so they are marked here
@@ -63,6 +64,12 @@ _IN_FSTRINGS = (
     N_("liuyao.verdict.ying_qi"),
     N_("liuyao.xunkong"),
 )
+
+
+def _lines_named(text: str) -> list[int]:
+    """The line positions a verdict reason's classical phrase names (初爻 … 上爻), in order."""
+    found = [(text.find(name), i) for i, name in enumerate(LINE_NAMES, 1) if name in text]
+    return [i for _, i in sorted(found)]
 
 
 def _line(lang: str, n: int) -> str:
@@ -258,7 +265,7 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
     ]
     for ch in j["checks"]:
         out.append(
-            f"    {'✓' if ch['ok'] else '✗'} {gettext(lang, msgid('liuyao.check', ch['check']), **ch)}"
+            f"    {'✓' if ch['ok'] else '✗'} {gettext(lang, msgid('liuyao.check', ch['check']), **both_values(lang, ch))}"
         )
     return out
 
@@ -309,16 +316,20 @@ def chart_text(c: dict[str, Any], lang: str) -> str:
     if c["flags"]:
         out.append(f"{_('liuyao.flags')}: {' '.join(b(f) for f in c['flags'])}")
     out.append("")
+
+    def element(name: str) -> str:  # 己巳火 in lzh; 기사(己巳) 화(火) in ko
+        return name if lang == "lzh" else f" {b(name)}"
+
     for ln, an in zip(reversed(c["lines"]), reversed(c["analysis"]), strict=True):
         mark = ("○" if ln["yang"] else "×") if ln["moving"] else " "
         role = b("世") if ln["shi"] else b("應") if ln["ying"] else ""
         row = (
-            f"{_line(lang, ln['line'])} {b(ln['spirit'])} {b(ln['relative'])} {b(ln['ganzhi'])}{ln['element']}"
+            f"{_line(lang, ln['line'])} {b(ln['spirit'])} {b(ln['relative'])} {b(ln['ganzhi'])}{element(ln['element'])}"
             f" {'━━━━━' if ln['yang'] else '━━ ━━'} {mark} {role}"
         ).rstrip()
         if ln["changed"]:
             ch = ln["changed"]
-            row += f" → {b(ch['relative'])} {b(ch['ganzhi'])}{ch['element']}"
+            row += f" → {b(ch['relative'])} {b(ch['ganzhi'])}{element(ch['element'])}"
         st = an["strength"]
         tags = [b(t) for t in st["tags"]]
         tags.append(_("liuyao.strong") if st["strong"] else _("liuyao.weak"))
@@ -328,7 +339,7 @@ def chart_text(c: dict[str, Any], lang: str) -> str:
         for h in ln["hidden"]:
             row += f" {_('liuyao.hidden')} {b(h['relative'])} {b(h['ganzhi'])}"
         if an["stars"]:
-            row += f" · {_('liuyao.stars')}: {' '.join(an['stars'])}"
+            row += f" · {_('liuyao.stars')}: {' '.join(b(star) for star in an['stars'])}"
         out.append(row)
     out.append("")
     out.append(_("liuyao.judgments"))
@@ -379,7 +390,8 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
             if h["moving"]
             else ""
         )
-        helpers.append(f"{b(h['name'])} {b(h['relative'])}({h['element']}) {lines}{moving}")
+        element = f"({h['element']})" if lang == "lzh" else f" {b(h['element'])}"
+        helpers.append(f"{b(h['name'])} {b(h['relative'])}{element} {lines}{moving}")
     out.append(f"  {_('liuyao.verdict.helpers')}: {' · '.join(helpers)}")
     rel = " · ".join(f"{b(k)} {b(x)}" for k, x in v["relations"].items())
     out.append(f"  {_('liuyao.verdict.relations')}: {rel}")
@@ -392,9 +404,13 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
         out.append(f"    {_(msgid('liuyao.reason', r['code']))} {r['text']} ({cite(lang, r['source'])})")
     out.append(f"  {_('liuyao.verdict.reasons')}:")
     for r in v["reasons"]:
-        out.append(
-            f"    {r['weight']:+d} {_(msgid('liuyao.reason', r['code']))} {r['text']} ({cite(lang, r['source'])})"
+        # lzh keeps the engine's classical phrase; ko says the reason in Korean as the chat does (issue 33)
+        text = (
+            f"{_(msgid('liuyao.reason', r['code']))} {r['text']}"
+            if lang == "lzh"
+            else render("cli/liuyao_reason.txt.j2", lang, r={**r, "lines": _lines_named(r["text"])}).strip()
         )
+        out.append(f"    {r['weight']:+d} {text} ({cite(lang, r['source'])})")
     out.append(f"  {_('liuyao.verdict.weighed')}: {' '.join(b(w) for w in v['weighed'])}")
     out.append(f"  {_('liuyao.verdict.basis')}")
     return out

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from functools import cache
 
-from bot.i18n import LANGS, catalog
+from bot.i18n import LANGS, catalog, term
 from bot.images.glyphs import drawable, glyphs
 from engine.core.cycle import BRANCH_CHARS, ELEMENT_CHARS, STEM_CHARS, all_ganzhi
 from engine.core.relations import KIN_NAMES
@@ -51,6 +51,9 @@ def _liuyao() -> Iterator[str]:
         yield from (h.name, h.short, h.ko)
     for t in trigrams().values():
         yield from (t.char, t.image)
+    # a ko picture reads the palace, its stage and the flags as 한글(漢字) (bot.images.liuyao)
+    yield from (term("ko", t.char + "宮") for t in trigrams().values())
+    yield from (term("ko", s) for s in (*STAGE_NAMES, "六沖卦", "六合卦", "六害卦"))
 
 
 def _qizheng() -> Iterator[str]:

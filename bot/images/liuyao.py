@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from bot.i18n import term
 from bot.images.labels import label
 from bot.images.scene import Anchor, Box, Primitive, Scene, Segment, Text, kept_text
-from engine.liuyao import LiuyaoChart
+from engine.liuyao import Hexagram, LiuyaoChart
 
 WIDTH = 1080
 ROW = 112
@@ -90,6 +91,20 @@ def line_rows(chart: LiuyaoChart) -> tuple[LineRow, ...]:
     return tuple(rows)
 
 
+def _read(chars: str, lang: str) -> str:
+    """A term on a ko picture as 한글(漢字) (docs/style.md: pictures give both every time); itself in lzh."""
+    return chars if lang == "lzh" else f"{term(lang, chars)}({chars})"
+
+
+def _palace(h: Hexagram, lang: str) -> str:
+    """乾宮本宮 in lzh; 건궁(乾宮) 본궁(本宮) in ko."""
+    if lang == "lzh":
+        return label(lang, "liuyao.palace", palace=h.palace.char, stage=h.stage.char)
+    return label(
+        lang, "liuyao.palace", palace=_read(h.palace.char + "宮", lang), stage=_read(h.stage.char, lang)
+    )
+
+
 def header_lines(chart: LiuyaoChart, lang: str) -> tuple[str, tuple[str, ...]]:
     title = f"{label(lang, 'liuyao.title')}  {chart.main.name}"
     if chart.changed is not None:
@@ -103,11 +118,11 @@ def header_lines(chart: LiuyaoChart, lang: str) -> tuple[str, tuple[str, ...]]:
     )
     if chart.use is not None:
         line1 += " · " + label(lang, "liuyao.use", rel=chart.use.relative.char)
-    main = label(lang, "liuyao.palace", palace=chart.main.palace.char, stage=chart.main.stage.char)
-    parts = [f"{label(lang, 'liuyao.main')} {main}", *chart.flags]
+    # the flags (六沖卦 …) close the first line: the second, both hexagrams' palaces, is the longer one
+    line1 = " · ".join((line1, *(_read(f, lang) for f in chart.flags)))
+    parts = [f"{label(lang, 'liuyao.main')} {_palace(chart.main, lang)}"]
     if chart.changed is not None:
-        ch = label(lang, "liuyao.palace", palace=chart.changed.palace.char, stage=chart.changed.stage.char)
-        parts.append(f"{label(lang, 'liuyao.changed')} {ch}")
+        parts.append(f"{label(lang, 'liuyao.changed')} {_palace(chart.changed, lang)}")
     else:
         parts.append(label(lang, "liuyao.static"))
     return title, (line1, " · ".join(parts))

@@ -264,7 +264,7 @@ def header_lines(chart: QizhengChart, lang: str, place: Place | None) -> tuple[s
             "qizheng.ming_shen",
             ming=chart.ming.char,
             mansion=chart.ming_mansion.name,
-            du=math.floor(chart.ming_mansion.degree) + 1,
+            du=f"{chart.ming_mansion.degree:.1f}",  # degrees past the 距星, as the text gives them
             shen=chart.shen.char,
         )
     )
@@ -367,7 +367,7 @@ def _table(chart: QizhengChart, lang: str) -> list[Primitive]:
         col, row = divmod(i, 6)
         x = 50 + col * (WIDTH - 60) / 2
         y = TABLE_TOP + row * TABLE_ROW + TABLE_ROW / 2
-        du = label(lang, "qizheng.mansion_du", mansion=body.mansion, du=math.floor(body.mansion_degree) + 1)
+        du = label(lang, "qizheng.mansion_du", mansion=body.mansion, du=f"{body.mansion_degree:.1f}")
         text = f"{body.name} {body.palace.char} {body.palace_degree:4.1f}° · {du}"
         items.append(Text(x, y, text, 30, anchor=Anchor.LM))
         if body.motion != "順":

@@ -159,7 +159,7 @@ async def test_a_row_without_a_field_or_a_json_value_is_rendered_in_place_and_no
     )
     for channel in views.CHANNELS:
         assert views.render(old, channel, page="brief") == reference_render(old, channel)
-    assert "6효 " not in views.render(old, "console", page="brief")  # no row "6효 자(子): …"
+    assert "상효 " not in views.render(old, "console", page="brief")  # no row "상효 자(子): …"
     broken = Reply(
         reply.view,
         reply.lang,

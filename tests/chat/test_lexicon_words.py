@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from bot.commands import word_buttons
-from bot.seal import unsealed
 from bot.i18n import gettext
+from bot.seal import unsealed
 from bot.views import render
 from tests.adapters.conftest import running, tg_settings
 from tests.chat._views import ask as _ask

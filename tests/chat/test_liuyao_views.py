@@ -63,7 +63,7 @@ def _row(text: str, najia: str) -> str:
 
 
 def _line_of(text: str, n: int, lang: str) -> str:
-    """The strength line of line ``n`` (opened by its name: 6효 / 上爻)."""
+    """The strength line of line ``n`` (opened by its name: 상효 / 上爻)."""
     name = gettext(lang, "liuyao.use.lines", n=n)
     return next(line for line in text.splitlines() if line.startswith(name + " "))
 
@@ -206,7 +206,7 @@ async def test_console_pages_by_number_and_name_and_the_seed_cases(ctx, clock):
     clock.set(WU_JIAZI)
     await session.answer("/liuyao 777877 妻財")
     verdict = await session.answer("斷")
-    harm = _lines_with(verdict, term("ko", "穿心六害"), term("ko", "辰"), "3효", "6효")
+    harm = _lines_with(verdict, term("ko", "穿心六害"), term("ko", "辰"), "3효", "상효")
     assert harm and term("ko", "克害") in harm[0]
 
     # 000:11: a woman asking of her husband — 助鬼傷身 holds and is 反吉

@@ -73,7 +73,8 @@ def test_static_cast_has_no_changed_hexagram():
 
 def test_header_month_day_xunkong():
     lay = _layout("797979", "lzh")
-    assert lay.header[0] == "寅月 · 戊戌日 · 旬空辰巳"  # 戊戌 in the 甲午旬: 辰巳 空
+    # 戊戌 in the 甲午旬: 辰巳 空; 797979 is 乾為天, a 六沖卦 (the flags close the first line)
+    assert lay.header[0] == "寅月 · 戊戌日 · 旬空辰巳 · 六沖卦"
 
 
 def test_use_god_is_framed():
@@ -124,3 +125,25 @@ def test_kept_row_labels_and_bars_lay_out_the_scene_built_afresh(monkeypatch):
     for i in range(scene_module.TEXTS_KEPT + 10):
         scene_module.kept_text(0, i, "甲", 30)
     assert scene_module.kept_text.cache_info().currsize == scene_module.TEXTS_KEPT
+
+
+def test_a_korean_picture_reads_the_palace_stage_and_flags():
+    # issue 33: 「乾궁 本宮」, 「六沖卦」 on a ko picture; docs/style.md: pictures give 한글(漢字) every time.
+    # 坎為水 (878878) is 坎宮 本宮 and a 六沖卦 (《卜筮正宗》 八純卦 are 六沖).
+    ko = _layout("878878").header
+    assert ko[1].startswith("본괘 감궁(坎宮) 본궁(本宮)") and ko[0].endswith(" · 육충괘(六沖卦)")
+    lzh = _layout("878878", "lzh").header
+    assert "坎宮" in lzh[1] and "本宮" in lzh[1] and lzh[0].endswith("六沖卦")
+
+
+def test_the_longest_korean_header_fits_the_picture():
+    from itertools import product
+
+    from bot.images.draw import font
+
+    face = font(33)
+    widest = 0.0
+    for digits in ("".join(d) for d in product("6789", repeat=6)):
+        for line in _layout(digits).header:
+            widest = max(widest, face.getlength(line))
+    assert widest < liuyao.WIDTH - 60, widest

@@ -127,3 +127,19 @@ def test_station_and_retrograde_are_written_beside_the_body():
             and math.isclose(t.y, b.y + qizheng.RETRO_OFFSET[1])
         }
         assert near == ({b.motion} if b.marked else set()), b.name
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+@pytest.mark.parametrize("chart", list(_charts()), ids=IDS)
+def test_the_picture_gives_mansion_degrees_as_the_text_does(chart, lang):
+    # issue 33: the text gives the degrees past the mansion's 距星 (위수(胃宿) 9.3°); the picture printed the
+    # ordinal degree (胃 10도). One convention: the same number, one decimal, with °.
+    from bot.images.scene import Text
+
+    lay = qizheng.layout(chart, lang)
+    texts = [p.text for p in lay.scene.items if isinstance(p, Text)] + list(lay.header)
+    for body in chart.bodies.values():
+        shown = f"{body.mansion_degree:.1f}°"
+        assert any(body.mansion in t and shown in t for t in texts), (body.name, shown)
+    assert any(f"{chart.ming_mansion.degree:.1f}°" in t for t in lay.header)
+    assert not any(t.endswith("도") or "度 " in t or t.endswith("度") for t in texts)

@@ -144,7 +144,7 @@ def _glosses(lang: str) -> list[tuple[str, str, list[str], str]]:
             re.findall(r"凡占人占事以.+?論。(?:亦以.+?論。)?", texts["meaning"]) if lang == "lzh" else []
         )
         seed_sentence += re.findall(
-            r"(?:무릇 사람을 점치고 일을 점치면, |사람이나 일을 점치면 ).+?(?:에 비추어 논한다|고 본다|로 본다)\.",
+            r"(?:무릇 사람을 점치고 일을 점치면, |사람이나 일을 점치면 ).+?(?:에 비추어 논한다|고 풀이한다|고 본다|로 본다)\.",
             texts["meaning"],
         )
         drop = [

@@ -1,6 +1,7 @@
 """``sikpan liuyao``: in-process via bot.cli.main, plus subprocess runs for exit status 2 on bad input."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -145,7 +146,7 @@ def test_issue_kan_lawsuit(capsys):
     assert data["verdict"]["direction"] == "凶"
     assert any("大凶" in r["text"] and r["source"].startswith("000:39") for r in data["verdict"]["reasons"])
     out = run_text(capsys, *args)
-    assert "삼형(三刑) 형(刑) 세(世) 자(子) 6효: 성립 · 흉(凶) 대흉(大凶)" in out
+    assert "삼형(三刑) 형(刑) 세(世) 자(子) 상효: 성립 · 흉(凶) 대흉(大凶)" in out
     assert "단(斷): 흉(凶)" in out
 
 
@@ -174,7 +175,7 @@ def test_issue_husband_fan_ji(capsys):
     (data,) = run_json(capsys, *args)
     (j,) = [j for j in data["judgments"] if j["rule"] == "助鬼傷身"]
     assert (j["holds"], j["direction"], j["reversed"]) == (True, "吉", True)
-    assert "조귀상신(助鬼傷身) 세(世) 사(巳) 6효: 성립 · 길(吉) 반길(反吉)" in run_text(capsys, *args)
+    assert "조귀상신(助鬼傷身) 세(世) 사(巳) 상효: 성립 · 길(吉) 반길(反吉)" in run_text(capsys, *args)
 
 
 def test_issue_illness_and_use_shi(capsys):
@@ -192,9 +193,9 @@ def test_issue_illness_and_use_shi(capsys):
 def test_day_clash_and_options_in_text(capsys):
     # 坎為水 on a 午 day: 午 沖 子 (世, line 6, 囚 in a 午 month) — 日沖 and, static and 囚, 日破 (《增刪卜易》).
     out = run_text(capsys, "--coins", "878878", "--month", "午", "--day", "甲午")
-    row = next(line for line in out.splitlines() if line.startswith("6 "))
+    row = next(line for line in out.splitlines() if line.startswith("상효 "))  # 上爻
     assert "일충(日沖)" in row and "일파(日破)" in row
-    assert "삼합국(局會)의 중신은 괘 안에서만 (기본, 《역모》 19)" in out and "산(散) = 일충 (기본)" in out
+    assert "회국(會局)의 중신은 괘 안에서만 취함 (기본, 《역모》 19)" in out and "산(散) = 일충 (기본)" in out
     out2 = run_text(capsys, "--coins", "878878", "--month", "午", "--day", "甲午", "--scatter", "none")
     assert "산(散) 계산 안 함" in out2
 
@@ -203,13 +204,49 @@ def test_text_has_no_repeated_line_and_stars_on_moving_lines_only(capsys):
     out = run_text(capsys, "--coins", "777877", "--month", "午", "--day", "甲子", "--use", "妻財")
     heads = [line for line in out.splitlines() if line.startswith("- ")]
     assert len(heads) == len(set(heads))
-    rows = [line for line in out.splitlines() if line[:2] in {f"{n} " for n in range(1, 7)}]
+    names = ("상효", "5효", "4효", "3효", "2효", "초효")  # 初爻 … 上爻, printed from the top
+    rows = [line for line in out.splitlines() if line.split(" ", 1)[0] in names]
     assert len(rows) == 6 and not any("신살" in r for r in rows)  # no moving line: no 神煞 shown
     moving = run_text(capsys, "--coins", "777977", "--month", "卯", "--day", "甲子")
-    rows = [line for line in moving.splitlines() if line[:2] in {f"{n} " for n in range(1, 7)}]
-    assert [r[0] for r in rows if "신살" in r] == ["4"] and "六害" in rows[2]
+    rows = [line for line in moving.splitlines() if line.split(" ", 1)[0] in names]
+    assert [r.split(" ", 1)[0] for r in rows if "신살" in r] == ["4효"] and "六害" in rows[2]
 
 
 def test_bad_option_values_exit_2(capsys):
     assert main(["liuyao", "--coins", "797979", "--month", "寅", "--day", "戊戌", "--scatter", "x"]) == 2
     assert "x" in capsys.readouterr().err
+
+
+# Issue 33 item 6: the Korean CLI says its 六爻 rows, checks and reasons in Korean (한글(漢字)), not in bare 漢字:
+# no run of three or more 漢字 outside a 한글(漢字) pair, a 「」 quotation or a 《》 title; no 、 as a Korean list
+# separator.
+_QUOTED = re.compile(r"「[^」]*」|《[^》]*》|[\uac00-\ud7a3]+\([^()]*\)")
+_HANJA_RUN = re.compile(r"[\u3400-\u9fff](?:[\s·,]*[\u3400-\u9fff]){2,}")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--coins", "877987", "--month", "午", "--day", "丁卯", "--use", "lawsuit"),
+        ("--coins", "777977", "--month", "卯", "--day", "甲子"),
+        ("--coins", "787787", "--month", "子", "--day", "甲申", "--use", "illness"),
+    ],
+)
+def test_korean_cli_reads_its_terms(capsys, args):
+    out = run_text(capsys, *args)
+    body = [ln for ln in out.splitlines() if not ln.startswith(("육효(六爻) ·", "본괘", "변괘"))]
+    bare = [(ln, m.group()) for ln in body for m in _HANJA_RUN.finditer(_QUOTED.sub("", ln))]
+    assert bare == []
+    assert not any("、" in ln for ln in body)
+    reasons = out.split("이유:")[1].splitlines()[1:]
+    assert reasons and all(
+        re.match(r"\s+[+-]\d+ [\uac00-\ud7a3]", r) for r in reasons if r.startswith("    ")
+    )
+
+
+def test_the_bare_hanja_check_can_fail():
+    assert _HANJA_RUN.search(_QUOTED.sub("", "-2 월령 用官鬼亥 月死"))
+    assert _HANJA_RUN.search(_QUOTED.sub("", "신살: 太微 陰貴 天乙貴人"))
+    assert not _HANJA_RUN.search(
+        _QUOTED.sub("", "신살: 태미(太微) 음귀(陰貴) 《역모(易冒)》:3 「世爻逢旺相者弗能傷」")
+    )

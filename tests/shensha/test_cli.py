@@ -78,7 +78,7 @@ def test_human_korean(capsys):
     assert "신살(神煞)" in out and "갑자(甲子)" in out
     assert "천을귀인(天乙貴人): 축(丑) 미(未)" in out
     assert "천덕(天德): 해(亥)" in out
-    assert "월건 인(寅)에서 보는 별" in out  # grouped by key
+    assert "월건 인(寅) 기준 신살" in out  # grouped by key
     assert "다른 설(장성 일가를 일지로): 인(寅)" in out  # 驛馬 by day differs
     assert "순공(旬空) 술(戌) 해(亥)" in out and "월파(月破) 신(申)" in out
     assert "shensha." not in out  # every message id is translated
