@@ -281,10 +281,10 @@ def _vitality_source(use: UseLine) -> str:
     """The rule the month strength of this 用神 rests on: 000:3 「世爻逢旺相者弗能傷」 speaks of the 世 only; 000:15
     「旺大衰小」 of the 鬼 (官鬼 as the 用); any other 六親 has only the 月令 rule (spec §3), outside the seeds."""
     if use.role == "世":
-        return "000:3 「世爻逢旺相者弗能傷」; 月令旺相休囚死 (spec §3)"
+        return "000:3 「世爻逢旺相者弗能傷」; 「月令旺相休囚死」 (spec §3)"
     if use.relative == Relative.OFFICIAL:
-        return "000:15 「旺大衰小」; 月令旺相休囚死 (spec §3)"
-    return "月令旺相休囚死 (spec §3); 《增刪卜易》 用神旺相 (outside the seeds)"
+        return "000:15 「旺大衰小」; 「月令旺相休囚死」 (spec §3)"
+    return "「月令旺相休囚死」 (spec §3); 《增刪卜易》 用神旺相 (outside the seeds)"
 
 
 # How a line's 五行 stands to the 用 (named from the line's side). The seeds weigh 世/應 only inside 六害 (000:47

@@ -31,6 +31,7 @@ NOT_SHOWN = {
     "source",
     "explained_from",
     "about",
+    "words",  # what users type (engine.lexicon, engine.liuren topics.json): read, never printed
 }
 PLACEHOLDER = re.compile(r"\{(\w+)(?::[^{}]*)?\}")
 

@@ -33,8 +33,13 @@ def _service(text: str, name: str) -> str:
 def test_compose_scale_profile_has_the_servers_one_scheduler_workers_and_two_webhooks():
     text = (ROOT / "docker-compose.yml").read_text()
     assert "profiles" not in _service(text, "bot")  # `docker compose up` is still the one SQLite process
-    for name in ("postgres", "redis", "migrate", "scheduler", "worker", "webhook", "discord"):
+    for name in ("postgres", "redis", "migrate", "scheduler", "worker"):
         assert "profiles: [scale]" in _service(text, name), name
+    # each platform in a profile of its own (issue #35 item 4): one left out starts nothing
+    assert "profiles: [telegram]" in _service(text, "webhook") and "profiles: [telegram]" in _service(
+        text, "caddy"
+    )
+    assert "profiles: [discord]" in _service(text, "discord")
     assert "SIKPAN_ROLE: scheduler" in _service(text, "scheduler")
     assert "replicas" not in _service(text, "scheduler")
     worker = _service(text, "worker")
@@ -45,14 +50,23 @@ def test_compose_scale_profile_has_the_servers_one_scheduler_workers_and_two_web
     assert (
         "SIKPAN_DB: postgresql://sikpan@postgres:5432/sikpan" in text and ":${POSTGRES_PASSWORD}@" not in text
     )
-    assert "SIKPAN_DB_PASSWORD: ${POSTGRES_PASSWORD:?" in text
+    assert "SIKPAN_DB_PASSWORD_FILE: /run/secrets/db_password" in text  # a secret file, never a variable
     assert "SIKPAN_REDIS_URL: redis://redis:6379/0" in text
     assert 'command: ["migrate"]' in _service(text, "migrate")
-    for name in ("scheduler", "worker", "discord"):  # /metrics and /healthz on 9100, the health check asks it
-        service = _service(text, name)
-        assert 'SIKPAN_METRICS_PORT: "9100"' in service and "SIKPAN_METRICS_LISTEN: 0.0.0.0" in service, name
-        assert '- "9100"' in service and "healthcheck: " in service, name
-    assert 'test: ["CMD", "python", "-m", "bot.healthcheck"]' in _service(text, "scheduler")
+    import yaml
+
+    services = yaml.safe_load(text)["services"]  # the shared settings come through YAML merge keys
+    for name in (
+        "scheduler",
+        "worker",
+        "discord",
+        "webhook",
+    ):  # /metrics and /readyz on 9100, asked by the check
+        service = services[name]
+        assert service["environment"]["SIKPAN_METRICS_PORT"] == "9100", name
+        assert service["environment"]["SIKPAN_METRICS_LISTEN"] == "0.0.0.0", name
+        assert "9100" in service["expose"], name
+        assert service["healthcheck"]["test"] == ["CMD", "python", "-m", "bot.healthcheck"], name
     assert re.search(r"^EXPOSE 9100$", (ROOT / "Dockerfile").read_text(), re.M)
 
 
