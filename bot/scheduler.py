@@ -71,6 +71,7 @@ from bot.features.daily.reading import picture as daily_picture
 from bot.presentation import daily_message
 from bot.sending import BeforeRequest, SendOutcome
 from bot.storage import DailyStore, Subscription, utc_iso
+from bot.faults import connection_lost, database_errors
 from engine.errors import EngineInputError
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,12 @@ GRACE = timedelta(hours=2)
 STALE_AFTER = timedelta(seconds=90)  # a scheduler silent this long is gone: its rows are taken over
 HEARTBEAT_EVERY = 15.0  # seconds (real time)
 POLL_EVERY = 5.0  # seconds (real time) between looks at the due index (rows written by other processes)
+# A database connection lost (bot.storage.faults): the job is run again after this back-off, doubling up to
+# DB_RETRY_MAX (seconds), and an outcome already known (the request was made) is written again until it is
+# stored or OUTCOME_PATIENCE has passed.
+DB_RETRY_FIRST = 0.25
+DB_RETRY_MAX = 2.0
+OUTCOME_PATIENCE = 90.0
 STATUSES = ("claimed", "sending", "sent", "skipped", "blocked", "failed", "uncertain")
 
 
@@ -190,6 +197,49 @@ async def sleep_until(clock: Clock, instant: datetime) -> None:
 # ---- the scheduler ---------------------------------------------------------------------------------------
 
 
+def db_backoff(failures: int) -> float:
+    """Seconds before a try after ``failures`` consecutive lost database connections (0.25 s doubling to 2)."""
+    return min(DB_RETRY_MAX, DB_RETRY_FIRST * 2.0 ** max(0, failures - 1))
+
+
+async def write_outcome(op: Callable[[], Awaitable[Any]], what: str) -> None:
+    """Store a delivery's outcome, retried while the database connection is lost (up to
+    :data:`OUTCOME_PATIENCE`): the request was made, so what happened must reach the row — a row left
+    ``sending`` would turn ``uncertain`` at recovery although its reading was sent."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + OUTCOME_PATIENCE
+    failures = 0
+    while True:
+        try:
+            await op()
+            return
+        except database_errors() as exc:
+            if not connection_lost(exc) or loop.time() >= end:
+                raise
+            failures += 1
+            if failures == 1:
+                log.warning("daily: the database is unreachable (%r); %s kept and written again", exc, what)
+            await asyncio.sleep(db_backoff(failures))
+
+
+class LostDatabase:
+    """A ``before_request`` that turns a lost database connection into "not sent" (no request is made, the
+    window slot is settled) and remembers it, so the caller runs the job again after a back-off."""
+
+    def __init__(self, ask: BeforeRequest) -> None:
+        self.ask = ask
+        self.error: BaseException | None = None
+
+    async def __call__(self) -> bool:
+        try:
+            return await self.ask()
+        except database_errors() as exc:
+            if not connection_lost(exc):
+                raise
+            self.error = exc
+            return False
+
+
 @dataclass(slots=True)
 class _Job:
     delivery_id: int
@@ -198,6 +248,7 @@ class _Job:
     due: datetime
     parts: tuple[str, str]  # head and body (shared between readings), joined when sent
     attempts: int = 0
+    lost: int = 0  # tries that met a lost database connection (their back-off)
 
     @property
     def text(self) -> str:
@@ -508,7 +559,7 @@ class DailyScheduler:
         clock = self.ctx.clock
         job.attempts += 1
 
-        async def before_request() -> bool:
+        async def start() -> bool:
             # ``sending`` is written after the pacing wait, immediately before the request: a row that was
             # never tried stays ``claimed`` (sent after a restart); a stop during the wait sends nothing
             if self._stopping:
@@ -516,6 +567,7 @@ class DailyScheduler:
             # only the row's own scheduler gets True: a row taken over meanwhile is not sent from here
             return await self.store.start_sending(job.delivery_id, self.token, await clock.now())
 
+        before_request = LostDatabase(start)
         result = await send_and_record(
             self.store,
             self.transports[platform],
@@ -531,6 +583,18 @@ class DailyScheduler:
         )
         if result == "not_attempted":
             job.attempts -= 1  # left ``claimed``: never tried, sent after the next start
+            if before_request.error is not None and not self._stopping:  # the database is unreachable
+                job.lost += 1
+                delay = db_backoff(job.lost)
+                log.warning(
+                    "daily: delivery %s: the database is unreachable (%r); again in %.2fs",
+                    job.delivery_id,
+                    before_request.error,
+                    delay,
+                )
+                task = asyncio.create_task(self._requeue(platform, job, delay))
+                self._retry_tasks.add(task)
+                task.add_done_callback(self._retry_tasks.discard)
         elif result == "blocked":
             self.notify(job.sub.id)
         elif result == "retry":
@@ -689,31 +753,42 @@ async def send_and_record(
         return "not_attempted"
     if error == "uncertain":
         # the platform may have accepted it (a lost answer, a read timeout): never sent again
-        await store.mark(delivery_id, "uncertain", now, "maybe delivered; not resent")
+        await write_outcome(
+            lambda: store.mark(delivery_id, "uncertain", now, "maybe delivered; not resent"),
+            f"delivery {delivery_id}: uncertain",
+        )
         stats.uncertain += 1
         metrics.delivery(sub.platform, "uncertain")
         log.error("daily: delivery %s may or may not have arrived; not resent", delivery_id)
         return "uncertain"
     if ok:
-        await store.mark(delivery_id, "sent", now)
+        await write_outcome(lambda: store.mark(delivery_id, "sent", now), f"delivery {delivery_id}: sent")
         stats.sent += 1
         metrics.delivery(sub.platform, "sent")
         return "sent"
     if error in ("forbidden", "chat_not_found"):
-        await store.mark(delivery_id, "blocked", now, error)
-        await store.disable(sub.platform, sub.chat_id, f"{error}", now)
+        await write_outcome(
+            lambda: store.mark(delivery_id, "blocked", now, error), f"delivery {delivery_id}: blocked"
+        )
+        await write_outcome(
+            lambda: store.disable(sub.platform, sub.chat_id, f"{error}", now), "a disabled chat"
+        )
         stats.blocked += 1
         metrics.delivery(sub.platform, "blocked")
         log.info("daily: %s:%s refuses the bot; subscription %s disabled", sub.platform, sub.chat_id, sub.id)
         return "blocked"
     if error == "bad_request" or parts > 0 or attempt >= max_attempts:
         # a bug, or a partly delivered reading (resending would repeat parts), or out of attempts
-        await store.mark(delivery_id, "failed", now, error)
+        await write_outcome(
+            lambda: store.mark(delivery_id, "failed", now, error), f"delivery {delivery_id}: failed"
+        )
         stats.failed += 1
         metrics.delivery(sub.platform, "failed")
         log.error("daily: delivery %s failed for good: %s (attempt %d)", delivery_id, error, attempt)
         return "failed"
-    await store.mark(delivery_id, "claimed", now, error)
+    await write_outcome(
+        lambda: store.mark(delivery_id, "claimed", now, error), f"delivery {delivery_id}: retry"
+    )
     stats.retried += 1
     log.warning("daily: delivery %s: %s (attempt %d); to be retried", delivery_id, error, attempt)
     return "retry"
@@ -751,12 +826,35 @@ class DeliveryWorker:
         self.heartbeat_every = heartbeat_every
         self.stats = SchedulerStats()
         self.stopping = False
+        self._db_failures = 0  # consecutive jobs that met a lost database connection (their back-off)
 
     async def deliver(self, delivery_id: int) -> tuple[str, float | None]:
-        """Run one queue job: (its result, seconds after which the queue runs it again, or None)."""
-        result = await self._deliver(delivery_id)
+        """Run one queue job: (its result, seconds after which the queue runs it again, or None).
+
+        A lost database connection (a restart, a network cut: :func:`bot.faults.connection_lost`)
+        before the request leaves the row ``claimed`` and runs the job again after a back-off
+        (:func:`db_backoff`, the worker's consecutive failures), so the reading goes out seconds after the
+        database is back — not when the scheduler's ``requeue_after`` finds the row."""
+        try:
+            result = await self._deliver(delivery_id)
+        except database_errors() as exc:
+            if not connection_lost(exc):
+                raise
+            result = self._lost_database(delivery_id, exc)
+        else:
+            if result[0] != "db_unreachable":
+                self._db_failures = 0
         metrics.queue_job(result[0])
         return result
+
+    def _lost_database(self, delivery_id: int, exc: BaseException) -> tuple[str, float]:
+        self._db_failures += 1
+        delay = db_backoff(self._db_failures)
+        if self._db_failures == 1:
+            log.warning(
+                "daily: the database is unreachable (%r); delivery %s again in %.2fs", exc, delivery_id, delay
+            )
+        return "db_unreachable", delay
 
     async def _deliver(self, delivery_id: int) -> tuple[str, float | None]:
         clock = self.ctx.clock
@@ -786,11 +884,12 @@ class DeliveryWorker:
             await self.store.mark(delivery_id, "failed", now, f"render: {exc!r}")
             return "failed", None
 
-        async def before_request() -> bool:
+        async def start() -> bool:
             if self.stopping:
                 return False
             return await self.store.start_sending(delivery_id, self.token, await clock.now(), take=True)
 
+        before_request = LostDatabase(start)
         attempt = row.attempts + 1
         result = await send_and_record(
             self.store,
@@ -805,6 +904,8 @@ class DeliveryWorker:
             self.stats,
             moment,
         )
+        if result == "not_attempted" and before_request.error is not None:
+            return self._lost_database(delivery_id, before_request.error)
         if result == "not_attempted":
             return result, 1.0  # stopping, or taken by another worker meanwhile (then the rerun is a no-op)
         if result == "retry":
@@ -813,7 +914,12 @@ class DeliveryWorker:
 
     async def heartbeat(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
-            await self.store.heartbeat(self.token, await self.ctx.clock.now())
+            try:
+                await self.store.heartbeat(self.token, await self.ctx.clock.now())
+            except database_errors() as exc:  # beats again at the next turn; a lost beat only ages
+                if not connection_lost(exc):
+                    raise
+                log.warning("daily: worker heartbeat not written (%r)", exc)
             try:
                 await asyncio.wait_for(stop.wait(), timeout=self.heartbeat_every)
             except TimeoutError:
