@@ -66,12 +66,12 @@ from typing import Any, Protocol
 from bot import metrics, pictures
 from bot.context import AppContext, Clock
 from bot.daily import DailyRenderer, join_parts
+from bot.faults import connection_lost, database_errors
 from bot.features.daily.reading import Moment, subscription_moment
 from bot.features.daily.reading import picture as daily_picture
 from bot.presentation import daily_message
 from bot.sending import BeforeRequest, SendOutcome
 from bot.storage import DailyStore, Subscription, utc_iso
-from bot.faults import connection_lost, database_errors
 from engine.errors import EngineInputError
 
 log = logging.getLogger(__name__)
