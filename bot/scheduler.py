@@ -249,6 +249,7 @@ class _Job:
     parts: tuple[str, str]  # head and body (shared between readings), joined when sent
     attempts: int = 0
     lost: int = 0  # tries that met a lost database connection (their back-off)
+    unsent: bool = False  # its ``sending`` may have been committed, and no request was made: release first
 
     @property
     def text(self) -> str:
@@ -557,6 +558,15 @@ class DailyScheduler:
 
     async def _send(self, platform: str, job: _Job) -> None:
         clock = self.ctx.clock
+        if job.unsent:  # its ``sending`` may have been committed before the connection was lost: not sent
+            try:
+                await self.store.release_unsent(job.delivery_id, self.token)
+            except database_errors() as exc:
+                if not connection_lost(exc):
+                    raise
+                self._retry_lost(platform, job, exc)
+                return
+            job.unsent = False
         job.attempts += 1
 
         async def start() -> bool:
@@ -584,17 +594,8 @@ class DailyScheduler:
         if result == "not_attempted":
             job.attempts -= 1  # left ``claimed``: never tried, sent after the next start
             if before_request.error is not None and not self._stopping:  # the database is unreachable
-                job.lost += 1
-                delay = db_backoff(job.lost)
-                log.warning(
-                    "daily: delivery %s: the database is unreachable (%r); again in %.2fs",
-                    job.delivery_id,
-                    before_request.error,
-                    delay,
-                )
-                task = asyncio.create_task(self._requeue(platform, job, delay))
-                self._retry_tasks.add(task)
-                task.add_done_callback(self._retry_tasks.discard)
+                job.unsent = True
+                self._retry_lost(platform, job, before_request.error)
         elif result == "blocked":
             self.notify(job.sub.id)
         elif result == "retry":
@@ -603,6 +604,20 @@ class DailyScheduler:
             task = asyncio.create_task(self._requeue(platform, job, delay))
             self._retry_tasks.add(task)
             task.add_done_callback(self._retry_tasks.discard)
+
+    def _retry_lost(self, platform: str, job: _Job, error: BaseException) -> None:
+        """The database connection was lost before the request: the job runs again after a back-off."""
+        job.lost += 1
+        delay = db_backoff(job.lost)
+        log.warning(
+            "daily: delivery %s: the database is unreachable (%r); again in %.2fs",
+            job.delivery_id,
+            error,
+            delay,
+        )
+        task = asyncio.create_task(self._requeue(platform, job, delay))
+        self._retry_tasks.add(task)
+        task.add_done_callback(self._retry_tasks.discard)
 
     async def _requeue(self, platform: str, job: _Job, delay: float) -> None:
         await self._sleep(delay)
@@ -827,6 +842,9 @@ class DeliveryWorker:
         self.stats = SchedulerStats()
         self.stopping = False
         self._db_failures = 0  # consecutive jobs that met a lost database connection (their back-off)
+        # rows whose ``start_sending`` lost its answer (maybe committed) and that were not sent: released
+        # (``sending`` → ``claimed``) when their job runs again
+        self._unsent: set[int] = set()
 
     async def deliver(self, delivery_id: int) -> tuple[str, float | None]:
         """Run one queue job: (its result, seconds after which the queue runs it again, or None).
@@ -846,6 +864,10 @@ class DeliveryWorker:
                 self._db_failures = 0
         metrics.queue_job(result[0])
         return result
+
+    async def _release(self, delivery_id: int) -> None:
+        await self.store.release_unsent(delivery_id, self.token)
+        self._unsent.discard(delivery_id)
 
     def _lost_database(self, delivery_id: int, exc: BaseException) -> tuple[str, float]:
         self._db_failures += 1
@@ -905,6 +927,10 @@ class DeliveryWorker:
             moment,
         )
         if result == "not_attempted" and before_request.error is not None:
+            # its ``sending`` may have been committed, and no request was made: released here, by the one
+            # process that knows (the job may run again on another worker), once the database answers
+            self._unsent.add(delivery_id)
+            await write_outcome(lambda: self._release(delivery_id), f"delivery {delivery_id}: not sent")
             return self._lost_database(delivery_id, before_request.error)
         if result == "not_attempted":
             return result, 1.0  # stopping, or taken by another worker meanwhile (then the rerun is a no-op)
@@ -916,6 +942,8 @@ class DeliveryWorker:
         while not stop.is_set():
             try:
                 await self.store.heartbeat(self.token, await self.ctx.clock.now())
+                for delivery_id in list(self._unsent):  # not released within OUTCOME_PATIENCE: again now
+                    await self._release(delivery_id)
             except database_errors() as exc:  # beats again at the next turn; a lost beat only ages
                 if not connection_lost(exc):
                     raise

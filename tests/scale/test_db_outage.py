@@ -15,7 +15,9 @@ import sys
 from collections import Counter
 from urllib.parse import urlsplit
 
+from bot.storage import Storage
 from tests.fakes.proxy import Proxy
+from tests.fakes.telegram import FakeTelegram
 from tests.scale.test_broadcast import (
     ROOT,
     TOKEN,
@@ -31,6 +33,20 @@ from tests.subscriptions import subscribe_due_in
 N = 300
 CUT_AT = 80
 OUTAGE = 10.0
+
+
+async def stuck(db: str, tg: FakeTelegram) -> str:
+    """The rows left unsettled and what the fake received for their chats (for a failure's message)."""
+    storage = await Storage.open(db, migrate=False)
+    try:
+        rows = await storage.fetchall(
+            "SELECT d.id, d.status, d.claimed_by, d.attempts, d.error, s.chat_id FROM deliveries d"
+            " JOIN subscriptions s ON s.id = d.subscription_id WHERE d.status IN ('claimed', 'sending')"
+        )
+    finally:
+        await storage.close()
+    sent = Counter(str(c.params["chat_id"]) for c in tg.sent)
+    return "; ".join(f"{tuple(r)} received {sent[str(r[5])]}" for r in rows)
 
 
 async def test_postgresql_cut_10_s_at_reading_80_of_300_every_reading_once_within_60_s_of_its_return():
@@ -54,7 +70,11 @@ async def test_postgresql_cut_10_s_at_reading_80_of_300_every_reading_once_withi
                 await asyncio.sleep(OUTAGE)
                 await proxy.resume()
                 back_at = loop.time()
-                done = await wait_settled(db, N, timeout=60)
+                try:
+                    done = await wait_settled(db, N, timeout=60)
+                except AssertionError:
+                    print(await stuck(db, tg))
+                    raise
                 settled_after = loop.time() - back_at
             finally:
                 errors = await stop_all(procs)
