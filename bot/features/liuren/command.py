@@ -204,6 +204,13 @@ def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, A
 # verdict are 19 of a /cast context's 21 kB), with the value read back from that text, read-only
 # (``jsonio.kept``): ``record_and_reply`` stores the texts and answers with the values as they are.
 READING_CACHE_SIZE = 2048
+# Bounded in bytes too (issue 36 item 7): an entry holds ≈ 115 kB (its members read-only and their texts, 24 kB
+# of JSON: ``tracemalloc``, tests/bot/test_cache_bytes.py), so 2,048 of them were 235 MB. 12 MiB keeps ≈ 110
+# 課 — every ``/cast now`` of the hour and the 課 asked again soon; a 課 asked once is cast again (≈ 2.4 ms).
+# Measured (bench/memory.py, 5,000 commands): hit rate 0.22 with 24 MiB, 0.22 with 12 MiB — the hits are the
+# casts of the hour; a random 課 is almost never asked twice among the 8,640 keys.
+READING_CACHE_BYTES = 12 << 20
+VIEW_BYTES_PER_CHAR = 6  # bytes an entry holds per character of its members' JSON texts (measured: 5.3)
 
 
 class _Entry(NamedTuple):
@@ -219,7 +226,17 @@ class _Entry(NamedTuple):
         return self.view["verdict"]
 
 
-_READINGS: BoundedCache[tuple[Any, ...], _Entry] = BoundedCache(lambda: READING_CACHE_SIZE)
+def entry_bytes(entry: _Entry) -> int:
+    """What an entry holds, estimated from its texts (see READING_CACHE_BYTES)."""
+    return VIEW_BYTES_PER_CHAR * sum(len(kept.text) for kept in entry.written.values())
+
+
+_READINGS: BoundedCache[tuple[Any, ...], _Entry] = BoundedCache(
+    lambda: READING_CACHE_SIZE,
+    name="liuren.readings",
+    max_bytes=lambda: READING_CACHE_BYTES,
+    size_of=entry_bytes,
+)
 
 
 # The chart's fields but its instant, in order: equal tuples are equal charts without their instants (what a

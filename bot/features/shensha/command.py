@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
 from bot import jsonio
+from bot.bounded import cached
 from bot.context import AppContext
 from bot.features.base import ArgSpec, CommandError, Incoming, Page, Reply, Stored, caller, command
 from bot.features.common import (
@@ -95,7 +95,19 @@ def grouped_view(stars: list[StarView]) -> GroupedStarsView:
     return {"by_branch": branch_groups, "by_stem": stem_groups, "others": others}
 
 
-@lru_cache(maxsize=1024)
+# ≈ 170 kB an hour's stars (≈ 12,000 characters of JSON texts, 14 bytes held a character:
+# tests/bot/test_cache_bytes.py): 1,024 of them were 170 MB; 8 MiB keeps ≈ 45 hours, the current one among
+# them (issue 36 item 7).
+STARS_BYTES = 8 << 20
+STARS_BYTES_PER_CHAR = 15
+
+
+def stars_bytes(value: tuple[Any, Any, Mapping[str, jsonio.Kept]]) -> int:
+    """What a :func:`stars_of` result holds, estimated from its texts."""
+    return STARS_BYTES_PER_CHAR * sum(len(kept.text) for kept in value[2].values())
+
+
+@cached("shensha.stars", maxsize=1024, max_bytes=STARS_BYTES, size_of=stars_bytes)
 def stars_of(
     day: GanZhi, month: Branch | None, year: GanZhi | None, hour: Branch | None
 ) -> tuple[list[StarView], GroupedStarsView, Mapping[str, jsonio.Kept]]:
