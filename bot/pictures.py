@@ -86,9 +86,8 @@ def render(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
 # the last scenes keep their bytes (≈ 40–100 KiB each), at most PICTURES_KEPT and PICTURES_BYTES of PNGs
 # (issue 36 item 7; a scene, the key, is counted as SCENE_BYTES: its items are mostly shared, ``kept_text``).
 PICTURES_KEPT = 128
-PICTURES_BYTES = (
-    2 << 20
-)  # 六爻 and 七政 pictures (hit rate 0.01 over bench/memory.py's mix: a new chart each)
+# 六爻 and 七政 pictures (hit rate 0.01 over bench/memory.py's mix: a new chart each)
+PICTURES_BYTES = 2 << 20
 LIUREN_PICTURES_BYTES = 3 << 20  # 大六壬 pictures: every ``/cast now`` of the hour shares one (hit rate 0.22)
 SCENE_BYTES = 8 << 10
 
