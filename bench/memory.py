@@ -13,7 +13,8 @@ and the Telegram presentation (``bot.presentation.present``: its text, its butto
 (coins tossed) and ``/liuyao`` with six given lines, ``/shensha`` of a random 干支 day, ``/qizheng`` of a
 random birth minute in one of a few cities, ``/show N`` and ``/history`` of the user's own casts, ``/help``.
 The clock is the wall clock (``/cast now`` moves with it). ``--tracemalloc N`` also prints the N source
-lines that hold the most memory at the end (slower: how the caches were found).
+lines that hold the most memory at the end, and the N that grew most since 1,000 commands (slower: how the
+caches were found).
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ async def run(commands: int, users: int, seed: int, top: int) -> dict[str, Any]:
         ctx = await create_context(Settings(db_path=f"{tmp}/memory.db", lang="ko", tz="Asia/Seoul"))
         try:
             figures["rss_mb"]["0"] = round(rss_mb(), 1)
+            first: tracemalloc.Snapshot | None = None
             started = time.perf_counter()
             for n in range(1, commands + 1):
                 user = rng.randrange(users)
@@ -106,6 +108,8 @@ async def run(commands: int, users: int, seed: int, top: int) -> dict[str, Any]:
                 present(reply, "telegram", incoming.user_id)
                 if isinstance(reply.context.get("no"), int):
                     casts[user] = max(casts[user], int(reply.context["no"]))
+                if top and n == MARKS[0]:
+                    first = tracemalloc.take_snapshot()
                 if n in MARKS or n == commands:
                     figures["rss_mb"][str(n)] = round(rss_mb(), 1)
                     print(f"{n:>6} commands: RSS {rss_mb():6.1f} MB ({time.perf_counter() - started:.0f} s)")
@@ -126,6 +130,11 @@ async def run(commands: int, users: int, seed: int, top: int) -> dict[str, Any]:
                     f"{stat.size / 1024:.0f} KiB {stat.count} blocks {stat.traceback[0]}"
                     for stat in snapshot.statistics("lineno")[:top]
                 ]
+                if first is not None:
+                    figures["growth_since_1000"] = [
+                        f"{stat.size_diff / 1024:+.0f} KiB {stat.traceback[0]}"
+                        for stat in snapshot.compare_to(first, "lineno")[:top]
+                    ]
         finally:
             await ctx.close()
     return figures
@@ -150,6 +159,10 @@ def main() -> None:
         print(f"  {name}: {cache}")
     for line in figures.get("top", []):
         print("  " + line)
+    if "growth_since_1000" in figures:
+        print("grown since 1,000 commands:")
+        for line in figures["growth_since_1000"]:
+            print("  " + line)
 
 
 if __name__ == "__main__":

@@ -111,8 +111,13 @@ async def test_a_worker_started_while_postgresql_is_down_waits_for_it_then_sends
             stderr=asyncio.subprocess.PIPE,
         )
         procs = [worker]
+        lines: list[bytes] = []
         try:
-            await asyncio.sleep(4.0)  # attempts 1, 2 and 3 fail (1 s, 2 s apart)
+            assert worker.stderr is not None
+            while b"attempt 2 of 6 to connect failed" not in b"".join(lines):  # 1 s after the first
+                line = await asyncio.wait_for(worker.stderr.readline(), 60)
+                assert line, b"".join(lines).decode()[-2000:]
+                lines.append(line)
             assert worker.returncode is None, "the worker gave up on the database at once"
             await proxy.resume()
             procs.append(await spawn("scheduler", role_env(db, redis_url, tg)))
@@ -123,7 +128,7 @@ async def test_a_worker_started_while_postgresql_is_down_waits_for_it_then_sends
             _, err = await asyncio.wait_for(worker.communicate(), 60)
             await stop_all(procs[1:])
             await proxy.cut()
-        log = err.decode()
+        log = (b"".join(lines) + err).decode()
         assert worker.returncode == 0, log[-2000:]
         assert "attempt 1 of 6 to connect failed" in log and "ConnectionRefusedError" in log
         assert TOKEN.split(":")[1] not in log
