@@ -88,7 +88,7 @@ def render(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
 PICTURES_KEPT = 128
 # 六爻 and 七政 pictures (hit rate 0.01 over bench/memory.py's mix: a new chart each)
 PICTURES_BYTES = 2 << 20
-LIUREN_PICTURES_BYTES = 3 << 20  # 大六壬 pictures: every ``/cast now`` of the hour shares one (hit rate 0.22)
+LIUREN_PICTURES_BYTES = 2 << 20  # 大六壬 pictures: every ``/cast now`` of the hour shares one (hit rate 0.22)
 SCENE_BYTES = 8 << 10
 
 

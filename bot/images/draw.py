@@ -116,7 +116,7 @@ TEXT_MASKS_KEPT = 4096
 # Bounded in bytes too (issue 36 item 7): a mask is width × height bytes in Pillow's memory (and an object of
 # ≈ 0.5 kB), so 4,096 masks of a 七政 wheel's labels at 16 sub-pixel starts each held tens of MB. A mask not
 # kept is rasterised again (≈ 50–250 µs).
-TEXT_MASKS_BYTES = 6 << 20
+TEXT_MASKS_BYTES = 4 << 20
 IMAGE_OVERHEAD = 512  # bytes of a small Pillow image besides its pixels (the object, its line pointers)
 
 
