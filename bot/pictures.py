@@ -87,7 +87,7 @@ def render(src: Mapping[str, Any] | None, lang: str) -> bytes | None:
 # (issue 36 item 7; a scene, the key, is counted as SCENE_BYTES: its items are mostly shared, ``kept_text``).
 PICTURES_KEPT = 128
 # 六爻 and 七政 pictures (hit rate 0.01 over bench/memory.py's mix: a new chart each)
-PICTURES_BYTES = 2 << 20
+PICTURES_BYTES = 1 << 20
 LIUREN_PICTURES_BYTES = 2 << 20  # 大六壬 pictures: every ``/cast now`` of the hour shares one (hit rate 0.22)
 SCENE_BYTES = 8 << 10
 

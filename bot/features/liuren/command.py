@@ -205,11 +205,11 @@ def readings_view(chart: Chart, category: str | None = None) -> list[dict[str, A
 # (``jsonio.kept``): ``record_and_reply`` stores the texts and answers with the values as they are.
 READING_CACHE_SIZE = 2048
 # Bounded in bytes too (issue 36 item 7): an entry holds ≈ 115 kB (its members read-only and their texts, 24 kB
-# of JSON: ``tracemalloc``, tests/bot/test_cache_bytes.py), so 2,048 of them were 235 MB. 8 MiB keeps ≈ 70
+# of JSON: ``tracemalloc``, tests/bot/test_cache_bytes.py), so 2,048 of them were 235 MB. 6 MiB keeps ≈ 50
 # 課 — every ``/cast now`` of the hour and the 課 asked again soon; a 課 asked once is cast again (≈ 2.4 ms).
-# Measured (bench/memory.py, 5,000 commands): hit rate 0.22 with 24, 12 and 8 MiB — the hits are the casts
+# Measured (bench/memory.py, 5,000 commands): hit rate 0.22 with 24, 12, 8 and 6 MiB — the hits are the casts
 # of the hour; a random 課 is almost never asked twice among the thousands of keys.
-READING_CACHE_BYTES = 8 << 20
+READING_CACHE_BYTES = 6 << 20
 VIEW_BYTES_PER_CHAR = 6  # bytes an entry holds per character of its members' JSON texts (measured: 5.3)
 
 

@@ -96,9 +96,9 @@ def grouped_view(stars: list[StarView]) -> GroupedStarsView:
 
 
 # ≈ 170 kB an hour's stars (≈ 12,000 characters of JSON texts, 14 bytes held a character:
-# tests/bot/test_cache_bytes.py): 1,024 of them were 170 MB; 8 MiB keeps ≈ 45 hours, the current one among
+# tests/bot/test_cache_bytes.py): 1,024 of them were 170 MB; 6 MiB keeps ≈ 35 hours, the current one among
 # them (issue 36 item 7).
-STARS_BYTES = 8 << 20
+STARS_BYTES = 6 << 20
 STARS_BYTES_PER_CHAR = 15
 
 
