@@ -58,7 +58,7 @@ from bot.console import LineSource, run_console
 from bot.context import AppContext, Clock, SystemClock, create_context
 from bot.i18n import N_
 from bot.scheduler import TransportFactory, run_scheduler, run_worker
-from bot.startup import StartupError, check_database
+from bot.startup import StartupError, check_database, open_database
 
 log = logging.getLogger(__name__)
 
@@ -307,7 +307,9 @@ async def run(
     """
     parts = plan(settings)  # before the database is opened: a missing extra or setting fails first
     await asyncio.to_thread(check_database, settings.db_path)
-    ctx = await create_context(settings, clock or SystemClock())
+    ctx = await open_database(
+        lambda: create_context(settings, clock or SystemClock()), attempts=settings.start_attempts, stop=stop
+    )
     tasks: dict[str, asyncio.Task[None]] = {}
     try:
         for name, runner in parts.runners.items():

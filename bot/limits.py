@@ -77,6 +77,11 @@ DEFAULT_PREFIX = "sikpan:"
 # take once it leaves — a free connection of the pool (30 s, bot/telegram) + connect 5 + media write 20 + read
 # 5 — with margin. A slot never settled (kill -9) frees itself after it.
 MAX_FLIGHT = 90.0
+# With Redis (several processes): an unsettled slot is held under its process's lease instead — scored
+# ``slot + LEASE`` and moved to ``now + LEASE`` every ``LEASE / 5`` by the process's heartbeat while its request
+# is in flight, so the slots of a process that died (kill -9) free themselves within LEASE of its last beat,
+# not after MAX_FLIGHT (issue 36 item 3).
+LEASE = 5.0
 # A reservation refused while ``count`` slots are in flight asks again after this fraction of the window
 # (100 ms at 28 in a second). The slot it then gets is computed from the blocking request's end (``end +
 # seconds``, still ahead), not from when it asked, so any poll shorter than the window costs no rate.
@@ -283,6 +288,7 @@ class SlidingWindow(_Reserving):
         self.seconds = seconds
         self.max_flight = max_flight
         self.scores: dict[int, float] = {}  # slot number → its score
+        self.unsettled: set[int] = set()  # slots granted and not settled (the held-slots gauge)
         self._numbers = itertools.count()
 
     def _score(self, member: int, score: float) -> None:
@@ -308,10 +314,15 @@ class SlidingWindow(_Reserving):
                 return Reservation(at - now, None, now, granted=False)
         member = next(self._numbers)
         self._score(member, at + self.max_flight)
+        self.unsettled.add(member)
+        metrics.slots_held(1)
         return Reservation(at - now, str(member), at)
 
     def settle(self, member: int) -> None:
         self._score(member, self._clock())
+        if member in self.unsettled:
+            self.unsettled.remove(member)
+            metrics.slots_held(-1)
 
     def depart(self, member: int) -> None:
         self._score(member, self._clock() + self.max_flight)
@@ -439,6 +450,26 @@ if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) en
 return 1
 """
 
+# The heartbeat of a process's lease: each of its unsettled slots (ARGV[3…]) still scored in the future is
+# moved to now + ARGV[1] µs (never earlier than it is); a settled slot (scored at its end, in the past) or one
+# trimmed away is left alone. ARGV[2]: the window in µs (the key lives a window past its latest score).
+_EXTEND = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local till = now + tonumber(ARGV[1])
+local n = 0
+for i = 3, #ARGV do
+  local s = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if s and tonumber(s) > now and tonumber(s) < till then
+    redis.call('ZADD', KEYS[1], string.format('%.0f', till), ARGV[i])
+    n = n + 1
+  end
+end
+local ttl = math.ceil((till + tonumber(ARGV[2]) - now) / 1000) + 1000
+if n > 0 and redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return n
+"""
+
 _RETRY_FIRST = 0.2
 _UNSETTLED_KEPT = 1000
 _RETRY_MAX = 2.0
@@ -471,6 +502,7 @@ class RedisLimiter:
         *,
         prefix: str = DEFAULT_PREFIX,
         fallback_after: float = 30.0,
+        lease: float = LEASE,
         clock: Callable[[], float] = time.monotonic,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
@@ -485,6 +517,10 @@ class RedisLimiter:
         self._gcra = client.register_script(_GCRA)
         self._window = client.register_script(_WINDOW)
         self._rescore_script = client.register_script(_RESCORE)
+        self._extend_script = client.register_script(_EXTEND)
+        self.lease = lease
+        self.held: dict[str, Slot] = {}  # window slots granted to this process and not settled (by name)
+        self._beat: asyncio.Task[None] | None = None  # the lease's heartbeat, while slots are held
         self._unsettled: list[Slot] = []  # window slots whose settle Redis missed (settled when it is back)
         self._names = itertools.count()
         self._name = os.urandom(6).hex()  # this limiter's slot names: unique across processes
@@ -501,8 +537,14 @@ class RedisLimiter:
     def now(self) -> float:
         return self._clock()
 
+    def _flight(self, budget: Window) -> float:
+        """How long an unsettled slot counts as in flight without a heartbeat: the lease (or the budget's
+        ``max_flight`` when shorter)."""
+        return min(self.lease, budget.max_flight)
+
     async def reserve(self, key: str, budget: Budget) -> Reservation:
-        """Reserve the next slot of the budget (Redis errors propagate)."""
+        """Reserve the next slot of the budget (Redis errors propagate). A window's slot reserved here is
+        not kept alive by the heartbeat (:meth:`acquire`'s are): it counts as in flight for the lease."""
         name = self.prefix + "limit:" + key
         if isinstance(budget, Window):
             member = f"{self._name}:{next(self._names)}"
@@ -512,7 +554,7 @@ class RedisLimiter:
                     budget.count,
                     1_000_000.0 * budget.seconds,
                     member,
-                    1_000_000.0 * budget.max_flight,
+                    1_000_000.0 * self._flight(budget),
                     1_000_000.0 * POLL * budget.seconds,
                 ],
             )
@@ -554,8 +596,44 @@ class RedisLimiter:
                 await self._sleep(reservation.wait)
                 continue
             slot = Slot(self._clock() + reservation.wait, key, reservation.member, budget)
+            self._hold(slot)
             await _wait_for_slot(self._sleep, reservation.wait, functools.partial(self.settle, slot))
             return slot
+
+    def _hold(self, slot: Slot) -> None:
+        """A window slot granted to this process: under its lease until settled."""
+        if slot.member is None or not isinstance(slot.budget, Window):
+            return
+        self.held[slot.member] = slot
+        metrics.slots_held(1)
+        if self._beat is None or self._beat.done():
+            self._beat = asyncio.create_task(self._heartbeat(), name="limits-lease")
+
+    def _release(self, slot: Slot) -> None:
+        if slot.member is not None and self.held.pop(slot.member, None) is not None:
+            metrics.slots_held(-1)
+
+    async def _heartbeat(self) -> None:
+        """While this process holds window slots: every fifth of the lease, move each one that is still
+        unsettled to ``now + lease`` (one script per budget key). A beat Redis misses is made at the next;
+        slots of a process that stopped beating (killed) count as ended one lease after its last beat."""
+        every = self.lease / 5
+        while self.held:
+            await asyncio.sleep(every)
+            by_key: dict[tuple[str, Window], list[str]] = {}
+            for member, slot in list(self.held.items()):
+                if isinstance(slot.budget, Window):
+                    by_key.setdefault((slot.key, slot.budget), []).append(member)
+            for (key, budget), members in by_key.items():
+                try:
+                    await self._extend_script(
+                        keys=[self.prefix + "limit:" + key],
+                        args=[1_000_000.0 * self._flight(budget), 1_000_000.0 * budget.seconds, *members],
+                    )
+                except self._unreachable as exc:
+                    log.warning(
+                        "limits: Redis unreachable (%s); the lease of %d slots not renewed", exc, len(members)
+                    )
 
     async def _rescore(self, slot: Slot, offset: float) -> bool:
         """Re-score a window's slot to Redis's now + ``offset`` seconds; False when Redis is unreachable."""
@@ -587,7 +665,9 @@ class RedisLimiter:
     async def settle(self, slot: Slot) -> None:
         if slot.local:
             await self._local.settle(slot)
-        elif not await self._rescore(slot, 0.0):
+            return
+        self._release(slot)  # not renewed from now on: a settle Redis misses lapses with the lease
+        if not await self._rescore(slot, 0.0):
             # settled once Redis answers again (later than its end: never less than the budget); meanwhile
             # it counts as in flight, as it may be. Bounded: the oldest would have freed themselves.
             self._unsettled.append(slot)
@@ -605,13 +685,19 @@ class RedisLimiter:
         if slot.local:
             await self._local.depart(slot)
         elif isinstance(slot.budget, Window):
-            await self._rescore(slot, slot.budget.max_flight)
+            await self._rescore(slot, self._flight(slot.budget))
 
     def forget_if_full(self, keys: Sequence[str]) -> bool:
         self._local.forget_if_full(keys)
         return True  # the keys in Redis expire by themselves once full
 
     async def close(self) -> None:
+        beat, self._beat = self._beat, None
+        if beat is not None:
+            beat.cancel()
+            await asyncio.gather(beat, return_exceptions=True)
+        for slot in list(self.held.values()):
+            self._release(slot)
         await self.client.aclose()
 
 
@@ -658,6 +744,7 @@ async def window_occupancy(limiter: Limiter, key: str, window: Window) -> float 
 
 __all__ = [
     "DEFAULT_PREFIX",
+    "LEASE",
     "Budget",
     "Limiter",
     "LocalLimiter",

@@ -15,6 +15,9 @@ Metrics (names as Prometheus sees them)
                                                         (``queued``: new jobs; ``unreachable``: kept, retried)
     ``sikpan_queue_jobs_total{result}``                 queue jobs run by workers (sent, retry, not_ready …)
     ``sikpan_limiter_outage_waits_total``               sends that waited for Redis (the shared budget) to return
+    ``sikpan_send_slots_held``                          send-window slots this process holds: granted, their
+                                                        request not ended (gauge; with Redis under the
+                                                        process's lease, freed within seconds of its death)
 
 Operations (issue #35; the block "operations" below)
     ``process_*``, ``python_gc_*``, ``python_info``     prometheus-client's process, GC and platform collectors
@@ -65,16 +68,18 @@ class _Metrics:
     queue_enqueued: Any
     queue_jobs: Any
     limiter_outage_waits: Any
+    slots_held: Any
 
 
 _metrics: _Metrics | None = None
+_slots_held = 0  # counted whether or not the metrics are enabled (the gauge reads it when scraped)
 
 
 def enable() -> CollectorRegistry:
     """Start recording (idempotent); returns the registry ``/metrics`` exposes."""
     global _metrics
     if _metrics is None:
-        from prometheus_client import CollectorRegistry, Counter, Histogram
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
         registry = CollectorRegistry(auto_describe=True)
         _metrics = _Metrics(
@@ -121,8 +126,14 @@ def enable() -> CollectorRegistry:
             limiter_outage_waits=Counter(
                 "sikpan_limiter_outage_waits", "Sends that waited for the shared budget", registry=registry
             ),
+            slots_held=Gauge(
+                "sikpan_send_slots_held",
+                "Send-window slots this process holds (granted, request not ended)",
+                registry=registry,
+            ),
         )
         _enable_operations(registry)
+        _metrics.slots_held.set_function(lambda: _slots_held)
     return _metrics.registry
 
 
@@ -206,6 +217,17 @@ def limiter_outage_wait() -> None:
     """A send waited because Redis (the shared budget) was unreachable."""
     if _metrics is not None:
         _metrics.limiter_outage_waits.inc()
+
+
+def slots_held(delta: int) -> None:
+    """This process took (+1) or gave back (-1) a send-window slot (:mod:`bot.limits`)."""
+    global _slots_held
+    _slots_held += delta
+
+
+def held_slots() -> int:
+    """The send-window slots this process holds now."""
+    return _slots_held
 
 
 def exposition(registry: CollectorRegistry) -> tuple[bytes, str]:

@@ -19,14 +19,13 @@ The daily reading's picture is :func:`bot.features.daily.reading.picture`.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bot.bounded import BoundedCache
+from bot.bounded import BoundedCache, cached
 
 if TYPE_CHECKING:
     from bot.images.scene import Scene
@@ -71,11 +70,20 @@ def render(picture: Picture | None, lang: str) -> bytes | None:
 # Drawing is 1–5 ms of CPU (Pillow rasterising and PNG encoding: ``bench/images.py``) against ~1 ms for the
 # chart and its scene, and many replies draw the same scene: every ``/cast now`` of one 時辰 in one language,
 # a page button that puts the picture back. The PNG is a pure function of the scene (``bot.images.draw``), so
-# the last PICTURES_KEPT scenes keep their bytes (≈ 40–100 KiB each; lru_cache is thread-safe).
+# the last scenes keep their bytes (≈ 40–100 KiB each), at most PICTURES_KEPT and PICTURES_BYTES of PNGs
+# (issue 36 item 7; a scene, the key, is counted as SCENE_BYTES: its items are mostly shared, ``kept_text``).
 PICTURES_KEPT = 128
+# 六爻 and 七政 pictures (hit rate 0.01 over bench/memory.py's mix: a new chart each)
+PICTURES_BYTES = 1 << 20
+LIUREN_PICTURES_BYTES = 2 << 20  # 大六壬 pictures: every ``/cast now`` of the hour shares one (hit rate 0.22)
+SCENE_BYTES = 8 << 10
 
 
-@functools.lru_cache(maxsize=PICTURES_KEPT)
+def _png_bytes(png: bytes) -> int:
+    return len(png) + SCENE_BYTES
+
+
+@cached("pictures.png", maxsize=PICTURES_KEPT, max_bytes=PICTURES_BYTES, size_of=_png_bytes)
 def png_of(scene: Scene) -> bytes:
     """The PNG of a scene (cached, see above)."""
     from bot.images.draw import to_png
@@ -96,8 +104,12 @@ def liuren_key(chart: Chart, lang: str) -> tuple[object, ...]:
 
 liuren_picture_stats: Counter[str] = Counter()  # "hit" / "miss" of the look-ups (tests)
 LIUREN_PICTURES: BoundedCache[tuple[object, ...], bytes] = BoundedCache(
-    lambda: PICTURES_KEPT, liuren_picture_stats
-)  # ≈ 60 KiB each: ≤ 8 MB
+    lambda: PICTURES_KEPT,
+    liuren_picture_stats,
+    name="pictures.liuren",
+    max_bytes=lambda: LIUREN_PICTURES_BYTES,
+    size_of=len,
+)  # ≈ 60 KiB each: ≈ 100 of them
 _liuren_lock = threading.Lock()  # a picture may be drawn on any thread (the loop, the CLI's, a test's)
 
 

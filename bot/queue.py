@@ -43,7 +43,10 @@ JOB_TIMEOUT = (
     120.0  # seconds a send may take (pacing, 429 waits); a dead worker's jobs resume after it + 10 s
 )
 MAX_JOBS = 16  # concurrent sends per worker process (the shared budget paces them)
-MAX_TRIES = 20  # arq's own bound; the delivery row's attempts decide before it
+# arq's own bound on a job's runs. The delivery row decides before it (its attempts, the grace window); a
+# job whose database is unreachable runs again every 2 s at most (bot.scheduler.db_backoff), so this covers
+# half an hour of outage — after it the scheduler queues the row again (``requeue_after``).
+MAX_TRIES = 1000
 ENQUEUE_CHUNK = 500  # jobs per script run (one round trip)
 # KEYS: the queue, then each job's job key and result key; ARGV: expiry (ms), enqueue time (ms = the score),
 # then each job's id and serialized job. Returns how many jobs were new.

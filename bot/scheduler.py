@@ -66,6 +66,7 @@ from typing import Any, Protocol
 from bot import logs, metrics, pictures
 from bot.context import AppContext, Clock, Heartbeat
 from bot.daily import DailyRenderer, join_parts
+from bot.faults import connection_lost, database_errors
 from bot.features.daily.reading import Moment, subscription_moment
 from bot.features.daily.reading import picture as daily_picture
 from bot.presentation import daily_message
@@ -80,6 +81,12 @@ PRUNE_EVERY = timedelta(hours=1)  # how often a scheduler deletes delivery rows 
 STALE_AFTER = timedelta(seconds=90)  # a scheduler silent this long is gone: its rows are taken over
 HEARTBEAT_EVERY = 15.0  # seconds (real time)
 POLL_EVERY = 5.0  # seconds (real time) between looks at the due index (rows written by other processes)
+# A database connection lost (bot.storage.faults): the job is run again after this back-off, doubling up to
+# DB_RETRY_MAX (seconds), and an outcome already known (the request was made) is written again until it is
+# stored or OUTCOME_PATIENCE has passed.
+DB_RETRY_FIRST = 0.25
+DB_RETRY_MAX = 2.0
+OUTCOME_PATIENCE = 90.0
 STATUSES = ("claimed", "sending", "sent", "skipped", "blocked", "failed", "uncertain")
 
 
@@ -191,6 +198,49 @@ async def sleep_until(clock: Clock, instant: datetime) -> None:
 # ---- the scheduler ---------------------------------------------------------------------------------------
 
 
+def db_backoff(failures: int) -> float:
+    """Seconds before a try after ``failures`` consecutive lost database connections (0.25 s doubling to 2)."""
+    return min(DB_RETRY_MAX, DB_RETRY_FIRST * 2.0 ** max(0, failures - 1))
+
+
+async def write_outcome(op: Callable[[], Awaitable[Any]], what: str) -> None:
+    """Store a delivery's outcome, retried while the database connection is lost (up to
+    :data:`OUTCOME_PATIENCE`): the request was made, so what happened must reach the row — a row left
+    ``sending`` would turn ``uncertain`` at recovery although its reading was sent."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + OUTCOME_PATIENCE
+    failures = 0
+    while True:
+        try:
+            await op()
+            return
+        except database_errors() as exc:
+            if not connection_lost(exc) or loop.time() >= end:
+                raise
+            failures += 1
+            if failures == 1:
+                log.warning("daily: the database is unreachable (%r); %s kept and written again", exc, what)
+            await asyncio.sleep(db_backoff(failures))
+
+
+class LostDatabase:
+    """A ``before_request`` that turns a lost database connection into "not sent" (no request is made, the
+    window slot is settled) and remembers it, so the caller runs the job again after a back-off."""
+
+    def __init__(self, ask: BeforeRequest) -> None:
+        self.ask = ask
+        self.error: BaseException | None = None
+
+    async def __call__(self) -> bool:
+        try:
+            return await self.ask()
+        except database_errors() as exc:
+            if not connection_lost(exc):
+                raise
+            self.error = exc
+            return False
+
+
 @dataclass(slots=True)
 class _Job:
     delivery_id: int
@@ -199,6 +249,8 @@ class _Job:
     due: datetime
     parts: tuple[str, str]  # head and body (shared between readings), joined when sent
     attempts: int = 0
+    lost: int = 0  # tries that met a lost database connection (their back-off)
+    unsent: bool = False  # its ``sending`` may have been committed, and no request was made: release first
 
     @property
     def text(self) -> str:
@@ -528,9 +580,18 @@ class DailyScheduler:
 
     async def _send_job(self, platform: str, job: _Job) -> None:
         clock = self.ctx.clock
+        if job.unsent:  # its ``sending`` may have been committed before the connection was lost: not sent
+            try:
+                await self.store.release_unsent(job.delivery_id, self.token)
+            except database_errors() as exc:
+                if not connection_lost(exc):
+                    raise
+                self._retry_lost(platform, job, exc)
+                return
+            job.unsent = False
         job.attempts += 1
 
-        async def before_request() -> bool:
+        async def start() -> bool:
             # ``sending`` is written after the pacing wait, immediately before the request: a row that was
             # never tried stays ``claimed`` (sent after a restart); a stop during the wait sends nothing
             if self._stopping:
@@ -538,6 +599,7 @@ class DailyScheduler:
             # only the row's own scheduler gets True: a row taken over meanwhile is not sent from here
             return await self.store.start_sending(job.delivery_id, self.token, await clock.now())
 
+        before_request = LostDatabase(start)
         result = await send_and_record(
             self.store,
             self.transports[platform],
@@ -553,6 +615,9 @@ class DailyScheduler:
         )
         if result == "not_attempted":
             job.attempts -= 1  # left ``claimed``: never tried, sent after the next start
+            if before_request.error is not None and not self._stopping:  # the database is unreachable
+                job.unsent = True
+                self._retry_lost(platform, job, before_request.error)
         elif result == "blocked":
             self.notify(job.sub.id)
         elif result == "retry":
@@ -561,6 +626,20 @@ class DailyScheduler:
             task = asyncio.create_task(self._requeue(platform, job, delay))
             self._retry_tasks.add(task)
             task.add_done_callback(self._retry_tasks.discard)
+
+    def _retry_lost(self, platform: str, job: _Job, error: BaseException) -> None:
+        """The database connection was lost before the request: the job runs again after a back-off."""
+        job.lost += 1
+        delay = db_backoff(job.lost)
+        log.warning(
+            "daily: delivery %s: the database is unreachable (%r); again in %.2fs",
+            job.delivery_id,
+            error,
+            delay,
+        )
+        task = asyncio.create_task(self._requeue(platform, job, delay))
+        self._retry_tasks.add(task)
+        task.add_done_callback(self._retry_tasks.discard)
 
     async def _requeue(self, platform: str, job: _Job, delay: float) -> None:
         await self._sleep(delay)
@@ -733,31 +812,42 @@ async def send_and_record(
         return "not_attempted"
     if error == "uncertain":
         # the platform may have accepted it (a lost answer, a read timeout): never sent again
-        await store.mark(delivery_id, "uncertain", now, "maybe delivered; not resent")
+        await write_outcome(
+            lambda: store.mark(delivery_id, "uncertain", now, "maybe delivered; not resent"),
+            f"delivery {delivery_id}: uncertain",
+        )
         stats.uncertain += 1
         metrics.delivery(sub.platform, "uncertain")
         log.error("daily: delivery %s may or may not have arrived; not resent", delivery_id)
         return "uncertain"
     if ok:
-        await store.mark(delivery_id, "sent", now)
+        await write_outcome(lambda: store.mark(delivery_id, "sent", now), f"delivery {delivery_id}: sent")
         stats.sent += 1
         metrics.delivery(sub.platform, "sent")
         return "sent"
     if error in ("forbidden", "chat_not_found"):
-        await store.mark(delivery_id, "blocked", now, error)
-        await store.disable(sub.platform, sub.chat_id, f"{error}", now)
+        await write_outcome(
+            lambda: store.mark(delivery_id, "blocked", now, error), f"delivery {delivery_id}: blocked"
+        )
+        await write_outcome(
+            lambda: store.disable(sub.platform, sub.chat_id, f"{error}", now), "a disabled chat"
+        )
         stats.blocked += 1
         metrics.delivery(sub.platform, "blocked")
         log.info("daily: %s:%s refuses the bot; subscription %s disabled", sub.platform, sub.chat_id, sub.id)
         return "blocked"
     if error == "bad_request" or parts > 0 or attempt >= max_attempts:
         # a bug, or a partly delivered reading (resending would repeat parts), or out of attempts
-        await store.mark(delivery_id, "failed", now, error)
+        await write_outcome(
+            lambda: store.mark(delivery_id, "failed", now, error), f"delivery {delivery_id}: failed"
+        )
         stats.failed += 1
         metrics.delivery(sub.platform, "failed")
         log.error("daily: delivery %s failed for good: %s (attempt %d)", delivery_id, error, attempt)
         return "failed"
-    await store.mark(delivery_id, "claimed", now, error)
+    await write_outcome(
+        lambda: store.mark(delivery_id, "claimed", now, error), f"delivery {delivery_id}: retry"
+    )
     stats.retried += 1
     log.warning("daily: delivery %s: %s (attempt %d); to be retried", delivery_id, error, attempt)
     return "retry"
@@ -795,13 +885,30 @@ class DeliveryWorker:
         self.heartbeat_every = heartbeat_every
         self.stats = SchedulerStats()
         self.stopping = False
+        self._db_failures = 0  # consecutive jobs that met a lost database connection (their back-off)
+        # rows whose ``start_sending`` lost its answer (maybe committed) and that were not sent: released
+        # (``sending`` → ``claimed``) when their job runs again
+        self._unsent: set[int] = set()
 
     async def deliver(self, delivery_id: int) -> tuple[str, float | None]:
         """Run one queue job: (its result, seconds after which the queue runs it again, or None). Logs one
-        INFO line per job (arq's own two per job are turned off: :func:`bot.queue.run_queue_worker`)."""
+        INFO line per job (arq's own two per job are turned off: :func:`bot.queue.run_queue_worker`).
+
+        A lost database connection (a restart, a network cut: :func:`bot.faults.connection_lost`)
+        before the request leaves the row ``claimed`` and runs the job again after a back-off
+        (:func:`db_backoff`, the worker's consecutive failures), so the reading goes out seconds after the
+        database is back — not when the scheduler's ``requeue_after`` finds the row."""
         started = asyncio.get_running_loop().time()
         with logs.ids(delivery=delivery_id):
-            result = await self._deliver(delivery_id)
+            try:
+                result = await self._deliver(delivery_id)
+            except database_errors() as exc:
+                if not connection_lost(exc):
+                    raise
+                result = self._lost_database(delivery_id, exc)
+            else:
+                if result[0] != "db_unreachable":
+                    self._db_failures = 0
             metrics.queue_job(result[0])
             log.info(
                 "queue: delivery %s: %s in %.2fs%s",
@@ -811,6 +918,19 @@ class DeliveryWorker:
                 f", again in {result[1]:.1f}s" if result[1] is not None else "",
             )
         return result
+
+    async def _release(self, delivery_id: int) -> None:
+        await self.store.release_unsent(delivery_id, self.token)
+        self._unsent.discard(delivery_id)
+
+    def _lost_database(self, delivery_id: int, exc: BaseException) -> tuple[str, float]:
+        self._db_failures += 1
+        delay = db_backoff(self._db_failures)
+        if self._db_failures == 1:
+            log.warning(
+                "daily: the database is unreachable (%r); delivery %s again in %.2fs", exc, delivery_id, delay
+            )
+        return "db_unreachable", delay
 
     async def _deliver(self, delivery_id: int) -> tuple[str, float | None]:
         clock = self.ctx.clock
@@ -841,11 +961,12 @@ class DeliveryWorker:
             await self.store.mark(delivery_id, "failed", now, f"render: {exc!r}")
             return "failed", None
 
-        async def before_request() -> bool:
+        async def start() -> bool:
             if self.stopping:
                 return False
             return await self.store.start_sending(delivery_id, self.token, await clock.now(), take=True)
 
+        before_request = LostDatabase(start)
         attempt = row.attempts + 1
         result = await send_and_record(
             self.store,
@@ -860,6 +981,12 @@ class DeliveryWorker:
             self.stats,
             moment,
         )
+        if result == "not_attempted" and before_request.error is not None:
+            # its ``sending`` may have been committed, and no request was made: released here, by the one
+            # process that knows (the job may run again on another worker), once the database answers
+            self._unsent.add(delivery_id)
+            await write_outcome(lambda: self._release(delivery_id), f"delivery {delivery_id}: not sent")
+            return self._lost_database(delivery_id, before_request.error)
         if result == "not_attempted":
             return result, 1.0  # stopping, or taken by another worker meanwhile (then the rerun is a no-op)
         if result == "retry":
@@ -870,8 +997,12 @@ class DeliveryWorker:
         while not stop.is_set():
             try:
                 await self.store.heartbeat(self.token, await self.ctx.clock.now())
-            except Exception as exc:  # the heartbeat task's boundary: the database away, beat again next time
-                log.warning("queue: worker heartbeat failed: %r", exc)
+                for delivery_id in list(self._unsent):  # not released within OUTCOME_PATIENCE: again now
+                    await self._release(delivery_id)
+            except database_errors() as exc:  # beats again at the next turn; a lost beat only ages
+                if not connection_lost(exc):
+                    raise
+                log.warning("daily: worker heartbeat not written (%r)", exc)
             try:
                 await asyncio.wait_for(stop.wait(), timeout=self.heartbeat_every)
             except TimeoutError:

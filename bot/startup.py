@@ -3,6 +3,8 @@
 - :func:`check_database` (before anything starts): the SQLite file opens, ``PRAGMA quick_check`` says
   ``ok`` and a write transaction can be taken (a probe table created and rolled back). A read-only or
   damaged database used to answer every command "try again later" (or crash later with exit 0).
+- :func:`open_database`: the database connection is retried with back-off (``SIKPAN_START_ATTEMPTS``, logged)
+  while the server cannot be reached, then the last error ends the process as before.
 - :func:`start_with_retries`: an adapter's first contact with its platform (Telegram ``getMe``, Discord
   login) is retried with exponential back-off; errors that retrying cannot fix (a refused token) fail at
   once. When it cannot start, :class:`StartupError` ends ``sikpan run`` with exit status 1, so a
@@ -20,6 +22,8 @@ import logging
 import sqlite3
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
+
+from bot.faults import connection_lost, database_errors
 
 log = logging.getLogger(__name__)
 
@@ -122,9 +126,49 @@ async def start_with_retries(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+async def open_database(
+    open_: Callable[[], Awaitable[T]],
+    *,
+    attempts: int = START_ATTEMPTS,
+    first_delay: float = FIRST_DELAY,
+    max_delay: float = MAX_DELAY,
+    stop: asyncio.Event | None = None,
+) -> T:
+    """``await open_()`` (the storage: connect and migrate), retried with back-off while the database
+    connection cannot be made (:func:`bot.faults.connection_lost`: refused, reset, a server starting
+    or shutting down) — a worker or an adapter started a moment before PostgreSQL comes up waits for it
+    instead of exiting at once. Each failed attempt is logged; after ``attempts`` (``SIKPAN_START_ATTEMPTS``)
+    the last error is raised as it came (``sikpan run`` then prints one line and exits 2). Other errors (a
+    wrong password, a damaged file) are raised at once."""
+    delay = first_delay
+    attempt = 1
+    while True:
+        try:
+            return await open_()
+        except database_errors() as err:
+            if not connection_lost(err) or attempt >= attempts or (stop is not None and stop.is_set()):
+                raise
+            log.warning(
+                "database: attempt %d of %d to connect failed (%s); again in %.1fs",
+                attempt,
+                attempts,
+                _describe(err),
+                delay,
+            )
+        if stop is None:
+            await asyncio.sleep(delay)
+        else:
+            try:
+                await asyncio.wait_for(stop.wait(), delay)
+            except TimeoutError:
+                pass
+        delay = min(max_delay, delay * 2)
+        attempt += 1
+
+
 def _describe(err: BaseException) -> str:
     text = " ".join(str(err).split()) or type(err).__name__  # one line
     return f"{type(err).__name__}: {text}"[:200]
 
 
-__all__ = ["START_ATTEMPTS", "StartupError", "check_database", "start_with_retries"]
+__all__ = ["START_ATTEMPTS", "StartupError", "check_database", "open_database", "start_with_retries"]

@@ -195,6 +195,7 @@ def content_key(value: Any) -> Hashable | None:
 # (``bot.i18n.both``): an entry keeps the terms the partial gives (``used``) and one text per subset of them
 # given before it. Bounded: the least recently used 課 is dropped past READING_CACHE_SIZE.
 READING_CACHE_SIZE = 512
+READING_CACHE_BYTES = 6 << 20  # ≈ 150 課 of one language and channel (≈ 40 kB a text and its variants)
 _READING_EXT = {"telegram": "html", "discord": "md"}
 
 
@@ -205,19 +206,46 @@ class _ReadingEntry:
         self.used = used  # the terms the partial gives as 한글(漢字) when none was given before
         self.texts: dict[frozenset[str], str] = {}  # (terms of ``used`` given before) → text
 
-    def text(self, seen: frozenset[str], render: Callable[[frozenset[str]], str]) -> str:
-        """The text when the terms ``seen`` were given before, rendered by ``render(seen)`` the first time."""
+    def text(
+        self,
+        seen: frozenset[str],
+        render: Callable[[frozenset[str]], str],
+        grew: Callable[[int], None] | None = None,
+    ) -> str:
+        """The text when the terms ``seen`` were given before, rendered by ``render(seen)`` the first time
+        (``grew``: told the bytes the entry took or gave back, for its cache's byte bound)."""
         cached = self.texts.get(seen)
         if cached is None:
+            delta = 0
             if len(self.texts) >= 16:  # bounded too (a handful of variants in practice)
-                del self.texts[next(iter(self.texts))]
+                delta -= text_bytes(self.texts.pop(next(iter(self.texts))))
             cached = self.texts[seen] = render(seen)
+            if grew is not None:
+                grew(delta + text_bytes(cached))
         return cached
+
+    def size(self) -> int:
+        """Bytes held (estimate): its texts, its terms, the entry itself."""
+        return sum(text_bytes(t) for t in self.texts.values()) + 64 * len(self.used) + ENTRY_OVERHEAD
+
+
+ENTRY_OVERHEAD = 600  # bytes of an entry besides its texts: the object, its dict, a frozenset, the key
+
+
+def text_bytes(text: str) -> int:
+    """Bytes a str holds: 1, 2 or 4 a character (PEP 393, the widest character decides) and its header."""
+    if text.isascii():
+        return 49 + len(text)
+    return 74 + len(text) * (2 if max(text) <= "\uffff" else 4)
 
 
 reading_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
 _READINGS: BoundedCache[tuple[str, str, Hashable], _ReadingEntry] = BoundedCache(
-    lambda: READING_CACHE_SIZE, reading_cache_stats
+    lambda: READING_CACHE_SIZE,
+    reading_cache_stats,
+    name="views.readings",
+    max_bytes=lambda: READING_CACHE_BYTES,
+    size_of=_ReadingEntry.size,
 )
 
 
@@ -246,10 +274,15 @@ def rendered_reading(lang: str, channel: str, readings: Any) -> Markup:
     entry = _READINGS.find(key)
     if entry is None:
         text, used = _render_reading(lang, channel, readings, frozenset())
-        entry = _READINGS.keep(key, _ReadingEntry(frozenset(used)))
+        entry = _ReadingEntry(frozenset(used))
         entry.texts[frozenset()] = text
+        _READINGS.keep(key, entry)
     seen = entry.used & before if before is not None else frozenset()
-    cached = entry.text(seen, lambda seen: _render_reading(lang, channel, readings, seen)[0])
+    cached = entry.text(
+        seen,
+        lambda seen: _render_reading(lang, channel, readings, seen)[0],
+        partial(_READINGS.grow, key),
+    )
     if before is not None:
         mark_given(entry.used)
     return Markup(cached)
@@ -266,6 +299,7 @@ def rendered_reading(lang: str, channel: str, readings: Any) -> Markup:
 # which of the terms the row gives as 한글(漢字) the reply gave before it (an entry keeps one text per such
 # subset). An item without one of the fields is rendered without the cache (rows stored before the field).
 ROW_CACHE_SIZE = 4096  # per (language, channel, row template)
+ROW_CACHE_BYTES = 1 << 20  # per (language, channel, row template): ≈ 1,000 rows of ≈ 1 kB with their keys
 row_cache_stats: Counter[str] = Counter()  # "hit" / "miss" (for tests and the benchmark)
 _ROWS: dict[tuple[str, str, str], BoundedCache[bytes, _ReadingEntry]] = {}
 _NONE_GIVEN: frozenset[str] = frozenset()
@@ -304,7 +338,16 @@ def rendered_rows(
     given, as when the rows are written out in the page."""
     rows = _ROWS.get((lang, channel, name))
     if rows is None:
-        rows = _ROWS.setdefault((lang, channel, name), BoundedCache(lambda: ROW_CACHE_SIZE, row_cache_stats))
+        rows = _ROWS.setdefault(
+            (lang, channel, name),
+            BoundedCache(
+                lambda: ROW_CACHE_SIZE,
+                row_cache_stats,
+                name=f"views.rows.{lang}.{channel}.{name}",
+                max_bytes=lambda: ROW_CACHE_BYTES,
+                size_of=_ReadingEntry.size,
+            ),
+        )
     pick = _fields_of(fields)
     given = given_now()
     out: list[str] = []
@@ -325,13 +368,18 @@ def rendered_rows(
         if entry is None:
             template = channel_environment(lang, channel).get_template(name)
             text, named = _render_row(template, dict(zip(fields, pick(item), strict=True)), _NONE_GIVEN)
-            entry = rows.keep(key, _ReadingEntry(frozenset(named)))
+            entry = _ReadingEntry(frozenset(named))
             entry.texts[_NONE_GIVEN] = text
+            rows.keep(key, entry)
         if not entry.used:  # no term of the row is given as 한글(漢字): one text
             out.append(entry.texts[_NONE_GIVEN])
             continue
         seen = entry.used & given if given else _NONE_GIVEN
-        out.append(entry.text(seen, partial(_variant_row, lang, channel, name, fields, item)))
+        out.append(
+            entry.text(
+                seen, partial(_variant_row, lang, channel, name, fields, item), partial(rows.grow, key)
+            )
+        )
         if given is not None:
             given |= entry.used
     return Markup("".join(out))

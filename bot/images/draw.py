@@ -16,6 +16,7 @@ import numpy as np
 from isal import isal_zlib
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.bounded import cached
 from bot.images.scene import PALETTE, Anchor, Box, Circle, Primitive, Scene, Segment, Text, Wedge
 
 FONT_FILES = {False: "NotoSansCJKkr-Regular.subset.otf", True: "NotoSansCJKkr-Bold.subset.otf"}
@@ -112,9 +113,27 @@ def _blend_table(ink: str) -> np.ndarray:
 # picture), and the labels recur from picture to picture (六親, 六神, 納甲, 世應, the board's branches): the
 # antialiased mask of a single-line label is kept per (text, size, weight, anchor, sub-pixel start).
 TEXT_MASKS_KEPT = 4096
+# Bounded in bytes too (issue 36 item 7): a mask is width × height bytes in Pillow's memory (and an object of
+# ≈ 0.5 kB), so 4,096 masks of a 七政 wheel's labels at 16 sub-pixel starts each held tens of MB. A mask not
+# kept is rasterised again (≈ 50–250 µs).
+TEXT_MASKS_BYTES = 4 << 20
+IMAGE_OVERHEAD = 512  # bytes of a small Pillow image besides its pixels (the object, its line pointers)
 
 
-@lru_cache(maxsize=TEXT_MASKS_KEPT)
+def _mask_bytes(found: tuple[Image.Image, tuple[int, int]]) -> int:
+    width, height = found[0].size
+    return width * height + IMAGE_OVERHEAD
+
+
+def _image_bytes(image: Image.Image) -> int:
+    return image.size[0] * image.size[1] + IMAGE_OVERHEAD
+
+
+def _array_bytes(array: np.ndarray) -> int:
+    return int(array.nbytes) + 112
+
+
+@cached("draw.text_mask", maxsize=TEXT_MASKS_KEPT, max_bytes=TEXT_MASKS_BYTES, size_of=_mask_bytes)
 def text_mask(
     text: str, size: int, bold: bool, anchor: str, start: tuple[float, float]
 ) -> tuple[Image.Image, tuple[int, int]]:
@@ -144,7 +163,7 @@ def text_mask(
 MaskKey = tuple[str, int, bool, str, tuple[float, float]]
 
 
-@lru_cache(maxsize=TEXT_MASKS_KEPT)
+@cached("draw.coverage", maxsize=TEXT_MASKS_KEPT, max_bytes=TEXT_MASKS_BYTES // 2, size_of=_array_bytes)
 def _coverage(key: MaskKey) -> np.ndarray:
     """A run's mask as a (height, width) array, for text over mixed pixels (a 七政 wheel has ≈ 20 such runs
     a picture: ``tobytes`` of each mask was ≈ 10 µs)."""
@@ -154,7 +173,7 @@ def _coverage(key: MaskKey) -> np.ndarray:
     return cover
 
 
-@lru_cache(maxsize=TEXT_MASKS_KEPT)
+@cached("draw.glyphs", maxsize=TEXT_MASKS_KEPT, max_bytes=TEXT_MASKS_BYTES, size_of=_image_bytes)
 def _glyphs(key: MaskKey, ink: str, bg: int) -> Image.Image:
     """The text as palette indices over a uniform background ``bg`` (an image of mode L, pasted as it is): its
     mask through :func:`ladder`."""
@@ -601,9 +620,14 @@ def _paint(scene: Scene) -> Canvas:
 
 # The static part of each (chart type, language) drawn once: 2 languages × 3 types of 1.1–1.8 Mpx (≈ 10 MB).
 BASES_KEPT = 16
+BASES_BYTES = 32 << 20  # a base holds its image and its frozen pixels: 2 bytes a pixel
 
 
-@lru_cache(maxsize=BASES_KEPT)
+def _canvas_bytes(canvas: Canvas) -> int:
+    return 2 * canvas.width * canvas.height + IMAGE_OVERHEAD
+
+
+@cached("draw.bases", maxsize=BASES_KEPT, max_bytes=BASES_BYTES, size_of=_canvas_bytes)
 def _base(width: int, height: int, background: str, items: tuple[Primitive, ...]) -> Canvas:
     """The background fill with ``items`` drawn on it, a canvas of its own (never drawn on afterwards:
     :func:`_paint` pastes its rows)."""

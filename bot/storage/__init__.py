@@ -939,6 +939,17 @@ class DailyStore:
             )
         return changed == 1
 
+    async def release_unsent(self, delivery_id: int, owner: str) -> bool:
+        """``sending`` → ``claimed`` for a row ``owner`` moved to ``sending`` and knows it made no request for:
+        its :meth:`start_sending` lost the connection before the answer (the UPDATE may have been committed),
+        and no request followed. True when the row was released (it is sent as a claimed row again)."""
+        changed = await self.storage.execute(
+            "UPDATE deliveries SET status = 'claimed', attempts = attempts - 1"
+            " WHERE id = ? AND status = 'sending' AND claimed_by = ?",
+            (delivery_id, owner),
+        )
+        return changed == 1
+
     # schedulers (one row per running scheduler, see migrations/0005_daily_owners.sql)
     async def register(self, token: str, now: datetime) -> None:
         await self.storage.execute(

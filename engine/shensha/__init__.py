@@ -145,7 +145,12 @@ def evaluate(
     return _evaluate(day, month, year, hour, options if options is not None else Options())
 
 
-@lru_cache(maxsize=4096)
+# ≈ 45 kB a result (≈ 180 stars with their omissions): 4,096 of them could hold 185 MB in a long-running bot,
+# whose ``/shensha`` keeps its own byte-bounded cache of the views above this (issue 36 item 7); 64 is ≈ 3 MB.
+EVALUATED_KEPT = 64
+
+
+@lru_cache(maxsize=EVALUATED_KEPT)
 def _evaluate(
     day: GanZhi, month: Branch | None, year: GanZhi | None, hour: Branch | None, opts: Options
 ) -> ShenshaResult:

@@ -309,10 +309,10 @@ async def test_redis_takes_nothing_at_once_and_settles_only_what_needs_no_call(r
         assert not limiter.settle_now(slot)  # a window's slot is re-scored in Redis: awaited
         assert limiter.settle_now(Slot(0.0, "now"))  # a slot with nothing to re-score
         key = limiter.prefix + "limit:now"
-        in_flight = await limiter.client.zscore(key, slot.member)  # slot + max_flight (µs, Redis's clock)
+        in_flight = await limiter.client.zscore(key, slot.member)  # slot + the lease (µs, Redis's clock)
         await limiter.settle(slot)
         end = await limiter.client.zscore(key, slot.member)
-        assert (in_flight - end) / 1_000_000.0 == pytest.approx(budget.max_flight, abs=1.0)  # settled at once
+        assert (in_flight - end) / 1_000_000.0 == pytest.approx(limiter.lease, abs=1.0)  # settled at once
     finally:
         await limiter.close()
 

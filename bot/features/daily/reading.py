@@ -29,7 +29,7 @@ from datetime import UTC, datetime, time
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from bot.bounded import BoundedCache
+from bot.bounded import BoundedCache, cached
 from bot.features.base import Reply
 from bot.zones import zone as zone_named
 
@@ -113,7 +113,19 @@ def _shensha_summary(day: str, month: str, year: str) -> dict[str, list[str]]:
     }
 
 
-@lru_cache(maxsize=4096)
+# The daily readings' views, bounded in bytes (issue 36 item 7): a 大六壬 view as read back is ≈ 170 kB, so
+# 4,096 of them could hold 700 MB. VIEW_BYTES_PER_CHAR: bytes a plain (not interned) view holds per character
+# of its JSON text (tests/bot/test_cache_bytes.py).
+VIEWS_BYTES = 16 << 20
+VIEW_BYTES_PER_CHAR = 8
+
+
+def view_bytes(view: Mapping[str, Any]) -> int:
+    """What a view model holds, estimated from its JSON text (made only when a view is kept)."""
+    return VIEW_BYTES_PER_CHAR * len(json.dumps(view, ensure_ascii=False, separators=(",", ":")))
+
+
+@cached("daily.liuren_views", maxsize=4096, max_bytes=VIEWS_BYTES, size_of=view_bytes)
 def _liuren_view(at_iso: str, day_starts: str, options_json: str) -> ChartView:
     """The 大六壬 view model of the chart at an instant (one per chart key, see :func:`body_key`)."""
     from bot.features import options as engine_options
@@ -138,7 +150,7 @@ def _liuren_view(at_iso: str, day_starts: str, options_json: str) -> ChartView:
     return view
 
 
-@lru_cache(maxsize=4096)
+@cached("daily.liuyao_views", maxsize=4096, max_bytes=VIEWS_BYTES // 2, size_of=view_bytes)
 def _liuyao_view(at_iso: str, day_starts: str, month: str, day: str) -> LiuyaoView:
     from bot.features.liuyao.command import liuyao_view
     from engine.calendar import DayStart
@@ -247,7 +259,10 @@ def check_moment(moment: Moment) -> None:
 # ---- the picture -----------------------------------------------------------------------------------------
 
 PICTURES_KEPT = 64  # pictures kept (≈ 40–60 KiB each): the readings of one 時辰 of one day share one
-_pictures: BoundedCache[tuple[Any, ...], bytes] = BoundedCache(lambda: PICTURES_KEPT)
+PICTURES_BYTES = 3 << 20  # and at most this many bytes of them (issue 36 item 7)
+_pictures: BoundedCache[tuple[Any, ...], bytes] = BoundedCache(
+    lambda: PICTURES_KEPT, name="daily.pictures", max_bytes=lambda: PICTURES_BYTES, size_of=len
+)
 
 
 def picture(moment: Moment, lang: str) -> bytes:
