@@ -16,7 +16,7 @@ def test_a_short_run_prints_the_rss_and_every_cache_within_its_bound():
     ).stdout  # fmt: skip
     figures = json.loads(out.splitlines()[-1])
     assert set(figures["rss_mb"]) == {"0", "40"} and figures["rss_mb"]["40"] > 0
-    assert figures["caches"]["liuren.readings"]["entries"] >= 1  # the mix cast something
+    assert figures["caches"]["pictures.liuren"]["entries"] >= 1  # the mix cast (and drew) something
     for name, cache in figures["caches"].items():
         limit = cache["limit_bytes"]
         assert limit is None or cache["bytes"] <= limit, name

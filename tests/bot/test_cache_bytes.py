@@ -15,12 +15,7 @@ import pytest
 
 from bot.bounded import BoundedCache, cached, caches
 from bot.features.daily import reading as daily_reading
-from bot.features.liuren import command as cast_command
-from bot.features.shensha import command as shensha_command
 from bot.images import draw
-from engine.core.cycle import Branch, GanZhi
-from engine.liuren import chart_for_ju
-from engine.shensha import evaluate
 
 
 def test_a_cache_keeps_no_more_bytes_than_its_bound_and_drops_the_least_recently_used() -> None:
@@ -85,33 +80,9 @@ def held(make: Callable[[], list[Any]]) -> tuple[int, list[Any]]:
 
 @pytest.fixture
 def empty_caches() -> Iterator[None]:
-    cast_command._READINGS.clear()
-    shensha_command.stars_of.cache_clear()
     daily_reading._liuren_view.cache_clear()
     yield
-    cast_command._READINGS.clear()
-    shensha_command.stars_of.cache_clear()
     daily_reading._liuren_view.cache_clear()
-
-
-@pytest.mark.usefixtures("empty_caches")
-def test_a_liuren_reading_entry_s_estimate_is_what_it_holds() -> None:
-    cast_command._entry(chart_for_ju(GanZhi.of(0), 1), None)  # templates, data files: loaded once
-    charts = [chart_for_ju(GanZhi.of(7 * i % 60), i % 12 + 1) for i in range(1, 21)]
-    size, _ = held(lambda: [cast_command._entry(c, None) for c in charts])
-    estimate = sum(cast_command.entry_bytes(e) for e in list(cast_command._READINGS.values())[1:])
-    assert 1.0 <= estimate / size <= UPPER, (estimate, size)  # never under what it holds
-
-
-@pytest.mark.usefixtures("empty_caches")
-def test_a_shensha_entry_s_estimate_is_what_it_holds() -> None:
-    shensha_command.stars_of(GanZhi.of(0), None, None, None)
-    keys = [(GanZhi.of(i), Branch(i % 12), GanZhi.of(7 * i % 60), Branch(5 * i % 12)) for i in range(1, 21)]
-    for day, month, year, hour in keys:  # the engine's own cache of these results: not this cache's
-        evaluate(day, month=month, year=year, hour=hour)
-    size, made = held(lambda: [shensha_command.stars_of(*k) for k in keys])
-    estimate = sum(shensha_command.stars_bytes(m) for m in made)
-    assert 1.0 <= estimate / size <= UPPER, (estimate, size)
 
 
 @pytest.mark.usefixtures("empty_caches")
@@ -121,8 +92,6 @@ def test_a_daily_view_s_estimate_is_what_it_holds() -> None:
     instants = [(at + timedelta(hours=2 * i + 2)).isoformat() for i in range(12)]
     size, made = held(lambda: [daily_reading._liuren_view(i, "23:00", "{}") for i in instants])
     estimate = sum(daily_reading.view_bytes(m) for m in made)
-    # a view is made from the 課's cached entry (``chart_view``), kept in the readings' cache meanwhile
-    estimate += sum(cast_command.entry_bytes(e) for e in list(cast_command._READINGS.values())[1:])
     assert 1.0 <= estimate / size <= UPPER, (estimate, size)
 
 
