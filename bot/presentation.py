@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, replace
 
 from bot import pictures
-from bot.commands import pages, setting_buttons, word_buttons
+from bot.commands import Incoming, pages, setting_buttons, word_buttons
 from bot.commands.setting_buttons import Button
 from bot.features.base import Reply
 from bot.i18n import gettext
@@ -217,6 +217,18 @@ def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, p
         if len(row) > 1:
             rows.append(tuple(row))
     return tuple(rows)
+
+
+def answer(reply: Reply, incoming: Incoming, seal: ButtonSeal, *, alone: bool = False) -> Message:
+    """The reply to ``incoming`` as its channel shows it, its buttons sealed for the chat it goes to: for the
+    caller alone in a private chat or when the reply reaches them alone (``alone``: an ephemeral reply)."""
+    return sealed(
+        present(reply, incoming.platform, incoming.user_id),
+        seal,
+        incoming.chat_id,
+        incoming.user_id,
+        private=alone or incoming.chat_kind == "private",
+    )
 
 
 def sealed(shown: Message, seal: ButtonSeal, chat_id: str, owner: str, *, private: bool) -> Message:

@@ -79,6 +79,17 @@ def check_database(path: str) -> None:
         con.close()
 
 
+async def pause(seconds: float, stop: asyncio.Event | None) -> None:
+    """Wait ``seconds`` before the next attempt, or less when ``stop`` is set meanwhile."""
+    if stop is None:
+        await asyncio.sleep(seconds)
+        return
+    try:
+        await asyncio.wait_for(stop.wait(), seconds)
+    except TimeoutError:
+        pass
+
+
 async def start_with_retries(
     start: Callable[[], Awaitable[T]],
     *,
@@ -115,13 +126,7 @@ async def start_with_retries(
                 _describe(err),
                 delay,
             )
-            if stop is None:
-                await asyncio.sleep(delay)
-            else:
-                try:
-                    await asyncio.wait_for(stop.wait(), delay)
-                except TimeoutError:
-                    pass
+            await pause(delay, stop)
             delay = min(max_delay, delay * 2)
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -155,13 +160,7 @@ async def open_database(
                 _describe(err),
                 delay,
             )
-        if stop is None:
-            await asyncio.sleep(delay)
-        else:
-            try:
-                await asyncio.wait_for(stop.wait(), delay)
-            except TimeoutError:
-                pass
+        await pause(delay, stop)
         delay = min(max_delay, delay * 2)
         attempt += 1
 

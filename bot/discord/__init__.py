@@ -55,7 +55,7 @@ from bot.config import install_redaction
 from bot.discord.identify import IDENTIFY_INTERVAL, IdentifyGate
 from bot.discord.sender import DiscordSender
 from bot.i18n import gettext
-from bot.presentation import Message, present, sealed
+from bot.presentation import Message, answer, present, sealed
 from bot.sanitize import clean
 from bot.seal import Opened
 from bot.sending import SendOutcome
@@ -292,13 +292,7 @@ class SikpanClient(discord.AutoShardedClient):
         reply = await dispatch(incoming, self.ctx)
         ephemeral = reply.ephemeral or spec.ephemeral or private
         # a failure here reaches on_app_command_error (the request boundary)
-        shown = sealed(
-            present(reply, "discord", incoming.user_id),
-            self.ctx.buttons,
-            incoming.chat_id,
-            incoming.user_id,
-            private=ephemeral or incoming.chat_kind == "private",
-        )
+        shown = answer(reply, incoming, self.ctx.buttons, alone=ephemeral)
         # a stored cast: one embed of its first page (the picture in it, uploaded with it), its pages as buttons
         embed = embed_of(shown, image=shown.picture is not None)
         outcome = await self.sender.send(
@@ -450,13 +444,7 @@ class SikpanClient(discord.AutoShardedClient):
             return
         await interaction.response.defer(thinking=True)
         reply = await dispatch(incoming, self.ctx)
-        shown = sealed(
-            present(reply, "discord", incoming.user_id),
-            self.ctx.buttons,
-            incoming.chat_id,
-            incoming.user_id,
-            private=reply.ephemeral or incoming.chat_kind == "private",
-        )
+        shown = answer(reply, incoming, self.ctx.buttons, alone=reply.ephemeral)
         embed = embed_of(shown, image=shown.picture is not None)
         outcome = await self.sender.send(
             interaction.followup,

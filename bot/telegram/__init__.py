@@ -102,7 +102,7 @@ from bot.context import LoopBeat
 from bot.i18n import gettext
 from bot.identity import telegram_user_id
 from bot.limits import limiter_of
-from bot.presentation import CURRENT, Rows, decode_part, present, sealed
+from bot.presentation import CURRENT, Rows, answer, decode_part, present, sealed
 from bot.seal import Opened
 from bot.sending import SendOutcome
 from bot.startup import StartupError
@@ -353,13 +353,7 @@ class TelegramAdapter:
                 reply = error_reply("bot.error.slow_down", await resolve_lang(incoming, self.ctx))
             else:
                 reply = await dispatch(incoming, self.ctx)
-            message_out = sealed(
-                present(reply, "telegram", incoming.user_id),
-                self.ctx.buttons,
-                incoming.chat_id,
-                incoming.user_id,
-                private=incoming.chat_kind == "private",
-            )
+            message_out = answer(reply, incoming, self.ctx.buttons)
         except BaseException:
             self.sender.release(message.chat.id)
             raise
@@ -574,13 +568,7 @@ class TelegramAdapter:
         if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
             return gettext(await resolve_lang(incoming, self.ctx), "bot.error.slow_down")
         reply = await dispatch(incoming, self.ctx)
-        shown = sealed(
-            present(reply, "telegram", incoming.user_id),
-            self.ctx.buttons,
-            incoming.chat_id,
-            incoming.user_id,
-            private=incoming.chat_kind == "private",
-        )
+        shown = answer(reply, incoming, self.ctx.buttons)
         await self.send(
             incoming,
             shown.text,
