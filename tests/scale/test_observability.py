@@ -124,6 +124,7 @@ async def test_dashboard_and_alert_rules_name_only_metrics_a_running_role_serves
             port = free_port()
             env = env_base() | {
                 "SIKPAN_DB": db,
+                "SIKPAN_SQLITE_SHARED": "1",  # one process on its file, Redis for the queue
                 "SIKPAN_REDIS_URL": redis_url,
                 "TELEGRAM_BOT_TOKEN": tg.token,
                 "TELEGRAM_API_BASE_URL": tg.base_url,
@@ -233,6 +234,9 @@ async def test_two_shard_processes_identify_five_seconds_apart(tmp_path):
                 "DISCORD_SHARD_COUNT": "2",
                 "SIKPAN_REDIS_URL": redis_url,
                 "SIKPAN_ROLE": "discord",
+                # both shard processes on one SQLite file of this host (what Redis-sharing roles need)
+                "SIKPAN_DB": str(tmp_path / "shards.db"),
+                "SIKPAN_SQLITE_SHARED": "1",
             }
             procs = [
                 await asyncio.create_subprocess_exec(
@@ -241,7 +245,7 @@ async def test_two_shard_processes_identify_five_seconds_apart(tmp_path):
                     "bot.cli",
                     "run",
                     cwd=ROOT,
-                    env=common | {"DISCORD_SHARD_IDS": str(i), "SIKPAN_DB": str(tmp_path / f"{i}.db")},
+                    env=common | {"DISCORD_SHARD_IDS": str(i)},
                     stdout=asyncio.subprocess.DEVNULL,
                     stderr=asyncio.subprocess.PIPE,
                 )  # fmt: skip
