@@ -16,7 +16,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from bot.commands import Incoming, Reply, dispatch, pages, resolve_lang
+from bot.commands import Incoming, Reply, dispatch, lookup, pages, resolve_lang, split_command
 from bot.features.base import pages_of
 from bot.i18n import gettext
 from bot.msgids import msgid
@@ -148,9 +148,18 @@ class ConsoleSession:
         return None
 
     async def answer(self, line: str) -> str:
-        """The console text answering one input line."""
+        """The console text answering one input line: a page of the cast shown last (its number or name), a
+        command (with or without its ``/``), else — a bare word that names no command — the one-line hint,
+        as a private chat answers plain text (never an echo of it as an unknown command)."""
         page = self.page_named(line)
         incoming = console_incoming(line)
+        if (
+            page is None
+            and line.strip()
+            and line.strip()[0] not in "/／"
+            and not self.names_command(incoming)
+        ):
+            return gettext(await resolve_lang(incoming, self.ctx), "chat.hint")
         if page is not None and self.last is not None:
             lang = await resolve_lang(incoming, self.ctx)
             ref = pages.PageRef(incoming.user_id, self.last[0], page)
@@ -162,9 +171,16 @@ class ConsoleSession:
         reply: Reply = await dispatch(incoming, self.ctx)
         shown = present(reply, "console", incoming.user_id)
         number = reply.context.get("no")
-        if shown.page is not None and isinstance(number, int):
-            self.last = (number, reply.view)
+        # the pages a number or name shows next are this reply's, or none: a reply that is no stored cast
+        # (an unsaved /qizheng, /help …) leaves nothing to page through
+        self.last = (number, reply.view) if shown.page is not None and isinstance(number, int) else None
         return shown_text(shown)
+
+    @staticmethod
+    def names_command(incoming: Incoming) -> bool:
+        """Whether the line's first word is a command's name or alias (typed without its ``/``)."""
+        split = split_command(incoming.text)
+        return split is not None and lookup(split[0]) is not None
 
 
 def shown_text(shown: Message) -> str:

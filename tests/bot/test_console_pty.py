@@ -115,7 +115,10 @@ def test_console_chat_answers_commands_and_ends_at_eof(console):
     out = console.ask("/cast 庚辰 13")
     assert gettext("ko", "bot.error.bad_ju", value="13") in out
 
-    out = console.ask("hello")
+    out = console.ask("hello")  # a bare word names no command: the hint (issue #34 item 7), never "/hello"
+    assert gettext("ko", "chat.hint") in out and "/hello" not in out
+
+    out = console.ask("/hello")  # a command that does not exist is named as such
     assert gettext("ko", "bot.error.unknown_command", name="hello") in out
 
     os.write(console.master, b"\x04")  # Ctrl-D: end of input

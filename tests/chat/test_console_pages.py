@@ -26,4 +26,20 @@ async def test_pages_by_number_and_by_name_in_ko_and_lzh(ctx):
 
 async def test_a_page_word_without_a_cast_is_a_command(ctx):
     session = ConsoleSession(ctx)
-    assert "⚠" in await session.answer("2")  # no cast shown yet: "/2" is an unknown command
+    # no cast shown yet: a bare "2" is no command either — the one-line hint, never an echo of "/2"
+    assert await session.answer("2") == gettext("ko", "chat.hint")
+
+
+async def test_after_an_unsaved_reply_a_number_is_no_page_and_a_bare_word_gets_the_hint(ctx):
+    """Issue #34 item 7: after an unsaved /qizheng (no history number) a typed 2 is not page 2 of the cast
+    before it; a bare 5 or 안녕하세요 gets the one-line hint, never "/5" or "/안녕하세요" echoed back."""
+    session = ConsoleSession(ctx)
+    await session.answer("/cast 庚辰 8")
+    assert SEED_003["ko"] in await session.answer("2")  # page 2 of that cast
+    unsaved = await session.answer("/qizheng 1990-05-01 10:30 126.98 37.57")
+    assert "#" not in unsaved.splitlines()[0]  # not kept: no number
+    assert SEED_003["ko"] not in await session.answer("2")
+    for word in ("5", "안녕하세요"):
+        hint = await session.answer(word)
+        assert hint == gettext("ko", "chat.hint") and "/" + word not in hint
+    assert "丑貴人" in await session.answer("cast 庚辰 8")  # a command typed without its / still is one
