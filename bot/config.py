@@ -89,7 +89,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, overload
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from dotenv import dotenv_values
@@ -408,15 +408,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
             f"SIKPAN_HISTORY_LIMIT must be a whole number: {bounded(limit_raw, 64)!r}",
             value=bounded(limit_raw, 64),
         )
-    attempts_raw = get("SIKPAN_START_ATTEMPTS")
-    attempts = START_ATTEMPTS
-    if (
-        attempts_raw is not None
-        and attempts_raw.isascii()
-        and attempts_raw.isdigit()
-        and len(attempts_raw) < 4
-    ):
-        attempts = max(1, int(attempts_raw))
+    attempts = _whole(get, "SIKPAN_START_ATTEMPTS", 1, 999, START_ATTEMPTS)
     webhook = _webhook_settings(get)
     shards = _shard_settings(get)
     rate_raw = get("TELEGRAM_SEND_RATE")
@@ -433,14 +425,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
                 name="TELEGRAM_SEND_RATE",
                 value=bounded(rate_raw, 64),
             )
-    keep_raw = get("SIKPAN_KEEP_DELIVERIES")
-    if keep_raw is not None and not (keep_raw.isascii() and keep_raw.isdigit() and len(keep_raw) <= 6):
-        raise ConfigError(
-            N_("bot.error.config_number"),
-            f"SIKPAN_KEEP_DELIVERIES must be a whole number of days: {bounded(keep_raw, 64)!r}",
-            name="SIKPAN_KEEP_DELIVERIES",
-            value=bounded(keep_raw, 64),
-        )
+    keep = _whole(get, "SIKPAN_KEEP_DELIVERIES", 0, 999_999, KEEP_DELIVERIES_DAYS)
     role = (get("SIKPAN_ROLE", "all") or "all").lower()
     if role not in ROLES:
         raise ConfigError(
@@ -473,7 +458,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
         role=role,
         telegram_send_rate=rate,
         history_limit=int(limit_raw) or None if limit_raw is not None else None,
-        keep_deliveries_days=int(keep_raw) if keep_raw is not None else KEEP_DELIVERIES_DAYS,
+        keep_deliveries_days=keep,
         start_attempts=attempts,
         telegram_token=get("TELEGRAM_BOT_TOKEN"),
         discord_token=get("DISCORD_BOT_TOKEN"),
@@ -560,13 +545,23 @@ def _flag(get: Any, name: str) -> bool | None:
 
 def _port(get: Any, name: str, default: int | None) -> int | None:
     """A TCP port (1-65535) from ``name``, ``default`` when unset."""
+    return _whole(get, name, 1, 65535, default)
+
+
+@overload
+def _whole(get: Any, name: str, low: int, high: int, default: int) -> int: ...
+@overload
+def _whole(get: Any, name: str, low: int, high: int, default: None) -> int | None: ...
+def _whole(get: Any, name: str, low: int, high: int, default: int | None) -> int | None:
+    """A whole number from ``low`` to ``high`` (ASCII digits) from ``name``, ``default`` when unset; anything
+    else is ``bot.error.config_number`` (the one check of every numeric variable)."""
     raw = get(name)
     if raw is None:
         return default
-    if not (raw.isascii() and raw.isdigit() and 0 < int(raw[:6]) < 65536):
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= len(str(high)) and low <= int(raw) <= high):
         raise ConfigError(
             N_("bot.error.config_number"),
-            f"{name} must be a port number (1-65535): {bounded(raw, 64)!r}",
+            f"{name} must be a whole number from {low} to {high}: {bounded(raw, 64)!r}",
             name=name,
             value=bounded(raw, 64),
         )
@@ -595,17 +590,7 @@ def _webhook_settings(get: Any) -> dict[str, Any]:
             length=len(secret),
         )
     port = _port(get, "TELEGRAM_WEBHOOK_PORT", DEFAULT_WEBHOOK_PORT)
-    connections_raw = get("TELEGRAM_WEBHOOK_MAX_CONNECTIONS")
-    connections: int | None = None
-    if connections_raw is not None:
-        if not (connections_raw.isascii() and connections_raw.isdigit() and 1 <= int(connections_raw) <= 100):
-            raise ConfigError(
-                N_("bot.error.config_number"),
-                f"TELEGRAM_WEBHOOK_MAX_CONNECTIONS must be 1-100: {bounded(connections_raw, 64)!r}",
-                name="TELEGRAM_WEBHOOK_MAX_CONNECTIONS",
-                value=bounded(connections_raw, 64),
-            )
-        connections = int(connections_raw)
+    connections = _whole(get, "TELEGRAM_WEBHOOK_MAX_CONNECTIONS", 1, 100, None)  # what Telegram takes
     address = get("TELEGRAM_WEBHOOK_IP_ADDRESS")
     if address is not None:
         try:
@@ -646,18 +631,8 @@ def parse_shard_ids(text: str) -> tuple[int, ...] | None:
 
 
 def _shard_settings(get: Any) -> dict[str, Any]:
-    count_raw = get("DISCORD_SHARD_COUNT")
     ids_raw = get("DISCORD_SHARD_IDS")
-    count: int | None = None
-    if count_raw is not None:
-        if not (count_raw.isascii() and count_raw.isdigit() and 0 < int(count_raw[:6]) <= 100_000):
-            raise ConfigError(
-                N_("bot.error.config_number"),
-                f"DISCORD_SHARD_COUNT must be a whole number from 1: {bounded(count_raw, 64)!r}",
-                name="DISCORD_SHARD_COUNT",
-                value=bounded(count_raw, 64),
-            )
-        count = int(count_raw)
+    count = _whole(get, "DISCORD_SHARD_COUNT", 1, 100_000, None)
     ids: tuple[int, ...] | None = None
     if ids_raw is not None:
         ids = parse_shard_ids(ids_raw)

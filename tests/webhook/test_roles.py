@@ -71,6 +71,13 @@ def test_dotenv_alone_switches_telegram_to_the_webhook(tmp_path):
             "bot.error.config_number",
         ),  # an address, no name
         ({"TELEGRAM_WEBHOOK_DROP_PENDING": "sometimes"}, "bot.error.config_flag"),
+        # one check of every whole-number variable (bot.config._whole): signs, digits outside ASCII, range
+        ({"SIKPAN_START_ATTEMPTS": "0"}, "bot.error.config_number"),
+        ({"SIKPAN_START_ATTEMPTS": "five"}, "bot.error.config_number"),
+        ({"SIKPAN_KEEP_DELIVERIES": "-1"}, "bot.error.config_number"),
+        ({"SIKPAN_KEEP_DELIVERIES": "３５"}, "bot.error.config_number"),  # full-width digits
+        ({"DISCORD_SHARD_COUNT": "0"}, "bot.error.config_number"),
+        ({"TELEGRAM_WEBHOOK_PORT": "0080000"}, "bot.error.config_number"),
     ],
 )
 def test_bad_deployment_settings_are_refused_in_both_languages(tmp_path, env, code):
