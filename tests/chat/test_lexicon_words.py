@@ -204,3 +204,29 @@ async def test_discord_words_and_a_choice_button(dc, tmp_path):
         assert pressed.acked_at - pressed.created_at < 3.0
         assert word_buttons.decode(unsealed(buttons[0]["custom_id"])) == "/cast 庚辰 8 天時"
         assert "天時" in str(cast)
+
+
+def test_a_cast_line_never_pays_for_the_lexicons_similarity(monkeypatch):
+    """``/cast now`` (and any line that is a cast) is answered without comparing ``now`` with every word of the
+    lexicon (issue #31 item 8: that comparison, ~10 ms of difflib, ran on every ``/cast now``); a word that is
+    no cast still gets its closest topics."""
+    from bot.features.liuren import command as liuren_command
+    from engine import lexicon as lexicon_module
+
+    calls: list[str] = []
+    real = lexicon_module.suggest
+
+    def counted(word: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(word)
+        return real(word, *args, **kwargs)
+
+    monkeypatch.setattr(lexicon_module, "suggest", counted)
+    for line in (("now",), ("2026-12-07", "10:00"), ("庚辰", "8"), ("지금",)):
+        assert liuren_command.unknown_topic(line) is None, line
+    assert calls == []
+    assert liuren_command.unknown_topic(("now", "재뮬")) == (
+        "재뮬",
+        ("now",),
+    )  # a typo of 재물: topics offered
+    assert liuren_command.unknown_topic(("재뮬",)) == ("재뮬", ())
+    assert calls == ["재뮬"]

@@ -210,15 +210,15 @@ def unknown_topic(args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
     last = args[-1].strip()
     if not last or last[:1].isdigit():
         return None
-    if len(args) == 1 and (
-        any(ch in _DAY_LETTERS for ch in last) or not lexicon.suggest(last, "liuren", fallback=False)
-    ):  # alone, a word shaped like a day, or close to no topic (tomorrow): the usage, not topics
-        return None
-    try:
+    try:  # first the cheap question (is it a cast? `now`, a date …), the lexicon's similarity only if not
         parse_cast_args(args)
     except (CommandError, EngineInputError):
         pass
     else:
+        return None
+    if len(args) == 1 and (
+        any(ch in _DAY_LETTERS for ch in last) or not lexicon.suggest(last, "liuren", fallback=False)
+    ):  # alone, a word shaped like a day, or close to no topic (tomorrow): the usage, not topics
         return None
     try:
         parse_cast_args(args[:-1])
