@@ -14,10 +14,11 @@ import contextlib
 import os
 import sys
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 from bot.commands import Incoming, Reply, dispatch, lookup, pages, resolve_lang, split_command
-from bot.features.base import pages_of
+from bot.features.base import Attachment, pages_of
 from bot.i18n import gettext
 from bot.msgids import msgid
 from bot.presentation import Message, present
@@ -127,9 +128,10 @@ class ConsoleSession:
     """One console chat: remembers which stored cast was shown last (its number), so that a page's number
     or name shows that page of it."""
 
-    def __init__(self, ctx: AppContext) -> None:
+    def __init__(self, ctx: AppContext, files_dir: Path | None = None) -> None:
         self.ctx = ctx
         self.last: tuple[int, str] | None = None  # (history number, view) of the last stored cast shown
+        self.files_dir = files_dir  # where a reply's files (/export) are written; None: the working directory
 
     def page_named(self, line: str) -> str | None:
         if self.last is None:
@@ -174,7 +176,24 @@ class ConsoleSession:
         # the pages a number or name shows next are this reply's, or none: a reply that is no stored cast
         # (an unsaved /qizheng, /help …) leaves nothing to page through
         self.last = (number, reply.view) if shown.page is not None and isinstance(number, int) else None
-        return shown_text(shown)
+        saved = [
+            gettext(reply.lang, "chat.file_saved", path=str(self.save(f))) for f in reply.files
+        ]  # the console's user is the machine's: its files go to a directory of it
+        return "\n".join([shown_text(shown), *saved])
+
+    def save(self, attachment: Attachment) -> Path:
+        """Write a reply's file under a new name (``name.json``, ``name-2.json`` …): nothing is overwritten."""
+        folder = self.files_dir or Path.cwd()
+        stem, dot, suffix = attachment.filename.partition(".")
+        for n in range(1, 1000):
+            path = folder / (attachment.filename if n == 1 else f"{stem}-{n}{dot}{suffix}")
+            try:
+                with path.open("xb") as out:
+                    out.write(attachment.data)
+            except FileExistsError:
+                continue
+            return path
+        raise FileExistsError(folder / attachment.filename)
 
     @staticmethod
     def names_command(incoming: Incoming) -> bool:

@@ -43,6 +43,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         parser.add_argument(
             "--env-file", default=None, help=N_("read settings from this .env file (default ./.env)")
         )
+        if name == "export":
+            parser.add_argument(
+                "--user",
+                default=None,
+                metavar="KEY",
+                help=N_("only this user's data (platform:id, e.g. telegram:123), as /export gives it"),
+            )
         parser.set_defaults(func=handler, export=name == "export")
 
 
@@ -69,7 +76,10 @@ def handler(args: argparse.Namespace) -> int:
     try:
         if args.export:
             # the source is migrated first: the file is in this sikpan's schema
-            moved = asyncio.run(_run(target, lambda s: export(s, path), migrate=True))
+            moved = asyncio.run(_run(target, lambda s: export(s, path, args.user), migrate=True))
+            if args.user is not None and moved.total == 0:
+                path.unlink(missing_ok=True)
+                raise UsageError(N_("cli.export.no_user"), user=args.user)
         else:
             moved = asyncio.run(_run(target, lambda s: import_(s, path), migrate=False))
     except PortableError as err:

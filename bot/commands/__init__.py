@@ -30,7 +30,7 @@ from types import MappingProxyType
 
 from bot import metrics, privacy
 from bot.context import AppContext
-from bot.features.account import history, settings
+from bot.features.account import export, history, settings
 from bot.features.base import (
     COMMANDS,
     ECHO_LIMIT,
@@ -66,7 +66,7 @@ from engine.errors import EngineInputError
 
 log = logging.getLogger(__name__)
 
-MODULES = (cast, help_, settings, daily, history, journal, liuyao, qizheng, shensha)
+MODULES = (cast, help_, settings, daily, history, journal, export, liuyao, qizheng, shensha)
 
 # Engine messages that speak of CLI flags, said in chat words instead (no chat message names a flag).
 CHAT_WORDING = {

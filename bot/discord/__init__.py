@@ -304,6 +304,7 @@ class SikpanClient(discord.AutoShardedClient):
             view=view_of(shown),
             file=shown.picture,
             filename=pictures.FILENAME,
+            documents=[(f.filename, f.data) for f in reply.files],
         )
         self.handled.append(outcome)
 
@@ -455,6 +456,7 @@ class SikpanClient(discord.AutoShardedClient):
             view=view_of(shown),
             file=shown.picture,
             filename=pictures.FILENAME,
+            documents=[(f.filename, f.data) for f in reply.files],
         )
         self.handled.append(outcome)
 

@@ -21,7 +21,7 @@ import asyncio
 import io
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import aiohttp
@@ -89,12 +89,14 @@ class DiscordSender:
         view: Any = None,
         file: bytes | None = None,
         filename: str = "chart.png",
+        documents: Sequence[tuple[str, bytes]] = (),
     ) -> SendOutcome:
         """Send to ``target``: a ``discord.abc.Messageable`` (channel, user, member) or an interaction
         ``followup`` webhook (then ``ephemeral`` applies). ``embed`` (a ready ``discord.Embed``) is sent
         alone instead of ``text``; ``view`` (buttons) goes with the last message. ``file`` (PNG bytes) is
         uploaded with the first message as ``files[0]`` named ``filename`` (multipart ``payload_json``),
-        in the same request: an embed shows it with ``embed.set_image(url="attachment://chart.png")``."""
+        in the same request: an embed shows it with ``embed.set_image(url="attachment://chart.png")``.
+        ``documents`` ((filename, bytes) each, ``/export``) are uploaded with the first message instead."""
         is_webhook = isinstance(target, discord.Webhook)
         ident = target_id or str(getattr(target, "id", "?"))
         payloads: list[dict[str, Any]]
@@ -122,6 +124,10 @@ class DiscordSender:
                 attempt += 1
                 if file is not None and index == 0:  # a fresh File per attempt: a send reads it to the end
                     kwargs["file"] = discord.File(io.BytesIO(file), filename=filename)
+                elif documents and index == 0:
+                    kwargs["files"] = [
+                        discord.File(io.BytesIO(data), filename=name) for name, data in documents
+                    ]
                 try:
                     message = await target.send(**kwargs)
                     if message is not None:

@@ -62,6 +62,15 @@ class Incoming:
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file a reply carries (``/export``): sent as a document (Telegram), an attachment (Discord), written
+    to a file (console)."""
+
+    filename: str  # ASCII, no directory
+    data: bytes
+
+
+@dataclass(frozen=True)
 class Reply:
     """A platform-neutral answer: a template name, its language and its (JSON-able) context."""
 
@@ -72,6 +81,7 @@ class Reply:
     # the chart picture of the cast the context was made from (``bot.pictures.Picture``: drawn from that
     # cast's chart, never cast again), or None for a reply without a picture
     picture: pictures.Picture | None = None
+    files: tuple[Attachment, ...] = ()  # sent with the reply, to the caller alone (``private_only`` commands)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,10 @@ The file is JSON Lines (UTF-8; gzip when its name ends in ``.gz``):
 - per table: ``{"table": NAME, "columns": [...]}``, then one JSON array per row, in the key's order;
 - last: ``{"end": {NAME: rows, …}}`` — a file cut short (a full disk, a lost copy) lacks it and is refused.
 
+One user's data (``sikpan export --user KEY``, the chat's ``/export``) is the same file with ``"user": KEY``
+in its header and, of every table with a ``user_key`` column (the /forget convention), that user's rows:
+it reads back with ``sikpan import`` into a new database like a whole one.
+
 Every table of the schema is carried (users, settings, history with the per-user counters, subscriptions
 and their deliveries, the webhook ledger …) but ``schema_version`` (the header's ``schema``) and
 ``schedulers`` (the heartbeats of processes running on the source; a new database starts with none).
@@ -95,40 +99,49 @@ def in_order(tables: Sequence[TableInfo]) -> list[TableInfo]:
     return done
 
 
-async def export(storage: Storage, path: Path) -> Moved:
-    """Write the database to a new file ``path`` (refused if it exists); returns what was written."""
+async def export(storage: Storage, path: Path, user_key: str | None = None) -> Moved:
+    """Write the database (or the rows of ``user_key``) to a new file ``path`` (refused if it exists);
+    returns what was written."""
+    try:
+        out = _writer(path)
+    except FileExistsError:
+        raise PortableError(N_("cli.export.exists"), path=str(path)) from None
+    with out:
+        return await write(storage, out, user_key)
+
+
+async def write(storage: Storage, out: IO[str], user_key: str | None = None) -> Moved:
+    """Write the export to ``out``: every table, or — with ``user_key`` — that user's rows of every table
+    with a ``user_key`` column (one snapshot either way)."""
     counts: dict[str, int] = {}
     async with storage.transaction() as tx:  # one snapshot of every table
         schema_row = await tx.fetchone("SELECT COALESCE(MAX(version), 0) FROM schema_version")
         schema = int(schema_row[0]) if schema_row else 0
         tables = [t for t in in_order(await storage.backend.tables(tx)) if t.name not in SKIPPED]
-        try:
-            out = _writer(path)
-        except FileExistsError:
-            raise PortableError(N_("cli.export.exists"), path=str(path)) from None
-        with out:
-            out.write(
-                _line(
-                    {
-                        "sikpan_export": FORMAT,
-                        "schema": schema,
-                        "dialect": storage.dialect,
-                        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                    }
-                )
-            )
-            for table in tables:
-                out.write(_line({"table": table.name, "columns": list(table.columns)}))
-                counts[table.name] = 0
-                async for row in _pages(tx, table):
-                    out.write(_line(row))
-                    counts[table.name] += 1
-            out.write(_line({"end": counts}))
+        if user_key is not None:
+            tables = [t for t in tables if "user_key" in t.columns]
+        header: dict[str, Any] = {
+            "sikpan_export": FORMAT,
+            "schema": schema,
+            "dialect": storage.dialect,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        if user_key is not None:
+            header["user"] = user_key
+        out.write(_line(header))
+        for table in tables:
+            out.write(_line({"table": table.name, "columns": list(table.columns)}))
+            counts[table.name] = 0
+            async for row in _pages(tx, table, user_key):
+                out.write(_line(row))
+                counts[table.name] += 1
+        out.write(_line({"end": counts}))
     return Moved(schema, counts)
 
 
-async def _pages(tx: Tx, table: TableInfo) -> AsyncIterator[list[Any]]:
-    """The table's rows (as lists, in its columns' order), a page at a time in the key's order."""
+async def _pages(tx: Tx, table: TableInfo, user_key: str | None = None) -> AsyncIterator[list[Any]]:
+    """The table's rows (as lists, in its columns' order; only ``user_key``'s when given), a page at a time
+    in the key's order."""
     cols = ", ".join(f'"{c}"' for c in table.columns)
     key = ", ".join(f'"{k}"' if k != "rowid" else "rowid" for k in table.key)
     extra = [k for k in table.key if k not in table.columns]
@@ -139,13 +152,12 @@ async def _pages(tx: Tx, table: TableInfo) -> AsyncIterator[list[Any]]:
     ]
     after: list[Any] | None = None
     while True:
-        if after is None:
-            rows = await tx.fetchall(f"{select} ORDER BY {key} LIMIT ?", (PAGE,))
-        else:
-            marks = ", ".join("?" for _ in after)
-            rows = await tx.fetchall(
-                f"{select} WHERE ({key}) > ({marks}) ORDER BY {key} LIMIT ?", (*after, PAGE)
-            )
+        conditions, params = ([], []) if user_key is None else (["user_key = ?"], [user_key])
+        if after is not None:
+            conditions.append(f"({key}) > ({', '.join('?' for _ in after)})")
+            params.extend(after)
+        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+        rows = await tx.fetchall(f"{select}{where} ORDER BY {key} LIMIT ?", (*params, PAGE))
         for row in rows:
             yield [row[i] for i in range(len(table.columns))]
         if len(rows) < PAGE:

@@ -357,6 +357,26 @@ class TelegramAdapter:
         except BaseException:
             self.sender.release(message.chat.id)
             raise
+        if reply.files:  # the text is the first file's caption; the others follow as documents of their own
+            first = reply.files[0]
+            outcome = await self.send(
+                incoming,
+                message_out.text,
+                photo=first.data,
+                filename=first.filename,
+                document=True,
+                update_id=update.update_id,
+                held=True,
+            )
+            for attachment in reply.files[1:]:  # queued behind it in the chat's queue: they arrive in order
+                await self.sender.reply(
+                    int(incoming.chat_id),
+                    "",
+                    photo=attachment.data,
+                    filename=attachment.filename,
+                    document=True,
+                )
+            return outcome
         return await self.send(
             incoming,
             message_out.text,
@@ -378,6 +398,8 @@ class TelegramAdapter:
         caption: str | None = None,
         update_id: int | None = None,
         held: bool = False,
+        filename: str = pictures.FILENAME,
+        document: bool = False,
     ) -> SendOutcome | None:
         """Send a reply (:func:`bot.presentation.present` decided its text, photo and caption) through the
         chat's queue (:meth:`bot.telegram.sender.TelegramSender.reply`): its outcome, or None when the reply
@@ -400,9 +422,10 @@ class TelegramAdapter:
                 reply_markup=reply_markup,
                 photo=photo,
                 caption=caption,
-                filename=pictures.FILENAME,
+                filename=filename,
                 on_done=done,
                 held=held,
+                document=document,
             )
         except BaseException:
             if update_id is not None:

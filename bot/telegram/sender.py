@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import httpx
-from telegram import Bot, LinkPreviewOptions, Message, ReplyParameters
+from telegram import Bot, InputFile, LinkPreviewOptions, Message, ReplyParameters
 from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
@@ -314,6 +314,7 @@ class TelegramSender:
         filename: str = "chart.png",
         on_done: OnDone | None = None,
         held: bool = False,
+        document: bool = False,
     ) -> SendOutcome | None:
         """A reply to an update, through the chat's queue: the update's handler never waits for a budget.
 
@@ -343,6 +344,7 @@ class TelegramSender:
                 caption=caption,
                 filename=filename,
                 ticket=ticket,
+                document=document,
             )
 
         task = asyncio.create_task(send())
@@ -446,6 +448,7 @@ class TelegramSender:
         caption: str | None = None,
         filename: str = "chart.png",
         ticket: Ticket | None = None,
+        document: bool = False,
     ) -> SendOutcome:
         """Split ``text`` (Telegram HTML) and send each part in order; see the module docstring.
 
@@ -455,6 +458,9 @@ class TelegramSender:
         refuse that id with a 400, as an upload after all) whose caption is ``caption``, or — when ``caption`` is None — the first part of
         ``text`` split at the caption limit (1,024 visible characters); the rest of ``text`` follows as
         messages. A photo and its caption are one request; the keyboard goes with the last part, as for text.
+
+        ``document``: ``photo`` is a file (``filename``) sent as a ``sendDocument`` instead — the same caption
+        rules, always uploaded (a user's own file is never sent again by ``file_id``).
 
         ``before_request`` is awaited once, after pacing and immediately before the first request; when it
         returns False nothing is sent (outcome ``not_attempted``).
@@ -472,7 +478,7 @@ class TelegramSender:
             else:
                 photo_caption = fit_caption(clean(caption), self.caption_limit)
             parts = [photo_caption, *parts]
-        digest = self._digest(photo) if photo is not None else b""
+        digest = self._digest(photo) if photo is not None and not document else b""
         chat = str(chat_id)
         if len(self._chat_locks) > self.max_idle_chats:
             self._prune()
@@ -495,7 +501,7 @@ class TelegramSender:
                     reused: str | None = None  # the file_id this attempt sends instead of the bytes
                     markup = reply_markup if index == len(parts) - 1 else None
                     upload = photo is not None and index == 0
-                    if upload:
+                    if upload and not document:
                         reused = self._photo_ids.find(digest)  # recently sent: kept longest
                     slot = (
                         await self._pace(
@@ -514,9 +520,19 @@ class TelegramSender:
                         ticket.in_flight = True
                     try:
                         try:
-                            if upload:
+                            if upload and document:
                                 assert photo is not None
-                                result: Message = await self.bot.send_photo(
+                                result: Message = await self.bot.send_document(
+                                    chat_id,
+                                    InputFile(photo, filename=filename),
+                                    caption=part or None,
+                                    parse_mode=ParseMode.HTML,
+                                    reply_parameters=_reply_to(reply_to_message_id),
+                                    reply_markup=markup,
+                                )
+                            elif upload:
+                                assert photo is not None
+                                result = await self.bot.send_photo(
                                     chat_id,
                                     reused or photo,
                                     caption=part or None,
@@ -538,7 +554,7 @@ class TelegramSender:
                             await self._settle(slot)
                             if ticket is not None:  # its slot settled: a stop may cut it from here on
                                 ticket.in_flight = False
-                        if upload:
+                        if upload and not document:
                             if reused is None:
                                 self._remember_photo(digest, result)
                             else:

@@ -116,6 +116,8 @@ from tests.fakes._server import LoopbackServer
 TEXT_LIMIT = 4096
 FLOOD_METHODS = frozenset({"sendMessage", "sendPhoto", "sendDocument"})  # what the flood limit counts
 CAPTION_LIMIT = 1024
+DOCUMENT_MAX_BYTES = 50 * 1024 * 1024  # "bots can currently send files of any type of up to 50 MB in size"
+UPLOAD_NAMES = "__upload_names__"  # the fake's own key in a call's params: each upload part's file name
 PHOTO_MAX_BYTES = 10 * 1024 * 1024  # sendPhoto: "The photo must be at most 10 MB in size"
 PHOTO_SIDES = (90, 320, 800, 1280, 2560)  # the longest side of each size Telegram keeps of a photo
 # Bot API fields that are strings and must not be JSON-decoded.
@@ -312,6 +314,7 @@ class FakeTelegram(LoopbackServer):
     # the bot's messages as they stand now, by (chat id, message id): edits are checked against them
     messages: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
     photos: dict[str, bytes] = field(default_factory=dict)  # file_id of the largest size → the bytes sent
+    documents: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # file_id → (file name, bytes)
     conflict_spacing: float = 3.0  # seconds: at most one 409 answer per this long (the Bot API server's)
 
     def __post_init__(self) -> None:
@@ -529,7 +532,11 @@ class FakeTelegram(LoopbackServer):
     # ------------------------------------------------------------------ recording
     @property
     def sent(self) -> list[Call]:
-        return [c for c in self.calls if c.method in ("sendMessage", "sendPhoto") and c.status == 200]
+        return [
+            c
+            for c in self.calls
+            if c.method in ("sendMessage", "sendPhoto", "sendDocument") and c.status == 200
+        ]
 
     def sent_to(self, chat_id: Any) -> list[Call]:
         return [c for c in self.sent if str(c.params.get("chat_id")) == str(chat_id)]
@@ -573,6 +580,7 @@ class FakeTelegram(LoopbackServer):
     async def _params(self, request: web.Request) -> tuple[dict[str, Any], dict[str, bytes]]:
         raw: dict[str, Any] = dict(request.query)
         files: dict[str, bytes] = {}
+        names: dict[str, str] = {}  # an upload's file name (the part's Content-Disposition filename)
         ctype = request.content_type
         if ctype == "application/json":
             body = await request.json() if request.can_read_body else {}
@@ -582,6 +590,7 @@ class FakeTelegram(LoopbackServer):
             async for part in reader:
                 if part.filename is not None:  # type: ignore[union-attr]
                     files[part.name or ""] = await part.read()  # type: ignore[union-attr]
+                    names[part.name or ""] = part.filename  # type: ignore[union-attr]
                 else:
                     raw[part.name or ""] = await part.text()  # type: ignore[union-attr]
         elif request.can_read_body:
@@ -595,6 +604,8 @@ class FakeTelegram(LoopbackServer):
                 params[key] = json.loads(value)
             except ValueError:
                 params[key] = value
+        if names:
+            params[UPLOAD_NAMES] = names
         return params, files
 
     @staticmethod
@@ -962,9 +973,39 @@ class FakeTelegram(LoopbackServer):
         return self._edited(base, params, photo=sizes, caption=caption)
 
     async def _m_senddocument(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
-        for name, data in files.items():
-            self.files[f"documents/{name}"] = data
-        return self._message(params, document={"file_id": "doc1", "file_unique_id": "d1"})
+        """A file as a document: the multipart part ``document`` (its file name kept) or the ``file_id`` of
+        one sent before; at most 50 MB (the Bot API's upload limit for bots: 413 above); the caption as for
+        photos. Kept in :attr:`documents` (file_id → (file name, bytes)) and served by getFile."""
+        if params.get("chat_id") in (None, ""):
+            raise _ApiError(400, "Bad Request: chat_id is empty")
+        caption = None
+        if params.get("caption"):
+            caption = self._check_text(
+                params["caption"], params.get("parse_mode"), CAPTION_LIMIT, "message caption"
+            )
+        data = files.get("document")
+        if data is None:
+            known = str(params.get("document", ""))
+            if known not in self.documents:
+                raise _ApiError(400, "Bad Request: wrong file identifier/HTTP URL specified")
+            name, data = self.documents[known]
+        else:
+            if len(data) > DOCUMENT_MAX_BYTES:
+                raise _ApiError(413, "Request Entity Too Large")
+            if not data:
+                raise _ApiError(400, "Bad Request: file must be non-empty")
+            name = params.get(UPLOAD_NAMES, {}).get("document") or "document"
+        n = next(self._file_ids)
+        file_id = f"BQACAgdoc{n}"
+        self.documents[file_id] = (name, data)
+        self.files[f"documents/{file_id}"] = data
+        extra: dict[str, Any] = {
+            "document": {"file_id": file_id, "file_unique_id": f"AgADdoc{n}", "file_name": name,
+                         "file_size": len(data)},
+        }  # fmt: skip
+        if caption is not None:
+            extra["caption"] = caption
+        return self._message(params, **extra)
 
     async def _m_getfile(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         file_id = str(params.get("file_id"))
