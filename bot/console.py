@@ -3,8 +3,9 @@
 Each input line is one command (``/cast now``; the leading ``/`` may be left out); the answer is the
 ``console`` rendering of the reply. A stored cast answers with its first page and a line naming the others
 (``bot.features.base.pages_of``); typing a page's number or name (``2``, ``解``, ``풀이``, ``read``) then shows that page of
-the same stored cast, read again from the history (:mod:`bot.commands.pages`). End of input (Ctrl-D),
-``/quit`` or the stop event ends the chat.
+the same stored cast, read again from the history (:mod:`bot.commands.pages`); a topic's name (``재물``, ``求財``)
+shows its first page read for that topic (issue 32). End of input (Ctrl-D), ``/quit`` or the stop event ends
+the chat.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 from bot.commands import Incoming, Reply, dispatch, lookup, pages, resolve_lang, split_command
-from bot.features.base import Attachment, pages_of
+from bot.features.base import Attachment, pages_of, topic_pages
 from bot.i18n import gettext
 from bot.msgids import msgid
 from bot.presentation import Message, present
@@ -147,6 +148,9 @@ class ConsoleSession:
                 names.update(gettext(lang, msgid("chat.page", f"{self.last[1]}.{page}")).lower().split())
             if word in names:
                 return page
+        for topic in topic_pages(self.last[1]):  # issue 32: a topic's name reads the same cast for it
+            if word in {gettext(lang, topic.label_msgid).lower() for lang in ("ko", "lzh")}:
+                return topic.name
         return None
 
     async def answer(self, line: str) -> str:

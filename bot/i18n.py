@@ -196,6 +196,14 @@ def cite(lang: str, source: object) -> str:
     return _SPEC.sub("", _SEED_LINE.sub(line, _SEED.sub(named, str(source))))
 
 
+def cite_short(lang: str, source: object) -> str:
+    """The first passage a source reference names, without its quotation, as :func:`cite` names it
+    (``003:7 「寅為日之財…」; 002:75 「…」`` → 八課例·七): a reason's source on a first screen, where the whole
+    reference (the 근거 page's) would not fit."""
+    first = str(source).split(";", 1)[0].split("「", 1)[0].strip()
+    return cite(lang, first)
+
+
 _PASSAGE = re.compile(r"\bp(\d{2})\.(\d+)\b")
 
 
@@ -609,6 +617,7 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["both"] = jinja2.pass_context(lambda _context, value: both_each(lang, value))
     env.filters["particle"] = _particle
     env.filters["cite"] = lambda value: cite(lang, value)
+    env.filters["cite_short"] = lambda value: cite_short(lang, value)
     env.filters["passage"] = lambda value: passage(lang, value)
     env.filters["own_script"] = lambda values: own_script(lang, values)
     env.filters["series"] = lambda values: series(lang, values)

@@ -22,9 +22,9 @@ import re
 from dataclasses import dataclass, replace
 
 from bot import pictures
-from bot.commands import Incoming, pages, setting_buttons, word_buttons
+from bot.commands import Incoming, pages, setting_buttons, topic_buttons, word_buttons
 from bot.commands.setting_buttons import Button
-from bot.features.base import Reply
+from bot.features.base import Reply, topic_pages
 from bot.i18n import gettext
 from bot.msgids import msgid
 from bot.seal import EVERYONE, ButtonSeal
@@ -165,11 +165,13 @@ def _discord(reply: Reply, owner: str, page: str | None, png: bytes | None, *, e
         for ref in pages.refs(reply.view, owner, int(reply.context["no"]))
         if (data := ref.encode()) is not None
     )
+    # the topic buttons (issue 32), rows of four after the pages' (Discord: five rows of five at most)
+    topics = tuple(topic_buttons.rows(reply, owner, page, "")[:4])
     return Message(
         "discord",
         description or "…",
         page,
-        (buttons,) if buttons else (),
+        ((buttons,) if buttons else ()) + topics,
         png,
         title=title[:EMBED_TITLE_LIMIT],
         footer=footer[:EMBED_FOOTER_LIMIT] or None,
@@ -189,7 +191,8 @@ def choice_buttons(reply: Reply, owner: str) -> list[list[Button]]:
 def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, part: int = 0) -> Rows:
     """Telegram's buttons: one per page of the stored cast ``reply`` shows (the current one marked ``• ``);
     when the current page is shown in ``parts`` caption-sized parts (a photo message), a second row with one
-    button per part (the shown one, ``part``, marked); the choices of a ``/settings`` reply
+    button per part (the shown one, ``part``, marked); then the topic buttons of the cast, if its command has
+    them (:mod:`bot.commands.topic_buttons`, rows of four); the choices of a ``/settings`` reply
     (:mod:`bot.commands.setting_buttons`). Empty when a page's data would not fit (then no page buttons)."""
     if reply.view in ("settings", "choose"):
         return tuple(tuple(row) for row in choice_buttons(reply, owner))
@@ -216,6 +219,7 @@ def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, p
             row.append(Button((CURRENT if index == part else "") + label, part_data, index == part))
         if len(row) > 1:
             rows.append(tuple(row))
+    rows += topic_buttons.rows(reply, owner, current, CURRENT)  # issue 32: the same cast, read for a topic
     return tuple(rows)
 
 
@@ -263,7 +267,11 @@ def page_hint(reply: Reply, current: str) -> str:
         for i, p in enumerate(pages_of(reply.view), 1)
         if p != current
     ]
-    return gettext(reply.lang, "chat.page.console_hint", pages=" · ".join(labels))
+    hint = gettext(reply.lang, "chat.page.console_hint", pages=" · ".join(labels))
+    topics = [gettext(reply.lang, p.label_msgid) for p in topic_pages(reply.view) if p.name != current]
+    if topics:  # issue 32: the same cast read for another topic, by the topic's name typed
+        hint += "\n" + gettext(reply.lang, "chat.page.console_topics", topics=" · ".join(topics))
+    return hint
 
 
 def encode_part(ref: pages.PageRef, part: int) -> str | None:

@@ -22,7 +22,7 @@ import jinja2
 from markupsafe import Markup
 
 from bot.bounded import BoundedCache
-from bot.features.base import Extras, Reply, stored_as_view
+from bot.features.base import Extras, Reply, shown_page, stored_as_view
 from bot.features.base import first_page as first_page  # the adapters' names
 from bot.features.base import pages_of as pages_of
 from bot.features.liuren.view import reading_glossary
@@ -428,7 +428,8 @@ def view_title(lang: str, view: str) -> str:
 
 
 def page_view(view: str, page: str | None) -> str:
-    """The template view name of ``page`` of ``view``."""
+    """The template view name of ``page`` of ``view`` (a topic page: its first page's)."""
+    page = shown_page(view, page)
     if page is None or page == "full" or page not in pages_of(view):
         return view
     return f"{view}_{page}"
@@ -458,7 +459,7 @@ _BLANKS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 # to the whole page when the head ends a line: no rule of ``typeset``/``clean`` reads across a line's end.
 # page view → (head view, body view, the context keys only the head reads)
 SPLIT_PAGES: Mapping[str, tuple[str, str, frozenset[str]]] = {
-    "cast_brief": ("cast_head", "cast_brief_body", frozenset({"no", "when", "asked"})),
+    "cast_brief": ("cast_head", "cast_brief_body", frozenset({"no", "when", "asked", "topic"})),
     "shensha_brief": ("shensha_head", "shensha_brief_body", frozenset({"no", "when"})),
 }
 BODY_CACHE_SIZE = 512

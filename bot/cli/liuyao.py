@@ -152,7 +152,7 @@ def chart_handler(args: argparse.Namespace) -> int:
         assert pillars is not None
         month = month if month is not None else pillars.month.branch
         day = day if day is not None else pillars.day
-    chart = build(cast, month, day, use=args.use, options=options)
+    chart = build(cast, month, day, use=_use(args.use, args.lang), options=options)
     if args.png is not None:
         from bot.images import render_liuyao
 
@@ -163,6 +163,25 @@ def chart_handler(args: argparse.Namespace) -> int:
         return 0
     emit_text(typeset(args.lang, chart_text(data, args.lang)))
     return 0
+
+
+def _use(word: str | None, lang: str) -> str | None:
+    """The 用神 a ``--use`` word names, read as the chat reads it (``engine.lexicon``: 처재, 妻財, 소송, 疏, 돈 …);
+    a word the lexicon does not know (or one the seed leaves to the asker, 婚姻: 男娶 or 女嫁) is a usage error
+    naming the closest targets."""
+    if word is None:
+        return None
+    from engine import lexicon
+
+    match = lexicon.resolve(word, "liuyao")
+    if match is not None:
+        return match.target
+    names: list[str] = []
+    for m in lexicon.suggest(word, "liuyao"):
+        name = m.lzh if lang == "lzh" else m.ko
+        if name not in names:
+            names.append(name)
+    raise UsageError("error.liuyao.unknown_use", value=word[:20], choices=series(lang, names))
 
 
 def table_handler(args: argparse.Namespace) -> int:

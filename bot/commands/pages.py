@@ -18,7 +18,7 @@ from typing import Literal
 
 from bot import privacy
 from bot.context import AppContext
-from bot.features.base import Reply, pages_of
+from bot.features.base import Reply, ask_topic, pages_of, topic_pages
 from bot.features.common import replay
 from bot.i18n import N_
 from bot.seal import INNER_LIMIT, LEGACY, OWN, PUBLIC, Status
@@ -53,6 +53,11 @@ def refs(view: str, owner: str, number: int) -> list[PageRef]:
     return [PageRef(owner, number, page) for page in pages_of(view)]
 
 
+def topic_refs(view: str, owner: str, number: int) -> list[tuple[PageRef, str]]:
+    """(reference, label message id) of each topic page of ``view`` (``Stored.topics``; issue 32)."""
+    return [(PageRef(owner, number, p.name), p.label_msgid) for p in topic_pages(view)]
+
+
 def access(status: Status, ref: PageRef, presser: str, chat_kind: str) -> Access | None:
     """What a press of the page button ``ref`` (its seal's ``status``, :meth:`bot.seal.ButtonSeal.open`) by
     ``presser`` in a chat of ``chat_kind`` may show: ``"public"`` (what a group may see of the cast),
@@ -73,8 +78,11 @@ async def load(platform: str, ref: PageRef, lang: str, shown: Access, ctx: AppCo
     group may not see that view at all (``chat.button.expired``). The reply carries the picture of the same
     cast (``Reply.picture``): a page that puts the picture back draws it from there."""
     entry = await ctx.storage.get_history(f"{platform}:{ref.owner}", ref.number)
-    if entry is None or ref.page not in pages_of(entry.view):
+    if entry is None or ref.page not in (*pages_of(entry.view), *(p.name for p in topic_pages(entry.view))):
         return N_("chat.page.gone")
+    asked = ask_topic(entry.view, entry.inputs, ref.page)
+    if asked is not None:  # a topic button: the same row read for its topic (nothing stored nor cast anew)
+        entry = replace(entry, inputs=asked)
     reply = replay(entry, lang)  # one cast of the row: the page's text and its picture
     if reply is None:
         return N_("chat.page.gone")
@@ -86,4 +94,4 @@ async def load(platform: str, ref: PageRef, lang: str, shown: Access, ctx: AppCo
     return reply
 
 
-__all__ = ["DATA_LIMIT", "Access", "PageRef", "access", "decode", "load", "refs"]
+__all__ = ["DATA_LIMIT", "Access", "PageRef", "access", "decode", "load", "refs", "topic_refs"]

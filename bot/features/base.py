@@ -124,6 +124,20 @@ class Page:
     extras: bool = True  # False: the page reads none of its view's ``Stored.extras`` (they are not computed)
 
 
+# (a history row's inputs, the name of a topic page) → the same inputs asking that topic (issue 32)
+Ask = Callable[[Mapping[str, Any], str], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Topics:
+    """The topic buttons of a stored cast (issue 32 item 3): each shows the row's first page again, read for
+    its topic — the same stored inputs with ``ask(inputs, page)`` (no new cast of the moment, no new row).
+    A topic page's name travels in the button's data as a page's does (``p:<owner>:<number>:<name>``)."""
+
+    pages: tuple[Page, ...]  # name: a–z, 1–8 characters, none a page's; label: the topic's button
+    ask: Ask
+
+
 @dataclass(frozen=True)
 class Stored:
     """How a command's casts are stored in the history and shown again (``/history``, ``/show``, pages)."""
@@ -144,6 +158,7 @@ class Stored:
     # what a group may see of it (bot.privacy.public_context): context members ("when.local": one member of
     # ``when``), never birth data or a saved place; empty: the view is never shown to a group
     public: tuple[str, ...] = ()
+    topics: Topics | None = None  # topic buttons re-reading the same row for another topic (issue 32)
 
 
 @dataclass(frozen=True)
@@ -189,6 +204,7 @@ def messages_of(spec: CommandSpec) -> list[str]:
     ids = [spec.help_msgid, spec.usage_msgid, spec.name_msgid, *(a.description_msgid for a in spec.args)]
     if spec.stored is not None:
         ids += [spec.stored.title_msgid, *(p.label_msgid for p in spec.stored.pages)]
+        ids += [p.label_msgid for p in (spec.stored.topics.pages if spec.stored.topics else ())]
     return [i for i in ids if i]
 
 
@@ -210,6 +226,9 @@ def check(spec: CommandSpec) -> None:
     stored = spec.stored
     if stored is not None:
         problems += [f"bad page name {p.name!r}" for p in stored.pages if not _PAGE.match(p.name)]
+        for p in stored.topics.pages if stored.topics is not None else ():
+            if not _PAGE.match(p.name) or p.name in (q.name for q in stored.pages):
+                problems.append(f"bad topic page name {p.name!r}")
         if stored.picture and stored.picture not in pictures.KINDS:
             problems.append(f"no picture kind {stored.picture!r} (bot.pictures.KINDS)")
         if stored.kind in _KINDS:
@@ -364,6 +383,29 @@ def pages_of(view: str) -> tuple[str, ...]:
     """The pages of ``view`` (empty: a one-page view)."""
     spec = _VIEWS.get(view)
     return tuple(p.name for p in spec.stored.pages) if spec is not None and spec.stored is not None else ()
+
+
+def topic_pages(view: str) -> tuple[Page, ...]:
+    """The topic pages of ``view`` (``Stored.topics``: each a button re-reading the row for its topic)."""
+    spec = _VIEWS.get(view)
+    topics = spec.stored.topics if spec is not None and spec.stored is not None else None
+    return topics.pages if topics is not None else ()
+
+
+def ask_topic(view: str, inputs: Mapping[str, Any], page: str) -> Mapping[str, Any] | None:
+    """A row's ``inputs`` asking the topic of the topic page ``page`` of ``view``; None: no such topic page."""
+    spec = _VIEWS.get(view)
+    topics = spec.stored.topics if spec is not None and spec.stored is not None else None
+    if topics is None or page not in (p.name for p in topics.pages):
+        return None
+    return topics.ask(inputs, page)
+
+
+def shown_page(view: str, page: str | None) -> str | None:
+    """The page whose template shows ``page``: a topic page is the first page read for its topic."""
+    if page is not None and page in (p.name for p in topic_pages(view)):
+        return first_page(view)
+    return page
 
 
 def first_page(view: str) -> str | None:

@@ -45,8 +45,8 @@ def test_a_split_page_is_its_head_and_its_body_and_no_channel_has_its_own():
             f'{{% include "console/{head}.txt.j2" %}}',
             f'{{% include "console/{body}.txt.j2" %}}',
         ]
-        # the cast's head also names the topic asked (issue 32): the body is the same for every topic
-        assert keys == ({"no", "when", "asked"} if view == "cast_brief" else {"no", "when"})
+        # the cast's head also names the topic asked and answers it (issue 32): the body is the same for every topic
+        assert keys == ({"no", "when", "asked", "topic"} if view == "cast_brief" else {"no", "when"})
         for channel in ("telegram", "discord"):
             assert not resources.files("templates").joinpath(f"{channel}/{view}.{EXT[channel]}").is_file()
 

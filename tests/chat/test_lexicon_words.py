@@ -174,7 +174,10 @@ async def test_discord_autocomplete_offers_the_topics_and_the_lawsuit(dc, tmp_pa
         shown = await dc.autocomplete("liuyao", {"use": ""}, "use")
         await dc.wait_acked(shown, timeout=10)
         values = [c["value"] for c in shown.choices]
-        assert {"妻財", "官鬼", "世", "lawsuit", "wealth"} <= set(values) and len(values) <= 25
+        assert {"妻財", "官鬼", "世", "lawsuit", "wealth", "petition"} <= set(values) and len(values) <= 25
+        petition = await dc.autocomplete("liuyao", {"use": "疏"}, "use", locale="zh-TW")
+        await dc.wait_acked(petition, timeout=10)
+        assert petition.choices[0] == {"name": "疏", "value": "petition"}  # 000:39 「五克世而問疏」
         typed = await dc.autocomplete("liuyao", {"use": "소송"}, "use")
         await dc.wait_acked(typed, timeout=10)
         assert typed.choices[0]["value"] == "lawsuit"  # 000:39's lawsuit rule, reachable at last

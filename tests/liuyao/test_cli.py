@@ -250,3 +250,49 @@ def test_the_bare_hanja_check_can_fail():
     assert not _HANJA_RUN.search(
         _QUOTED.sub("", "신살: 태미(太微) 음귀(陰貴) 《역모(易冒)》:3 「世爻逢旺相者弗能傷」")
     )
+
+
+@pytest.mark.parametrize(
+    ("word", "canonical"),
+    [
+        ("처재", "妻財"),
+        ("관귀", "官鬼"),
+        ("돈", "wealth"),
+        ("소송", "lawsuit"),
+        ("官司", "lawsuit"),
+        ("상소", "疏"),
+    ],
+)
+def test_use_takes_the_words_of_the_lexicon(capsys, word, canonical):
+    # issue 32: `--use` reads a word as the chat does (`/liuyao 878878 처재`), to the same 用神 as its canonical name
+    args = ("--coins", "878878", "--month", "午", "--day", "丁卯", "--use")
+    (by_word,) = run_json(capsys, *args, word)
+    (by_name,) = run_json(capsys, *args, canonical)
+    assert by_word["use"] == by_name["use"] and by_word["verdict"] == by_name["verdict"]
+
+
+def test_use_petition_and_the_asker_split(capsys):
+    # 000:39 「五克世而問疏」: 疏 (the petition) reads the 世, the petitioner
+    (data,) = run_json(capsys, "--coins", "878878", "--month", "午", "--day", "丁卯", "--use", "疏")
+    assert data["use"]["category"] == "petition" and data["use"]["shi"]
+    # 婚姻 is the asker's to split (000:39 注 「男娶謂財、女嫁謂官」): a usage error naming both
+    assert (
+        main(
+            [
+                "liuyao",
+                "--coins",
+                "878878",
+                "--month",
+                "午",
+                "--day",
+                "丁卯",
+                "--use",
+                "婚姻",
+                "--lang",
+                "lzh",
+            ]
+        )
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "男娶" in err and "女嫁" in err and len(err.strip().splitlines()) == 1

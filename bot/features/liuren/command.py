@@ -10,7 +10,18 @@ from typing import TYPE_CHECKING, Any
 
 from bot.context import AppContext
 from bot.features import options as engine_options
-from bot.features.base import ArgSpec, Cast, CommandError, Incoming, Page, Reply, Stored, caller, command
+from bot.features.base import (
+    ArgSpec,
+    Cast,
+    CommandError,
+    Incoming,
+    Page,
+    Reply,
+    Stored,
+    Topics,
+    caller,
+    command,
+)
 from bot.features.common import (
     NOW_WORDS,
     Record,
@@ -41,6 +52,7 @@ from engine.calendar import DayStart, four_pillars
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
 from engine.liuren import Chart, build_chart, chart_at, chart_for_ju, leishen, reading
+from engine.liuren.topics import TopicReading, read_topic, topic_for
 from engine.liuren.verdict import judge
 
 if TYPE_CHECKING:
@@ -227,6 +239,46 @@ def unknown_topic(args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
     return last, args[:-1]
 
 
+def topic_reading(chart: Chart, inputs: Mapping[str, Any]) -> TopicReading | None:
+    """The reading of the topic the row's inputs ask (``inputs["asked"]["topic"]``: 求財 …; issue 32), read by
+    ``engine.liuren.topics`` on the chart without its instant, with the 月建 when the cast has a moment; None
+    when no topic was asked (nothing, or a 類神 heading alone). The one place the cast asks the engine for a
+    topic's line: what else the inputs give the reading (the asker's 年命) is passed here."""
+    asked_view = inputs.get("asked")
+    name = asked_view.get("topic") if isinstance(asked_view, Mapping) else None
+    topic = topic_for(str(name)) if name else None
+    if topic is None:
+        return None
+    month = chart.moment.month.branch if chart.moment is not None else None
+    bare = replace(chart, moment=None) if chart.moment is not None else chart
+    return read_topic(bare, topic, month=month)
+
+
+# the topic buttons under a cast (issue 32 item 3), each re-reading the same row for its topic: (page name in
+# the button's data, the topic of seed 003 it asks, its label)
+TOPIC_BUTTONS: tuple[tuple[str, str, str], ...] = (
+    ("cai", "求財", N_("chat.topic.qiucai")),
+    ("hun", "婚姻", N_("chat.topic.hunyin")),
+    ("bing", "疾病", N_("chat.topic.jibing")),
+    ("song", "爭訟", N_("chat.topic.zhengsong")),
+    ("guan", "功名", N_("chat.topic.gongming")),
+    ("xing", "出行", N_("chat.topic.chuxing")),
+    ("shi", "失脫", N_("chat.topic.shituo")),
+    ("zhai", "家宅", N_("chat.topic.jiazhai")),
+)
+
+
+def ask_topic(inputs: Mapping[str, Any], page: str) -> dict[str, Any]:
+    """A row's inputs asking the topic of the button ``page`` instead of what they asked: what ``/cast`` stores
+    for that topic typed by name (its 類神 heading, the ``asked`` view), all else (the moment, the day and
+    局) the same."""
+    name = next(topic for key, topic, _ in TOPIC_BUTTONS if key == page)
+    match = resolve(name, "liuren")
+    if match is None:  # every button's topic is a topic of the lexicon (tests/chat/test_topic_screen.py)
+        raise ValueError(f"no lexicon topic {name!r}")
+    return {**inputs, "category": match.heading, "asked": {**asked(match), "word": None}}
+
+
 def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
     """/history's line of a 大六壬 cast: its day, 局 and 三傳 (characters)."""
     trans = context.get("transmissions") or []
@@ -278,12 +330,15 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
             "hour": pillars.hour.chars,
         }
         term_name = pillars.term.name
+    topic = topic_reading(chart, inputs)
     context: CastView = {
         "when": when,
         "pillars": pillars_view,
         "term": term_name,
         **chart_view(chart, category),
         "asked": inputs.get("asked"),  # the topic asked in the user's words (engine.lexicon), or None
+        # its line (engine.liuren.topics: direction, reasons with their sources), or None
+        "topic": topic.to_json() if topic is not None else None,
     }
     return Cast(context, Picture("cast", chart))
 
@@ -306,7 +361,9 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
             Page("read", N_("chat.page.cast.read")),
             Page("gloss", N_("chat.page.cast.gloss")),
             Page("trace", N_("chat.page.cast.trace")),
+            Page("basis", N_("chat.page.cast.basis"), extras=False),
         ),
+        topics=Topics(tuple(Page(key, label) for key, _, label in TOPIC_BUTTONS), ask_topic),
         picture="cast",
         extras=gloss,
         # a group sees the 課 and its reading, the moment on the clock, never the saved place (true solar
@@ -315,7 +372,7 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
             *("when.local", "when.offset", "when.zone", "pillars", "term", "day", "ju", "month_general"),
             *("hour", "daytime", "xunkong", "board", "lessons", "transmissions", "method", "method_names"),
             *("patterns", "trace_rule", "options", "readings", "category", "verdict", "trace", "guiren"),
-            *("forward", "assumed", "asked", "no", "picture"),
+            *("forward", "assumed", "asked", "topic", "no", "picture"),
         ),
         cast=cast_of,
     ),

@@ -78,3 +78,5 @@ class CastView(ChartView):
     term: str | None
     # the word asked in and the topic it named (issue 32: ``bot.features.topics.asked``); None: none asked
     asked: dict[str, Any] | None
+    # the asked topic's line (``engine.liuren.topics.TopicReading.to_json()``: direction, reasons, notes), or None
+    topic: dict[str, Any] | None
