@@ -179,7 +179,9 @@ def own_script(lang: str, values: Any) -> list[str]:
     return items
 
 
-_SEED = re.compile(r"seed[ -](\d{3})(?: entry (\d+))?")
+_SEED = re.compile(r"seed[ -](\d{3})(?: entr(?:y|ies) (\d+(?:, \d+)*))?")
+# a further entry of the seed just named: (課體; entry 2 「兩貴臨門」)
+_ENTRY = re.compile(r"\bentry (\d+)\b")
 _SEED_LINE = re.compile(r"\b(00[0-4]):(\d+)\b")  # seed 000, line 15 (the seed file's line)
 _SPEC = re.compile(r"\s*\(spec §[\d.]+\)|\s*spec §[\d.]+")  # our spec, not a source a reader can open
 
@@ -193,13 +195,20 @@ def cite(lang: str, source: object) -> str:
 
     def named(m: re.Match[str]) -> str:
         text = gettext(lang, msgid("source", f"seed_{m.group(1)}"))
-        return text + (gettext(lang, "source.entry", n=int(m.group(2))) if m.group(2) else "")
+        if not m.group(2):
+            return text
+        # seed 003 entries 2, 3 → 八課例第二例、第三例 / 팔과례(八課例) 제2례, 제3례
+        entries = [gettext(lang, "source.entry", n=int(n)) for n in m.group(2).split(", ")]
+        return text + series(lang, [entries[0], *(e.strip() for e in entries[1:])])
 
     def line(m: re.Match[str]) -> str:
         text = gettext(lang, msgid("source", f"seed_{m.group(1)}"))
         return text + gettext(lang, "source.line", n=int(m.group(2)))
 
-    return _SPEC.sub("", _SEED_LINE.sub(line, _SEED.sub(named, str(source))))
+    def entry(m: re.Match[str]) -> str:
+        return gettext(lang, "source.entry", n=int(m.group(1))).strip()
+
+    return _SPEC.sub("", _ENTRY.sub(entry, _SEED_LINE.sub(line, _SEED.sub(named, str(source)))))
 
 
 _PASSAGE = re.compile(r"\bp(\d{2})\.(\d+)\b")
@@ -702,7 +711,9 @@ def typeset(lang: str, text: str) -> str:
 @cache
 def _variants() -> tuple[re.Pattern[str], dict[str, str], tuple[str, ...]]:
     """``locales/lzh/variants.json``: (a pattern of the avoided forms, avoided → chosen, the words kept)."""
-    table = json.loads(resources.files("locales").joinpath("lzh", "variants.json").read_text(encoding="utf-8"))
+    table = json.loads(
+        resources.files("locales").joinpath("lzh", "variants.json").read_text(encoding="utf-8")
+    )
     chosen = {k: v["use"] for k, v in table.items() if not k.startswith("_")}
     kept = tuple(w for k, v in table.items() if not k.startswith("_") for w in v["keep"])
     return re.compile("|".join(map(re.escape, chosen))), chosen, kept

@@ -28,8 +28,8 @@ if str(ROOT) not in sys.path:
 
 from bot.app import create_context  # noqa: E402
 from bot.commands import Incoming, dispatch, load_commands  # noqa: E402
-from bot.features.base import pages_of  # noqa: E402
 from bot.config import Settings  # noqa: E402
+from bot.features.base import pages_of  # noqa: E402
 from bot.views import CHANNELS, page_title, render  # noqa: E402
 from tests.fakes.clock import ManualClock  # noqa: E402
 
@@ -123,8 +123,11 @@ async def _chat(lang: str, pages: bool) -> list[tuple[str, dict[str, str]]]:
                     reply = await dispatch(incoming, ctx)
                     rendered[channel].append(render(reply, channel))
                     shown = pages_of(reply.view) if pages and reply.context.get("no") else ()
-                    extra[channel].append({f"{channel} page {p}": render(reply, channel, page=p) for p in shown})
-                    if channel == "discord":  # a stored cast's embed has a title and a footer besides its text
+                    extra[channel].append(
+                        {f"{channel} page {p}": render(reply, channel, page=p) for p in shown}
+                    )
+                    # a stored cast's embed has a title and a footer besides its text
+                    if channel == "discord":
                         embeds.append("\n".join(page_title(reply)) if reply.context.get("no") else "")
             texts = [text.format(city=CITY[lang]) for text, _, _ in CHAT]
             return [

@@ -27,6 +27,7 @@ DATA = Path(__file__).resolve().parent / "data"
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import gen_samples  # noqa: E402
+
 from tests.language.test_lzh_purity import IDENTIFIERS  # noqa: E402
 
 CJK = "\u3400-\u9fff\uf900-\ufaff"
@@ -45,20 +46,22 @@ VARIANTS = [(avoided, tuple(keep.split())) for avoided, _, keep in _table("lzh_v
 
 # what keeps its Arabic digits (docs/style.md): typed or machine-named, and measurements with their unit
 MACHINE = [
-    re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:[+-]\d{2}:\d{2}|Z)?)?"),  # a date, an instant
+    re.compile(
+        r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:[+-]\d{2}:\d{2}|Z)?)?"
+    ),  # a date, an instant
     re.compile(r"\bYYYY-MM-DD\b"),
     re.compile(r"(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)"),  # a clock time
     re.compile(r"[+\-−＋－]?\d+(?:\.\d+)?\s?(?:°|′|″)(?:/d)?"),  # an arc, a daily motion
-    re.compile(r"(?:經度?|緯度?|東經|北緯|西經|南緯)[：:]?\s?[+\-]?\d+(?:\.\d+)?(?:\s[+\-]?\d+(?:\.\d+)?)?"),  # a place
+    re.compile(
+        r"(?:經度?|緯度?|東經|北緯|西經|南緯)[：:]?\s?[+\-]?\d+(?:\.\d+)?(?:\s[+\-]?\d+(?:\.\d+)?)?"
+    ),  # a place
     re.compile(r"[+\-−]?\d+\.\d+(?:度|時)"),  # a measured arc or span of hours (引木星43.8度, 留於-3.5時)
     re.compile(r"(?<![\w])#\d+\b"),  # a record's number, as /show takes it
 ]
 DIGIT = re.compile(r"\d")
 # an option of a usage line with its metavar, in argparse's brackets: [--day 干支]
-USAGE = re.compile(rf"\[--[a-z][\w-]*(?: [^\[\]\s]+)?\]")
-HALF_WIDTH = re.compile(
-    rf"[{CJK}]\s?[,;:()\[\]]|[,;:()\[\]]\s?[{CJK}]"
-)
+USAGE = re.compile(r"\[--[a-z][\w-]*(?: [^\[\]\s]+)?\]")
+HALF_WIDTH = re.compile(rf"[{CJK}]\s?[,;:()\[\]]|[,;:()\[\]]\s?[{CJK}]")
 
 
 def _lines() -> list[tuple[str, str, str]]:
@@ -128,7 +131,10 @@ def _variants(line: str) -> list[str]:
 
 
 def _report(bad: list[tuple[str, str, list[str]]]) -> str:
-    return "\n".join(f"{where}: {found} in {line!r}" for where, line, found in bad[:60]) + f"\n({len(bad)} lines)"
+    return (
+        "\n".join(f"{where}: {found} in {line!r}" for where, line, found in bad[:60])
+        + f"\n({len(bad)} lines)"
+    )
 
 
 def test_no_arabic_digit(lines):
@@ -167,3 +173,30 @@ def test_the_checks_catch_what_they_look_for():
     assert _modern("言：從平臺之言") == ["平臺"] and _modern("主事看似有而不落手") == ["看似", "落手"]
     assert _variants("眞太陽時") == ["眞"] and _variants("遙克") == ["克"] and _variants("布鲁克林") == []
     assert _variants("真太陽時 遙剋") == []
+
+
+def test_the_number_helpers_write_what_the_style_guide_says():
+    from bot.i18n import cite, gettext, numeral, signed, typeset, years
+
+    assert (signed("lzh", -13), signed("lzh", 2), signed("ko", -8), signed("ko", 2)) == (
+        "－十三",
+        "＋二",
+        "-8",
+        "+2",
+    )
+    assert numeral("lzh", "82.5") == "八十二有半" and numeral("lzh", 101.5) == "一百零一有半"
+    assert numeral("lzh", "26.06") == "26.06"  # a measurement keeps its digits
+    assert (
+        years("lzh", "52.12") == "五十二年又一月"
+        and years("lzh", 34.0) == "三十四年"
+        and years("ko", 52.123) == "52.12"
+    )
+    assert gettext("lzh", "qizheng.xian.title", on="2041-07-01", age="52.12", xu=52).endswith(
+        "生五十二年又一月 · 虛歲五十二"
+    )
+    assert cite("lzh", "seed 003 entries 2, 3 「閉口」") == "八課例第二例、第三例 「閉口」"
+    assert typeset("lzh", "八專先於遙克 · 眞太陽時 · 布鲁克林") == "八專先於遙剋 · 真太陽時 · 布鲁克林"
+    assert typeset("lzh", "(外為天將) · 時區：Asia/Seoul (常) · 12:30 (UTC+09:00)") == (
+        "（外為天將） · 時區：Asia/Seoul（常） · 12:30 (UTC+09:00)"
+    )
+    assert typeset("ko", "遙克 (初)") == "遙克 (初)"
