@@ -9,13 +9,14 @@ subcommands), each line must have
   (26.06°, +0.011°/d) or a longitude/latitude — never a count, a sum, a weight (+2, 計 -8), an age or a tally;
 - no half-width punctuation (, ; : ( ) [ ]) next to a Chinese character;
 - no word of ``data/lzh_modern_words.tsv`` (modern Chinese, software words);
-- only the forms ``data/lzh_variants.tsv`` chooses (真 not 眞, 剋 not 克).
+- only the forms ``locales/lzh/variants.json`` chooses (真 not 眞, 剋 not 克).
 
 The user's own line (what they typed) is not checked.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -42,7 +43,12 @@ def _table(name: str) -> list[list[str]]:
 
 
 MODERN = [(word, tuple(keep.split())) for word, keep, _ in _table("lzh_modern_words.tsv")]
-VARIANTS = [(avoided, tuple(keep.split())) for avoided, _, keep in _table("lzh_variants.tsv")]
+# the forms lzh avoids, and the words where such a form is right (locales/lzh/variants.json, which typeset applies)
+VARIANTS = [
+    (avoided, tuple(row["keep"]))
+    for avoided, row in json.loads((ROOT / "locales" / "lzh" / "variants.json").read_text("utf-8")).items()
+    if not avoided.startswith("_")
+]
 
 # what keeps its Arabic digits (docs/style.md): typed or machine-named, and measurements with their unit
 MACHINE = [
