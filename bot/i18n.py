@@ -145,11 +145,13 @@ def remove_catalogs(folder: Path) -> None:
 
 
 class MessageFormatter(string.Formatter):
-    """``str.format`` plus three specs of our own (docs/style.md):
+    """``str.format`` plus five specs of our own (docs/style.md):
 
     - a Korean particle after the value: ``{day:이}`` → 戌이 / 子가 (in lzh the value alone);
     - ``{n:num}``: a number in Chinese numerals in lzh (第{ju:num}局 → 第七局), in digits in ko;
-    - ``{n:line}``: a hexagram line by its name in lzh (``{n:line}爻`` → 初爻 … 上爻), the number in ko.
+    - ``{n:line}``: a hexagram line by its name in lzh (``{n:line}爻`` → 初爻 … 上爻), the number in ko;
+    - ``{n:signed}``: a weight or sum with its sign (計{score:signed} → 計－八 in lzh, -8 in ko);
+    - ``{n:years}``: an age in years (生{age:years} → 生五十二年又一月 in lzh, 52.12 in ko).
     """
 
     def __init__(self, lang: str) -> None:
@@ -162,6 +164,10 @@ class MessageFormatter(string.Formatter):
             return numeral(self.lang, value)
         if format_spec == "line":
             return line_name(self.lang, value)
+        if format_spec == "signed":
+            return signed(self.lang, value)
+        if format_spec == "years":
+            return years(self.lang, value)
         return super().format_field(value, format_spec)
 
 
@@ -173,7 +179,9 @@ def own_script(lang: str, values: Any) -> list[str]:
     return items
 
 
-_SEED = re.compile(r"seed[ -](\d{3})(?: entry (\d+))?")
+_SEED = re.compile(r"seed[ -](\d{3})(?: entr(?:y|ies) (\d+(?:, \d+)*))?")
+# a further entry of the seed just named: (課體; entry 2 「兩貴臨門」)
+_ENTRY = re.compile(r"\bentry (\d+)\b")
 _SEED_LINE = re.compile(r"\b(00[0-4]):(\d+)\b")  # seed 000, line 15 (the seed file's line)
 _SPEC = re.compile(r"\s*\(spec §[\d.]+\)|\s*spec §[\d.]+")  # our spec, not a source a reader can open
 
@@ -187,13 +195,20 @@ def cite(lang: str, source: object) -> str:
 
     def named(m: re.Match[str]) -> str:
         text = gettext(lang, msgid("source", f"seed_{m.group(1)}"))
-        return text + (gettext(lang, "source.entry", n=int(m.group(2))) if m.group(2) else "")
+        if not m.group(2):
+            return text
+        # seed 003 entries 2, 3 → 八課例第二例、第三例 / 팔과례(八課例) 제2례, 제3례
+        entries = [gettext(lang, "source.entry", n=int(n)) for n in m.group(2).split(", ")]
+        return text + series(lang, [entries[0], *(e.strip() for e in entries[1:])])
 
     def line(m: re.Match[str]) -> str:
         text = gettext(lang, msgid("source", f"seed_{m.group(1)}"))
         return text + gettext(lang, "source.line", n=int(m.group(2)))
 
-    return _SPEC.sub("", _SEED_LINE.sub(line, _SEED.sub(named, str(source))))
+    def entry(m: re.Match[str]) -> str:
+        return gettext(lang, "source.entry", n=int(m.group(1))).strip()
+
+    return _SPEC.sub("", _ENTRY.sub(entry, _SEED_LINE.sub(line, _SEED.sub(named, str(source)))))
 
 
 def cite_short(lang: str, source: object) -> str:
@@ -222,13 +237,41 @@ def series(lang: str, values: Any) -> str:
     return SERIES_SEPARATOR[_check(lang)].join(str(v) for v in values)
 
 
+_HALF = re.compile(r"(\d+)\.50*")
+
+
 def numeral(lang: str, value: object) -> str:
-    """A count or ordinal as the language writes it: 七 in lzh, 7 in ko (a non-number is left as it is)."""
+    """A count or ordinal as the language writes it: 七 in lzh, 7 in ko (a non-number is left as it is); in lzh
+    a half as 有半 (an age of 82.5 years: 八十二有半)."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if lang == "lzh" and isinstance(value, int | str) and str(value).isdigit():
         return numerals.chinese(int(value))
+    if lang == "lzh" and isinstance(value, float | str) and (half := _HALF.fullmatch(str(value))):
+        return numerals.chinese(int(half.group(1))) + "有半"
     return str(value)
+
+
+def signed(lang: str, value: object) -> str:
+    """A weight or a sum with its sign (docs/style.md): ＋二, －八 in lzh; +2, -8 in ko; 0 without a sign."""
+    if not isinstance(value, int):
+        return str(value)
+    if lang == "lzh":
+        return ("＋" if value > 0 else "－" if value < 0 else "") + numerals.chinese(abs(value))
+    return f"{value:+d}" if value else "0"
+
+
+def years(lang: str, value: object) -> str:
+    """An age in years as a decimal (52.12) as the language gives it: 五十二年又一月 in lzh (whole months),
+    52.12 in ko."""
+    try:
+        age = float(str(value))
+    except ValueError:
+        return str(value)
+    if lang != "lzh" or age < 0:
+        return f"{age:.2f}"
+    whole, months = divmod(round(age * 12), 12)
+    return numerals.chinese(whole) + "年" + ("又" + numerals.chinese(months) + "月" if months else "")
 
 
 def line_name(lang: str, value: object) -> str:
@@ -622,6 +665,7 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["own_script"] = lambda values: own_script(lang, values)
     env.filters["series"] = lambda values: series(lang, values)
     env.filters["num"] = lambda value: numeral(lang, value)
+    env.filters["signed"] = lambda value: signed(lang, value)
     env.filters["line"] = lambda value: line_name(lang, value)
     env.filters["both_values"] = jinja2.pass_context(lambda _context, params: both_values(lang, params))
     env.globals["msgid"] = msgid
@@ -638,9 +682,15 @@ _HALF_COLON = re.compile(rf"(?<=[{_CJK}）」』》])((?:\*\*|\*|</b>|</i>)?):[ 
 _HALF_PAREN = re.compile(rf"(?<=[{_CJK}）」』》])((?:\*\*|\*|</b>|</i>)?)[ \t]?\(([^()\n]*)\)")
 _SPACE_AFTER_STOP = re.compile(rf"(?<=[。；，、])[ \t]+(?=[{_CJK}])")
 # 《易冒》·三, 《易冒》·七 → 《易冒》·三，《易冒》·七 (and ; → ；) between Chinese words
-_HALF_COMMA = re.compile(rf"(?<=[{_CJK}）」』》])((?:\*\*|\*|</b>|</i>)?)([,;])[ \t]*(?=[{_CJK}《「『（])")
+_HALF_COMMA = re.compile(rf"(?<=[{_CJK}）」』》])((?:\*\*|\*|</b>|</i>)?)([,;])[ \t]*(?=[{_CJK}《「『（✓✗])")
 # 世 [囚 死 …] → 世 〔囚 死 …〕: square brackets around Chinese text (never a markdown link ``[…](…)``)
-_HALF_BRACKET = re.compile(rf"(?<=[{_CJK}\u2500-\u257f）」』》 ])\[([^\[\]\n]*[{_CJK}][^\[\]\n]*)\](?!\()")
+# (an option's metavar in a usage line, ``[--day 干支]``, keeps argparse's brackets like its neighbours)
+_HALF_BRACKET = re.compile(
+    rf"(?:(?<=[{_CJK}\u2500-\u257f）」』》 ])|(?<![^\n]))\[(?!-)([^\[\]\n]*[{_CJK}][^\[\]\n]*)\](?!\()"
+)
+# a parenthesis around Chinese text and no Latin letter, wherever it stands: (財 · 寅 · 天后 · 臨 酉), (初設) after a
+# zone name, a note at a line's start (UTC+09:00) and (Asia/Seoul) keep theirs
+_CJK_PAREN = re.compile(rf"(?:(?<=[^\s]) )?\((?=[^()\n]*[{_CJK}])([^()\nA-Za-z<>]*)\)")
 
 
 def typeset(lang: str, text: str) -> str:
@@ -654,15 +704,39 @@ def typeset(lang: str, text: str) -> str:
     # regex engine tries at every character (≈ 0.1 µs each, 5 rules: ≈ 70 µs for a 420-character page)
     if "[" in text:
         text = _HALF_BRACKET.sub(r"〔\1〕", text)
-    if "," in text or ";" in text:
-        text = _HALF_COMMA.sub(lambda m: m.group(1) + ("，" if m.group(2) == "," else "；"), text)
     if "(" in text:
         text = _HALF_PAREN.sub(r"\1（\2）", text)
+        text = _CJK_PAREN.sub(r"（\1）", text)
+    if "," in text or ";" in text:  # after the parentheses: 喪門（歲）, 旬空 → 喪門（歲），旬空
+        text = _HALF_COMMA.sub(lambda m: m.group(1) + ("，" if m.group(2) == "," else "；"), text)
+    text = _one_form(text)
     if "\t" in text or any(stop + " " in text for stop in "。；，、"):
         text = _SPACE_AFTER_STOP.sub("", text)
     if ":" in text:
         text = _HALF_COLON.sub(r"\1：", text)
     return text
+
+
+@cache
+def _variants() -> tuple[re.Pattern[str], dict[str, str], tuple[str, ...]]:
+    """``locales/lzh/variants.json``: (a pattern of the avoided forms, avoided → chosen, the words kept)."""
+    table = json.loads(
+        resources.files("locales").joinpath("lzh", "variants.json").read_text(encoding="utf-8")
+    )
+    chosen = {k: v["use"] for k, v in table.items() if not k.startswith("_")}
+    kept = tuple(w for k, v in table.items() if not k.startswith("_") for w in v["keep"])
+    return re.compile("|".join(map(re.escape, chosen))), chosen, kept
+
+
+def _one_form(text: str) -> str:
+    """One form per character in lzh (docs/style.md): 眞 → 真, 克 → 剋, but in the words kept (克林)."""
+    pattern, chosen, kept = _variants()
+    if not pattern.search(text):
+        return text
+    if not any(word in text for word in kept):
+        return pattern.sub(lambda m: chosen[m.group(0)], text)
+    parts = re.split("(" + "|".join(map(re.escape, kept)) + ")", text)
+    return "".join(p if i % 2 else pattern.sub(lambda m: chosen[m.group(0)], p) for i, p in enumerate(parts))
 
 
 def render(template: str, lang: str, **context: Any) -> str:

@@ -401,7 +401,7 @@ def page_title(reply: Reply) -> tuple[str, str]:
     number = reply.context.get("no")
     env = channel_environment(reply.lang, "console")
     footer = env.get_template("chat/footer.txt.j2").render(**dict(reply.context), view=reply.view)
-    return (f"{title} · #{number}" if number else title), " ".join(footer.split())
+    return (f"{title} · #{number}" if number else title), typeset(reply.lang, " ".join(footer.split()))
 
 
 def extras_of(view: str, page: str | None = None) -> Extras | None:

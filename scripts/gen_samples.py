@@ -29,7 +29,8 @@ if str(ROOT) not in sys.path:
 from bot.app import create_context  # noqa: E402
 from bot.commands import Incoming, dispatch, load_commands  # noqa: E402
 from bot.config import Settings  # noqa: E402
-from bot.views import CHANNELS, render  # noqa: E402
+from bot.features.base import pages_of  # noqa: E402
+from bot.views import CHANNELS, page_title, render  # noqa: E402
 from tests.fakes.clock import ManualClock  # noqa: E402
 
 INSTANT = datetime(2024, 2, 4, 3, 30, tzinfo=UTC)
@@ -90,12 +91,13 @@ CLI: tuple[tuple[str, ...], ...] = (
     ("liuyao", "--coins", "797979", "--at", "2024-02-04T12:30:00+09:00"),
     ("liuyao", "--coins", "878878", "--month", "午", "--day", "丁卯", "--use", "疏"),
     ("qizheng", "--at", "1990-05-17T14:30:00+09:00", "--place", "{city}"),
+    ("qizheng", "--at", "1990-05-17T14:30:00+09:00", "--place", "{city}", "--on", "2041-07-01"),
     ("cast", "--day", "甲乙", "--ju", "8"),
     ("cast", "--help"),
 )
 
 
-async def _chat(lang: str) -> list[tuple[str, dict[str, str]]]:
+async def _chat(lang: str, pages: bool) -> list[tuple[str, dict[str, str]]]:
     with tempfile.TemporaryDirectory() as tmp:
         ctx = await create_context(
             Settings(db_path=str(Path(tmp) / "samples.db"), lang=lang, tz="Asia/Seoul"),
@@ -105,6 +107,8 @@ async def _chat(lang: str) -> list[tuple[str, dict[str, str]]]:
             # each channel is its own user and chat (what a reply says may depend on the platform: /daily on
             # the console, a group's admin on Telegram, a server's manager on Discord)
             rendered: dict[str, list[str]] = {channel: [] for channel in CHANNELS}
+            embeds: list[str] = []
+            extra: dict[str, list[dict[str, str]]] = {channel: [] for channel in CHANNELS}
             for channel in CHANNELS:
                 for text, kind, admin in CHAT:
                     incoming = Incoming(
@@ -116,16 +120,34 @@ async def _chat(lang: str) -> list[tuple[str, dict[str, str]]]:
                         chat_kind=kind,
                         user_is_admin=admin,
                     )
-                    rendered[channel].append(render(await dispatch(incoming, ctx), channel))
+                    reply = await dispatch(incoming, ctx)
+                    rendered[channel].append(render(reply, channel))
+                    shown = pages_of(reply.view) if pages and reply.context.get("no") else ()
+                    extra[channel].append(
+                        {f"{channel} page {p}": render(reply, channel, page=p) for p in shown}
+                    )
+                    # a stored cast's embed has a title and a footer besides its text
+                    if channel == "discord":
+                        embeds.append("\n".join(page_title(reply)) if reply.context.get("no") else "")
             texts = [text.format(city=CITY[lang]) for text, _, _ in CHAT]
-            return [(t, {c: rendered[c][i] for c in CHANNELS}) for i, t in enumerate(texts)]
+            return [
+                (
+                    t,
+                    {c: rendered[c][i] for c in CHANNELS}
+                    | ({"discord embed": embeds[i]} if embeds[i] else {})
+                    | {k: v for c in CHANNELS for k, v in extra[c][i].items()},
+                )
+                for i, t in enumerate(texts)
+            ]
         finally:
             await ctx.close()
 
 
-def chat_samples(lang: str) -> list[tuple[str, dict[str, str]]]:
-    """Each sample line a user types, with the reply rendered for each channel."""
-    return asyncio.run(_chat(lang))
+def chat_samples(lang: str, pages: bool = False) -> list[tuple[str, dict[str, str]]]:
+    """Each sample line a user types, with the reply rendered for each channel (``"console"`` …), a stored
+    cast's Discord embed title and footer (``"discord embed"``) and, with ``pages``, each page of a stored cast
+    as the channel shows it (``"console page brief"`` …)."""
+    return asyncio.run(_chat(lang, pages))
 
 
 def cli_samples(lang: str) -> list[tuple[str, str]]:

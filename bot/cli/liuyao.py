@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.cli.common import UsageError, add_common, emit_json, emit_text, parse_branch, parse_instant
 from bot.cli.png import add_png_option, write_png
-from bot.i18n import N_, both, both_values, cite, gettext, render, series, typeset
+from bot.i18n import N_, both, both_values, cite, gettext, render, series, signed, typeset
 from bot.msgids import msgid
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
@@ -391,7 +391,7 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
             relative=b(u["relative"]),
             branch=b(u["branch"]),
             where=where,
-            score=f"{v['score']:+d}",
+            score=signed(lang, v["score"]),
         )
     ]
     st = v["strength"]
@@ -429,7 +429,7 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
             if lang == "lzh"
             else render("cli/liuyao_reason.txt.j2", lang, r={**r, "lines": _lines_named(r["text"])}).strip()
         )
-        out.append(f"    {r['weight']:+d} {text} ({cite(lang, r['source'])})")
+        out.append(f"    {signed(lang, r['weight'])} {text} ({cite(lang, r['source'])})")
     out.append(f"  {_('liuyao.verdict.weighed')}: {' '.join(b(w) for w in v['weighed'])}")
     out.append(f"  {_('liuyao.verdict.basis')}")
     return out

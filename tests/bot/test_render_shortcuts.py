@@ -93,11 +93,13 @@ def outcome(fill, lang, text, params):
 
 
 def typeset_every_rule(text: str) -> str:
-    """``typeset(lzh)`` as docs/style.md describes it: the five rules, each over the whole text, in order."""
+    """``typeset(lzh)`` as docs/style.md describes it: the rules, each over the whole text, in order, and one
+    form per character (真, 剋)."""
     text = i18n._HALF_BRACKET.sub(r"〔\1〕", text)
+    text = i18n._CJK_PAREN.sub(r"（\1）", i18n._HALF_PAREN.sub(r"\1（\2）", text))
     text = i18n._HALF_COMMA.sub(lambda m: m.group(1) + ("，" if m.group(2) == "," else "；"), text)
-    text = i18n._SPACE_AFTER_STOP.sub("", i18n._HALF_PAREN.sub(r"\1（\2）", text))
-    return i18n._HALF_COLON.sub(r"\1：", text)
+    text = i18n._SPACE_AFTER_STOP.sub("", text)
+    return i18n._one_form(i18n._HALF_COLON.sub(r"\1：", text))
 
 
 def test_typeset_gives_what_every_rule_applied_gives():

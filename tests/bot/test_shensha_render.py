@@ -16,13 +16,13 @@ from bot.sanitize import clean
 
 OLD_BRIEF = (
     "{% set natures = star_nature.values() | list %}\n"
-    '{{ "吉" | both }} {{ natures | select("equalto", "吉") | list | length }} · {{ "凶" | both }} '
-    '{{ natures | select("equalto", "凶") | list | length }} · {{ _("chat.shensha.other") }} '
-    '{{ natures | reject("in", ["吉", "凶"]) | list | length }}'
+    '{{ "吉" | both }} {{ natures | select("equalto", "吉") | list | length | num }} · {{ "凶" | both }} '
+    '{{ natures | select("equalto", "凶") | list | length | num }} · {{ _("chat.shensha.other") }} '
+    '{{ natures | reject("in", ["吉", "凶"]) | list | length | num }}'
 )
 NEW_BRIEF = (
-    '{{ "吉" | both }} {{ nature_counts.ji }} · {{ "凶" | both }} {{ nature_counts.xiong }} · '
-    '{{ _("chat.shensha.other") }} {{ nature_counts.other }}'
+    '{{ "吉" | both }} {{ nature_counts.ji | num }} · {{ "凶" | both }} {{ nature_counts.xiong | num }} · '
+    '{{ _("chat.shensha.other") }} {{ nature_counts.other | num }}'
 )
 OLD_KIND = (
     '{% set rows = stars | selectattr("id", "in", star_nature | dictsort | selectattr(1, "equalto", nature)'

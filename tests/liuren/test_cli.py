@@ -205,7 +205,7 @@ def test_cast_day_ju_states_what_it_assumes(capsys):
     data = json.loads(out)
     assert data["assumed"] == {"month_general": "巳", "hour": "午"}
     _, text, _ = run(capsys, "cast", "--day", "辛巳", "--ju", "2", "--lang", "lzh")
-    assert "未給占時，假定午時，月將隨之為巳" in text
+    assert "未言占時，姑以午時起課，月將從之為巳" in text
 
 
 def test_cast_general_and_hour(capsys):
@@ -269,7 +269,7 @@ def test_cast_ends_in_a_verdict(capsys):
 def test_cast_text_with_hour_and_instant(capsys):
     # given 占時: no assumption line, the 占時 position weighs (seed 002 「干支三傳占時本命」)
     code, text, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8", "--hour", "午", "--lang", "lzh")
-    assert code == 0 and "未給占時" not in text
+    assert code == 0 and "未言占時" not in text
     verdict = text[text.index("【斷】") :].splitlines()
     assert any(line.lstrip("　").startswith(("＋ 占時 午", "－ 占時 午")) for line in verdict)
     code, text, _ = run(capsys, "cast", "--at", "2024-05-01T10:00:00+09:00", "--lang", "ko")

@@ -108,7 +108,7 @@ def test_every_fact_is_kept(case: str, lang: str, ext: str) -> None:
         data = r.to_json()
         if r.kind == "seed":
             for s in data["seed"]["sections"]:  # the seed-003 text stays whole
-                assert gloss[s["text"]]["text"] in out
+                assert typeset(lang, gloss[s["text"]]["text"]) in out  # one form per character (剋)
             continue
         for p in data["positions"]:
             head = f"{gettext(lang, 'liuren_reading.role.' + p['role'])} {both(lang, p['branch'])}"
@@ -131,12 +131,13 @@ def test_every_fact_is_kept(case: str, lang: str, ext: str) -> None:
             # the seat's facts follow the seat label, the branch's precede it
             seat_part = facts.split(gettext(lang, "liuren_reading.sits_on", seat=both(lang, p["seat"])))[1]
             for a in p["seat_attributes"]:
-                assert gloss[a["id"]]["name"] in seat_part
+                assert typeset(lang, gloss[a["id"]]["name"]) in seat_part
             for h in p["leishen"]:
-                assert gloss[f"leishen.{h['entry']}"]["text"] in facts
+                assert typeset(lang, gloss[f"leishen.{h['entry']}"]["text"]) in facts
             for a in p["general_attributes"] + p["attributes"] + p["seat_attributes"]:
                 sep = "：" if lang == "lzh" else ": "
-                assert f"{sep}{gloss[a['id']]['text']}" in out  # its explanation is in the glossary
+                # its explanation is in the glossary
+                assert f"{sep}{typeset(lang, gloss[a['id']]['text'])}" in out
         for k in data["links"]:
             assert both(lang, k["kind"]) in out and gettext(lang, "liuren_reading.role." + k["b"]) in out
         if data["category"]:
