@@ -16,7 +16,16 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from bot.commands import Incoming, Reply, dispatch, lookup, pages, resolve_lang, split_command
+from bot.commands import (
+    Incoming,
+    Reply,
+    action_buttons,
+    dispatch,
+    lookup,
+    pages,
+    resolve_lang,
+    split_command,
+)
 from bot.features.base import pages_of
 from bot.i18n import gettext
 from bot.msgids import msgid
@@ -130,6 +139,7 @@ class ConsoleSession:
     def __init__(self, ctx: AppContext) -> None:
         self.ctx = ctx
         self.last: tuple[int, str] | None = None  # (history number, view) of the last stored cast shown
+        self.shared: str | None = None  # the share token of that cast, when it was a shared reading
 
     def page_named(self, line: str) -> str | None:
         if self.last is None:
@@ -162,6 +172,12 @@ class ConsoleSession:
             return gettext(await resolve_lang(incoming, self.ctx), "chat.hint")
         if page is not None and self.last is not None:
             lang = await resolve_lang(incoming, self.ctx)
+            if self.shared is not None:  # a shared reading's page: while its link lives
+                opened = await action_buttons.load_shared(self.shared, lang, self.ctx)
+                if isinstance(opened, str):  # revoked, or the cast is gone
+                    self.last = self.shared = None
+                    return gettext(lang, opened)
+                return shown_text(present(opened, "console", incoming.user_id, page))
             ref = pages.PageRef(incoming.user_id, self.last[0], page)
             stored = await pages.load("console", ref, lang, "full", self.ctx)  # its own cast, read alone
             if isinstance(stored, str):
@@ -174,6 +190,8 @@ class ConsoleSession:
         # the pages a number or name shows next are this reply's, or none: a reply that is no stored cast
         # (an unsaved /qizheng, /help …) leaves nothing to page through
         self.last = (number, reply.view) if shown.page is not None and isinstance(number, int) else None
+        token = reply.context.get("shared")  # a shared reading (/start <token>): its pages by its token
+        self.shared = token if self.last is not None and isinstance(token, str) else None
         return shown_text(shown)
 
     @staticmethod

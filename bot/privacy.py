@@ -49,7 +49,9 @@ def public_context(view: str, context: Mapping[str, Any]) -> Mapping[str, Any] |
     coordinates."""
     spec = stored_as_view(view)
     if spec is not None and spec.stored is not None:
-        return allowed(context, spec.stored.public)
+        shown = allowed(context, spec.stored.public)
+        token = context.get("shared")  # a shared reading (already what a group sees): its buttons name it
+        return {**shown, "shared": token} if shown is not None and token is not None else shown
     when = context.get("when")
     if isinstance(when, Mapping) and when.get("longitude") is not None:
         return {**context, "when": {**when, "longitude": None, "solar": None}}

@@ -47,6 +47,7 @@ class Incoming:
     user_is_admin: bool = True
     display_name: str | None = None
     private_reply: bool = False  # the transport can answer the caller alone here (Discord: ephemeral)
+    bot_name: str = ""  # the bot's own username where links name it (Telegram: t.me/<bot_name>)
     # The caller's row as ``dispatch`` read it for this command (one user look-up per command); read it
     # with :func:`caller`. Adapters leave it None.
     user: UserSettings | None = field(default=None, compare=False, repr=False)
