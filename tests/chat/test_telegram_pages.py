@@ -16,6 +16,7 @@ from bot.seal import unsealed
 from tests.adapters.conftest import running, tg_settings
 from tests.chat._views import ask as _ask
 from tests.chat._views import buttons as _buttons
+from tests.chat._views import is_action_row
 from tests.fakes.telegram import visible_text
 
 SEED_003_GENGCHEN_8 = {"lzh": "此重審之卦，前引後從，日干拱貴", "ko": "앞에서 이끌고 뒤에서 따르며"}
@@ -69,7 +70,7 @@ async def test_cast_first_reply_buttons_pages_and_restart(tg, tmp_path, lang):
             assert _buttons(edit), "the page keeps its keyboard"
             detail += page
             # a page longer than a caption comes in parts, a button each (the second keyboard row)
-            rows = edit.params["reply_markup"]["inline_keyboard"]
+            rows = [r for r in edit.params["reply_markup"]["inline_keyboard"] if not is_action_row(r)]
             for part in rows[1][1:] if len(rows) > 1 else []:
                 _, more = await _press(tg, run, part, first.result, chat, language_code=lang)
                 assert more is not None and more.method == "editMessageCaption"
@@ -106,7 +107,8 @@ async def test_group_reply_answers_the_asker_and_anyone_may_browse(tg, tmp_path)
         answer, edit = await _press(tg, run, read, first.result, group, user_id=502, chat_type="supergroup")
         assert edit is not None
         shown = edit.params["caption"]
-        for part in edit.params["reply_markup"]["inline_keyboard"][1][1:]:  # the page's other parts
+        parts = [r for r in edit.params["reply_markup"]["inline_keyboard"] if not is_action_row(r)][1]
+        for part in parts[1:]:  # the page's other parts
             _, more = await _press(tg, run, part, first.result, group, user_id=502, chat_type="supergroup")
             shown += more.params["caption"]
         assert SEED_003_GENGCHEN_8["ko"] in shown
