@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from bot import pictures, views
-from bot.commands import error_reply, pages
+from bot.commands import action_buttons, error_reply, pages
 from bot.discord import embed_of, view_of
 from bot.features.base import stored_as_view
 from bot.i18n import gettext
@@ -55,7 +55,9 @@ async def test_a_cast_opens_on_its_first_page_with_its_picture_and_a_button_per_
     tg = present(cast, "telegram", OWNER)
     body = views.render(cast, "telegram", page=first)
     assert tg.page == first and tg.picture == png
-    [row] = tg.buttons
+    row, *actions = tg.buttons
+    # below the pages, the reading's actions in rows of their own (bot.commands.action_buttons)
+    assert actions == [tuple(r) for r in action_buttons.rows(cast)] and len(actions) == 2
     assert [b.data for b in row] == [pages.PageRef(OWNER, number, p).encode() for p, _ in listed]
     assert [b.label for b in row] == [
         ("• " if p == first else "") + gettext(cast.lang, label) for p, label in listed
@@ -112,7 +114,7 @@ async def test_a_page_on_a_photo_message_is_shown_in_caption_parts(cast):
         shown = present(cast, "telegram", OWNER, page, edit=True, on_photo=True, part=last)
         assert shown.caption == parts[last] and shown.text == ""
         if len(parts) == 1:
-            assert len(shown.buttons) == 1
+            assert len(shown.buttons) == 1 + len(action_buttons.rows(cast))  # the pages, the actions
             continue
         part_row = shown.buttons[1]
         assert len(part_row) == len(parts)
@@ -163,8 +165,9 @@ async def test_the_adapters_transport_the_buttons_unchanged(cast):
     dc = present(cast, "discord", OWNER)
     view = view_of(dc)
     assert view is not None
+    assert len(dc.buttons) == 3  # the pages, then the reading's two rows of actions
     assert [(item.label, item.custom_id) for item in view.children] == [
-        (b.label, b.data) for b in dc.buttons[0]
+        (b.label, b.data) for row in dc.buttons for b in row
     ]
     embed = embed_of(dc, image=True)
     assert embed is not None and (embed.title, embed.description) == (dc.title, dc.text)

@@ -79,6 +79,8 @@ async def test_console_share_open_revoke_again_and_ask(ctx):
     number = int(re.search(r"#(\d+)", qizheng).group(1))
     # a birth chart is personal data alone: it is never shared
     assert gettext("ko", "bot.error.share_private", number=number) in await owner.answer(f"/share {number}")
+    await owner.answer("/forget yes")  # the owner's links go with the rest of their data
+    assert not await ctx.storage.fetchall("SELECT token FROM shares")
 
 
 async def _press(tg, run, data: str, chat_id: int, user_id: int, chat_type: str = "private", message=None):
