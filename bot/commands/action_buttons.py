@@ -31,7 +31,7 @@ from bot.commands import word_buttons
 from bot.commands.setting_buttons import DATA_LIMIT, Button
 from bot.features.base import CommandError, Reply, pages_of
 from bot.features.share.command import ASKING, shareable, shared_reply
-from bot.i18n import gettext
+from bot.i18n import N_, gettext
 from bot.msgids import msgid
 from bot.storage.notes import OUTCOMES
 
@@ -72,9 +72,9 @@ def rows(reply: Reply) -> list[list[Button]]:
     lang = reply.lang
     first: list[Button] = []
     for line, label in (
-        (again_line(reply), "chat.action.again"),
-        (ask_line(reply), "chat.action.ask"),
-        (f"/share {number}" if shareable(reply.view) else None, "chat.action.share"),
+        (again_line(reply), N_("chat.action.again")),
+        (ask_line(reply), N_("chat.action.ask")),
+        (f"/share {number}" if shareable(reply.view) else None, N_("chat.action.share")),
     ):
         data = word_buttons.encode(line) if line is not None else None
         if data is not None:
@@ -114,9 +114,9 @@ def hint(reply: Reply) -> str | None:
         return None
     number = reply.context["no"]
     typed = (
-        (again_line(reply, shown=True), "chat.action.again"),
-        (ask_line(reply), "chat.action.ask"),
-        (f"/share {number}" if shareable(reply.view) else None, "chat.action.share"),
+        (again_line(reply, shown=True), N_("chat.action.again")),
+        (ask_line(reply), N_("chat.action.ask")),
+        (f"/share {number}" if shareable(reply.view) else None, N_("chat.action.share")),
     )
     lines = [f"{gettext(reply.lang, label)} {line}" for line, label in typed if line is not None]
     lines.append(gettext(reply.lang, "chat.action.note_hint", no=number))

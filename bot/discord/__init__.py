@@ -55,7 +55,7 @@ from bot.commands.complete import suggest
 from bot.config import install_redaction
 from bot.discord.identify import IDENTIFY_INTERVAL, IdentifyGate
 from bot.discord.sender import DiscordSender
-from bot.i18n import gettext
+from bot.i18n import N_, gettext
 from bot.presentation import Message, answer, present, sealed
 from bot.sanitize import clean
 from bot.seal import Opened
@@ -332,7 +332,7 @@ class SikpanClient(discord.AutoShardedClient):
                 lang = await resolve_lang(incoming, self.ctx)
                 # a reading's /share or /note pressed by anyone but its owner opens as forged
                 refusal = (
-                    "chat.action.not_yours"
+                    N_("chat.action.not_yours")
                     if action_buttons.owner_only(opened.data)
                     else "chat.button.expired"
                 )

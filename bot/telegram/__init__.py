@@ -100,7 +100,7 @@ from bot.commands import (
 )
 from bot.config import install_redaction
 from bot.context import LoopBeat
-from bot.i18n import gettext
+from bot.i18n import N_, gettext
 from bot.identity import telegram_user_id
 from bot.limits import limiter_of
 from bot.presentation import CURRENT, Rows, answer, decode_part, present, sealed
@@ -577,7 +577,9 @@ class TelegramAdapter:
         incoming = await self.incoming(update, line)
         if not opened.valid:  # a reading's /share or /note pressed by anyone but its owner opens as forged
             refusal = (
-                "chat.action.not_yours" if action_buttons.owner_only(opened.data) else "chat.button.expired"
+                N_("chat.action.not_yours")
+                if action_buttons.owner_only(opened.data)
+                else "chat.button.expired"
             )
             return gettext(await resolve_lang(incoming, self.ctx), refusal)
         if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
