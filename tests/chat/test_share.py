@@ -79,6 +79,10 @@ async def test_console_share_open_revoke_again_and_ask(ctx):
     number = int(re.search(r"#(\d+)", qizheng).group(1))
     # a birth chart is personal data alone: it is never shared
     assert gettext("ko", "bot.error.share_private", number=number) in await owner.answer(f"/share {number}")
+    await owner.answer("/lang lzh")
+    lzh = await owner.answer("/cast 庚辰 8 求財")
+    assert f"{label('chat.action.again', 'lzh')} /cast now 求財" in lzh
+    assert gettext("lzh", "chat.action.note_hint", no=number + 1) in lzh
     await owner.answer("/forget yes")  # the owner's links go with the rest of their data
     assert not await ctx.storage.fetchall("SELECT token FROM shares")
 
