@@ -410,6 +410,29 @@ def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def allowed(context: Mapping[str, Any], public: tuple[str, ...]) -> Mapping[str, Any] | None:
+    """What a group may see of a stored cast (``bot.privacy.public_context``; a shared reading): ``context``
+    with only the members ``public`` names (``"a"``: member ``a`` whole; ``"a.b"``: member ``b`` of the
+    mapping ``a``, its other members None); None when ``public`` is empty."""
+    if not public:
+        return None
+    whole = {name for name in public if "." not in name}
+    parts: dict[str, set[str]] = {}
+    for name in public:
+        if "." in name:
+            head, _, tail = name.partition(".")
+            parts.setdefault(head, set()).add(tail)
+    shown: dict[str, Any] = {}
+    for key, value in context.items():
+        if key in whole:
+            shown[key] = value
+        elif key in parts and isinstance(value, Mapping):
+            shown[key] = {k: (v if k in parts[key] else None) for k, v in value.items()}
+        elif key in parts:
+            shown[key] = None
+    return shown
+
+
 def lang_of(user: UserSettings | None, incoming: Incoming, ctx: AppContext) -> str:
     """The user's setting, else the platform's language hint, else SIKPAN_LANG."""
     if user is not None and user.lang in LANGS:

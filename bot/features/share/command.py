@@ -1,6 +1,6 @@
 """/share N [끄기]: a link that opens one cast for whoever follows it (``t.me/<bot>?start=<token>``, Discord's
 ``/start token:``), revoked with ``/share N 끄기``; ``/start <token>`` opens it (:func:`shared_reply`). What the
-link shows is what a group may see of the cast (``Stored.public``, :mod:`bot.privacy`), cast again from its
+link shows is what a group may see of the cast (``Stored.public``, as :mod:`bot.privacy`), cast again from its
 history row (``bot.features.common.replay``): never the owner's history, birth data, settings or notes. A cast
 made of personal data alone (七政四餘: a birth chart) is not shared.
 
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bot import privacy
 from bot.features.account.history import parse_number
 from bot.features.base import (
     ArgSpec,
     CommandError,
     Incoming,
     Reply,
+    allowed,
     command,
     lookup,
     reply,
@@ -84,7 +84,8 @@ async def shared_reply(token: str, ctx: AppContext) -> Reply:
     cast = replay(entry) if entry is not None else None
     if share is None or entry is None or cast is None:
         raise CommandError("bot.error.share_gone")
-    public = privacy.public_context(entry.view, cast.context)
+    spec = stored_as_view(entry.view)
+    public = allowed(cast.context, spec.stored.public) if spec is not None and spec.stored else None
     if public is None:
         raise CommandError("bot.error.share_gone")
     return reply(entry.view, **{**public, "shared": share.token}, picture=cast.picture)
