@@ -203,7 +203,8 @@ def choice_buttons(reply: Reply, owner: str) -> list[list[Button]]:
 def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, part: int = 0) -> Rows:
     """Telegram's buttons: one per page of the stored cast ``reply`` shows (the current one marked ``• ``);
     when the current page is shown in ``parts`` caption-sized parts (a photo message), a second row with one
-    button per part (the shown one, ``part``, marked); the choices of a ``/settings`` reply
+    button per part (the shown one, ``part``, marked); below them the reading's actions
+    (:func:`bot.commands.action_buttons.rows`); the choices of a ``/settings`` reply
     (:mod:`bot.commands.setting_buttons`). Empty when a page's data would not fit (then no page buttons)."""
     if reply.view in ("settings", "choose", "share"):
         return tuple(tuple(row) for row in choice_buttons(reply, owner))
@@ -257,9 +258,9 @@ def answer(reply: Reply, incoming: Incoming, seal: ButtonSeal, *, alone: bool = 
 
 def sealed(shown: Message, seal: ButtonSeal, chat_id: str, owner: str, *, private: bool) -> Message:
     """``shown`` with its buttons' data sealed for the chat it is sent to (:mod:`bot.seal`): a ``/settings``
-    button and a reading's ``/share`` and ``/note`` actions for its owner alone; a page button for the owner alone when the message is theirs alone
-    (``private``: a private chat, an ephemeral reply, a page of the owner's whole cast), else for everyone who
-    reads the chat."""
+    button and a reading's ``/share`` and ``/note`` actions for its owner alone; a page button for the owner
+    alone when the message is theirs alone (``private``: a private chat, an ephemeral reply, a page of the
+    owner's whole cast), else for everyone who reads the chat."""
     if not shown.buttons:
         return shown
     rows = tuple(
