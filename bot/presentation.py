@@ -220,10 +220,15 @@ def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, p
     if not buttons:
         return ()
     rows = [tuple(buttons)]
-    if parts > 1 and current is not None and not reply.context.get("shared"):
+    if parts > 1 and current is not None:
+        token = reply.context.get("shared")
         row: list[Button] = []
         for index in range(min(parts, MAX_PARTS)):
-            part_data = encode_part(pages.PageRef(owner, number, current), index)
+            part_data = (
+                action_buttons.SharedPage(token, current, index).encode()
+                if isinstance(token, str)
+                else encode_part(pages.PageRef(owner, number, current), index)
+            )
             if part_data is None:
                 break
             label = gettext(reply.lang, "chat.page.part", n=index + 1, total=parts)

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from bot.context import AppContext
 
 OWNER_COMMANDS = ("/share", "/note")
-_SHARED = re.compile(r"^v:([A-Za-z0-9_-]{22}):([a-z]{1,8})$")
+_SHARED = re.compile(r"^v:([A-Za-z0-9_-]{22}):([a-z]{1,8})(?::(\d))?$")
 
 
 def again_line(reply: Reply, *, shown: bool = False) -> str | None:
@@ -125,17 +125,21 @@ def hint(reply: Reply) -> str | None:
 
 @dataclass(frozen=True)
 class SharedPage:
+    """A page of a shared reading (``v:<token>:<page>``), or a caption part of it on a photo message
+    (``v:<token>:<page>:<part>``, as :func:`bot.presentation.encode_part` for a cast's own pages)."""
+
     token: str
     page: str
+    part: int = 0
 
     def encode(self) -> str | None:
-        data = f"v:{self.token}:{self.page}"
+        data = f"v:{self.token}:{self.page}" + (f":{self.part}" if self.part else "")
         return data if len(data.encode()) <= DATA_LIMIT and _SHARED.match(data) else None
 
 
 def decode_shared(data: str | None) -> SharedPage | None:
     m = _SHARED.match(data or "")
-    return SharedPage(m.group(1), m.group(2)) if m is not None else None
+    return SharedPage(m.group(1), m.group(2), int(m.group(3) or 0)) if m is not None else None
 
 
 async def load_shared(token: str, lang: str, ctx: AppContext) -> Reply | str:

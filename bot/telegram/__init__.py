@@ -470,7 +470,7 @@ class TelegramAdapter:
         if shared is not None:  # a shared reading's page: while its link lives, to whoever reads the chat
             if not opened.valid:
                 return gettext(lang, "chat.button.expired")
-            ref = pages.PageRef(presser.user_id, 0, shared.page)
+            ref, part = pages.PageRef(presser.user_id, 0, shared.page), shared.part
             reply = await action_buttons.load_shared(shared.token, lang, self.ctx)
             access: pages.Access | None = "public"
         else:

@@ -139,7 +139,15 @@ async def test_telegram_share_link_opens_for_another_user_until_revoked(tg, tmp_
         answer, made_calls, _ = await _press(tg, run, read["callback_data"], b, b, message=opened.result)
         assert "text" not in answer.params
         [edit] = [c for c in made_calls if c.method.startswith("editMessage")]
-        assert "비밀스러운" not in repr(edit.params)
+        assert edit.method == "editMessageCaption" and "비밀스러운" not in repr(edit.params)
+        # 解 is longer than a caption: its parts, a button each, name the token too
+        parts = keyboard_rows(edit)[1]
+        assert len(parts) > 1 and all(
+            unsealed(x["callback_data"]).startswith(f"v:{token}:read") for x in parts
+        )
+        answer, made_calls, _ = await _press(tg, run, parts[1]["callback_data"], b, b, message=opened.result)
+        [more] = [c for c in made_calls if c.method.startswith("editMessage")]
+        assert more.params["caption"] != edit.params["caption"]
 
         # the link's button "turn it off": A's alone
         [[unshare]] = keyboard_rows(made)
