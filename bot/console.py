@@ -18,7 +18,16 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from bot.commands import Incoming, Reply, dispatch, lookup, pages, resolve_lang, split_command
+from bot.commands import (
+    Incoming,
+    Reply,
+    action_buttons,
+    dispatch,
+    lookup,
+    pages,
+    resolve_lang,
+    split_command,
+)
 from bot.features.base import Attachment, pages_of, topic_pages
 from bot.i18n import gettext
 from bot.msgids import msgid
@@ -133,6 +142,7 @@ class ConsoleSession:
         self.ctx = ctx
         self.last: tuple[int, str] | None = None  # (history number, view) of the last stored cast shown
         self.files_dir = files_dir  # where a reply's files (/export) are written; None: the working directory
+        self.shared: str | None = None  # the share token of that cast, when it was a shared reading
 
     def page_named(self, line: str) -> str | None:
         if self.last is None:
@@ -168,6 +178,12 @@ class ConsoleSession:
             return gettext(await resolve_lang(incoming, self.ctx), "chat.hint")
         if page is not None and self.last is not None:
             lang = await resolve_lang(incoming, self.ctx)
+            if self.shared is not None:  # a shared reading's page: while its link lives
+                opened = await action_buttons.load_shared(self.shared, lang, self.ctx)
+                if isinstance(opened, str):  # revoked, or the cast is gone
+                    self.last = self.shared = None
+                    return gettext(lang, opened)
+                return shown_text(present(opened, "console", incoming.user_id, page))
             ref = pages.PageRef(incoming.user_id, self.last[0], page)
             stored = await pages.load("console", ref, lang, "full", self.ctx)  # its own cast, read alone
             if isinstance(stored, str):
@@ -198,6 +214,9 @@ class ConsoleSession:
                 continue
             return path
         raise FileExistsError(folder / attachment.filename)
+        token = reply.context.get("shared")  # a shared reading (/start <token>): its pages by its token
+        self.shared = token if self.last is not None and isinstance(token, str) else None
+        return shown_text(shown)
 
     @staticmethod
     def names_command(incoming: Incoming) -> bool:

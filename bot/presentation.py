@@ -12,7 +12,9 @@ embed, the console prints the text and the hint. The daily readings keep their s
 (:class:`bot.daily.DailyRenderer`) and take their caption and picture from :func:`daily_message`.
 
 Button data is the same for both platforms: ``p:<owner>:<number>:<page>`` (:class:`bot.commands.pages.PageRef`)
-and, for a part of a page on a photo message, ``c:<owner>:<number>:<page>:<part>`` (:func:`encode_part`).
+and, for a part of a page on a photo message, ``c:<owner>:<number>:<page>:<part>`` (:func:`encode_part`); a
+shared reading's pages ``v:<token>:<page>``; a reading's actions (again, another question, share, the
+journal's verdicts) in rows of their own below the pages (:mod:`bot.commands.action_buttons`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import re
 from dataclasses import dataclass, replace
 
 from bot import pictures
-from bot.commands import Incoming, pages, setting_buttons, topic_buttons, word_buttons
+from bot.commands import Incoming, action_buttons, pages, setting_buttons, topic_buttons, word_buttons
 from bot.commands.setting_buttons import Button
 from bot.features.base import Reply, topic_pages
 from bot.i18n import gettext
@@ -103,6 +105,9 @@ def present(
     if channel == "console":
         text = render(reply, "console", page=page)
         hint = page_hint(reply, page) if page is not None else None
+        actions = action_buttons.hint(reply)
+        if hint is not None and actions is not None:
+            hint += "\n" + actions
         return Message("console", text, page, hint=hint)
     raise ValueError(f"unknown channel {channel!r}; expected one of {CHANNELS}")
 
@@ -158,12 +163,16 @@ def _discord(reply: Reply, owner: str, page: str | None, png: bytes | None, *, e
     title, footer = page_title(reply)
     buttons = tuple(
         Button(
-            gettext(reply.lang, msgid("chat.page", f"{reply.view}.{ref.page}"))[:BUTTON_LABEL_LIMIT],
+            gettext(reply.lang, msgid("chat.page", f"{reply.view}.{name}"))[:BUTTON_LABEL_LIMIT],
             data,
-            ref.page == page,
+            name == page,
         )
-        for ref in pages.refs(reply.view, owner, int(reply.context["no"]))
-        if (data := ref.encode()) is not None
+        for name, data in page_data(reply, owner)
+        if data is not None
+    )
+    actions = tuple(
+        tuple(replace(b, label=b.label[:BUTTON_LABEL_LIMIT]) for b in row[:5])
+        for row in action_buttons.rows(reply)
     )
     # the topic buttons (issue 32), rows of four after the pages' (Discord: five rows of five at most)
     topics = tuple(topic_buttons.rows(reply, owner, page, "")[:4])
@@ -171,7 +180,7 @@ def _discord(reply: Reply, owner: str, page: str | None, png: bytes | None, *, e
         "discord",
         description or "…",
         page,
-        ((buttons,) if buttons else ()) + topics,
+        (((buttons,) if buttons else ()) + topics + actions)[:5],  # Discord: five rows at most
         png,
         title=title[:EMBED_TITLE_LIMIT],
         footer=footer[:EMBED_FOOTER_LIMIT] or None,
@@ -184,35 +193,45 @@ CURRENT = "• "  # the label's mark of the button whose page (or part) the mess
 
 def choice_buttons(reply: Reply, owner: str) -> list[list[Button]]:
     """The choices under a reply that is not a stored cast's page: a ``/settings`` reply's
-    (:mod:`bot.commands.setting_buttons`) or a ``choose`` reply's (:mod:`bot.commands.word_buttons`)."""
-    return setting_buttons.buttons(reply, owner) or word_buttons.buttons(reply)
+    (:mod:`bot.commands.setting_buttons`), a ``choose`` reply's (:mod:`bot.commands.word_buttons`) or a
+    ``/share`` link's (turn it off, :func:`bot.commands.action_buttons.share_rows`)."""
+    return (
+        setting_buttons.buttons(reply, owner)
+        or word_buttons.buttons(reply)
+        or action_buttons.share_rows(reply)
+    )
 
 
 def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, part: int = 0) -> Rows:
     """Telegram's buttons: one per page of the stored cast ``reply`` shows (the current one marked ``• ``);
     when the current page is shown in ``parts`` caption-sized parts (a photo message), a second row with one
     button per part (the shown one, ``part``, marked); then the topic buttons of the cast, if its command has
-    them (:mod:`bot.commands.topic_buttons`, rows of four); the choices of a ``/settings`` reply
+    them (:mod:`bot.commands.topic_buttons`, rows of four); below them the reading's actions
+    (:func:`bot.commands.action_buttons.rows`); the choices of a ``/settings`` reply
     (:mod:`bot.commands.setting_buttons`). Empty when a page's data would not fit (then no page buttons)."""
-    if reply.view in ("settings", "choose"):
+    if reply.view in ("settings", "choose", "share"):
         return tuple(tuple(row) for row in choice_buttons(reply, owner))
     number = reply.context.get("no")
     if not isinstance(number, int):
         return ()
     buttons: list[Button] = []
-    for ref in pages.refs(reply.view, owner, number):
-        data = ref.encode()
+    for name, data in page_data(reply, owner):
         if data is None:
             return ()
-        label = gettext(reply.lang, msgid("chat.page", f"{reply.view}.{ref.page}"))
-        buttons.append(Button((CURRENT if ref.page == current else "") + label, data, ref.page == current))
+        label = gettext(reply.lang, msgid("chat.page", f"{reply.view}.{name}"))
+        buttons.append(Button((CURRENT if name == current else "") + label, data, name == current))
     if not buttons:
         return ()
     rows = [tuple(buttons)]
     if parts > 1 and current is not None:
+        token = reply.context.get("shared")
         row: list[Button] = []
         for index in range(min(parts, MAX_PARTS)):
-            part_data = encode_part(pages.PageRef(owner, number, current), index)
+            part_data = (
+                action_buttons.SharedPage(token, current, index).encode()
+                if isinstance(token, str)
+                else encode_part(pages.PageRef(owner, number, current), index)
+            )
             if part_data is None:
                 break
             label = gettext(reply.lang, "chat.page.part", n=index + 1, total=parts)
@@ -220,7 +239,18 @@ def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, p
         if len(row) > 1:
             rows.append(tuple(row))
     rows += topic_buttons.rows(reply, owner, current, CURRENT)  # issue 32: the same cast, read for a topic
+    rows += [tuple(row) for row in action_buttons.rows(reply)]  # the reading's actions, below its pages
     return tuple(rows)
+
+
+def page_data(reply: Reply, owner: str) -> list[tuple[str, str | None]]:
+    """(page, button data) of each page of the stored cast ``reply`` shows: ``p:<owner>:<number>:<page>``,
+    or — a shared reading (``shared``: its token) — ``v:<token>:<page>``, which opens only while the share
+    lives (:mod:`bot.commands.action_buttons`); None where the data would not fit."""
+    token = reply.context.get("shared")
+    if isinstance(token, str):
+        return [(name, action_buttons.SharedPage(token, name).encode()) for name in pages_of(reply.view)]
+    return [(ref.page, ref.encode()) for ref in pages.refs(reply.view, owner, int(reply.context["no"]))]
 
 
 def answer(reply: Reply, incoming: Incoming, seal: ButtonSeal, *, alone: bool = False) -> Message:
@@ -237,9 +267,9 @@ def answer(reply: Reply, incoming: Incoming, seal: ButtonSeal, *, alone: bool = 
 
 def sealed(shown: Message, seal: ButtonSeal, chat_id: str, owner: str, *, private: bool) -> Message:
     """``shown`` with its buttons' data sealed for the chat it is sent to (:mod:`bot.seal`): a ``/settings``
-    button for its owner alone; a page button for the owner alone when the message is theirs alone
-    (``private``: a private chat, an ephemeral reply, a page of the owner's whole cast), else for everyone who
-    reads the chat."""
+    button and a reading's ``/share`` and ``/note`` actions for its owner alone; a page button for the owner
+    alone when the message is theirs alone (``private``: a private chat, an ephemeral reply, a page of the
+    owner's whole cast), else for everyone who reads the chat."""
     if not shown.buttons:
         return shown
     rows = tuple(
@@ -250,7 +280,9 @@ def sealed(shown: Message, seal: ButtonSeal, chat_id: str, owner: str, *, privat
                     shown.channel,
                     chat_id,
                     b.data,
-                    owner if private or setting_buttons.is_setting(b.data) else EVERYONE,
+                    owner
+                    if private or setting_buttons.is_setting(b.data) or action_buttons.owner_only(b.data)
+                    else EVERYONE,
                 ),
             )
             for b in row

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.features.base import lookup, stored_as_view
+from bot.features.base import allowed, lookup, stored_as_view
 
 
 def private_only(command: str) -> bool:
@@ -49,33 +49,13 @@ def public_context(view: str, context: Mapping[str, Any]) -> Mapping[str, Any] |
     coordinates."""
     spec = stored_as_view(view)
     if spec is not None and spec.stored is not None:
-        return allowed(context, spec.stored.public)
+        shown = allowed(context, spec.stored.public)
+        token = context.get("shared")  # a shared reading (already what a group sees): its buttons name it
+        return {**shown, "shared": token} if shown is not None and token is not None else shown
     when = context.get("when")
     if isinstance(when, Mapping) and when.get("longitude") is not None:
         return {**context, "when": {**when, "longitude": None, "solar": None}}
     return context
-
-
-def allowed(context: Mapping[str, Any], public: tuple[str, ...]) -> Mapping[str, Any] | None:
-    """``context`` with only the members ``public`` names (``"a"``: member ``a`` whole; ``"a.b"``: member
-    ``b`` of the mapping ``a``, its other members None); None when ``public`` is empty."""
-    if not public:
-        return None
-    whole = {name for name in public if "." not in name}
-    parts: dict[str, set[str]] = {}
-    for name in public:
-        if "." in name:
-            head, _, tail = name.partition(".")
-            parts.setdefault(head, set()).add(tail)
-    shown: dict[str, Any] = {}
-    for key, value in context.items():
-        if key in whole:
-            shown[key] = value
-        elif key in parts and isinstance(value, Mapping):
-            shown[key] = {k: (v if k in parts[key] else None) for k, v in value.items()}
-        elif key in parts:
-            shown[key] = None
-    return shown
 
 
 __all__ = ["allowed", "answer_privately", "private_only", "public_context", "refuse_in_public"]

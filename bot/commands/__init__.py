@@ -59,6 +59,7 @@ from bot.features.journal import command as journal
 from bot.features.liuren import command as cast
 from bot.features.liuyao import command as liuyao
 from bot.features.qizheng import command as qizheng
+from bot.features.share import command as share
 from bot.features.shensha import command as shensha
 from bot.msgids import N_
 from bot.sanitize import clean
@@ -66,7 +67,7 @@ from engine.errors import EngineInputError
 
 log = logging.getLogger(__name__)
 
-MODULES = (cast, help_, settings, daily, history, journal, export, liuyao, qizheng, shensha)
+MODULES = (cast, help_, settings, daily, history, journal, export, share, liuyao, qizheng, shensha)
 
 # Engine messages that speak of CLI flags, said in chat words instead (no chat message names a flag).
 CHAT_WORDING = {

@@ -1,8 +1,8 @@
 """The choices of a ``choose`` reply (issue 32: a word the lexicon does not know, answered with the closest
 categories) as buttons: ``w:<command line>``, the line that asks the chosen one (``/cast now 求財``,
-``/liuyao 878878 wealth``). A press is that line typed by the presser (run through ``dispatch`` and answered
-as a new message), so it is validated and answered exactly as the typed line; only ``/cast`` and ``/liuyao``
-lines are buttons. At most 64 bytes (Telegram's ``callback_data``); a longer line is not offered as a
+``/liuyao 878878 wealth``); the actions under a reading are such lines too (:mod:`bot.commands.action_buttons`). A press is that line typed by the presser (run through ``dispatch`` and answered
+as a new message), so it is validated and answered exactly as the typed line; only ``/cast``, ``/liuyao`` and the
+actions' lines (``/ask``, ``/share``, ``/note``) are buttons. At most 64 bytes (Telegram's ``callback_data``); a longer line is not offered as a
 button (the reply still shows it to type).
 """
 
@@ -15,7 +15,7 @@ from bot.commands.setting_buttons import DATA_LIMIT, Button
 from bot.features.base import Reply
 
 PREFIX = "w:"
-COMMANDS = ("/cast", "/liuyao")
+COMMANDS = ("/cast", "/liuyao", "/ask", "/share", "/note")  # the last three: a reading's actions
 
 
 def encode(line: str) -> str | None:
@@ -34,7 +34,8 @@ def decode(data: str | None) -> str | None:
 
 
 def buttons(reply: Reply) -> list[list[Button]]:
-    """Rows of buttons under a ``choose`` reply, one per choice (two per row); empty for any other reply."""
+    """Rows of buttons under a ``choose`` reply, one per choice (two per row; three for all the topics of
+    ``/ask``); empty for any other reply."""
     if reply.view != "choose":
         return []
     ctx: Mapping[str, Any] = reply.context
@@ -50,7 +51,8 @@ def buttons(reply: Reply) -> list[list[Button]]:
             else (f"{choice['ko']} {choice['lzh']}")
         )
         items.append(Button(label, data))
-    return [items[i : i + 2] for i in range(0, len(items), 2)]
+    per_row = 3 if ctx.get("asking") else 2  # another question: every topic of the art, three a row
+    return [items[i : i + per_row] for i in range(0, len(items), per_row)]
 
 
 __all__ = ["COMMANDS", "PREFIX", "buttons", "decode", "encode"]

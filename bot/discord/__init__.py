@@ -42,6 +42,7 @@ from bot.commands import (
     CommandSpec,
     Incoming,
     Reply,
+    action_buttons,
     dispatch,
     error_reply,
     load_commands,
@@ -54,7 +55,7 @@ from bot.commands.complete import suggest
 from bot.config import install_redaction
 from bot.discord.identify import IDENTIFY_INTERVAL, IdentifyGate
 from bot.discord.sender import DiscordSender
-from bot.i18n import gettext
+from bot.i18n import N_, gettext
 from bot.presentation import Message, answer, present, sealed
 from bot.sanitize import clean
 from bot.seal import Opened
@@ -330,12 +331,19 @@ class SikpanClient(discord.AutoShardedClient):
         if (line := word_buttons.decode(opened.data)) is not None:
             if not opened.valid:  # a word button is the line it was sealed with, here, or nothing
                 lang = await resolve_lang(incoming, self.ctx)
-                await interaction.response.send_message(gettext(lang, "chat.button.expired"), ephemeral=True)
+                # a reading's /share or /note pressed by anyone but its owner opens as forged
+                refusal = (
+                    N_("chat.action.not_yours")
+                    if action_buttons.owner_only(opened.data)
+                    else "chat.button.expired"
+                )
+                await interaction.response.send_message(gettext(lang, refusal), ephemeral=True)
                 return
             await self.choose_word(interaction, line)
             return
         ref = pages.decode(opened.data)
-        if ref is None:
+        shared = action_buttons.decode_shared(opened.data)
+        if ref is None and shared is None:
             await self.refuse_button(interaction)
             return
         lang = await resolve_lang(incoming, self.ctx)
@@ -343,11 +351,19 @@ class SikpanClient(discord.AutoShardedClient):
         if verdict is not Verdict.ADMIT:
             await interaction.response.send_message(gettext(lang, "bot.error.slow_down"), ephemeral=True)
             return
-        access = pages.access(opened.status, ref, incoming.user_id, incoming.chat_kind)
+        if shared is not None:  # a shared reading's page: while its link lives, to whoever reads the channel
+            access: pages.Access | None = "public" if opened.valid else None
+            ref = pages.PageRef(incoming.user_id, 0, shared.page)
+        else:
+            assert ref is not None
+            access = pages.access(opened.status, ref, incoming.user_id, incoming.chat_kind)
         if access is None:  # another channel's, another person's, forged, or an old one not its owner's
             await interaction.response.send_message(gettext(lang, "chat.button.expired"), ephemeral=True)
             return
-        reply = await pages.load("discord", ref, lang, access, self.ctx)
+        if shared is not None:
+            reply = await action_buttons.load_shared(shared.token, lang, self.ctx)
+        else:
+            reply = await pages.load("discord", ref, lang, access, self.ctx)
         if isinstance(reply, str):  # the row is gone, or a group may not see this view
             await interaction.response.send_message(gettext(lang, reply), ephemeral=True)
             return
@@ -442,6 +458,14 @@ class SikpanClient(discord.AutoShardedClient):
         if self.ctx.admission.check(incoming.user_key, incoming.chat_key) is not Verdict.ADMIT:
             lang = await resolve_lang(incoming, self.ctx)
             await interaction.response.send_message(gettext(lang, "bot.error.slow_down"), ephemeral=True)
+            return
+        if action_buttons.quiet(line):  # a journal verdict: a one-liner to the presser alone
+            noted = await dispatch(incoming, self.ctx)
+            await interaction.response.send_message(
+                self.sender.prepare(present(noted, "discord").text),
+                ephemeral=True,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
             return
         await interaction.response.defer(thinking=True)
         reply = await dispatch(incoming, self.ctx)

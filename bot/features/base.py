@@ -47,6 +47,7 @@ class Incoming:
     user_is_admin: bool = True
     display_name: str | None = None
     private_reply: bool = False  # the transport can answer the caller alone here (Discord: ephemeral)
+    bot_name: str = ""  # the bot's own username where links name it (Telegram: t.me/<bot_name>)
     # The caller's row as ``dispatch`` read it for this command (one user look-up per command); read it
     # with :func:`caller`. Adapters leave it None.
     user: UserSettings | None = field(default=None, compare=False, repr=False)
@@ -459,6 +460,29 @@ def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:
             value = value[: ECHO_LIMIT - 1] + "…"
         out[k] = value
     return out
+
+
+def allowed(context: Mapping[str, Any], public: tuple[str, ...]) -> Mapping[str, Any] | None:
+    """What a group may see of a stored cast (``bot.privacy.public_context``; a shared reading): ``context``
+    with only the members ``public`` names (``"a"``: member ``a`` whole; ``"a.b"``: member ``b`` of the
+    mapping ``a``, its other members None); None when ``public`` is empty."""
+    if not public:
+        return None
+    whole = {name for name in public if "." not in name}
+    parts: dict[str, set[str]] = {}
+    for name in public:
+        if "." in name:
+            head, _, tail = name.partition(".")
+            parts.setdefault(head, set()).add(tail)
+    shown: dict[str, Any] = {}
+    for key, value in context.items():
+        if key in whole:
+            shown[key] = value
+        elif key in parts and isinstance(value, Mapping):
+            shown[key] = {k: (v if k in parts[key] else None) for k, v in value.items()}
+        elif key in parts:
+            shown[key] = None
+    return shown
 
 
 def lang_of(user: UserSettings | None, incoming: Incoming, ctx: AppContext) -> str:

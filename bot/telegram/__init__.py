@@ -49,7 +49,7 @@ import logging
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -87,6 +87,7 @@ from bot import logs, pictures
 from bot.admission import Verdict
 from bot.commands import (
     Incoming,
+    action_buttons,
     dispatch,
     error_reply,
     load_commands,
@@ -99,7 +100,7 @@ from bot.commands import (
 )
 from bot.config import install_redaction
 from bot.context import LoopBeat
-from bot.i18n import gettext
+from bot.i18n import N_, gettext
 from bot.identity import telegram_user_id
 from bot.limits import limiter_of
 from bot.presentation import CURRENT, Rows, answer, decode_part, present, sealed
@@ -270,6 +271,7 @@ class TelegramAdapter:
             chat_kind=kind,
             user_is_admin=admin,
             display_name=user.full_name if user is not None else None,
+            bot_name=self.username,
         )
 
     async def on_message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -472,7 +474,8 @@ class TelegramAdapter:
         assert query is not None
         ref, part = decode_part(opened.data)
         message = query.message
-        if ref is None or chat is None or message is None:
+        shared = action_buttons.decode_shared(opened.data)
+        if (ref is None and shared is None) or chat is None or message is None:
             return None
         verdict = self.ctx.admission.check(*self.admission_keys(update))
         user = update.effective_user
@@ -487,12 +490,21 @@ class TelegramAdapter:
         lang = await resolve_lang(presser, self.ctx)
         if verdict is not Verdict.ADMIT:
             return gettext(lang, "bot.error.slow_down")
-        access = pages.access(opened.status, ref, presser.user_id, presser.chat_kind)
+        if shared is not None:  # a shared reading's page: while its link lives, to whoever reads the chat
+            if not opened.valid:
+                return gettext(lang, "chat.button.expired")
+            ref, part = pages.PageRef(presser.user_id, 0, shared.page), shared.part
+            reply = await action_buttons.load_shared(shared.token, lang, self.ctx)
+            access: pages.Access | None = "public"
+        else:
+            assert ref is not None
+            access = pages.access(opened.status, ref, presser.user_id, presser.chat_kind)
         if access is None:  # another chat's, another person's, forged, or an old one not its owner's
             return gettext(lang, "chat.button.expired")
         if isinstance(message, Message) and shows(message, query.data or ""):
             return None  # the page shown is the one pressed: no edit (Telegram refuses an unchanged one)
-        reply = await pages.load("telegram", ref, lang, access, self.ctx)
+        if shared is None:
+            reply = await pages.load("telegram", ref, lang, access, self.ctx)
         if isinstance(reply, str):  # the row is gone, or a group may not see this view
             return gettext(lang, reply)
         on_photo = isinstance(message, Message) and bool(message.photo)
@@ -586,10 +598,18 @@ class TelegramAdapter:
         if line is None or update.effective_chat is None:
             return None
         incoming = await self.incoming(update, line)
-        if not opened.valid:
-            return gettext(await resolve_lang(incoming, self.ctx), "chat.button.expired")
+        if not opened.valid:  # a reading's /share or /note pressed by anyone but its owner opens as forged
+            refusal = (
+                N_("chat.action.not_yours")
+                if action_buttons.owner_only(opened.data)
+                else "chat.button.expired"
+            )
+            return gettext(await resolve_lang(incoming, self.ctx), refusal)
         if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
             return gettext(await resolve_lang(incoming, self.ctx), "bot.error.slow_down")
+        if action_buttons.quiet(line):  # a journal verdict: answered to the presser alone, as a notice
+            noted = await dispatch(replace(incoming, private_reply=True), self.ctx)
+            return present(noted, "console").text[:200]  # answerCallbackQuery takes 0–200 characters
         reply = await dispatch(incoming, self.ctx)
         shown = answer(reply, incoming, self.ctx.buttons)
         await self.send(

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from bot import pictures, views
-from bot.commands import error_reply, pages
+from bot.commands import action_buttons, error_reply, pages, topic_buttons
 from bot.discord import embed_of, view_of
 from bot.features.base import stored_as_view
 from bot.i18n import gettext
@@ -55,7 +55,11 @@ async def test_a_cast_opens_on_its_first_page_with_its_picture_and_a_button_per_
     tg = present(cast, "telegram", OWNER)
     body = views.render(cast, "telegram", page=first)
     assert tg.page == first and tg.picture == png
-    row, *_topic_rows = tg.buttons  # the pages' row, then the topic buttons (test_topic_screen.py)
+    row, *rest = tg.buttons  # the pages' row, the topic rows (test_topic_screen.py), the reading's actions
+    # below the pages and topics, the reading's actions in rows of their own (bot.commands.action_buttons)
+    actions = [tuple(r) for r in action_buttons.rows(cast)]
+    assert len(actions) == 2 and rest[-len(actions):] == actions
+    assert rest[: -len(actions)] == list(topic_buttons.rows(cast, OWNER, first, "• "))
     assert [b.data for b in row] == [pages.PageRef(OWNER, number, p).encode() for p, _ in listed]
     assert [b.label for b in row] == [
         ("• " if p == first else "") + gettext(cast.lang, label) for p, label in listed
@@ -111,8 +115,9 @@ async def test_a_page_on_a_photo_message_is_shown_in_caption_parts(cast):
         last = len(parts) - 1
         shown = present(cast, "telegram", OWNER, page, edit=True, on_photo=True, part=last)
         assert shown.caption == parts[last] and shown.text == ""
-        if len(parts) == 1:  # the pages' row, then only the topic rows (issue 32): no row of parts
-            assert all(pages.decode(b.data) is not None for row in shown.buttons for b in row)
+        if len(parts) == 1:  # the pages' row, the topic rows (issue 32), the actions: no row of parts
+            topics = topic_buttons.rows(cast, OWNER, page, "• ")
+            assert len(shown.buttons) == 1 + len(topics) + len(action_buttons.rows(cast))
             continue
         part_row = shown.buttons[1]
         assert len(part_row) == len(parts)
@@ -163,6 +168,7 @@ async def test_the_adapters_transport_the_buttons_unchanged(cast):
     dc = present(cast, "discord", OWNER)
     view = view_of(dc)
     assert view is not None
+    assert len(dc.buttons) == 3  # the pages, then the reading's two rows of actions
     assert [(item.label, item.custom_id) for item in view.children] == [
         (b.label, b.data) for row in dc.buttons for b in row
     ]

@@ -24,10 +24,32 @@ def telegram_at(
     return running(tg_settings(tg, db, lang=lang), ready=tg, clock=ManualClock(at))
 
 
+ACTIONS = (
+    "w:/ask ",
+    "w:/share ",
+    "w:/note ",
+)  # the lines of a reading's action rows (bot.commands.action_buttons)
+
+
+def is_action_row(row: list[dict[str, Any]]) -> bool:
+    """A row of a reading's actions (again · another question · share, or the journal's verdicts)?"""
+    return any(unsealed(b.get("callback_data") or b.get("custom_id") or "").startswith(ACTIONS) for b in row)
+
+
 def buttons(call: Any) -> list[dict[str, Any]]:
-    """The inline keyboard buttons of a sendMessage / editMessage* call."""
+    """The inline keyboard buttons of a sendMessage / editMessage* call, but its reading's actions (those:
+    :func:`action_buttons`)."""
+    return [b for row in keyboard_rows(call) if not is_action_row(row) for b in row]
+
+
+def keyboard_rows(call: Any) -> list[list[dict[str, Any]]]:
     markup = (call.result or {}).get("reply_markup") or call.params.get("reply_markup") or {}
-    return [b for row in markup.get("inline_keyboard", []) for b in row]
+    return list(markup.get("inline_keyboard", []))
+
+
+def action_buttons(call: Any) -> list[dict[str, Any]]:
+    """The buttons of the reading's action rows of a sendMessage / editMessage* call."""
+    return [b for row in keyboard_rows(call) if is_action_row(row) for b in row]
 
 
 def page_of(button: dict[str, Any]) -> str:
@@ -68,8 +90,14 @@ def discord_at(dc: FakeDiscord, db: str, at: datetime, lang: str = "ko") -> Abst
     return discord_bot(dc, db, clock=ManualClock(at), settings=discord_settings(dc, db, lang=lang))
 
 
-def components(message: dict[str, Any]) -> list[dict[str, Any]]:
-    return [c for row in message.get("components") or [] for c in row.get("components") or []]
+def components(message: dict[str, Any], actions: bool = False) -> list[dict[str, Any]]:
+    """A message's buttons: its pages and choices, or (``actions``) its reading's action rows."""
+    return [
+        c
+        for row in message.get("components") or []
+        if is_action_row(row.get("components") or []) == actions
+        for c in row.get("components") or []
+    ]
 
 
 async def press_component(dc: FakeDiscord, message: dict[str, Any], page: str, **kw: Any) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from bot.commands import pages
 from bot.features.base import pages_of
 from bot.i18n import gettext
 from bot.seal import unsealed
+from tests.chat._views import components
 from tests.conftest import discord_bot
 
 pytestmark = pytest.mark.usefixtures("restore_discord_endpoints")
@@ -22,7 +23,7 @@ SEED_003_KO = "앞에서 이끌고 뒤에서 따르며"
 
 
 def _buttons(message: dict) -> list[dict]:
-    return [c for row in message.get("components") or [] for c in row.get("components") or []]
+    return components(message)  # the pages (the reading's actions: tests/chat/test_share.py)
 
 
 async def _press(dc, message, button, **kw):

@@ -18,6 +18,7 @@ from bot.views import render
 from tests.adapters.conftest import running, tg_settings
 from tests.chat._views import ask as _ask
 from tests.chat._views import buttons as _buttons
+from tests.chat._views import components
 from tests.conftest import discord_bot
 from tests.fakes.telegram import visible_text
 
@@ -162,7 +163,7 @@ def _command(dc, name):
 
 
 def _components(message: dict) -> list[dict]:
-    return [c for row in message.get("components") or [] for c in row.get("components") or []]
+    return components(message)  # but the reading's actions
 
 
 @pytestmark_discord

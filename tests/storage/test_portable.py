@@ -52,6 +52,7 @@ async def fill(db: str) -> None:
             "/liuyao 878878",
             "/shensha 甲子",
             "/cast now",
+            "/share 2",  # a shared reading's token (migration 0015) moves with its cast
             "/daily 7:30",
         ):
             assert "⚠" not in await answer(line, ctx), line
@@ -101,6 +102,7 @@ async def test_sqlite_to_postgresql_and_back(env, tmp_path, capsys):
     before = await counts(source)
     assert before["history"] == 3 and before["history_counters"] == 1
     assert before["subscriptions"] == 1 and before["deliveries"] == 1 and before["users"] == 1
+    assert before["shares"] == 1
 
     dump = tmp_path / "move.jsonl.gz"
     assert await cli(["export", str(dump), "--db", source]) == 0

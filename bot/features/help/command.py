@@ -6,6 +6,7 @@ from typing import Any
 
 from bot.context import AppContext
 from bot.features.base import ArgSpec, CommandError, Incoming, Reply, command, listed, lookup, reply
+from bot.features.share.command import shared_reply
 from bot.features.topics import targets
 from bot.i18n import N_
 
@@ -30,9 +31,13 @@ def _help_rows() -> list[dict[str, Any]]:
     aliases=("시작", "始"),
     help_msgid=N_("bot.help.start"),
     usage_msgid=N_("bot.usage.start"),
+    # a shared reading's token (the deep link t.me/<bot>?start=<token> arrives as "/start <token>")
+    args=(ArgSpec("token", description_msgid=N_("bot.arg.start.token")),),
     order=14,
 )
 async def start(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    if args:
+        return await shared_reply(args[0], ctx)
     return reply("start", name=incoming.display_name or "", commands=_help_rows())
 
 
