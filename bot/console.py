@@ -196,6 +196,8 @@ class ConsoleSession:
         # the pages a number or name shows next are this reply's, or none: a reply that is no stored cast
         # (an unsaved /qizheng, /help …) leaves nothing to page through
         self.last = (number, reply.view) if shown.page is not None and isinstance(number, int) else None
+        token = reply.context.get("shared")  # a shared reading (/start <token>): its pages by its token
+        self.shared = token if self.last is not None and isinstance(token, str) else None
         saved = [
             gettext(reply.lang, "chat.file_saved", path=str(self.save(f))) for f in reply.files
         ]  # the console's user is the machine's: its files go to a directory of it
@@ -214,9 +216,6 @@ class ConsoleSession:
                 continue
             return path
         raise FileExistsError(folder / attachment.filename)
-        token = reply.context.get("shared")  # a shared reading (/start <token>): its pages by its token
-        self.shared = token if self.last is not None and isinstance(token, str) else None
-        return shown_text(shown)
 
     @staticmethod
     def names_command(incoming: Incoming) -> bool:

@@ -58,7 +58,7 @@ async def test_a_cast_opens_on_its_first_page_with_its_picture_and_a_button_per_
     row, *rest = tg.buttons  # the pages' row, the topic rows (test_topic_screen.py), the reading's actions
     # below the pages and topics, the reading's actions in rows of their own (bot.commands.action_buttons)
     actions = [tuple(r) for r in action_buttons.rows(cast)]
-    assert len(actions) == 2 and rest[-len(actions):] == actions
+    assert len(actions) == 2 and rest[-len(actions) :] == actions
     assert rest[: -len(actions)] == list(topic_buttons.rows(cast, OWNER, first, "• "))
     assert [b.data for b in row] == [pages.PageRef(OWNER, number, p).encode() for p, _ in listed]
     assert [b.label for b in row] == [
