@@ -293,7 +293,10 @@ FAMILIES: dict[str, dict[str, str]] = {
     },
     "error.liuren": {
         "at_or_day": N_("error.liuren.at_or_day"),
+        "bad_age": N_("error.liuren.bad_age"),
         "bad_birth": N_("error.liuren.bad_birth"),
+        "bad_birth_year": N_("error.liuren.bad_birth_year"),
+        "birth_after_cast": N_("error.liuren.birth_after_cast"),
         "bad_category": N_("error.liuren.bad_category"),
         "bad_general": N_("error.liuren.bad_general"),
         "bad_hour": N_("error.liuren.bad_hour"),
