@@ -78,3 +78,5 @@ class CastView(ChartView):
     term: str | None
     # the word asked in and the topic it named (issue 32: ``bot.features.topics.asked``); None: none asked
     asked: dict[str, Any] | None
+    # the asker's 年命 (issue 32 item 5: ``command.nianming_view``), None when no birth year is known
+    nianming: dict[str, Any] | None

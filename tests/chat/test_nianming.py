@@ -1,0 +1,71 @@
+"""Issue 32 item 5 in chat: the asker's 年命 on /cast. A birth year typed in the line (``/cast now 1990 남``) or
+the birth saved with ``/qizheng … save`` (private chats only) gives the 本命 and, with the sex (typed, or the
+``sex`` option of /settings), the 行年 by 《六壬粹言》's 正法 (男 丙寅 順行, 女 壬申 逆行, 세는나이); both are
+shown on the 盤 page where they sit on the board, kept with the cast (a replay shows the same after the saved
+birth changes), and weighed in the reading and verdict. Without the sex the reply says how to give it. On the
+console, the fake Telegram and the fake Discord, ko and lzh.
+
+Expected values by the rule, by hand: a cast in 2026 (after 立春) of one born in 1990 (庚午): 세는나이 37;
+a man's 行年 is 丙寅 + 36 = 壬寅 (36 = 3 × 12: the branch back at 寅, the stem 丙 + 6 = 壬), a woman's is
+壬申 − 36 = 丙申. One born in 1985 (乙丑) is 42: a man 丙寅 + 41 = 丁未.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from bot.console import ConsoleSession
+from bot.i18n import gettext, term
+from engine.core.cycle import Branch, GanZhi
+from engine.liuren import chart_at, chart_for_ju
+from tests.chat._views import ask, discord_at, telegram_at
+from tests.fakes.discord import FakeDiscord
+from tests.fakes.telegram import visible_text
+
+AT = datetime(2026, 12, 1, 3, 0, tzinfo=UTC)  # 12:00 in Seoul, 2026 (丙午年, after 立春)
+
+
+def _head(lang: str, msgid: str) -> str:
+    return gettext(lang, msgid).split("{")[0]
+
+
+def _line(text: str, lang: str, msgid: str) -> str:
+    found = [ln for ln in text.splitlines() if _head(lang, msgid) in ln]
+    return found[0] if found else ""
+
+
+def _over(earth: str) -> str:
+    """The 天盤 branch over ``earth`` in the chart of AT (Seoul) as the engine casts it."""
+    from zoneinfo import ZoneInfo
+
+    chart = chart_at(AT.astimezone(ZoneInfo("Asia/Seoul")))
+    return chart.heaven[Branch.from_char(earth)].char
+
+
+async def test_console_typed_year_saved_sex_and_the_hint(ctx, clock):
+    clock.set(AT)
+    session = ConsoleSession(ctx)
+    hinted = await session.answer("/cast now 1990")
+    assert term("ko", "庚午") in _line(hinted, "ko", "chat.cast.benming")
+    assert "/settings 성별 남" in _line(hinted, "ko", "chat.cast.sex_unknown")  # how to set it, once
+    assert not _line(hinted, "ko", "chat.cast.xingnian")
+    man = await session.answer("/cast now 1990 남")
+    line = _line(man, "ko", "chat.cast.xingnian")
+    assert term("ko", "壬寅") in line and "37" in line and f"위에 {_over('寅')}" in line
+    assert f"위에 {_over('午')}" in _line(man, "ko", "chat.cast.benming")  # 本命 午 and what stands on it
+    assert not _line(man, "ko", "chat.cast.sex_unknown")
+    await session.answer("/settings 성별 여")
+    woman = await session.answer("/cast now 1990")
+    assert term("ko", "丙申") in _line(woman, "ko", "chat.cast.xingnian")
+    refused = await session.answer("/cast now 1850")  # outside the tables: said, not a crash
+    assert _head("ko", "error.liuren.bad_birth_year") in refused and "1850" in refused
+    # a day and 局 with a topic: the year before the topic, the sex in words
+    ju = await session.answer("/cast 庚辰 8 1985年生 男 재물")
+    chart = chart_for_ju(GanZhi.parse("庚辰"), 8)
+    line = _line(ju, "ko", "chat.cast.xingnian")
+    assert term("ko", "丁未") in line and "42" in line and f"위에 {chart.heaven[Branch.WEI].char}" in line
+    await session.answer("/lang lzh")
+    lzh = await session.answer("/cast now 1990")
+    assert "丙申" in _line(lzh, "lzh", "chat.cast.xingnian") and "三十七歲" in lzh
