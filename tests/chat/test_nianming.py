@@ -32,7 +32,7 @@ def _head(lang: str, msgid: str) -> str:
 
 
 def _line(text: str, lang: str, msgid: str) -> str:
-    found = [ln for ln in text.splitlines() if _head(lang, msgid) in ln]
+    found = [ln for ln in text.splitlines() if ln.strip().startswith(_head(lang, msgid))]
     return found[0] if found else ""
 
 
@@ -69,3 +69,51 @@ async def test_console_typed_year_saved_sex_and_the_hint(ctx, clock):
     await session.answer("/lang lzh")
     lzh = await session.answer("/cast now 1990")
     assert "丙申" in _line(lzh, "lzh", "chat.cast.xingnian") and "三十七歲" in lzh
+
+
+BIRTH = "1990-05-17 14:30 서울"  # 庚午年 (after 立春 1990)
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+async def test_telegram_saved_birth_private_only_and_kept_with_the_cast(tg, tmp_path, lang):
+    chat, group, user = 5301, -1005302, 5301
+    async with telegram_at(tg, str(tmp_path / "db.sqlite"), AT, lang) as run:
+        await ask(tg, run, f"/qizheng {BIRTH} save", chat, language_code=lang)
+        [hinted] = await ask(tg, run, "/cast now", chat, language_code=lang)
+        text = visible_text(hinted.html, "HTML")
+        assert term(lang, "庚午") in _line(text, lang, "chat.cast.benming")
+        assert _line(text, lang, "chat.cast.sex_unknown") and not _line(text, lang, "chat.cast.xingnian")
+        await ask(tg, run, "/settings 성별 남" if lang == "ko" else "/settings 男女 男", chat, language_code=lang)
+        [first] = await ask(tg, run, "/cast now", chat, language_code=lang)
+        assert first.method == "sendPhoto"  # the 盤 page is the picture's caption
+        text = visible_text(first.html, "HTML")
+        assert term(lang, "壬寅") in _line(text, lang, "chat.cast.xingnian")
+        assert not _line(text, lang, "chat.cast.sex_unknown")
+        # a later birth saved does not change the cast already made: /show casts its stored inputs again
+        await ask(tg, run, "/qizheng 1985-05-17 14:30 서울 save", chat, language_code=lang)
+        [again] = await ask(tg, run, "/show 3", chat, language_code=lang)
+        shown = visible_text(again.html, "HTML")
+        assert term(lang, "壬寅") in _line(shown, lang, "chat.cast.xingnian") and term(lang, "庚午") in _line(shown, lang, "chat.cast.benming")
+        # in a group the saved birth and sex are not read; a year typed there is
+        kw = {"user_id": user, "chat_type": "supergroup", "language_code": lang}
+        [public] = await ask(tg, run, "/cast now", group, **kw)
+        public_text = visible_text(public.html, "HTML")
+        assert term(lang, "乙丑") not in public_text and not _line(public_text, lang, "chat.cast.benming")
+        assert not _line(public_text, lang, "chat.cast.xingnian")
+        [typed] = await ask(tg, run, "/cast now 1990 여", group, **kw)
+        assert term(lang, "丙申") in _line(visible_text(typed.html, "HTML"), lang, "chat.cast.xingnian")
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+async def test_discord_typed_year_and_the_hint(tmp_path, lang):
+    locale = {"ko": "ko", "lzh": "zh-TW"}[lang]
+    async with FakeDiscord(ack_deadline=3.0) as dc, discord_at(dc, str(tmp_path / "db.sqlite"), AT):
+        inter = await dc.slash("cast", {"when": "now 1990 여"}, locale=locale)
+        [first] = await dc.wait_followups(inter, 1, timeout=15)
+        text = first["embeds"][0]["description"].replace("\\", "")
+        assert term(lang, "丙申") in _line(text, lang, "chat.cast.xingnian")
+        assert f"{_over('申')}" in _line(text, lang, "chat.cast.xingnian")
+        inter = await dc.slash("cast", {"when": "庚辰 8 1990"}, locale=locale, dm=True)
+        [hinted] = await dc.wait_followups(inter, 1, timeout=15)
+        text = hinted["embeds"][0]["description"].replace("\\", "")
+        assert term(lang, "庚午") in _line(text, lang, "chat.cast.benming") and _line(text, lang, "chat.cast.sex_unknown")
