@@ -82,3 +82,22 @@ def test_the_year_turns_at_lichun() -> None:
     # 立春 2026 is on 4 February (spec/calendar.md: the year pillar changes at 立春)
     assert lichun_year(datetime(2026, 1, 20, 12, tzinfo=kst)) == 2025
     assert lichun_year(datetime(2026, 2, 10, 12, tzinfo=kst)) == 2026
+
+
+def test_xingnian_is_a_position_of_the_reading_and_the_verdict() -> None:
+    # seed 002 「干支三傳占時本命等處」 and seed 003 「年命」: the 行年 is read after the 本命, and weighs
+    from engine.core.cycle import Branch
+    from engine.liuren import chart_for_ju
+    from engine.liuren.reading import compose
+    from engine.liuren.verdict import judge
+
+    chart = chart_for_ju(GanZhi.parse("庚辰"), 8)
+    birth, walk = year_ganzhi(1990).branch, xingnian(37, Sex.MALE).branch  # 午, 寅
+    verdict = judge(chart, birth=birth, xingnian=walk)
+    roles = [r.role for r in verdict.reasons if r.role is not None]
+    assert "xingnian" in roles and roles.index("birth") < roles.index("xingnian")
+    assert any(r.counted and r.branch == Branch.YIN for r in verdict.reasons if r.role == "xingnian")
+    assert not any(r.role == "xingnian" for r in judge(chart, birth=birth).reasons)
+    reading = compose(chart, birth=birth, xingnian=walk)
+    assert reading.position("xingnian").branch == Branch.YIN
+    assert reading.to_json()["xingnian"] == "寅" and reading.verdict == verdict
