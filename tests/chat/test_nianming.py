@@ -117,3 +117,27 @@ async def test_discord_typed_year_and_the_hint(tmp_path, lang):
         [hinted] = await dc.wait_followups(inter, 1, timeout=15)
         text = hinted["embeds"][0]["description"].replace("\\", "")
         assert term(lang, "庚午") in _line(text, lang, "chat.cast.benming") and _line(text, lang, "chat.cast.sex_unknown")
+
+
+def test_the_birth_year_does_not_clash_with_the_cast_line():
+    from bot.features.liuren.command import parse_cast_args, split_birth
+
+    assert split_birth(("now", "1990")) == (("now",), 1990, None)
+    assert split_birth(("1990년생", "여")) == ((), 1990, "female")
+    assert split_birth(("庚辰", "8", "1985年生男")) == (("庚辰", "8"), 1985, "male")
+    # the forms /cast takes keep their meaning: a date and time, a time today, a 局, a 月將 and 占時
+    for line in (("2026-12-07", "10:30"), ("10:30",), ("庚辰", "8"), ("辛巳", "辰將", "巳時"), ("now", "남")):
+        assert split_birth(line) == (line, None, None)
+    assert parse_cast_args(split_birth(("2026-12-07", "10:30", "1990"))[0])[0] == "local"
+
+
+async def test_console_settings_name_the_sex_option(ctx, clock):
+    clock.set(AT)
+    session = ConsoleSession(ctx)
+    shown = await session.answer("/settings 성별")
+    assert gettext("ko", "bot.opt.sex") in shown and gettext("ko", "bot.optval.sex.male") in shown
+    set_ = await session.answer("/settings 성별 남")
+    assert gettext("ko", "bot.optval.sex.male") in set_
+    assert "sex" not in set_ and "male" not in set_  # in words, not codes
+    await session.answer("/lang lzh")
+    assert gettext("lzh", "bot.optval.sex.female") in await session.answer("/settings 男女 女")
