@@ -203,7 +203,9 @@ def _cell_items(cell: BoardCell, lang: str) -> list[Primitive]:
     if cell.general is General.GUIREN:
         items.append(_earth_text(cell.earth, cell.column, cell.row))
     for i, name in enumerate(cell.ming):  # the asker's 本命 / 行年 on this 地盤 branch, bottom left
-        items.append(Text(x0 + 10, y0 + CELL - 22 - 30 * i, label(lang, f"liuren.{name}"), 24, "red", Anchor.LM))
+        items.append(
+            Text(x0 + 10, y0 + CELL - 22 - 30 * i, label(lang, f"liuren.{name}"), 24, "red", Anchor.LM)
+        )
     return items
 
 

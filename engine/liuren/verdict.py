@@ -43,7 +43,16 @@ from engine.shensha import meanings002
 from engine.shensha.stages import stage_at
 
 GENERAL = "general"
-ROLES = ("initial", "gan_upper", "zhi_upper", "middle", "final", "hour", "birth", "xingnian")  # the order of decision
+ROLES = (
+    "initial",
+    "gan_upper",
+    "zhi_upper",
+    "middle",
+    "final",
+    "hour",
+    "birth",
+    "xingnian",
+)  # the order of decision
 PATTERNS = "patterns"
 DIRECTIONS = ("吉", "凶", "平")
 

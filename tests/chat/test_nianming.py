@@ -83,7 +83,9 @@ async def test_telegram_saved_birth_private_only_and_kept_with_the_cast(tg, tmp_
         text = visible_text(hinted.html, "HTML")
         assert term(lang, "庚午") in _line(text, lang, "chat.cast.benming")
         assert _line(text, lang, "chat.cast.sex_unknown") and not _line(text, lang, "chat.cast.xingnian")
-        await ask(tg, run, "/settings 성별 남" if lang == "ko" else "/settings 男女 男", chat, language_code=lang)
+        await ask(
+            tg, run, "/settings 성별 남" if lang == "ko" else "/settings 男女 男", chat, language_code=lang
+        )
         [first] = await ask(tg, run, "/cast now", chat, language_code=lang)
         assert first.method == "sendPhoto"  # the 盤 page is the picture's caption
         text = visible_text(first.html, "HTML")
@@ -93,7 +95,9 @@ async def test_telegram_saved_birth_private_only_and_kept_with_the_cast(tg, tmp_
         await ask(tg, run, "/qizheng 1985-05-17 14:30 서울 save", chat, language_code=lang)
         [again] = await ask(tg, run, "/show 3", chat, language_code=lang)
         shown = visible_text(again.html, "HTML")
-        assert term(lang, "壬寅") in _line(shown, lang, "chat.cast.xingnian") and term(lang, "庚午") in _line(shown, lang, "chat.cast.benming")
+        assert term(lang, "壬寅") in _line(shown, lang, "chat.cast.xingnian") and term(lang, "庚午") in _line(
+            shown, lang, "chat.cast.benming"
+        )
         # in a group the saved birth and sex are not read; a year typed there is
         kw = {"user_id": user, "chat_type": "supergroup", "language_code": lang}
         [public] = await ask(tg, run, "/cast now", group, **kw)
@@ -116,7 +120,9 @@ async def test_discord_typed_year_and_the_hint(tmp_path, lang):
         inter = await dc.slash("cast", {"when": "庚辰 8 1990"}, locale=locale, dm=True)
         [hinted] = await dc.wait_followups(inter, 1, timeout=15)
         text = hinted["embeds"][0]["description"].replace("\\", "")
-        assert term(lang, "庚午") in _line(text, lang, "chat.cast.benming") and _line(text, lang, "chat.cast.sex_unknown")
+        assert term(lang, "庚午") in _line(text, lang, "chat.cast.benming") and _line(
+            text, lang, "chat.cast.sex_unknown"
+        )
 
 
 def test_the_birth_year_does_not_clash_with_the_cast_line():
@@ -141,3 +147,14 @@ async def test_console_settings_name_the_sex_option(ctx, clock):
     assert "sex" not in set_ and "male" not in set_  # in words, not codes
     await session.answer("/lang lzh")
     assert gettext("lzh", "bot.optval.sex.female") in await session.answer("/settings 男女 女")
+
+
+async def test_console_a_saved_birth_after_the_cast_date_is_left_out(ctx, clock):
+    clock.set(AT)
+    session = ConsoleSession(ctx)
+    await session.answer(f"/qizheng {BIRTH} save")
+    old = await session.answer("/cast 1980-03-01 12:00")  # before the saved birth: cast without a 年命
+    assert not _line(old, "ko", "chat.cast.benming") and not _line(old, "ko", "chat.cast.sex_unknown")
+    refused = await session.answer("/cast 1980-03-01 12:00 1990")  # typed: said
+    assert _head("ko", "error.liuren.birth_after_cast") in refused
+    assert term("ko", "庚午") in _line(await session.answer("/cast now"), "ko", "chat.cast.benming")

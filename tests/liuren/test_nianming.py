@@ -62,7 +62,9 @@ def test_age_counts_the_birth_year_as_one() -> None:
 def test_nianming_in_a_year() -> None:
     man = nianming(1990, 2026, "male")
     assert (man.benming.chars, man.age) == ("庚午", 37)
-    assert man.xingnian is not None and man.xingnian.chars == chars(37, Sex.MALE) == "壬寅"  # 丙寅 + 36: three rounds of the branches, 丙 + 6 stems
+    assert (
+        man.xingnian is not None and man.xingnian.chars == chars(37, Sex.MALE) == "壬寅"
+    )  # 丙寅 + 36: three rounds of the branches, 丙 + 6 stems
     woman = nianming(1990, 2026, Sex.FEMALE)
     assert woman.xingnian is not None and woman.xingnian.chars == "丙申"  # 壬申 − 36
     unknown = nianming(1990, 2026)

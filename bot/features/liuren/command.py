@@ -346,7 +346,9 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
         "asked": inputs.get("asked"),  # the topic asked in the user's words (engine.lexicon), or None
         "nianming": nianming_view(chart, ming),
     }
-    marked = tuple(GanZhi.parse(str(ming[k])) if ming and ming.get(k) else None for k in ("benming", "xingnian"))
+    marked = tuple(
+        GanZhi.parse(str(ming[k])) if ming and ming.get(k) else None for k in ("benming", "xingnian")
+    )
     return Cast(context, Picture("cast", chart, nianming=(marked[0], marked[1])))
 
 
@@ -460,7 +462,8 @@ async def asker_nianming(
     (private chats only); without one, no 行年 (the reply says how to give it). The year asked in is the cast's
     立春 year, or this year's for a cast by day and 局."""
     private = incoming.chat_kind == "private"
-    if birth_year is None and private and user is not None and user.birth and user.birth.get("at"):
+    typed = birth_year is not None
+    if not typed and private and user is not None and user.birth and user.birth.get("at"):
         birth_year = lichun_year(datetime.fromisoformat(str(user.birth["at"])))
     if birth_year is None:
         return None
@@ -468,7 +471,12 @@ async def asker_nianming(
         saved = str(user.options.get("sex", "unset"))
         sex = saved if saved in ("male", "female") else None
     when = datetime.fromisoformat(at) if at else await ctx.clock.now()
-    return nianming(birth_year, lichun_year(when), sex).to_json()
+    try:
+        return nianming(birth_year, lichun_year(when), sex).to_json()
+    except EngineInputError:
+        if typed:  # a year the user typed that cannot be read (1850, after the cast): said
+            raise
+        return None  # the saved birth after a cast's date (/cast 1980-01-01 12:00): a cast without 年命
 
 
 __all__ = ["cast", "cast_of", "chart_view", "parse_cast_args", "GanZhi"]
