@@ -103,3 +103,31 @@ def test_xingnian_is_a_position_of_the_reading_and_the_verdict() -> None:
     reading = compose(chart, birth=birth, xingnian=walk)
     assert reading.position("xingnian").branch == Branch.YIN
     assert reading.to_json()["xingnian"] == "寅" and reading.verdict == verdict
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from bot.cli import main
+
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_counts_the_xingnian_by_the_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    # `sikpan cast --born 1990 --sex male --age 37` is the 本命 午 (庚午) and the 行年 寅 (壬寅) given as branches
+    import json
+
+    base = ("cast", "--day", "辛巳", "--ju", "2", "--json")
+    code, by_rule, _ = _cli(capsys, *base, "--born", "1990", "--sex", "male", "--age", "37")
+    assert code == 0
+    code, by_branch, _ = _cli(capsys, *base, "--birth", "午", "--xingnian", "寅")
+    assert json.loads(by_rule)["topics"] == json.loads(by_branch)["topics"]
+    code, without, _ = _cli(capsys, *base)
+    assert json.loads(without)["topics"] != json.loads(by_branch)["topics"]  # the 年命 is weighed
+    # with an instant the age is counted from the birth year to the cast's 立春 year: 2026-05-01 → 37
+    at = ("cast", "--at", "2026-05-01T12:00+09:00", "--json")
+    code, counted, _ = _cli(capsys, *at, "--born", "1990", "--sex", "female")
+    code, given, _ = _cli(capsys, *at, "--birth", "午", "--xingnian", "申")  # 壬申 − 36 = 丙申
+    assert json.loads(counted)["topics"] == json.loads(given)["topics"]
+    code, _, err = _cli(capsys, "cast", "--day", "辛巳", "--ju", "2", "--born", "1850", "--lang", "ko")
+    assert code == 2 and "1850" in err
