@@ -149,6 +149,7 @@ FAMILIES: dict[str, dict[str, str]] = {
     },
     "bot.opt": {
         "daily_picture": N_("bot.opt.daily_picture"),
+        "sex": N_("bot.opt.sex"),
         "day_starts": N_("bot.opt.day_starts"),
         "liuyao.allow_static": N_("bot.opt.liuyao.allow_static"),
         "liuyao.changed_relatives": N_("bot.opt.liuyao.changed_relatives"),
@@ -184,6 +185,9 @@ FAMILIES: dict[str, dict[str, str]] = {
     "settings.value": {
         "day_starts=23:00": N_("bot.optval.day_starts.zichu"),
         "day_starts=00:00": N_("bot.optval.day_starts.midnight"),
+        "sex=unset": N_("bot.optval.sex.unset"),
+        "sex=male": N_("bot.optval.sex.male"),
+        "sex=female": N_("bot.optval.sex.female"),
         "liuren.gui_rule=liuren": N_("liuren.optval.liuren"),
         "liuren.gui_rule=sanming": N_("liuren.optval.sanming"),
         "liuren.gui_rule=kinliuren": N_("liuren.optval.kinliuren"),
@@ -293,7 +297,10 @@ FAMILIES: dict[str, dict[str, str]] = {
     },
     "error.liuren": {
         "at_or_day": N_("error.liuren.at_or_day"),
+        "bad_age": N_("error.liuren.bad_age"),
         "bad_birth": N_("error.liuren.bad_birth"),
+        "bad_birth_year": N_("error.liuren.bad_birth_year"),
+        "birth_after_cast": N_("error.liuren.birth_after_cast"),
         "bad_category": N_("error.liuren.bad_category"),
         "bad_general": N_("error.liuren.bad_general"),
         "bad_hour": N_("error.liuren.bad_hour"),
@@ -324,6 +331,10 @@ FAMILIES: dict[str, dict[str, str]] = {
     },
     "image": {
         "kong": N_("image.kong"),
+        "liuren.benming": N_("image.liuren.benming"),
+        "liuren.benming_only": N_("image.liuren.benming_only"),
+        "liuren.nianming": N_("image.liuren.nianming"),
+        "liuren.xingnian": N_("image.liuren.xingnian"),
         "liuren.col.dun": N_("image.liuren.col.dun"),
         "liuren.col.general": N_("image.liuren.col.general"),
         "liuren.col.relative": N_("image.liuren.col.relative"),
@@ -444,6 +455,7 @@ FAMILIES: dict[str, dict[str, str]] = {
     },
     "liuren.verdict.group": {
         "birth": N_("liuren.verdict.group.birth"),
+        "xingnian": N_("liuren.verdict.group.xingnian"),
         "final": N_("liuren.verdict.group.final"),
         "gan_upper": N_("liuren.verdict.group.gan_upper"),
         "hour": N_("liuren.verdict.group.hour"),
@@ -463,6 +475,7 @@ FAMILIES: dict[str, dict[str, str]] = {
     },
     "liuren_reading.role": {
         "birth": N_("liuren_reading.role.birth"),
+        "xingnian": N_("liuren_reading.role.xingnian"),
         "final": N_("liuren_reading.role.final"),
         "gan_upper": N_("liuren_reading.role.gan_upper"),
         "hour": N_("liuren_reading.role.hour"),

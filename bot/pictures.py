@@ -48,6 +48,8 @@ class Picture:
     kind: str
     chart: Any
     place: Any = None
+    # 大六壬: the asker's 本命 and 行年 干支 (``bot.images.liuren.NianMing``) the picture marks on its board
+    nianming: tuple[Any, Any] = (None, None)
 
 
 def render(picture: Picture | None, lang: str) -> bytes | None:
@@ -55,7 +57,7 @@ def render(picture: Picture | None, lang: str) -> bytes | None:
     if picture is None:
         return None
     if picture.kind == "cast":
-        return liuren_png(picture.chart, lang)
+        return liuren_png(picture.chart, lang, picture.nianming)
     if picture.kind == "liuyao":
         from bot.images import liuyao as liuyao_picture
 
@@ -91,7 +93,7 @@ def png_of(scene: Scene) -> bytes:
     return to_png(scene)
 
 
-def liuren_key(chart: Chart, lang: str) -> tuple[object, ...]:
+def liuren_key(chart: Chart, lang: str, ming: tuple[Any, Any] = (None, None)) -> tuple[object, ...]:
     """What the 大六壬 picture of a chart in a language is a function of: ``build_chart``'s arguments (day, 月將,
     占時, options, 晝夜 as decided) and the year and month pillars of the header (``bot.images.liuren.pillars``)
     — not the instant, so every ``/cast now`` of one 時辰 finds its PNG without laying out its scene again
@@ -99,7 +101,7 @@ def liuren_key(chart: Chart, lang: str) -> tuple[object, ...]:
     test_picture_cache.py`` checks that equal keys lay out equal scenes)."""
     m = chart.moment
     pillars = (m.year, m.month) if m is not None else None
-    return (lang, chart.day, chart.month_general, chart.hour, chart.options, chart.daytime, pillars)
+    return (lang, chart.day, chart.month_general, chart.hour, chart.options, chart.daytime, pillars, ming)
 
 
 liuren_picture_stats: Counter[str] = Counter()  # "hit" / "miss" of the look-ups (tests)
@@ -113,16 +115,17 @@ LIUREN_PICTURES: BoundedCache[tuple[object, ...], bytes] = BoundedCache(
 _liuren_lock = threading.Lock()  # a picture may be drawn on any thread (the loop, the CLI's, a test's)
 
 
-def liuren_png(chart: Chart, lang: str) -> bytes:
-    """The PNG of a 大六壬 chart in a language (kept by :func:`liuren_key`)."""
+def liuren_png(chart: Chart, lang: str, ming: tuple[Any, Any] = (None, None)) -> bytes:
+    """The PNG of a 大六壬 chart in a language, with the asker's 本命 and 行年 if given (kept by
+    :func:`liuren_key`)."""
     from bot.images import liuren as liuren_picture
     from bot.images.draw import to_png
 
-    key = liuren_key(chart, lang)
+    key = liuren_key(chart, lang, ming)
     with _liuren_lock:
         png = LIUREN_PICTURES.find(key)
     if png is None:
-        png = to_png(liuren_picture.layout(chart, lang).scene)
+        png = to_png(liuren_picture.layout(chart, lang, ming).scene)
         with _liuren_lock:
             LIUREN_PICTURES.keep(key, png)
     return png

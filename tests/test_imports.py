@@ -35,6 +35,7 @@ ENGINE_PUBLIC = frozenset(
         "engine.calendar",
         "engine.liuren",
         "engine.liuren.leishen",
+        "engine.liuren.nianming",
         "engine.liuren.options",
         "engine.liuren.reading",
         "engine.liuren.request",

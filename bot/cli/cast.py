@@ -12,6 +12,7 @@ from bot.i18n import N_, render
 from engine.calendar import DayStart
 from engine.core.cycle import Branch, GanZhi
 from engine.liuren import Chart, chart_at, with_shensha
+from engine.liuren.nianming import Sex, check_birth_year, lichun_year, xingnian, year_ganzhi
 from engine.liuren.reading import read, render_context
 from engine.liuren.request import CastRequest, chart_for_request, parse_hour, parse_month_general
 from engine.liuren.topics import read_topics, topic_for, topics
@@ -100,12 +101,8 @@ def handler(args: argparse.Namespace) -> int:
     month = _branch_arg(args.month, "月", "error.liuren.bad_month")
     if month is None and chart.moment is not None:
         month = chart.moment.month.branch
-    lines = read_topics(
-        chart,
-        month=month,
-        birth=_branch_arg(args.birth, "", "error.liuren.bad_birth"),
-        xingnian=_branch_arg(args.xingnian, "", "error.liuren.bad_xingnian"),
-    )
+    birth, walk = nianming_args(args, chart)
+    lines = read_topics(chart, month=month, birth=birth, xingnian=walk)
     if args.json:
         out = chart.to_json()
         out["reading"] = [r.to_json() for r in readings]
@@ -136,6 +133,22 @@ def _asked(word: str | None, lang: str) -> str | None:
             "error.liuren.unknown_topic", value=word, choices=(", " if lang == "ko" else "、").join(names)
         )
     return topic.lzh
+
+
+def nianming_args(args: argparse.Namespace, chart: Chart) -> tuple[Branch | None, Branch | None]:
+    """The asker's 本命 and 行年 branches: given as branches (``--birth``, ``--xingnian``), or by the rule of
+    ``engine.liuren.nianming`` from ``--born`` (the birth year) and ``--sex`` with ``--age`` (세는나이), the age
+    counted from ``--born`` to the 立春 year of ``--at`` when not given."""
+    birth = _branch_arg(args.birth, "", "error.liuren.bad_birth")
+    walk = _branch_arg(args.xingnian, "", "error.liuren.bad_xingnian")
+    if birth is None and args.born is not None:
+        birth = year_ganzhi(check_birth_year(args.born)).branch
+    age = args.age
+    if age is None and args.born is not None and chart.moment is not None:
+        age = lichun_year(chart.moment.at) - args.born + 1
+    if walk is None and age is not None and args.sex is not None:
+        walk = xingnian(age, Sex(args.sex)).branch
+    return birth, walk
 
 
 def _branch_arg(text: str | None, suffix: str, code: str) -> Branch | None:
@@ -174,6 +187,15 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--month", metavar="地支", help=N_("月建 branch, for 旺相休囚 (with --day)"))
     parser.add_argument("--birth", metavar="地支", help=N_("the asker's 本命 branch"))
     parser.add_argument("--xingnian", metavar="地支", help=N_("the asker's 行年 branch"))
+    parser.add_argument(
+        "--born", type=int, metavar="YEAR", help=N_("the asker's birth year (gives the 本命)")
+    )
+    parser.add_argument(
+        "--sex", choices=[s.value for s in Sex], help=N_("the asker's sex (男 丙寅 順行, 女 壬申 逆行)")
+    )
+    parser.add_argument(
+        "--age", type=int, metavar="N", help=N_("the asker's age in 세는나이 (with --sex: the 行年)")
+    )
     add_school_options(parser)
     add_png_option(parser)
     parser.set_defaults(func=handler)

@@ -189,6 +189,9 @@ BOT_OPTIONS: dict[str, tuple[str, ...]] = {
     "solar_time": ("off", "on"),
     # does the daily reading carry the picture of the day's 課 (or 卦)? (issue 14: the scheduler's transports)
     "daily_picture": ("on", "off"),
+    # the asker's sex: where the 行年 starts and which way it runs (男 丙寅 順行, 女 壬申 逆行:
+    # engine.liuren.nianming); asked once, when a 行年 is wanted and it is not set (issue 32 item 5)
+    "sex": ("unset", "male", "female"),
 }
 BOT_GROUP = "bot"
 GROUPS: tuple[str, ...] = (BOT_GROUP, *AREAS)  # the order /settings shows them in
@@ -206,8 +209,33 @@ ALIASES = {
     "picture": "daily_picture",
     "그림": "daily_picture",
     "圖": "daily_picture",
+    "성별": "sex",
+    "남녀": "sex",
+    "男女": "sex",
+    "性別": "sex",
+    "性别": "sex",
 }
-_VALUE_WORDS = {"day_starts": {"23": "23:00", "0": "00:00", "00": "00:00", "24": "00:00"}}
+# The asker's sex as typed (``/settings 성별 남``, ``/cast now 1990 여``, ``1990年生 男``).
+SEX_WORDS = {
+    "남": "male",
+    "남자": "male",
+    "남성": "male",
+    "男": "male",
+    "男子": "male",
+    "m": "male",
+    "male": "male",
+    "여": "female",
+    "여자": "female",
+    "여성": "female",
+    "女": "female",
+    "女子": "female",
+    "f": "female",
+    "female": "female",
+}
+_VALUE_WORDS = {
+    "day_starts": {"23": "23:00", "0": "00:00", "00": "00:00", "24": "00:00"},
+    "sex": {**SEX_WORDS, "모름": "unset", "미정": "unset", "未定": "unset"},
+}
 
 # Where the label of an option lives: the engine areas' own catalogs (liuren.opt.*, qizheng.opt.*), else ours.
 _LABEL_IDS = {BOT_GROUP: "bot.opt.{name}", "liuren": "liuren.opt.{name}", "qizheng": "qizheng.opt.{name}"}
@@ -277,7 +305,7 @@ def normalize_setting(option: Setting, text: str) -> str:
     value = text.strip()
     if option.choices == ("off", "on") or option.choices == ("on", "off"):
         return "on" if parse_bool(value, option.key) else "off"
-    value = _VALUE_WORDS.get(option.key, {}).get(value, value)
+    value = _VALUE_WORDS.get(option.key, {}).get(value.lower(), value)
     if value not in option.choices:
         raise CommandError("bot.error.bad_option_value", name=option.key, value=value[:20])
     return value

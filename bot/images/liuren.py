@@ -50,6 +50,11 @@ class BoardCell:
     row: int
     x: float  # centre of the cell
     y: float
+    ming: tuple[str, ...] = ()  # "benming" / "xingnian": the asker's 本命 / 行年 is this 地盤 branch
+
+
+# The asker's 年命 a picture marks (issue 32 item 5): the 本命 and 行年 干支 (either may be None).
+NianMing = tuple[GanZhi | None, GanZhi | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +100,7 @@ def pillars(chart: Chart) -> tuple[tuple[str, str], ...]:
     return (("year", m.year.chars), ("month", m.month.chars), ("day", chart.day.chars), ("hour", hour))
 
 
-def header_lines(chart: Chart, lang: str) -> tuple[str, ...]:
+def header_lines(chart: Chart, lang: str, ming: NianMing = (None, None)) -> tuple[str, ...]:
     pillar_text = "  ".join(label(lang, f"pillar.{key}", gz=gz) for key, gz in pillars(chart))
     facts = " · ".join(
         (
@@ -117,16 +122,24 @@ def header_lines(chart: Chart, lang: str) -> tuple[str, ...]:
     )
     kong = label(lang, "xunkong", b="".join(b.char for b in chart.xunkong))
     methods = " ".join(chart.method_names)
+    benming, xingnian = ming
+    if benming is not None and xingnian is not None:
+        gui += " · " + label(lang, "liuren.nianming", benming=benming.chars, xingnian=xingnian.chars)
+    elif benming is not None:
+        gui += " · " + label(lang, "liuren.benming_only", benming=benming.chars)
     return (f"{pillar_text} · {facts}", gui, f"{kong} · {methods}")
 
 
-def board_cells(chart: Chart) -> tuple[BoardCell, ...]:
+def board_cells(chart: Chart, ming: NianMing = (None, None)) -> tuple[BoardCell, ...]:
     out = []
     for earth, (col, row) in BOARD_PLACES.items():
         heaven = chart.heaven_over(earth)
         x, y = cell_centre(col, row)
+        marks = tuple(
+            name for name, gz in zip(("benming", "xingnian"), ming) if gz is not None and gz.branch is earth
+        )
         out.append(
-            BoardCell(earth, heaven, chart.general_on(heaven), heaven in chart.xunkong, col, row, x, y)
+            BoardCell(earth, heaven, chart.general_on(heaven), heaven in chart.xunkong, col, row, x, y, marks)
         )
     return tuple(out)
 
@@ -178,7 +191,7 @@ def _earth_text(earth: Branch, column: int, row: int) -> Text:
     return Text(x0 + CELL - 10, y0 + CELL - 22, earth.char, 30, "muted", Anchor.RM)
 
 
-def _cell_items(cell: BoardCell) -> list[Primitive]:
+def _cell_items(cell: BoardCell, lang: str) -> list[Primitive]:
     """What a chart draws in a cell over its frame and 地盤 branch (:func:`static_items`): the 貴人's cell gold
     (its frame and 地盤 branch drawn again over the fill), the 天將 and the 天盤 branch."""
     x0, y0 = _cell_frame(cell.column, cell.row)
@@ -189,6 +202,10 @@ def _cell_items(cell: BoardCell) -> list[Primitive]:
     items.append(Text(cell.x, cell.y + 12, cell.heaven.char, 72, "red" if cell.empty else "ink", bold=True))
     if cell.general is General.GUIREN:
         items.append(_earth_text(cell.earth, cell.column, cell.row))
+    for i, name in enumerate(cell.ming):  # the asker's 本命 / 行年 on this 地盤 branch, bottom left
+        items.append(
+            Text(x0 + 10, y0 + CELL - 22 - 30 * i, label(lang, f"liuren.{name}"), 24, "red", Anchor.LM)
+        )
     return items
 
 
@@ -251,7 +268,7 @@ def _scene(
     for i, line in enumerate(header):
         items.append(Text(30, 100 + 44 * i, line, 33, anchor=Anchor.LM))
     for cell in cells:
-        items.extend(_cell_items(cell))
+        items.extend(_cell_items(cell, lang))
     # 三傳
     x0 = TRANS_X0
     for row in rows:
@@ -271,9 +288,10 @@ def _scene(
     return Scene(WIDTH, HEIGHT, tuple(items), base=static_items(lang))
 
 
-def layout(chart: Chart, lang: str) -> LiurenLayout:
-    header = header_lines(chart, lang)
-    cells = board_cells(chart)
+def layout(chart: Chart, lang: str, ming: NianMing = (None, None)) -> LiurenLayout:
+    """The picture of a chart in ``lang``; ``ming`` the asker's 本命 and 行年, marked where they sit."""
+    header = header_lines(chart, lang, ming)
+    cells = board_cells(chart, ming)
     lessons = lesson_cells(chart)
     rows = transmission_rows(chart)
     return LiurenLayout(cells, lessons, rows, header, _scene(chart, lang, header, cells, lessons, rows))

@@ -32,7 +32,7 @@ from engine.liuren.verdict import Verdict, judge
 from engine.shensha import meanings002
 from engine.shensha.stages import MuRule, stage_at
 
-ROLES = ("initial", "middle", "final", "gan_upper", "zhi_upper", "hour", "birth")
+ROLES = ("initial", "middle", "final", "gan_upper", "zhi_upper", "hour", "birth", "xingnian")
 RELATION_KINDS = ("刑", "沖", "破", "害", "合")
 
 
@@ -75,7 +75,7 @@ class Attribute:
 class Position:
     """A 天盤 branch at one reading position, with what it rides, belongs to and sits on."""
 
-    role: str  # initial middle final gan_upper zhi_upper hour birth
+    role: str  # initial middle final gan_upper zhi_upper hour birth xingnian
     branch: Branch
     seat: Branch
     general: General
@@ -167,6 +167,7 @@ class Reading:
     month: Branch | None = None
     year: Branch | None = None
     birth: Branch | None = None
+    xingnian: Branch | None = None  # the asker's 行年 (engine.liuren.nianming)
     seed: SeedText | None = None
     verdict: Verdict | None = None  # the composed reading ends in a judgment (engine.liuren.verdict)
 
@@ -185,6 +186,7 @@ class Reading:
             "month": self.month.char if self.month is not None else None,
             "year": self.year.char if self.year is not None else None,
             "birth": self.birth.char if self.birth is not None else None,
+            "xingnian": self.xingnian.char if self.xingnian is not None else None,
             "patterns": [h.to_json() for h in self.patterns],
             "positions": [p.to_json() for p in self.positions],
             "links": [k.to_json() for k in self.links],
@@ -320,13 +322,15 @@ def compose(
     month: Branch | None = None,
     year: Branch | None = None,
     birth: Branch | None = None,
+    xingnian: Branch | None = None,
 ) -> Reading:
     """The seed-002 reading of any chart.
 
     ``category`` is a 類神 category (天文 地理 宮室 人物 姓氏 臟腑 飲食 器用 數目 顏色 飛潛動植, or its id);
     ``month`` the 月建 branch (needed for 旺相休囚死 and 月建), ``year`` the year branch (太歲), ``birth`` the
-    本命 branch (adds a 本命 position); a chart from ``chart_at`` supplies ``month`` and ``year`` itself.
-    Positions: 初 中 末, 干上 支上, 占時 (the 占時 branch in the 天盤), 本命.
+    本命 branch (adds a 本命 position), ``xingnian`` the 行年 branch (adds a 行年 position, seed 003 「年命」);
+    a chart from ``chart_at`` supplies ``month`` and ``year`` itself.
+    Positions: 初 中 末, 干上 支上, 占時 (the 占時 branch in the 天盤), 本命, 行年.
     """
     if category is not None:
         category = check_category(category)
@@ -334,7 +338,7 @@ def compose(
     if moment is not None:
         month = moment.month.branch if month is None else month
         year = moment.year.branch if year is None else year
-    for name, value in (("month", month), ("year", year), ("birth", birth)):
+    for name, value in (("month", month), ("year", year), ("birth", birth), ("xingnian", xingnian)):
         if value is not None and not isinstance(value, Branch):
             raise EngineInputError(
                 "error.not_a_branch", f"{name} must be a Branch, not {value!r}", value=str(value)
@@ -350,6 +354,8 @@ def compose(
     ]
     if birth is not None:
         roles.append(("birth", birth))
+    if xingnian is not None:
+        roles.append(("xingnian", xingnian))
     positions = tuple(_position(chart, r, b, category, month, year) for r, b in roles)
     return Reading(
         kind="composed",
@@ -362,7 +368,8 @@ def compose(
         month=month,
         year=year,
         birth=birth,
-        verdict=judge(chart, category, birth=birth),
+        xingnian=xingnian,
+        verdict=judge(chart, category, birth=birth, xingnian=xingnian),
     )
 
 
@@ -396,9 +403,10 @@ def read(
     month: Branch | None = None,
     year: Branch | None = None,
     birth: Branch | None = None,
+    xingnian: Branch | None = None,
 ) -> tuple[Reading, ...]:
     """What to show for a chart: the seed-003 reading first when there is one, then the composed reading."""
-    composed = compose(chart, category, month=month, year=year, birth=birth)
+    composed = compose(chart, category, month=month, year=year, birth=birth, xingnian=xingnian)
     seed = seed_reading(chart)
     return (seed, composed) if seed is not None else (composed,)
 

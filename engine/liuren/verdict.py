@@ -43,7 +43,16 @@ from engine.shensha import meanings002
 from engine.shensha.stages import stage_at
 
 GENERAL = "general"
-ROLES = ("initial", "gan_upper", "zhi_upper", "middle", "final", "hour", "birth")  # the order of decision
+ROLES = (
+    "initial",
+    "gan_upper",
+    "zhi_upper",
+    "middle",
+    "final",
+    "hour",
+    "birth",
+    "xingnian",
+)  # the order of decision
 PATTERNS = "patterns"
 DIRECTIONS = ("吉", "凶", "平")
 
@@ -198,9 +207,12 @@ def _seen(chart: VerdictChart) -> frozenset[Branch]:
     )
 
 
-def _positions(chart: VerdictChart, birth: Branch | None) -> tuple[tuple[str, Branch], ...]:
+def _positions(
+    chart: VerdictChart, birth: Branch | None, xingnian: Branch | None = None
+) -> tuple[tuple[str, Branch], ...]:
     """The positions in the order of decision; 占時 only when it was given (an assumed 占時 says nothing of
-    the question), 本命 when the asker's birth branch is known (seed 002 「干支三傳占時本命」)."""
+    the question), 本命 when the asker's birth branch is known (seed 002 「干支三傳占時本命」), then the 行年
+    (seed 003 「年命」: 003:19, 003:111; engine.liuren.nianming)."""
     t = chart.transmissions
     out = [
         ("initial", t[0].branch),
@@ -213,6 +225,8 @@ def _positions(chart: VerdictChart, birth: Branch | None) -> tuple[tuple[str, Br
         out.append(("hour", chart.hour))
     if birth is not None:
         out.append(("birth", birth))
+    if xingnian is not None:
+        out.append(("xingnian", xingnian))
     return tuple(out)
 
 
@@ -236,7 +250,13 @@ def _leishen(chart: VerdictChart, category: str, role: str, b: Branch) -> list[R
     ]
 
 
-def judge(chart: VerdictChart, category: str | None = None, *, birth: Branch | None = None) -> Verdict:
+def judge(
+    chart: VerdictChart,
+    category: str | None = None,
+    *,
+    birth: Branch | None = None,
+    xingnian: Branch | None = None,
+) -> Verdict:
     """The verdict of a chart for a 類神 category (name or id), or the general one when ``category`` is None.
 
     With a category, the positions are those whose branch or 天將 has an entry in its table, and each lists
@@ -246,7 +266,7 @@ def judge(chart: VerdictChart, category: str | None = None, *, birth: Branch | N
     notes = ["no_weights"]
     reasons: list[Reason] = []
     positions: list[tuple[str, Branch]] = []
-    for role, b in _positions(chart, birth):
+    for role, b in _positions(chart, birth, xingnian):
         found = _leishen(chart, name, role, b) if name != GENERAL else []
         if name == GENERAL or found:
             positions.append((role, b))

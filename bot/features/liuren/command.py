@@ -52,6 +52,7 @@ from engine.calendar import DayStart, four_pillars
 from engine.core.cycle import Branch, GanZhi
 from engine.errors import EngineInputError
 from engine.liuren import Chart, build_chart, chart_at, chart_for_ju, leishen, reading
+from engine.liuren.nianming import lichun_year, nianming
 from engine.liuren.topics import TopicReading, read_topic, topic_for
 from engine.liuren.verdict import judge
 
@@ -67,6 +68,9 @@ BOARD: tuple[tuple[int | None, ...], ...] = (
 )
 _TIME_ONLY_RE = re.compile(r"^\d{1,2}:\d{2}$")
 _JU_RE = re.compile(r"^(?:第)?(\d{1,2})(?:局|국|번)?$")
+# The asker's birth year at the end of the cast line (issue 32 item 5): 1990, 1990년생, 1990年生, with the sex
+# in it or after it (1990남, 1990 여, 1990年生 男). No other form of the line ends in four digits alone.
+_BIRTH_RE = re.compile(r"^(\d{4})(?:년생|년|생|年生|年|生)?(남|여|男|女)?$")
 
 
 def time_options(user: UserSettings | None) -> tuple[str, float | None]:
@@ -113,15 +117,23 @@ def parse_cast_args(args: tuple[str, ...]) -> tuple[str, Any]:
     raise CommandError("bot.error.cast_usage")
 
 
-def chart_view(chart: Chart, category: str | None = None) -> ChartView:
+def chart_view(
+    chart: Chart,
+    category: str | None = None,
+    *,
+    birth: Branch | None = None,
+    xingnian: Branch | None = None,
+) -> ChartView:
     """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able): the chart, its
-    reading and its verdict (read on the chart without its instant, with the 月建 and 太歲 branches given)."""
+    reading and its verdict (read on the chart without its instant, with the 月建 and 太歲 branches given, and
+    the asker's 本命 and 行年 branches when known)."""
     moment = chart.moment
     month = moment.month.branch if moment is not None else None
     year = moment.year.branch if moment is not None else None
     bare = replace(chart, moment=None) if moment is not None else chart
-    readings = [r.to_json() for r in reading.read(bare, category, month=month, year=year)]
-    return fresh_chart_view(bare, category, readings, judge(bare, category).to_json())
+    ming = {"birth": birth, "xingnian": xingnian}
+    readings = [r.to_json() for r in reading.read(bare, category, month=month, year=year, **ming)]
+    return fresh_chart_view(bare, category, readings, judge(bare, category, **ming).to_json())
 
 
 def fresh_chart_view(
@@ -251,7 +263,8 @@ def topic_reading(chart: Chart, inputs: Mapping[str, Any]) -> TopicReading | Non
         return None
     month = chart.moment.month.branch if chart.moment is not None else None
     bare = replace(chart, moment=None) if chart.moment is not None else chart
-    return read_topic(bare, topic, month=month)
+    ming = inputs.get("nianming")  # the asker's 本命 and 行年 as stored with the cast (issue 32 item 5)
+    return read_topic(bare, topic, month=month, **ming_branches(ming if isinstance(ming, Mapping) else None))
 
 
 # the topic buttons under a cast (issue 32 item 3), each re-reading the same row for its topic: (page name in
@@ -277,6 +290,52 @@ def ask_topic(inputs: Mapping[str, Any], page: str) -> dict[str, Any]:
     if match is None:  # every button's topic is a topic of the lexicon (tests/chat/test_topic_screen.py)
         raise ValueError(f"no lexicon topic {name!r}")
     return {**inputs, "category": match.heading, "asked": {**asked(match), "word": None}}
+
+
+def split_birth(args: tuple[str, ...]) -> tuple[tuple[str, ...], int | None, str | None]:
+    """A trailing birth year (and the sex, in it or after it) taken off the arguments: (the rest, the year or
+    None, "male" | "female" | None)."""
+    rest = [a.strip() for a in args]
+    sex: str | None = None
+    if len(rest) >= 2 and rest[-1].lower() in engine_options.SEX_WORDS and _BIRTH_RE.match(rest[-2]):
+        sex = engine_options.SEX_WORDS[rest.pop().lower()]
+    m = _BIRTH_RE.match(rest[-1]) if rest else None
+    if m is None:
+        return args, None, None
+    if m.group(2):
+        sex = engine_options.SEX_WORDS[m.group(2)]
+    return tuple(rest[:-1]), int(m.group(1)), sex
+
+
+def nianming_view(chart: Chart, ming: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What the 盤 page shows of the asker's 年命 (the stored ``inputs["nianming"]``): 本命 and 行年, each with
+    its 地盤 branch, the 天盤 branch over it and the 天將 riding that."""
+    if not ming:
+        return None
+
+    def seat(gz: str | None) -> dict[str, str] | None:
+        if not gz:
+            return None
+        earth = GanZhi.parse(gz).branch
+        up = chart.heaven[earth]
+        return {"gz": gz, "b": earth.char, "up": up.char, "general": chart.general_on(up).char}
+
+    return {
+        "birth_year": ming.get("birth_year"),
+        "age": ming.get("age"),
+        "sex": ming.get("sex"),
+        "benming": seat(ming.get("benming")),
+        "xingnian": seat(ming.get("xingnian")),
+    }
+
+
+def ming_branches(ming: Mapping[str, Any] | None) -> dict[str, Branch | None]:
+    """The 本命 and 行年 branches of the stored ``inputs["nianming"]`` (for the engine's readings)."""
+    ming = ming or {}
+    return {
+        name: GanZhi.parse(str(ming[key])).branch if ming.get(key) else None
+        for name, key in (("birth", "benming"), ("xingnian", "xingnian"))
+    }
 
 
 def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
@@ -331,16 +390,22 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
         }
         term_name = pillars.term.name
     topic = topic_reading(chart, inputs)
+    # the asker's 年命 as it was when cast (issue 32 item 5): a replay reads the same, whatever was saved since
+    ming = inputs.get("nianming")
     context: CastView = {
         "when": when,
         "pillars": pillars_view,
         "term": term_name,
-        **chart_view(chart, category),
+        **chart_view(chart, category, **ming_branches(ming)),
         "asked": inputs.get("asked"),  # the topic asked in the user's words (engine.lexicon), or None
         # its line (engine.liuren.topics: direction, reasons with their sources), or None
         "topic": topic.to_json() if topic is not None else None,
+        "nianming": nianming_view(chart, ming),
     }
-    return Cast(context, Picture("cast", chart))
+    marked = tuple(
+        GanZhi.parse(str(ming[k])) if ming and ming.get(k) else None for k in ("benming", "xingnian")
+    )
+    return Cast(context, Picture("cast", chart, nianming=(marked[0], marked[1])))
 
 
 @command(
@@ -373,6 +438,8 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
             *("hour", "daytime", "xunkong", "board", "lessons", "transmissions", "method", "method_names"),
             *("patterns", "trace_rule", "options", "readings", "category", "verdict", "trace", "guiren"),
             *("forward", "assumed", "asked", "topic", "no", "picture"),
+            # 年命: in a group only a birth year typed there (a saved birth and sex are used in private chats)
+            "nianming",
         ),
         cast=cast_of,
     ),
@@ -384,7 +451,10 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
     ),
 )
 async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    args, birth_year, sex = split_birth(args)
     args, match = split_topic(args)
+    if birth_year is None and match is not None:  # the topic last: /cast now 1990 재물
+        args, birth_year, sex = split_birth(args)
     if match is None and (unknown := unknown_topic(args)) is not None:
         word, before = unknown  # a cast with a word we do not know: the closest topics, to tap or type
         return choose_reply(word, "liuren", " ".join(("/cast", *before)) if before else "/cast now")
@@ -428,9 +498,43 @@ async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
     else:
         day, general, hour = value
         inputs.update(day=day.chars, month_general=general.char, hour=hour.char)
+    ming = await asker_nianming(incoming, ctx, user, inputs.get("at"), birth_year, sex)
+    if ming is not None:
+        inputs["nianming"] = ming
     return await record_and_reply(
         incoming, ctx, Record(kind="cast", inputs=inputs, options=options.to_json())
     )
+
+
+async def asker_nianming(
+    incoming: Incoming,
+    ctx: AppContext,
+    user: UserSettings | None,
+    at: str | None,
+    birth_year: int | None,
+    sex: str | None,
+) -> dict[str, Any] | None:
+    """The asker's 年命 for this cast (``engine.liuren.nianming``), kept in its inputs: from a birth year typed
+    in the line, else — in a private chat only (a group never reads what the user saved) — from the birth
+    saved with ``/qizheng … save`` (its 立春 year). The sex typed with the year, else the saved ``sex`` option
+    (private chats only); without one, no 行年 (the reply says how to give it). The year asked in is the cast's
+    立春 year, or this year's for a cast by day and 局."""
+    private = incoming.chat_kind == "private"
+    typed = birth_year is not None
+    if not typed and private and user is not None and user.birth and user.birth.get("at"):
+        birth_year = lichun_year(datetime.fromisoformat(str(user.birth["at"])))
+    if birth_year is None:
+        return None
+    if sex is None and private and user is not None:
+        saved = str(user.options.get("sex", "unset"))
+        sex = saved if saved in ("male", "female") else None
+    when = datetime.fromisoformat(at) if at else await ctx.clock.now()
+    try:
+        return nianming(birth_year, lichun_year(when), sex).to_json()
+    except EngineInputError:
+        if typed:  # a year the user typed that cannot be read (1850, after the cast): said
+            raise
+        return None  # the saved birth after a cast's date (/cast 1980-01-01 12:00): a cast without 年命
 
 
 __all__ = ["cast", "cast_of", "chart_view", "parse_cast_args", "GanZhi"]

@@ -80,3 +80,5 @@ class CastView(ChartView):
     asked: dict[str, Any] | None
     # the asked topic's line (``engine.liuren.topics.TopicReading.to_json()``: direction, reasons, notes), or None
     topic: dict[str, Any] | None
+    # the asker's 年命 (issue 32 item 5: ``command.nianming_view``), None when no birth year is known
+    nianming: dict[str, Any] | None
