@@ -23,8 +23,8 @@ def rows(
     """Rows of topic buttons of the stored cast ``reply`` shows (empty: none, or a button's data would not
     fit), the label of ``current`` (the page shown) after ``mark`` (``bot.presentation.CURRENT``)."""
     number = reply.context.get("no")
-    if not isinstance(number, int):
-        return []
+    if not isinstance(number, int) or reply.context.get("shared"):
+        return []  # a shared reading (/start <token>) has the pages of its link, never the owner's rows
     buttons: list[Button] = []
     for ref, label_msgid in pages.topic_refs(reply.view, owner, number):
         data = ref.encode()

@@ -168,7 +168,8 @@ async def test_the_adapters_transport_the_buttons_unchanged(cast):
     dc = present(cast, "discord", OWNER)
     view = view_of(dc)
     assert view is not None
-    assert len(dc.buttons) == 3  # the pages, then the reading's two rows of actions
+    # the pages, the topic rows (issue 32), then the reading's two rows of actions: Discord's five rows
+    assert len(dc.buttons) == 1 + len(topic_buttons.rows(cast, OWNER, None, "")) + 2 == 5
     assert [(item.label, item.custom_id) for item in view.children] == [
         (b.label, b.data) for row in dc.buttons for b in row
     ]

@@ -106,8 +106,10 @@ async def test_console_first_screen_topics_typed_and_basis(ctx, clock, lang, wor
         await session.answer("/lang lzh")
     first = await session.answer(f"/cast 庚辰 8 {word}")
     assert_leads(first, lang, "求財")
+    heading = gettext(lang, "chat.page.console_topics", topics="")
+    [topic_line] = [line for line in first.splitlines() if line.startswith(heading)]
     for _, topic, label in TOPIC_BUTTONS:  # each topic by its button's name, typed: the same row #1
-        assert gettext(lang, label) in first.splitlines()[-1]
+        assert gettext(lang, label) in topic_line
         shown = await session.answer(gettext(lang, label))
         assert shown.startswith(gettext(lang, "bot.cast.title") + " · #1")
         assert_leads(shown, lang, topic)
