@@ -332,7 +332,8 @@ def day_buttons(lang: str, day: date, current: str | None, *, parts: int = 1, pa
     if parts > 1 and current is not None:
         part_row = tuple(
             Button(
-                (CURRENT if index == part else "") + gettext(lang, "chat.page.part", n=index + 1, total=parts),
+                (CURRENT if index == part else "")
+                + gettext(lang, "chat.page.part", n=index + 1, total=parts),
                 daily_pages.DayRef(day, current, index).encode(),
                 index == part,
             )
@@ -363,7 +364,9 @@ def daily_message(
     return Message(channel, text, first, buttons, picture=picture)
 
 
-def day_page(reply: Reply, channel: str, day: date, page: str, *, on_photo: bool = False, part: int = 0) -> Message:
+def day_page(
+    reply: Reply, channel: str, day: date, page: str, *, on_photo: bool = False, part: int = 0
+) -> Message:
     """Page ``page`` of a delivered daily reading (``reply``: :func:`bot.commands.daily_pages.load`) in place of
     the message: one message (Telegram: cut to fit, with a note; on a photo message the caption, in
     caption-sized parts with a button each)."""

@@ -20,7 +20,6 @@ from bot.features.base import (
     resolve_lang,
 )
 from bot.features.common import OFF_WORDS, Record, record_and_reply, zone_of
-from bot.features.topics import choose_reply, resolve
 from bot.features.daily.reading import (
     DEFAULT_TIME,
     Moment,
@@ -29,6 +28,7 @@ from bot.features.daily.reading import (
     subscription_moment,
     topic_named,
 )
+from bot.features.topics import choose_reply, resolve
 from bot.i18n import N_
 from bot.schedule_time import due_instant, next_due, parse_hhmm
 from bot.storage import DailyStore, Subscription

@@ -30,8 +30,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from bot.bounded import BoundedCache, cached
-from bot.features.daily import summary
 from bot.features.base import Reply
+from bot.features.daily import summary
 from bot.zones import zone as zone_named
 
 if TYPE_CHECKING:
