@@ -42,6 +42,7 @@ CHANNELS = ("telegram", "discord", "console")
 SHORT_CAPTION = 200  # visible characters of a photo's caption when the reply does not fit one
 MAX_PARTS = 8  # caption parts of one page that get a button (a 4,096-character page has at most 4–5)
 EMBED_TITLE_LIMIT = 256
+DISCORD_MESSAGE_LIMIT = 2000  # a Discord message's content
 EMBED_FOOTER_LIMIT = 2048
 BUTTON_LABEL_LIMIT = 80  # a Discord button's label
 _PART = re.compile(r"^c:([^:\s]{1,40}):(\d{1,9}):([a-z]{1,8}):(\d)$")
@@ -378,6 +379,10 @@ def day_page(
             shown = min(part, len(parts) - 1)
             buttons = day_buttons(reply.lang, day, page, parts=len(parts), part=shown)
             return Message("telegram", "", page, buttons, caption=parts[shown])
+    elif channel == "discord" and len(body) > DISCORD_MESSAGE_LIMIT:  # one message: cut at a line, a note
+        note = "\n" + gettext(reply.lang, "chat.page.more")
+        cut = body[: DISCORD_MESSAGE_LIMIT - len(note)]
+        body = (cut[: cut.rfind("\n")] if "\n" in cut else cut) + note
     return Message(channel, body, page, day_buttons(reply.lang, day, page))
 
 
