@@ -210,3 +210,22 @@ async def test_group_rows_follow_the_admin_who_set_it_last(ctx, clock, say):
     assert [r.status for r in await store.deliveries()] == ["sent"]  # today's delivery is still known
     await say("/forget yes", user="a2")
     assert await store.for_chat("telegram", "g2") is None and await store.deliveries() == []
+
+
+async def test_console_today_pages_by_number_and_name(ctx):
+    """On the console /today answers with its first page (the day's line) and names the other: its number or
+    name shows the 課傳 page of the same reading (read again from the history)."""
+    from bot.console import ConsoleSession
+
+    session = ConsoleSession(ctx)
+    first = await session.answer("/today")
+    assert first.split("\n\n")[1].startswith(gettext("ko", "daily.verdict") + " ")
+    assert gettext("ko", "chat.page.daily.chart") in first  # the other page is named
+    section = "\n" + gettext("ko", "daily.liuren") + "\n"  # the chart's own heading line
+    assert section not in first
+    chart = await session.answer("2")
+    assert section in chart and gettext("ko", "daily.stars.ji") not in chart
+    assert await session.answer("課") == chart
+    await session.answer("/lang lzh")
+    await session.answer("/today")
+    assert "\n" + gettext("lzh", "daily.liuren") + "\n" in await session.answer("2")

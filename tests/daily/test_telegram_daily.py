@@ -11,15 +11,15 @@ import pytest
 
 import bot.app
 from bot.app import AppContext, create_context
-from bot.config import Settings
 from bot.commands import daily_pages
+from bot.config import Settings
 from bot.i18n import gettext
 from bot.presentation import CURRENT
 from bot.seal import unsealed
 from bot.storage import DailyStore
+from tests.chat._views import buttons
 from tests.daily.conftest import move, settle, utc
 from tests.fakes.clock import ManualClock
-from tests.chat._views import buttons
 from tests.fakes.telegram import FakeTelegram, visible_text
 
 TOKEN = "7012345678:AAHfake-TelegramToken_for-daily-tests-01"
