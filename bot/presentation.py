@@ -354,7 +354,7 @@ def daily_message(
     sender makes its head the caption and sends the rest after it, the buttons under the last part; without
     buttons, the caption is cut and points to ``/today`` (:func:`reading_caption`) —, on Discord the text with
     the picture attached and the buttons under it."""
-    first = first_page(daily_pages.VIEW)
+    first = first_page(daily_pages.VIEW) if day is not None else None
     buttons = day_buttons(lang, day, first) if day is not None else ()
     if channel == "telegram" and picture is not None:
         if not buttons:
