@@ -95,7 +95,9 @@ def subscription_moment(sub: Subscription, instant: datetime) -> Moment:
     opts = dict(sub.options)
     day_starts = str(opts.pop("day_starts", "23:00"))
     liuren = {k: _hashable(v) for k, v in opts.items()}
-    return Moment.of(instant, sub.tz, sub.kind, day_starts, liuren, sub.topic)
+    # a topic no longer named (a row of an older lexicon) reads as none rather than failing the delivery
+    topic = sub.topic if sub.topic is not None and topic_named(sub.topic) is not None else None
+    return Moment.of(instant, sub.tz, sub.kind, day_starts, liuren, topic)
 
 
 def _offset(at: datetime) -> str:
