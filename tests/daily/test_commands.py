@@ -116,6 +116,13 @@ async def test_unknown_topic_word_gets_the_closest_topics(say):
     assert r.view == "choose"
     assert "求財" in [c["target"] for c in r.context["choices"]]
     assert r.context["line"] == "/daily 07:30"
+    r = await say(
+        "/daily 07:30 내일운세"
+    )  # beside a time, any word is taken for a topic: the topics to choose
+    assert r.view == "choose" and r.context["choices"]
+    assert (await say("/daily 내일운세")).context[
+        "code"
+    ] == "daily.error.usage"  # alone and far from any topic
 
 
 async def test_bad_input(say):

@@ -63,7 +63,10 @@ async def test_guild_channel_daily_delivered_once_and_non_admin_refused(dc, tmp_
         assert "그룹" not in refused
         store = DailyStore(ctx.storage)
         assert await store.for_chat("discord", str(dc.channel_id)) is None
-        await slash(dc, "daily", {"setting": "07:00"}, user_id=6, permissions=str(1 << 3))  # ADMINISTRATOR
+        status = await slash(
+            dc, "daily", {"setting": "07:00 결혼"}, user_id=6, permissions=str(1 << 3)
+        )  # ADMIN
+        assert "혼인(婚姻)" in status  # 결혼 names seed 003's 婚姻 (issue 32 item 4)
         sub = await store.for_chat("discord", str(dc.channel_id))
         assert sub is not None and sub.chat_kind == "group"
         s = ctx.daily_scheduler
@@ -75,6 +78,7 @@ async def test_guild_channel_daily_delivered_once_and_non_admin_refused(dc, tmp_
         # is no markdown there); the reading's "- **name**" list items are the template's own markdown
         assert posts and "2026-11-30 (월) 07:00" in posts[0]["content"]
         content = "\n".join(m["content"] for m in posts)
+        assert content.split("\n\n")[1].startswith("**" + gettext("ko", "daily.topic", topic="혼인(婚姻)"))
         assert (
             "**" + gettext("ko", "daily.verdict") + "** " in content
             and gettext("ko", "daily.stars.xiong") in content

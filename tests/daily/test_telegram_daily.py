@@ -238,9 +238,10 @@ async def test_group_non_admin_cannot_change_daily(tg, tmp_path, monkeypatch):
         store = DailyStore(ctx.storage)
         assert await store.for_chat("telegram", "-100500") is None
         tg.overrides["getChatMember"] = _member("creator")
-        answer = await ask(
-            tg, "/daily 07:00", -100500, user_id=10, chat_type="supergroup", language_code="ko"
+        answer = await ask(  # with a topic (issue 32 item 4): 재물 names seed 003's 求財
+            tg, "/daily 07:00 재물", -100500, user_id=10, chat_type="supergroup", language_code="ko"
         )
+        assert "구재(求財)" in answer
         sub = await store.for_chat("telegram", "-100500")
         assert sub is not None and sub.active and sub.chat_kind == "group"
         tg.overrides["getChatMember"] = _member("member")
@@ -251,6 +252,8 @@ async def test_group_non_admin_cannot_change_daily(tg, tmp_path, monkeypatch):
         assert len(daily_messages(tg, -100500)) == 1
         # its page buttons (issue 32 item 4) work for any member of the group, and nowhere else
         sent = _daily_call(tg, -100500)
+        caption = visible_text(sent.params["caption"], "HTML").split("\n\n")
+        assert caption[1].startswith(gettext("ko", "daily.topic", topic="구재(求財)"))  # the topic leads
         assert [daily_pages.decode(unsealed(b["callback_data"])).page for b in buttons(sent)] == [
             "day",
             "chart",

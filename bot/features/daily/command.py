@@ -162,8 +162,9 @@ async def daily(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
         if named is not None:
             topic = named
             continue
-        if topic is None and lexicon.suggest(word, "liuren", fallback=False):
-            # a word close to a topic: the closest topics, each with the line that asks it
+        timed = any(parse_hhmm(w) is not None for w in words)
+        if topic is None and (timed or lexicon.suggest(word, "liuren", fallback=False)):
+            # a word beside a time, or close to a topic: the closest topics, each with the line that asks it
             return choose_reply(word, "liuren", " ".join(("/daily", *words[:n], *words[n + 1 :])))
         raise CommandError("daily.error.usage")
     if at_time is None:
