@@ -249,3 +249,19 @@ def test_a_chosen_topic_is_its_engine_reading_and_leads_the_page(kind):
     assert r.stats.bodies == 2
     with pytest.raises(ValueError):
         Moment.of(at, "Asia/Seoul", topic="明日")
+
+
+def test_on_a_worked_example_of_seed_003_the_advice_is_its_own_judgment():
+    """2 November 2026, 19:00 in Seoul is 庚辰 第八局, seed 003's first entry: its 斷曰 「此重審之卦，前引後從，日干拱貴，
+    乃升遷吉兆也」 is the day's advice."""
+    m = Moment.of(utc(2026, 11, 2, 10, 0), "Asia/Seoul")
+    body = body_context(m)
+    assert (body["liuren"]["day"], body["liuren"]["ju"]) == ("庚辰", 8)
+    seed = body["verdict"]["seed"]
+    assert seed["lzh"].startswith("斷曰：此重審之卦，前引後從，日干拱貴，乃升遷吉兆也") or seed[
+        "lzh"
+    ].startswith("此重審之卦，前引後從，日干拱貴，乃升遷吉兆也")
+    assert seed["source"] == "seed 003 entry 1"
+    text = render_daily(daily_context(m), "lzh", "console")
+    assert "此重審之卦，前引後從，日干拱貴" in text.split("\n\n")[1]
+    assert body_context(Moment.of(utc(2026, 11, 29, 22, 0), "Asia/Seoul"))["verdict"]["seed"] is None

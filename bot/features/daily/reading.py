@@ -262,7 +262,7 @@ def body_context(moment: Moment, pillars: Any | None = None) -> dict[str, Any]:
     options_json = json.dumps(dict(moment.options), sort_keys=True, ensure_ascii=False)
     if moment.kind == "liuren":
         body["liuren"] = _liuren_view(moment.local.isoformat(), moment.day_starts, options_json)
-        body["verdict"] = summary.liuren_verdict(body["liuren"]["verdict"])
+        body["verdict"] = summary.liuren_verdict(body["liuren"]["verdict"], body["liuren"]["readings"])
     else:
         body["liuyao"] = _liuyao_view(
             moment.local.isoformat(), moment.day_starts, p.month.branch.char, p.day.chars

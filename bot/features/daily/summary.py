@@ -9,7 +9,8 @@ Nothing here judges: the direction is the engine's (``engine.liuren.verdict.judg
 - the deciding reason is the first counted reason of the position that decided (``decided_by``) pointing the
   way the verdict went; what it means — the day's advice — is its seed-002 text 「以X論」 with its commentary
   (``engine/shensha/data/meanings002.json``: ``ko``, ``gloss.lzh``, ``source``), or the 課體's own text;
-  a verdict that balances (平) has no deciding reason, and the template says the texts give none;
+  a verdict that balances (平) has no deciding reason, and the template says the texts give none; on one of
+  seed 003's eight worked 課 the advice is the seed's own 斷曰 for it;
 - a 神煞's nature (吉/凶) and its words are ``engine/shensha/data/stars.json``'s ``nature`` and the first
   sentence of its ``meaning`` (the 神煞 page of ``/shensha`` shows them whole);
 - a topic's reasons are the ones that decided it (``TopicReading.deciding``), at most :data:`TOPIC_REASONS`.
@@ -87,9 +88,28 @@ def _meaning_of(reason: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def liuren_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
+def seed_judgment(readings: Sequence[Mapping[str, Any]]) -> dict[str, str] | None:
+    """Seed 003's own 斷曰 when the day's 課 is one of its worked examples (the ``seed`` reading of
+    ``engine.liuren.reading``), in both languages with its source; else None."""
+    from engine.liuren.reading import glossary
+
+    for reading in readings:
+        seed = reading.get("seed") if reading.get("kind") == "seed" else None
+        for section in (seed or {}).get("sections") or ():
+            if section.get("kind") == "duan":
+                key = str(section["text"])
+                return {
+                    "lzh": str(glossary("lzh")[key]["text"]),
+                    "ko": str(glossary("ko")[key]["text"]),
+                    "source": f"seed 003 entry {seed['entry']}" if seed else "seed 003",
+                }
+    return None
+
+
+def liuren_verdict(verdict: Mapping[str, Any], readings: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """The day's line from the 大六壬 verdict (``chart_view``'s ``verdict``): direction, the position that
-    decided, and the deciding reason with its meaning (None when nothing decided: 平)."""
+    decided, and the deciding reason with its meaning (None when nothing decided: 平); for one of seed 003's
+    worked 課 also the seed's own 斷曰 (``seed``), which the page gives as the day's advice."""
     role = verdict.get("decided_by")
     direction = str(verdict.get("direction"))
     reasons: Sequence[Mapping[str, Any]] = verdict.get("reasons") or ()
@@ -98,7 +118,13 @@ def liuren_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
     reason = None
     if pick is not None:
         reason = {"branch": pick.get("branch"), **_meaning_of(pick)}
-    return {"art": "liuren", "direction": direction, "decided_by": role, "reason": reason}
+    return {
+        "art": "liuren",
+        "direction": direction,
+        "decided_by": role,
+        "reason": reason,
+        "seed": seed_judgment(readings),
+    }
 
 
 def liuyao_verdict(view: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -125,4 +151,12 @@ def topic_line(reading: Any) -> dict[str, Any]:
     }
 
 
-__all__ = ["TOPIC_REASONS", "first_sentence", "liuren_verdict", "liuyao_verdict", "star_notes", "topic_line"]
+__all__ = [
+    "TOPIC_REASONS",
+    "first_sentence",
+    "liuren_verdict",
+    "liuyao_verdict",
+    "seed_judgment",
+    "star_notes",
+    "topic_line",
+]
