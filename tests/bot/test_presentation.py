@@ -165,8 +165,8 @@ def test_a_delivered_reading_carries_the_buttons_of_its_pages():
     shown = daily_message(short, "ko", "telegram", png, day)
     assert shown.caption == short and shown.text == "" and shown.page == "day"
     [row] = shown.buttons
-    assert [b.data for b in row] == ["d:20261130:day", "d:20261130:chart"]
-    assert [b.current for b in row] == [True, False]
+    assert [b.data for b in row] == ["d:20261130:day", "d:20261130:chart", "d:20261130:topics"]
+    assert [b.current for b in row] == [True, False, False]
     assert [daily_pages.decode(b.data) for b in row] == daily_pages.refs(day)
     long = "\n".join(f"{i}: 甲子 乙丑 丙寅 丁卯 戊辰 己巳" for i in range(80))
     shown = daily_message(long, "ko", "telegram", png, day)

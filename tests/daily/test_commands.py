@@ -233,6 +233,8 @@ async def test_console_today_pages_by_number_and_name(ctx):
     chart = await session.answer("2")
     assert section in chart and gettext("ko", "daily.stars.ji") not in chart
     assert await session.answer("課") == chart
+    topics = await session.answer("3")  # every topic of seed 003's topic lines, with its direction
+    assert gettext("ko", "daily.topics") in topics and "구재(求財)" in topics and "투알(投謁)" in topics
     await session.answer("/lang lzh")
     await session.answer("/today")
     assert "\n" + gettext("lzh", "daily.liuren") + "\n" in await session.answer("2")

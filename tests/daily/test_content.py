@@ -268,3 +268,42 @@ def test_on_a_worked_example_of_seed_003_the_advice_is_its_own_judgment():
     text = render_daily(daily_context(m), "lzh", "console")
     assert "此重審之卦，前引後從，日干拱貴" in text.split("\n\n")[1]
     assert body_context(Moment.of(utc(2026, 11, 29, 22, 0), "Asia/Seoul"))["verdict"]["seed"] is None
+
+
+def test_the_topics_page_reads_every_topic_of_seed_003():
+    from bot.features.base import Reply
+    from engine.liuren import chart_at
+    from engine.liuren.topics import read_topics
+
+    at = utc(2026, 11, 29, 22, 0)
+    chart = chart_at(_seoul(at))
+    expected = read_topics(chart, month=chart.moment.month.branch)
+    for kind in KINDS:  # a 六爻 subscription's page reads the 大六壬 topics of the same moment
+        body = body_context(Moment.of(at, "Asia/Seoul", kind=kind))
+        assert [(t["topic"], t["direction"]) for t in body["topics"]] == [
+            (r.topic.lzh, r.direction) for r in expected
+        ]
+        assert [t["reasons"][0]["lzh"] for t in body["topics"]] == [
+            r.deciding[0].texts()[0] for r in expected
+        ]
+    page = render(
+        Reply(view="daily", lang="lzh", context=daily_context(Moment.of(at, "Asia/Seoul"))),
+        "console",
+        page="topics",
+    )
+    # seed 003's topic order: 天時 家宅 婚姻 胎產 功名 求財 疾病 失脫 出行 行人 爭訟 投謁
+    order = [line.split(" ")[0] for line in page.split("\n")[4:] if line]
+    assert order == [
+        "天時",
+        "家宅",
+        "婚姻",
+        "胎產",
+        "功名",
+        "求財",
+        "疾病",
+        "失脫",
+        "出行",
+        "行人",
+        "爭訟",
+        "投謁",
+    ]

@@ -87,7 +87,11 @@ async def test_guild_channel_daily_delivered_once_and_non_admin_refused(dc, tmp_
         # the buttons of its pages (issue 32 item 4) under the last message: any member of the channel may
         # browse them in place (one message: a long page is cut at a line, with a note)
         buttons = [c for row in posts[-1]["components"] for c in row["components"]]
-        assert [daily_pages.decode(unsealed(b["custom_id"])).page for b in buttons] == ["day", "chart"]
+        assert [daily_pages.decode(unsealed(b["custom_id"])).page for b in buttons] == [
+            "day",
+            "chart",
+            "topics",
+        ]
         chart = next(b for b in buttons if daily_pages.decode(unsealed(b["custom_id"])).page == "chart")
         pressed = await dc.press(posts[-1], chart["custom_id"], user_id=5, permissions="0")
         await dc.wait_acked(pressed, timeout=10)

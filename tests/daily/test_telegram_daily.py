@@ -257,6 +257,7 @@ async def test_group_non_admin_cannot_change_daily(tg, tmp_path, monkeypatch):
         assert [daily_pages.decode(unsealed(b["callback_data"])).page for b in buttons(sent)] == [
             "day",
             "chart",
+            "topics",
         ]
         notice, edit = await _press(tg, sent, "chart", -100500, user_id=9, chat_type="supergroup")
         assert notice is None and edit is not None and edit.method == "editMessageCaption"
@@ -320,6 +321,8 @@ async def test_daily_picture_setting_on_sends_one_photo_off_sends_text(tg, tmp_p
         assert edit is not None and gettext("lzh", "daily.liuren") in edit.params["caption"]
         notice, edit = await _press(tg, off, "chart", 603)
         assert edit.method == "editMessageText" and gettext("ko", "daily.liuren") in edit.params["text"]
+        notice, edit = await _press(tg, edit, "topics", 603)  # the page of every topic
+        assert gettext("ko", "daily.topics") in edit.params["text"] and "구재(求財)" in edit.params["text"]
         notice, edit = await _press(tg, off, "chart", 603, user_id=777)  # sealed for the subscriber alone
         assert notice == gettext("ko", "chat.button.expired") and edit is None
     rows = await _deliveries(db)

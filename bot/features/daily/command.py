@@ -274,6 +274,7 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
         pages=(
             Page("day", N_("chat.page.daily.day")),
             Page("chart", N_("chat.page.daily.chart")),
+            Page("topics", N_("chat.page.daily.topics")),
         ),
         public=("head", "body", "no", "picture"),  # the reading of a moment: nothing of the user's in it
         cast=cast_of,

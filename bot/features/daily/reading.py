@@ -115,19 +115,20 @@ def topic_named(name: str) -> Any:
 
 
 @lru_cache(maxsize=1024)
-def _topic_line(at_iso: str, day_starts: str, options_json: str, topic: str) -> dict[str, Any]:
-    """The chosen topic's line for the 大六壬 課 of an instant (the month's 旺相休囚 weighed), as
-    :func:`bot.features.daily.summary.topic_line`: read for either kind of reading."""
+def _topic_lines(at_iso: str, day_starts: str, options_json: str) -> tuple[dict[str, Any], ...]:
+    """Every topic's line for the 大六壬 課 of an instant (the month's 旺相休囚 weighed), in seed 003's order, as
+    :func:`bot.features.daily.summary.topic_line`: read for either kind of reading (shared values: never
+    mutate them)."""
     from bot.features import options as engine_options
     from bot.features.daily.summary import topic_line
     from engine.calendar import DayStart
     from engine.liuren import chart_at
-    from engine.liuren.topics import read_topic
+    from engine.liuren.topics import read_topics
 
     options = engine_options.from_json("liuren", json.loads(options_json))
     chart = chart_at(datetime.fromisoformat(at_iso), options, day_starts=DayStart.parse(day_starts))
     month = chart.moment.month.branch if chart.moment is not None else None
-    return topic_line(read_topic(chart, topic_named(topic), month=month))
+    return tuple(topic_line(reading) for reading in read_topics(chart, month=month))
 
 
 @lru_cache(maxsize=4096)
@@ -270,11 +271,11 @@ def body_context(moment: Moment, pillars: Any | None = None) -> dict[str, Any]:
         body["verdict"] = summary.liuyao_verdict(body["liuyao"])
     stars = body["shensha"]
     body["stars"] = summary.star_notes(tuple(stars["stem"]) + tuple(stars["branch"]))
-    body["topic"] = (
-        _topic_line(moment.local.isoformat(), moment.day_starts, options_json, moment.topic)
-        if moment.topic is not None
-        else None
-    )
+    lines = _topic_lines(moment.local.isoformat(), moment.day_starts, options_json)
+    body["topics"] = [  # the topics page: each topic's direction and its first deciding reason
+        {**line, "reasons": line["reasons"][:1]} for line in lines
+    ]
+    body["topic"] = next((line for line in lines if line["topic"] == moment.topic), None)
     return body
 
 
