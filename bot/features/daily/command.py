@@ -1,4 +1,5 @@
-"""/daily HH:MM | /daily | /daily off | /daily liuren | /daily liuyao, and /today (the same day's reading)."""
+"""/daily HH:MM [topic] | /daily | /daily off | /daily liuren | /daily liuyao | /daily <topic word> | /daily
+주제없음, and /today (the same day's reading, with its pages: day · chart · topics)."""
 
 from __future__ import annotations
 
@@ -243,13 +244,14 @@ async def today_moment(incoming: Incoming, ctx: AppContext) -> Moment:
 def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
     """The one cast of a ``/today`` row's inputs and options (``Stored.cast``): the reading of its moment."""
     topic = inputs.get("topic")
+    topic = str(topic) if topic and topic_named(str(topic)) is not None else None
     moment = Moment.of(
         datetime.fromisoformat(str(inputs["at"])),
         str(inputs["zone"]),
         str(inputs["kind"]),
         str(inputs["day_starts"]),
         options,
-        str(topic) if topic else None,
+        topic,
     )
     return Cast(daily_context(moment))
 
