@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -73,11 +73,14 @@ class TelegramSending(Protocol):
         text: str,
         *,
         chat_kind: str = ...,
+        reply_markup: Any = ...,
         before_request: BeforeRequest | None = ...,
         photo: bytes | None = ...,
         caption: str | None = ...,
         filename: str = ...,
     ) -> Awaitable[SendOutcome]: ...
+
+    def keyboard(self, rows: Sequence[Sequence[tuple[str, str]]]) -> Any: ...  # (label, data) → the markup
 
 
 class DiscordMessenger(Protocol):
@@ -91,9 +94,12 @@ class DiscordMessenger(Protocol):
         *,
         target_id: str | None = None,
         before_request: BeforeRequest | None = None,
+        view: Any = None,
         file: bytes | None = None,
         filename: str = ...,
     ) -> Awaitable[SendOutcome]: ...
+
+    def buttons(self, rows: Sequence[Sequence[tuple[str, str]]]) -> Any: ...  # (label, data) → a ui.View
 
 
 class DiscordClient(Protocol):

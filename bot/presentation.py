@@ -22,9 +22,18 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, replace
+from datetime import date
 
 from bot import pictures
-from bot.commands import Incoming, action_buttons, pages, setting_buttons, topic_buttons, word_buttons
+from bot.commands import (
+    Incoming,
+    action_buttons,
+    daily_pages,
+    pages,
+    setting_buttons,
+    topic_buttons,
+    word_buttons,
+)
 from bot.commands.setting_buttons import Button
 from bot.features.base import Reply, topic_pages
 from bot.i18n import gettext
@@ -43,6 +52,7 @@ CHANNELS = ("telegram", "discord", "console")
 SHORT_CAPTION = 200  # visible characters of a photo's caption when the reply does not fit one
 MAX_PARTS = 8  # caption parts of one page that get a button (a 4,096-character page has at most 4–5)
 EMBED_TITLE_LIMIT = 256
+DISCORD_MESSAGE_LIMIT = 2000  # a Discord message's content
 EMBED_FOOTER_LIMIT = 2048
 BUTTON_LABEL_LIMIT = 80  # a Discord button's label
 _PART = re.compile(r"^c:([^:\s]{1,40}):(\d{1,9}):([a-z]{1,8}):(\d)$")
@@ -354,13 +364,74 @@ def reading_caption(text: str, lang: str) -> str:
     return fit_caption(text, TELEGRAM_CAPTION_LIMIT - visible_len(note) - 1) + "\n" + note
 
 
-def daily_message(text: str, lang: str, channel: str, picture: bytes | None) -> Message:
+def day_buttons(lang: str, day: date, current: str | None, *, parts: int = 1, part: int = 0) -> Rows:
+    """The buttons of a delivered daily reading (:mod:`bot.commands.daily_pages`): one per page, the current
+    one marked; when the current page is shown in ``parts`` caption-sized parts (a Telegram photo message), a
+    second row with one button per part."""
+    row = tuple(
+        Button(
+            (CURRENT if ref.page == current else "")
+            + gettext(lang, msgid("chat.page", f"{daily_pages.VIEW}.{ref.page}")),
+            ref.encode(),
+            ref.page == current,
+        )
+        for ref in daily_pages.refs(day)
+    )
+    rows = [row] if row else []
+    if parts > 1 and current is not None:
+        part_row = tuple(
+            Button(
+                (CURRENT if index == part else "")
+                + gettext(lang, "chat.page.part", n=index + 1, total=parts),
+                daily_pages.DayRef(day, current, index).encode(),
+                index == part,
+            )
+            for index in range(min(parts, MAX_PARTS))
+        )
+        rows.append(part_row)
+    return tuple(rows)
+
+
+def daily_message(
+    text: str, lang: str, channel: str, picture: bytes | None, day: date | None = None
+) -> Message:
     """A daily reading's message from its text (rendered once per shared head and body by
-    :class:`bot.daily.DailyRenderer`, never again per subscriber) and its picture: on Telegram one photo whose
-    caption is the reading (:func:`reading_caption`), on Discord the text with the picture attached."""
+    :class:`bot.daily.DailyRenderer`, never again per subscriber: its first page) and its picture, with the
+    buttons of its pages when ``day`` (the subscriber's local date of the reading) is given: on Telegram one
+    photo whose caption is the reading — when the reading is longer than a caption and has buttons, the
+    sender makes its head the caption and sends the rest after it, the buttons under the last part; without
+    buttons, the caption is cut and points to ``/today`` (:func:`reading_caption`) —, on Discord the text with
+    the picture attached and the buttons under it."""
+    first = first_page(daily_pages.VIEW) if day is not None else None
+    buttons = day_buttons(lang, day, first) if day is not None else ()
     if channel == "telegram" and picture is not None:
-        return Message("telegram", "", picture=picture, caption=reading_caption(text, lang))
-    return Message(channel, text, picture=picture)
+        if not buttons:
+            return Message("telegram", "", picture=picture, caption=reading_caption(text, lang))
+        if visible_len(text) <= TELEGRAM_CAPTION_LIMIT:
+            return Message("telegram", "", first, buttons, picture, caption=text)
+        return Message("telegram", text, first, buttons, picture)
+    return Message(channel, text, first, buttons, picture=picture)
+
+
+def day_page(
+    reply: Reply, channel: str, day: date, page: str, *, on_photo: bool = False, part: int = 0
+) -> Message:
+    """Page ``page`` of a delivered daily reading (``reply``: :func:`bot.commands.daily_pages.load`) in place of
+    the message: one message (Telegram: cut to fit, with a note; on a photo message the caption, in
+    caption-sized parts with a button each)."""
+    body = render(reply, channel, page=page)
+    if channel == "telegram":
+        body = fit_page(body, reply.lang)
+        if on_photo:
+            parts = caption_parts(body)
+            shown = min(part, len(parts) - 1)
+            buttons = day_buttons(reply.lang, day, page, parts=len(parts), part=shown)
+            return Message("telegram", "", page, buttons, caption=parts[shown])
+    elif channel == "discord" and len(body) > DISCORD_MESSAGE_LIMIT:  # one message: cut at a line, a note
+        note = "\n" + gettext(reply.lang, "chat.page.more")
+        cut = body[: DISCORD_MESSAGE_LIMIT - len(note)]
+        body = (cut[: cut.rfind("\n")] if "\n" in cut else cut) + note
+    return Message(channel, body, page, day_buttons(reply.lang, day, page))
 
 
 __all__ = [
@@ -369,6 +440,8 @@ __all__ = [
     "Message",
     "caption_parts",
     "daily_message",
+    "day_buttons",
+    "day_page",
     "decode_part",
     "encode_part",
     "fit_page",

@@ -69,7 +69,7 @@ from bot.daily import DailyRenderer, join_parts
 from bot.faults import connection_lost, database_errors
 from bot.features.daily.reading import Moment, subscription_moment
 from bot.features.daily.reading import picture as daily_picture
-from bot.presentation import daily_message
+from bot.presentation import Message, daily_message, sealed
 from bot.sending import BeforeRequest, SendOutcome
 from bot.storage import DailyStore, Subscription, utc_iso
 from engine.errors import EngineInputError
@@ -130,6 +130,23 @@ async def reading_picture(ctx: AppContext, sub: Subscription, moment: Moment | N
         return None
 
 
+def reading_message(
+    ctx: AppContext, sub: Subscription, text: str, channel: str, moment: Moment | None, picture: bytes | None
+) -> Message:
+    """A reading's message (:func:`bot.presentation.daily_message`) with the buttons of its pages
+    (:mod:`bot.commands.daily_pages`, naming the subscriber's local date of the reading), sealed for the chat it
+    goes to: for everyone in a group or channel, for the subscriber alone in a private chat."""
+    day = moment.local.date() if moment is not None else None
+    shown = daily_message(text, sub.lang, channel, picture, day)
+    owner = sub.user_key.partition(":")[2]
+    return sealed(shown, ctx.buttons, sub.chat_id, owner, private=sub.chat_kind == "private")
+
+
+def button_rows(shown: Message) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """A message's buttons as (label, data) rows: what the senders make into the platform's buttons."""
+    return tuple(tuple((b.label, b.data) for b in row) for row in shown.buttons)
+
+
 class TelegramTransport:
     """Sends through the adapter's :class:`bot.telegram.sender.TelegramSender` (its pacing and error policy)."""
 
@@ -163,11 +180,14 @@ class TelegramTransport:
         sender = self.ctx.telegram_sender
         assert sender is not None  # ready() was checked
         chat: int | str = int(sub.chat_id) if sub.chat_id.lstrip("-").isdigit() else sub.chat_id
-        shown = daily_message(text, sub.lang, self.channel, await reading_picture(self.ctx, sub, moment))
+        shown = reading_message(
+            self.ctx, sub, text, self.channel, moment, await reading_picture(self.ctx, sub, moment)
+        )
         outcome: SendOutcome = await sender.send(
             chat,
             shown.text,
             chat_kind=sub.chat_kind,
+            reply_markup=sender.keyboard(button_rows(shown)),
             before_request=before_request,
             photo=shown.picture,
             caption=shown.caption,

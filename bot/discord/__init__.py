@@ -43,6 +43,7 @@ from bot.commands import (
     Incoming,
     Reply,
     action_buttons,
+    daily_pages,
     dispatch,
     error_reply,
     load_commands,
@@ -56,9 +57,9 @@ from bot.config import install_redaction
 from bot.discord.identify import IDENTIFY_INTERVAL, IdentifyGate
 from bot.discord.sender import DiscordSender
 from bot.i18n import N_, gettext
-from bot.presentation import Message, answer, present, sealed
+from bot.presentation import Message, answer, day_page, present, sealed
 from bot.sanitize import clean
-from bot.seal import Opened
+from bot.seal import OWN, Opened
 from bot.sending import SendOutcome
 from bot.startup import start_with_retries
 
@@ -341,6 +342,9 @@ class SikpanClient(discord.AutoShardedClient):
                 return
             await self.choose_word(interaction, line)
             return
+        if (day := daily_pages.decode(opened.data)) is not None:
+            await self.show_day(interaction, opened, day)
+            return
         ref = pages.decode(opened.data)
         shared = action_buttons.decode_shared(opened.data)
         if ref is None and shared is None:
@@ -386,6 +390,40 @@ class SikpanClient(discord.AutoShardedClient):
             return
         await interaction.response.edit_message(
             embed=embed, view=view_of(shown), allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    async def show_day(
+        self, interaction: discord.Interaction, opened: Opened, ref: daily_pages.DayRef
+    ) -> None:
+        """A page button of a delivered daily reading (:mod:`bot.commands.daily_pages`): the reading of that
+        date of this channel's subscription shown in place (UPDATE_MESSAGE), when the seal holds here; else an
+        ephemeral notice."""
+        incoming = self.incoming(interaction, "")
+        lang = await resolve_lang(incoming, self.ctx)
+        notice: str | None = None
+        if self.ctx.admission.check(incoming.user_key, incoming.chat_key) is not Verdict.ADMIT:
+            notice = gettext(lang, "bot.error.slow_down")
+        elif not daily_pages.allowed(opened.status):  # another channel's, another person's, forged
+            notice = gettext(lang, "chat.button.expired")
+        reply = (
+            None if notice is not None else await daily_pages.load("discord", incoming.chat_id, ref, self.ctx)
+        )
+        if isinstance(reply, str):  # the subscription is gone
+            notice = gettext(lang, reply)
+        if notice is not None or not isinstance(reply, Reply):
+            await interaction.response.send_message(notice or "", ephemeral=True)
+            return
+        shown = sealed(
+            day_page(reply, "discord", ref.day, ref.page),
+            self.ctx.buttons,
+            incoming.chat_id,
+            incoming.user_id,
+            private=opened.status == OWN,
+        )
+        await interaction.response.edit_message(
+            content=self.sender.split(shown.text)[0],
+            view=view_of(shown),
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     async def refuse_button(self, interaction: discord.Interaction) -> None:

@@ -72,6 +72,22 @@ class DiscordSender:
         """Escape mentions so that nothing can ping (``@everyone``, ``@here``, ``<@id>``, ``<@&role>``)."""
         return discord.utils.escape_mentions(text)
 
+    @staticmethod
+    def buttons(rows: Sequence[Sequence[tuple[str, str]]]) -> discord.ui.View | None:
+        """A ``ui.View`` of rows of (label, custom_id) buttons, None for none (the scheduler's readings carry
+        their page buttons so); never dispatched to: the client answers every button by its data."""
+        if not any(rows):
+            return None
+        view = discord.ui.View(timeout=1.0)
+        for index, row in enumerate(r for r in rows if r):
+            for label, data in row[:5]:
+                view.add_item(
+                    discord.ui.Button(
+                        label=label[:80], custom_id=data, style=discord.ButtonStyle.secondary, row=index
+                    )
+                )
+        return view
+
     def split(self, text: str) -> list[str]:
         return split_discord(self.prepare(text), self.limit)
 

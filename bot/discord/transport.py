@@ -10,8 +10,7 @@ from __future__ import annotations
 from bot import pictures
 from bot.context import AppContext
 from bot.features.daily.reading import Moment
-from bot.presentation import daily_message
-from bot.scheduler import reading_picture
+from bot.scheduler import button_rows, reading_message, reading_picture
 from bot.sending import BeforeRequest, SendOutcome
 from bot.storage import Subscription
 
@@ -43,16 +42,19 @@ class DiscordTransport:
         before_request: BeforeRequest | None = None,
         moment: Moment | None = None,
     ) -> SendOutcome:
-        """The reading; with its picture uploaded in the same request (``files[0]``, ``chart.png``)."""
+        """The reading, its page buttons under it; with its picture uploaded in the same request (``files[0]``,
+        ``chart.png``)."""
         sender, client = self.ctx.discord_sender, self.ctx.discord_client
         assert sender is not None and client is not None  # ready() was checked
         target = client.get_partial_messageable(int(sub.chat_id))
-        shown = daily_message(text, sub.lang, self.channel, await reading_picture(self.ctx, sub, moment))
+        picture = await reading_picture(self.ctx, sub, moment)
+        shown = reading_message(self.ctx, sub, text, self.channel, moment, picture)
         outcome: SendOutcome = await sender.send(
             target,
             shown.text,
             target_id=sub.chat_id,
             before_request=before_request,
+            view=sender.buttons(button_rows(shown)),
             file=shown.picture,
             filename=pictures.FILENAME,
         )

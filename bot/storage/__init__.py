@@ -551,6 +551,7 @@ class Subscription:
     disabled_reason: str | None = None
     next_due_at: datetime | None = None  # the next due not handled yet (migrations/0006_next_due.sql)
     next_local_date: date | None = None
+    topic: str | None = None  # the 大六壬 topic read first (migrations/0014_daily_topic.sql), None: none
 
     @property
     def zone(self) -> ZoneInfo:
@@ -574,13 +575,14 @@ class Subscription:
             disabled_reason=row["disabled_reason"],
             next_due_at=_instant(row["next_due_at"]) if row["next_due_at"] else None,
             next_local_date=_day(row["next_local_date"]) if row["next_local_date"] else None,
+            topic=intern(row["topic"]) if row["topic"] else None,
         )
 
 
 # what Subscription.from_row reads (a claim selects these only)
 SUBSCRIPTION_COLUMNS = (
     "id, platform, chat_id, chat_kind, user_key, at_time, tz, lang, kind, options, active, since,"
-    " disabled_reason, next_due_at, next_local_date"
+    " disabled_reason, next_due_at, next_local_date, topic"
 )
 CLAIM_CHUNK = 1000  # subscription ids per statement of a claim (well under both engines' parameter limits)
 
@@ -621,19 +623,22 @@ class DailyStore:
         kind: str | None,
         options: Mapping[str, Any],
         now: datetime,
+        topic: str | None = None,
     ) -> Subscription:
-        """Create or update the chat's subscription (active from ``now``); keeps its kind unless given."""
+        """Create or update the chat's subscription (active from ``now``); keeps its kind and its topic unless
+        given (``topic`` "": no topic any more)."""
         stamp = utc_iso(now)
         async with self.storage.transaction() as tx:
             row = await tx.fetchone(
                 "INSERT INTO subscriptions (platform, chat_id, chat_kind, user_key, at_time, tz, lang, kind,"
-                " options, active, since, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"
+                " options, active, since, created_at, updated_at, topic)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, NULLIF(?, ''))"
                 " ON CONFLICT(platform, chat_id) DO UPDATE SET chat_kind = excluded.chat_kind,"
                 " user_key = excluded.user_key, at_time = excluded.at_time, tz = excluded.tz,"
                 " lang = excluded.lang, kind = COALESCE(?, subscriptions.kind), options = excluded.options,"
                 " active = 1, since = excluded.since, disabled_reason = NULL, disabled_at = NULL,"
-                " updated_at = excluded.updated_at RETURNING *",
+                " updated_at = excluded.updated_at,"
+                " topic = NULLIF(COALESCE(?, subscriptions.topic, ''), '') RETURNING *",
                 (
                     platform,
                     chat_id,
@@ -647,7 +652,9 @@ class DailyStore:
                     stamp,
                     stamp,
                     stamp,
+                    topic or "",
                     kind,
+                    topic,
                 ),
             )
             assert row is not None
@@ -707,6 +714,12 @@ class DailyStore:
     async def set_kind(self, sub_id: int, kind: str, now: datetime) -> None:
         await self.storage.execute(
             "UPDATE subscriptions SET kind = ?, updated_at = ? WHERE id = ?", (kind, utc_iso(now), sub_id)
+        )
+
+    async def set_topic(self, sub_id: int, topic: str | None, now: datetime) -> None:
+        """The subscription's topic (a 大六壬 topic by its 文言 name), or None: no topic."""
+        await self.storage.execute(
+            "UPDATE subscriptions SET topic = ?, updated_at = ? WHERE id = ?", (topic, utc_iso(now), sub_id)
         )
 
     async def disable(self, platform: str, chat_id: str, reason: str, now: datetime) -> list[int]:

@@ -88,6 +88,7 @@ from bot.admission import Verdict
 from bot.commands import (
     Incoming,
     action_buttons,
+    daily_pages,
     dispatch,
     error_reply,
     load_commands,
@@ -103,8 +104,8 @@ from bot.context import LoopBeat
 from bot.i18n import N_, gettext
 from bot.identity import telegram_user_id
 from bot.limits import limiter_of
-from bot.presentation import CURRENT, Rows, answer, decode_part, present, sealed
-from bot.seal import Opened
+from bot.presentation import CURRENT, Rows, answer, day_page, decode_part, present, sealed
+from bot.seal import OWN, Opened
 from bot.sending import SendOutcome
 from bot.startup import StartupError
 from bot.telegram.aiohttprequest import AiohttpRequest
@@ -455,6 +456,8 @@ class TelegramAdapter:
                     notice = await self.change_setting(update, opened)
                 elif word_buttons.decode(opened.data) is not None:
                     notice = await self.choose_word(update, opened)
+                elif daily_pages.decode(opened.data) is not None:
+                    notice = await self.show_day(update, opened)
                 else:
                     notice = await self.show_page(update, opened)
         finally:
@@ -546,6 +549,61 @@ class TelegramAdapter:
         except BadRequest as exc:
             if "not modified" not in exc.message.lower():  # the same page pressed again is no error
                 log.warning("telegram: page edit in chat %s failed: %s", chat.id, exc.message)
+        return None
+
+    async def show_day(self, update: Update, opened: Opened) -> str | None:
+        """Edit a delivered daily reading to the page its button names (:mod:`bot.commands.daily_pages`): the
+        reading of that date of this chat's subscription, when the seal holds here (for everyone in this chat,
+        or for the presser alone); returns a notice for the presser, if any."""
+        query = update.callback_query
+        chat = update.effective_chat
+        assert query is not None
+        ref = daily_pages.decode(opened.data)
+        message = query.message
+        if ref is None or chat is None or message is None:
+            return None
+        user = update.effective_user
+        presser = Incoming(
+            platform="telegram",
+            chat_id=str(chat.id),
+            user_id=str(user.id) if user is not None else "",
+            text="",
+            lang_hint=user.language_code if user is not None else None,
+            chat_kind=_chat_kind(chat.type),
+        )
+        lang = await resolve_lang(presser, self.ctx)
+        if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
+            return gettext(lang, "bot.error.slow_down")
+        if not daily_pages.allowed(opened.status):  # another chat's, another person's, forged or unsealed
+            return gettext(lang, "chat.button.expired")
+        if isinstance(message, Message) and shows(message, query.data or ""):
+            return None  # the page shown is the one pressed: no edit
+        reply = await daily_pages.load("telegram", str(chat.id), ref, self.ctx)
+        if isinstance(reply, str):  # the subscription is gone
+            return gettext(lang, reply)
+        on_photo = isinstance(message, Message) and bool(message.photo)
+        shown = sealed(
+            day_page(reply, "telegram", ref.day, ref.page, on_photo=on_photo, part=ref.part),
+            self.ctx.buttons,
+            str(chat.id),
+            presser.user_id,
+            private=opened.status == OWN,
+        )
+        markup = markup_of(shown.buttons)
+        try:
+            if on_photo and shown.caption is not None:
+                await self.sender.bot.edit_message_caption(
+                    chat_id=chat.id,
+                    message_id=message.message_id,
+                    caption=shown.caption,
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=markup,
+                )
+            else:
+                await self.edit_text(chat.id, message.message_id, shown.text, markup)
+        except BadRequest as exc:
+            if "not modified" not in exc.message.lower():
+                log.warning("telegram: daily page edit in chat %s failed: %s", chat.id, exc.message)
         return None
 
     async def change_setting(self, update: Update, opened: Opened) -> str | None:

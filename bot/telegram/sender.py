@@ -17,14 +17,22 @@ import logging
 import time
 import warnings
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import httpx
-from telegram import Bot, InputFile, LinkPreviewOptions, Message, ReplyParameters
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    LinkPreviewOptions,
+    Message,
+    ReplyParameters,
+)
 from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
@@ -390,6 +398,16 @@ class TelegramSender:
             return False
         self._pending[chat] = self._pending.get(chat, 0) + 1
         return True
+
+    @staticmethod
+    def keyboard(rows: Sequence[Sequence[tuple[str, str]]]) -> InlineKeyboardMarkup | None:
+        """The inline keyboard of rows of (label, callback data) buttons; None for none (the scheduler's
+        readings carry their page buttons so, without importing the chat library)."""
+        if not any(rows):
+            return None
+        return InlineKeyboardMarkup(
+            [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows if row]
+        )
 
     def release(self, chat_id: int | str) -> None:
         """Give back a place :meth:`hold` took for a reply that is not made."""

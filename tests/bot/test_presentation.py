@@ -156,6 +156,33 @@ def test_a_daily_reading_is_one_photo_captioned_on_telegram_and_text_with_its_pi
     assert caption.endswith(gettext("ko", "daily.picture.more")) and long.startswith(caption.split("\n")[0])
 
 
+def test_a_delivered_reading_carries_the_buttons_of_its_pages():
+    """Issue 32 item 4: with the subscriber's local date, the reading's pages are buttons (``d:<date>:<page>``,
+    the first page current); a first page longer than a caption is sent whole (the sender makes its head the
+    caption and sends the rest with the buttons), never cut with a pointer to /today."""
+    from datetime import date
+
+    from bot.commands import daily_pages
+
+    png = b"\x89PNG fake"
+    day = date(2026, 11, 30)
+    short = "<b>오늘</b>\n甲子日"
+    shown = daily_message(short, "ko", "telegram", png, day)
+    assert shown.caption == short and shown.text == "" and shown.page == "day"
+    [row] = shown.buttons
+    assert [b.data for b in row] == ["d:20261130:day", "d:20261130:chart", "d:20261130:topics"]
+    assert [b.current for b in row] == [True, False, False]
+    assert [daily_pages.decode(b.data) for b in row] == daily_pages.refs(day)
+    long = "\n".join(f"{i}: 甲子 乙丑 丙寅 丁卯 戊辰 己巳" for i in range(80))
+    shown = daily_message(long, "ko", "telegram", png, day)
+    assert shown.caption is None and shown.text == long and shown.picture == png and shown.buttons
+    assert (
+        daily_message(short, "ko", "discord", png, day).buttons
+        == daily_message(short, "ko", "telegram", None, day).buttons
+    )
+    assert daily_pages.decode("d:20261131:day") is None and daily_pages.decode("d:20261130:trace") is None
+
+
 async def test_the_adapters_transport_the_buttons_unchanged(cast):
     tg = present(cast, "telegram", OWNER)
     markup = markup_of(tg.buttons)

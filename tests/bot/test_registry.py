@@ -131,7 +131,18 @@ def test_page_labels_reach_the_adapters_look_up_and_leave_with_the_command(scrat
 
 async def test_privacy_is_the_spec_s(say, scratch):
     private = {name for name, spec in COMMANDS.items() if spec.private_only}
-    assert private == {"history", "show", "settings", "place", "tz", "qizheng", "forget", "note", "journal", "export"}
+    assert private == {
+        "history",
+        "show",
+        "settings",
+        "place",
+        "tz",
+        "qizheng",
+        "forget",
+        "note",
+        "journal",
+        "export",
+    }
     register(CommandSpec("zz_private", _bazi, hidden=True, private_only=True))
     scratch.append("zz_private")
     assert privacy.private_only("zz_private") and not privacy.private_only("cast")

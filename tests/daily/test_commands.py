@@ -29,6 +29,7 @@ async def test_status_subscribe_show_and_off(ctx, clock, say):
         "kind": "liuren",
         "reason": None,
         "platform": "telegram",
+        "topic": None,
     }
     # now 06:00 KST on 30 November → next 07:30 KST = 22:30 UTC the 29th
     assert r.context["next"] == {
@@ -77,6 +78,51 @@ async def test_kind_choice(ctx, say):
     assert r.context["sub"]["kind"] == "liuren"
     r = await say("/daily 06:45 liuyao")
     assert (r.context["sub"]["time"], r.context["sub"]["kind"]) == ("06:45", "liuyao")
+
+
+async def test_topic_choice_is_stored_shown_and_read_first(ctx, say):
+    r = await say("/daily 재물")
+    assert r.view == "error" and r.context["code"] == "daily.error.no_subscription"
+    r = await say("/daily 07:30 재물")  # an everyday word: seed 003's 求財 (003:15 「求財：…」)
+    assert r.context["sub"]["topic"] == {"ko": "구재", "lzh": "求財"}
+    assert "구재(求財)" in render(r, "console")
+    store = DailyStore(ctx.storage)
+    assert (await store.for_chat("telegram", "u1")).topic == "求財"
+    r = await say("/daily 08:00")  # a new time keeps the topic, as it keeps the kind
+    assert r.context["sub"]["topic"]["lzh"] == "求財"
+    r = await say("/daily 결혼")  # alone: the topic of the existing subscription
+    assert r.context["sub"]["topic"]["lzh"] == "婚姻"
+    r = await say("/daily 訟", lang_hint="zh-hant")  # 文言: 爭訟
+    assert r.context["sub"]["topic"]["lzh"] == "爭訟"
+    assert "先占：爭訟" in render(r, "console")
+    today = await say("/today")
+    assert today.context["body"]["topic"]["topic"] == "爭訟"
+    text = render(today, "console")
+    lines = text.split("\n")
+    # the topic's line comes first after the head, before the day's line
+    assert lines[3].startswith(gettext("ko", "daily.topic", topic="쟁송(爭訟)"))
+    day_line = next(
+        n for n, line in enumerate(lines) if line.startswith(gettext("ko", "daily.verdict") + " ")
+    )
+    assert day_line > 4
+    r = await say("/daily 주제없음")
+    assert r.context["sub"]["topic"] is None and (await store.for_chat("telegram", "u1")).topic is None
+    assert (await say("/today")).context["body"]["topic"] is None
+
+
+async def test_unknown_topic_word_gets_the_closest_topics(say):
+    await say("/daily 07:30")
+    r = await say("/daily 07:30 재뮬")  # a typo of 재물
+    assert r.view == "choose"
+    assert "求財" in [c["target"] for c in r.context["choices"]]
+    assert r.context["line"] == "/daily 07:30"
+    r = await say(
+        "/daily 07:30 내일운세"
+    )  # beside a time, any word is taken for a topic: the topics to choose
+    assert r.view == "choose" and r.context["choices"]
+    assert (await say("/daily 내일운세")).context[
+        "code"
+    ] == "daily.error.usage"  # alone and far from any topic
 
 
 async def test_bad_input(say):
@@ -171,3 +217,24 @@ async def test_group_rows_follow_the_admin_who_set_it_last(ctx, clock, say):
     assert [r.status for r in await store.deliveries()] == ["sent"]  # today's delivery is still known
     await say("/forget yes", user="a2")
     assert await store.for_chat("telegram", "g2") is None and await store.deliveries() == []
+
+
+async def test_console_today_pages_by_number_and_name(ctx):
+    """On the console /today answers with its first page (the day's line) and names the other: its number or
+    name shows the 課傳 page of the same reading (read again from the history)."""
+    from bot.console import ConsoleSession
+
+    session = ConsoleSession(ctx)
+    first = await session.answer("/today")
+    assert first.split("\n\n")[1].startswith(gettext("ko", "daily.verdict") + " ")
+    assert gettext("ko", "chat.page.daily.chart") in first  # the other page is named
+    section = "\n" + gettext("ko", "daily.liuren") + "\n"  # the chart's own heading line
+    assert section not in first
+    chart = await session.answer("2")
+    assert section in chart and gettext("ko", "daily.stars.ji") not in chart
+    assert await session.answer("課") == chart
+    topics = await session.answer("3")  # every topic of seed 003's topic lines, with its direction
+    assert gettext("ko", "daily.topics") in topics and "구재(求財)" in topics and "투알(投謁)" in topics
+    await session.answer("/lang lzh")
+    await session.answer("/today")
+    assert "\n" + gettext("lzh", "daily.liuren") + "\n" in await session.answer("2")

@@ -161,3 +161,149 @@ def test_both_kinds_at_one_instant_share_the_pillars_and_keep_their_own_heads():
     later = r.text(Moment.of(at + timedelta(minutes=1), "Asia/Seoul"), "ko", "telegram")
     assert r.stats.bodies == 2  # the same 辰時 body
     assert later == DailyRenderer().text(Moment.of(at + timedelta(minutes=1), "Asia/Seoul"), "ko", "telegram")
+
+
+# ---- the first page (issue 32 item 4) ------------------------------------------------------------------
+
+
+def _seoul(at):
+    from zoneinfo import ZoneInfo
+
+    return at.astimezone(ZoneInfo("Asia/Seoul"))
+
+
+def test_day_line_is_the_engine_verdict_with_the_seed_reading_of_what_decided():
+    """The day's 吉/凶 is the 大六壬 verdict of the day's 課 (engine.liuren.verdict, as /cast judges it); what
+    decided it is the first counted reason of the deciding position, and its advice is seed 002's 「以X論」
+    for it (meanings002: the 論 keyword, its Korean commentary, its source)."""
+    from engine.liuren import chart_at
+    from engine.liuren.verdict import judge
+    from engine.shensha import meanings002
+
+    at = utc(2026, 11, 29, 22, 0)
+    body = body_context(Moment.of(at, "Asia/Seoul"))
+    verdict = judge(chart_at(_seoul(at))).to_json()
+    line = body["verdict"]
+    assert (line["direction"], line["decided_by"]) == (verdict["direction"], verdict["decided_by"])
+    deciding = [
+        r
+        for r in verdict["reasons"]
+        if r["counted"] and r["role"] == verdict["decided_by"] and r["direction"] == verdict["direction"]
+    ]
+    meaning = meanings002()[deciding[0]["id"]]
+    assert line["reason"]["branch"] == deciding[0]["branch"] and line["reason"]["name"] == meaning["name_lzh"]
+    assert line["reason"]["ko"] == meaning["ko"] and line["reason"]["source"] == meaning["source"]
+    assert f"以{meaning['lzh']}論" in line["reason"]["lzh"]  # the seed's own words 「以X論」
+    text = render_daily(daily_context(Moment.of(at, "Asia/Seoul")), "ko", "console")
+    assert meaning["ko"] in text.split("\n\n")[1]  # on the first screen, right after the head
+
+
+def test_a_balanced_verdict_says_the_texts_give_nothing_to_read():
+    from bot.features.daily import summary
+    from bot.i18n import gettext
+
+    context = daily_context(Moment.of(utc(2026, 11, 29, 22, 0), "Asia/Seoul"))
+    context["body"]["verdict"] = summary.liuren_verdict(
+        {"direction": "平", "decided_by": None, "reasons": []}
+    )
+    for lang in ("ko", "lzh"):
+        text = render_daily(context, lang, "console")
+        assert (
+            gettext(lang, "daily.advice_none") in text
+            and gettext(lang, "daily.advice", advice="").strip() not in text
+        )
+
+
+def test_stars_are_split_by_their_nature_with_the_first_words_of_their_meaning():
+    from engine.shensha import star
+
+    body = body_context(Moment.of(utc(2026, 11, 29, 22, 0), "Asia/Seoul"))
+    names = body["shensha"]["stem"] + body["shensha"]["branch"]
+    stars = body["stars"]
+    assert sorted(s["name"] for group in stars.values() for s in group) == sorted(names)
+    for group, nature in (("ji", "吉"), ("xiong", "凶")):
+        for s in stars[group]:
+            meaning = star(s["name"]).meaning
+            assert star(s["name"]).nature == nature
+            assert meaning["ko"].startswith(s["ko"]) and meaning["lzh"].startswith(s["lzh"]) and s["ko"]
+    assert all(star(s["name"]).nature not in ("吉", "凶") for s in stars["other"])
+    # seed 000: 天德 「主福廕」 is a 吉 star, 劫煞 of the 將星 group a 凶 one (both fall on 戊申 in 亥 month)
+    assert "天德" in [s["name"] for s in stars["ji"]] and "劫煞" in [s["name"] for s in stars["xiong"]]
+
+
+@pytest.mark.parametrize("kind", ["liuren", "liuyao"])
+def test_a_chosen_topic_is_its_engine_reading_and_leads_the_page(kind):
+    from bot.i18n import gettext
+    from engine.liuren import chart_at
+    from engine.liuren.topics import read_topic, topic_for
+
+    at = utc(2026, 11, 29, 22, 0)
+    chart = chart_at(_seoul(at))
+    expected = read_topic(chart, topic_for("求財"), month=chart.moment.month.branch)
+    body = body_context(Moment.of(at, "Asia/Seoul", kind=kind, topic="求財"))
+    assert body["topic"]["direction"] == expected.direction
+    assert [r["lzh"] for r in body["topic"]["reasons"]] == [r.texts()[0] for r in expected.deciding[:3]]
+    text = DailyRenderer().text(Moment.of(at, "Asia/Seoul", kind=kind, topic="求財"), "ko", "console")
+    assert text.split("\n\n")[1].startswith(gettext("ko", "daily.topic", topic="구재(求財)"))
+    # the topic is part of what a body is shared by: the same 時辰 without it is another body
+    r = DailyRenderer()
+    r.text(Moment.of(at, "Asia/Seoul", kind=kind, topic="求財"), "ko", "console")
+    r.text(Moment.of(at, "Asia/Seoul", kind=kind), "ko", "console")
+    assert r.stats.bodies == 2
+    with pytest.raises(ValueError):
+        Moment.of(at, "Asia/Seoul", topic="明日")
+
+
+def test_on_a_worked_example_of_seed_003_the_advice_is_its_own_judgment():
+    """2 November 2026, 19:00 in Seoul is 庚辰 第八局, seed 003's first entry: its 斷曰 「此重審之卦，前引後從，日干拱貴，
+    乃升遷吉兆也」 is the day's advice."""
+    m = Moment.of(utc(2026, 11, 2, 10, 0), "Asia/Seoul")
+    body = body_context(m)
+    assert (body["liuren"]["day"], body["liuren"]["ju"]) == ("庚辰", 8)
+    seed = body["verdict"]["seed"]
+    assert seed["lzh"].startswith("斷曰：此重審之卦，前引後從，日干拱貴，乃升遷吉兆也") or seed[
+        "lzh"
+    ].startswith("此重審之卦，前引後從，日干拱貴，乃升遷吉兆也")
+    assert seed["source"] == "seed 003 entry 1"
+    text = render_daily(daily_context(m), "lzh", "console")
+    assert "此重審之卦，前引後從，日干拱貴" in text.split("\n\n")[1]
+    assert body_context(Moment.of(utc(2026, 11, 29, 22, 0), "Asia/Seoul"))["verdict"]["seed"] is None
+
+
+def test_the_topics_page_reads_every_topic_of_seed_003():
+    from bot.features.base import Reply
+    from engine.liuren import chart_at
+    from engine.liuren.topics import read_topics
+
+    at = utc(2026, 11, 29, 22, 0)
+    chart = chart_at(_seoul(at))
+    expected = read_topics(chart, month=chart.moment.month.branch)
+    for kind in KINDS:  # a 六爻 subscription's page reads the 大六壬 topics of the same moment
+        body = body_context(Moment.of(at, "Asia/Seoul", kind=kind))
+        assert [(t["topic"], t["direction"]) for t in body["topics"]] == [
+            (r.topic.lzh, r.direction) for r in expected
+        ]
+        assert [t["reasons"][0]["lzh"] for t in body["topics"]] == [
+            r.deciding[0].texts()[0] for r in expected
+        ]
+    page = render(
+        Reply(view="daily", lang="lzh", context=daily_context(Moment.of(at, "Asia/Seoul"))),
+        "console",
+        page="topics",
+    )
+    # seed 003's topic order: 天時 家宅 婚姻 胎產 功名 求財 疾病 失脫 出行 行人 爭訟 投謁
+    order = [line.split(" ")[0] for line in page.split("\n")[4:] if line]
+    assert order == [
+        "天時",
+        "家宅",
+        "婚姻",
+        "胎產",
+        "功名",
+        "求財",
+        "疾病",
+        "失脫",
+        "出行",
+        "行人",
+        "爭訟",
+        "投謁",
+    ]

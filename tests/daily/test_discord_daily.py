@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 
 from bot.app import AppContext
+from bot.commands import daily_pages
 from bot.discord.transport import DiscordTransport
 from bot.i18n import gettext
 from bot.scheduler import run_scheduler, scheduler_of
+from bot.seal import unsealed
 from bot.storage import DailyStore
 from tests.conftest import discord_bot
 from tests.daily.conftest import move, settle, utc
@@ -61,7 +63,10 @@ async def test_guild_channel_daily_delivered_once_and_non_admin_refused(dc, tmp_
         assert "그룹" not in refused
         store = DailyStore(ctx.storage)
         assert await store.for_chat("discord", str(dc.channel_id)) is None
-        await slash(dc, "daily", {"setting": "07:00"}, user_id=6, permissions=str(1 << 3))  # ADMINISTRATOR
+        status = await slash(
+            dc, "daily", {"setting": "07:00 결혼"}, user_id=6, permissions=str(1 << 3)
+        )  # ADMIN
+        assert "혼인(婚姻)" in status  # 결혼 names seed 003's 婚姻 (issue 32 item 4)
         sub = await store.for_chat("discord", str(dc.channel_id))
         assert sub is not None and sub.chat_kind == "group"
         s = ctx.daily_scheduler
@@ -72,10 +77,33 @@ async def test_guild_channel_daily_delivered_once_and_non_admin_refused(dc, tmp_
         # the date as Discord shows it: discord.utils.escape_markdown leaves a hyphen inside a line alone (it
         # is no markdown there); the reading's "- **name**" list items are the template's own markdown
         assert posts and "2026-11-30 (월) 07:00" in posts[0]["content"]
-        # (a reading longer than one message goes on in the next ones: the list items may be in any of them)
         content = "\n".join(m["content"] for m in posts)
-        assert "\n- **" in content and "\\- **" not in content
+        assert content.split("\n\n")[1].startswith("**" + gettext("ko", "daily.topic", topic="혼인(婚姻)"))
+        assert (
+            "**" + gettext("ko", "daily.verdict") + "** " in content
+            and gettext("ko", "daily.stars.xiong") in content
+        )
         assert all(len(m["content"]) <= 2000 for m in posts)
+        # the buttons of its pages (issue 32 item 4) under the last message: any member of the channel may
+        # browse them in place (one message: a long page is cut at a line, with a note)
+        buttons = [c for row in posts[-1]["components"] for c in row["components"]]
+        assert [daily_pages.decode(unsealed(b["custom_id"])).page for b in buttons] == [
+            "day",
+            "chart",
+            "topics",
+        ]
+        chart = next(b for b in buttons if daily_pages.decode(unsealed(b["custom_id"])).page == "chart")
+        pressed = await dc.press(posts[-1], chart["custom_id"], user_id=5, permissions="0")
+        await dc.wait_acked(pressed, timeout=10)
+        assert pressed.ack_type == 7  # UPDATE_MESSAGE: the same message, edited
+        page = pressed.original["content"]
+        assert gettext("ko", "daily.liuren") in page and "\n※ **" in page and "\\*\\*" not in page
+        assert len(page) <= 2000
+        elsewhere = await dc.press(posts[-1], chart["custom_id"], user_id=5, dm=True)  # in another channel
+        await dc.wait_acked(elsewhere, timeout=10)
+        assert elsewhere.ack_type == 4
+        notice = next(m for m in dc.messages if m.get("interaction") == elsewhere.id)
+        assert notice["content"] == gettext("ko", "chat.button.expired") and notice["flags"] & 64
         assert all(m["allowed_mentions"] == {"parse": []} for m in posts)
         # the picture of the day's 課 (the subscriber's daily_picture setting, default on) is uploaded with
         # the reading's first message, in the same request (multipart files[0])

@@ -11,9 +11,13 @@ import pytest
 
 import bot.app
 from bot.app import AppContext, create_context
+from bot.commands import daily_pages
 from bot.config import Settings
 from bot.i18n import gettext
+from bot.presentation import CURRENT
+from bot.seal import unsealed
 from bot.storage import DailyStore
+from tests.chat._views import buttons
 from tests.daily.conftest import move, settle, utc
 from tests.fakes.clock import ManualClock
 from tests.fakes.telegram import FakeTelegram, visible_text
@@ -122,13 +126,12 @@ async def test_a_minute_ahead_delivered_once_and_restarts(tg, tmp_path, monkeypa
         # /today answers with the very text delivered today (cast for 07:15, although sent at 07:16)
         last = daily_messages(tg, 501)[-1]
         assert "2026-12-01 (화) 07:15" in last
-        # (the delivery is one photo: the picture, the reading as its caption — a Korean 大六壬 reading is
-        # longer than a caption, so it is cut at a line and points to /today)
+        # (the delivery is one photo: the picture, the reading's first page as its caption — whole, with the
+        # buttons of its pages; /today opens on the same page)
         today = visible_text(await ask(tg, "/today", 501, language_code="ko"), "HTML")
-        note = gettext("ko", "daily.picture.more")
         caption = visible_text(last, "HTML")
-        assert caption.endswith("\n" + note) and len(caption) <= 1024
-        assert today.startswith(caption.removesuffix(note).rstrip())
+        assert len(caption) <= 1024 and gettext("ko", "daily.picture.more") not in caption
+        assert today == caption
     rows = await _deliveries(db)
     assert [(r.local_date.isoformat(), r.status) for r in rows] == [
         ("2026-11-30", "sent"),
@@ -183,6 +186,37 @@ async def test_blocked_user_disables_the_subscription(tg, tmp_path, monkeypatch)
         assert [r.status for r in await store.deliveries(sub.id)] == ["blocked"]
 
 
+def _daily_call(tg: FakeTelegram, chat_id):
+    """The sendPhoto/sendMessage call of the (last) daily reading sent to a chat."""
+    calls = [
+        c
+        for c in tg.sent_to(chat_id)
+        if (c.params.get("caption") or c.params.get("text") or "").startswith(f"<b>{TITLE_KO}")
+    ]
+    return calls[-1]
+
+
+async def _press(tg: FakeTelegram, call, page: str, chat_id, **kw):
+    """Press the button of ``page`` under a delivered reading; returns (the notice answered, the edit or None)."""
+    [button] = [
+        b
+        for b in buttons(call)
+        if (ref := daily_pages.decode(unsealed(b["callback_data"]))) and ref.page == page and ref.part == 0
+    ]
+    answers = len([c for c in tg.calls if c.method == "answerCallbackQuery"])
+    edits = len([c for c in tg.calls if c.method.startswith("editMessage") and c.status == 200])
+    tg.callback_query(
+        button["callback_data"],
+        chat_id=chat_id,
+        message_id=call.result["message_id"],
+        message=call.result,
+        **kw,
+    )
+    [answer] = (await tg.wait_for("answerCallbackQuery", answers + 1, timeout=10))[answers:]
+    edited = [c for c in tg.calls if c.method.startswith("editMessage") and c.status == 200][edits:]
+    return answer.params.get("text"), (edited[0] if edited else None)
+
+
 def _member(status: str):
     async def handler(params):
         user = {"id": int(params["user_id"]), "is_bot": False, "first_name": "M"}
@@ -204,9 +238,10 @@ async def test_group_non_admin_cannot_change_daily(tg, tmp_path, monkeypatch):
         store = DailyStore(ctx.storage)
         assert await store.for_chat("telegram", "-100500") is None
         tg.overrides["getChatMember"] = _member("creator")
-        answer = await ask(
-            tg, "/daily 07:00", -100500, user_id=10, chat_type="supergroup", language_code="ko"
+        answer = await ask(  # with a topic (issue 32 item 4): 재물 names seed 003's 求財
+            tg, "/daily 07:00 재물", -100500, user_id=10, chat_type="supergroup", language_code="ko"
         )
+        assert "구재(求財)" in answer
         sub = await store.for_chat("telegram", "-100500")
         assert sub is not None and sub.active and sub.chat_kind == "group"
         tg.overrides["getChatMember"] = _member("member")
@@ -215,6 +250,25 @@ async def test_group_non_admin_cannot_change_daily(tg, tmp_path, monkeypatch):
         assert (await store.for_chat("telegram", "-100500")).active
         await move(clock, ctx.daily_scheduler, utc(2026, 11, 29, 22, 0))
         assert len(daily_messages(tg, -100500)) == 1
+        # its page buttons (issue 32 item 4) work for any member of the group, and nowhere else
+        sent = _daily_call(tg, -100500)
+        caption = visible_text(sent.params["caption"], "HTML").split("\n\n")
+        assert caption[1].startswith(gettext("ko", "daily.topic", topic="구재(求財)"))  # the topic leads
+        assert [daily_pages.decode(unsealed(b["callback_data"])).page for b in buttons(sent)] == [
+            "day",
+            "chart",
+            "topics",
+        ]
+        notice, edit = await _press(tg, sent, "chart", -100500, user_id=9, chat_type="supergroup")
+        assert notice is None and edit is not None and edit.method == "editMessageCaption"
+        assert gettext("ko", "daily.liuren") in visible_text(edit.params["caption"], "HTML")
+        labels = [b["text"] for b in buttons(edit)]
+        assert labels[:2] == [
+            gettext("ko", "chat.page.daily.day"),
+            CURRENT + gettext("ko", "chat.page.daily.chart"),
+        ]
+        notice, edit = await _press(tg, sent, "chart", 9, user_id=9)  # the group's button in a private chat
+        assert notice == gettext("ko", "chat.button.expired") and edit is None
 
 
 async def test_daily_picture_setting_on_sends_one_photo_off_sends_text(tg, tmp_path, monkeypatch):
@@ -253,5 +307,23 @@ async def test_daily_picture_setting_on_sends_one_photo_off_sends_text(tg, tmp_p
             assert "/today" in pointer and "/today" not in kept
             assert today_lzh.startswith(kept + "\n") and len(kept) > 200
         assert off.method == "sendMessage" and off.params["text"].startswith(f"<b>{TITLE_KO}")
+        # the page buttons: the photo's caption becomes the page (in caption-sized parts), a text its text
+        notice, edit = await _press(tg, ko, "chart", 601)
+        assert notice is None and edit.method == "editMessageCaption"
+        chart = visible_text(edit.params["caption"], "HTML")
+        assert chart.startswith(TITLE_KO) and gettext("ko", "daily.liuren") in chart and len(chart) <= 1024
+        parts = [b for b in buttons(edit) if daily_pages.decode(unsealed(b["callback_data"])).part > 0]
+        if parts:  # the 課傳 page is longer than a caption: its other parts one tap away
+            assert all(daily_pages.decode(unsealed(b["callback_data"])).page == "chart" for b in parts)
+        notice, edit = await _press(tg, edit, "day", 601)
+        assert edit is not None and edit.params["caption"] == ko.params["caption"]  # back to the first page
+        notice, edit = await _press(tg, lzh, "chart", 602)
+        assert edit is not None and gettext("lzh", "daily.liuren") in edit.params["caption"]
+        notice, edit = await _press(tg, off, "chart", 603)
+        assert edit.method == "editMessageText" and gettext("ko", "daily.liuren") in edit.params["text"]
+        notice, edit = await _press(tg, edit, "topics", 603)  # the page of every topic
+        assert gettext("ko", "daily.topics") in edit.params["text"] and "구재(求財)" in edit.params["text"]
+        notice, edit = await _press(tg, off, "chart", 603, user_id=777)  # sealed for the subscriber alone
+        assert notice == gettext("ko", "chat.button.expired") and edit is None
     rows = await _deliveries(db)
     assert len(rows) == 3 and {r.status for r in rows} == {"sent"}

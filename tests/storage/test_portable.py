@@ -53,7 +53,7 @@ async def fill(db: str) -> None:
             "/shensha 甲子",
             "/cast now",
             "/share 2",  # a shared reading's token (migration 0015) moves with its cast
-            "/daily 7:30",
+            "/daily 7:30 재물",  # with a topic (migration 0014's column)
         ):
             assert "⚠" not in await answer(line, ctx), line
         storage = ctx.storage
@@ -115,7 +115,7 @@ async def test_sqlite_to_postgresql_and_back(env, tmp_path, capsys):
         expected = await screens(source)
         moved = await screens(url)
         assert moved["/history"] == expected["/history"]
-        assert moved["/daily"] == expected["/daily"]
+        assert moved["/daily"] == expected["/daily"] and "구재(求財)" in moved["/daily"]
         assert moved["/show 2"] == expected["/show 2"]
         assert moved["/settings"] == expected["/settings"]
         assert number(moved["next"]) == number(expected["next"]) == "5"  # 4 were cast, one pruned

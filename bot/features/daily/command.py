@@ -1,4 +1,5 @@
-"""/daily HH:MM | /daily | /daily off | /daily liuren | /daily liuyao, and /today (the same day's reading)."""
+"""/daily HH:MM [topic] | /daily | /daily off | /daily liuren | /daily liuyao | /daily <topic word> | /daily
+주제없음, and /today (the same day's reading, with its pages: day · chart · topics)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from bot.features.base import (
     Cast,
     CommandError,
     Incoming,
+    Page,
     Reply,
     Stored,
     caller,
@@ -19,10 +21,19 @@ from bot.features.base import (
     resolve_lang,
 )
 from bot.features.common import OFF_WORDS, Record, record_and_reply, zone_of
-from bot.features.daily.reading import DEFAULT_TIME, Moment, check_moment, daily_context, subscription_moment
+from bot.features.daily.reading import (
+    DEFAULT_TIME,
+    Moment,
+    check_moment,
+    daily_context,
+    subscription_moment,
+    topic_named,
+)
+from bot.features.topics import choose_reply, resolve
 from bot.i18n import N_
 from bot.schedule_time import due_instant, next_due, parse_hhmm
 from bot.storage import DailyStore, Subscription
+from engine import lexicon
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -39,6 +50,14 @@ KIND_WORDS = {
     "육효": "liuyao",
 }
 STATUS_WORDS = frozenset({"status", "show", "보기", "상태", "觀"})
+# words that take the topic off a subscription (the day's reading alone)
+NO_TOPIC_WORDS = frozenset({"주제없음", "주제끄기", "無題", "去題", "notopic"})
+
+
+def topic_of(word: str) -> str | None:
+    """The 大六壬 topic (its 文言 name) a word of the lexicon names (재물 → 求財, 婚姻, 결혼 …), or None."""
+    match = resolve(word, "liuren")
+    return match.topic if match is not None else None
 
 
 def subscription_options(user: UserSettings | None) -> dict[str, Any]:
@@ -49,6 +68,12 @@ def subscription_options(user: UserSettings | None) -> dict[str, Any]:
         if key.startswith("liuren."):
             out[key[len("liuren.") :]] = {"on": True, "off": False}.get(value, value)
     return out
+
+
+def _topic_names(topic: str | None) -> dict[str, str] | None:
+    """A stored topic's names (ko, lzh) for the status, or None."""
+    named = topic_named(topic) if topic else None
+    return {"ko": named.ko, "lzh": named.lzh} if named is not None else None
 
 
 def _fmt(at: datetime) -> str:
@@ -79,6 +104,7 @@ def status_view(sub: Subscription | None, nxt: datetime | None, changed: bool) -
             "kind": sub.kind,
             "reason": sub.disabled_reason,
             "platform": sub.platform,
+            "topic": _topic_names(sub.topic),
         }
     next_view = None
     if nxt is not None and sub is not None:
@@ -118,7 +144,8 @@ async def daily(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
         return status_view(None, None, changed=True)
     at_time = None
     kind: str | None = None
-    for word in words:
+    topic: str | None = None  # "": no topic any more
+    for n, word in enumerate(words):
         k = KIND_WORDS.get(word.lower()) or KIND_WORDS.get(word)
         if k is not None and kind is None:
             kind = k
@@ -129,13 +156,26 @@ async def daily(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
             continue
         if word[:1].isdigit():
             raise CommandError("daily.error.bad_time", value=word[:20])
+        if topic is None and word.lower() in NO_TOPIC_WORDS:
+            topic = ""
+            continue
+        named = topic_of(word) if topic is None else None
+        if named is not None:
+            topic = named
+            continue
+        timed = any(parse_hhmm(w) is not None for w in words)
+        if topic is None and (timed or lexicon.suggest(word, "liuren", fallback=False)):
+            # a word beside a time, or close to a topic: the closest topics, each with the line that asks it
+            return choose_reply(word, "liuren", " ".join(("/daily", *words[:n], *words[n + 1 :])))
         raise CommandError("daily.error.usage")
     if at_time is None:
-        # only the kind: change it on the existing subscription
+        # only the kind or the topic: change it on the existing subscription
         if sub is None or not sub.active:
             raise CommandError("daily.error.no_subscription")
-        assert kind is not None
-        await store.set_kind(sub.id, kind, now)
+        if kind is not None:
+            await store.set_kind(sub.id, kind, now)
+        if topic is not None:
+            await store.set_topic(sub.id, topic or None, now)
         _notify(ctx, sub.id)
         sub = await store.get(sub.id)
         assert sub is not None
@@ -157,6 +197,7 @@ async def daily(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
         options=options,
         active=True,
         since=now,
+        topic=(topic or None) if topic is not None else (sub.topic if sub is not None else None),
     )
     # cast once now: bad options (an EngineInputError) are reported here, not at delivery time
     check_moment(subscription_moment(candidate, next_due(at_time, zone, now)[1]))
@@ -171,6 +212,7 @@ async def daily(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
         kind=kind,
         options=options,
         now=now,
+        topic=topic,
     )
     _notify(ctx, sub.id)
     return status_view(sub, await next_delivery(store, sub, now), changed=True)
@@ -201,12 +243,15 @@ async def today_moment(incoming: Incoming, ctx: AppContext) -> Moment:
 
 def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
     """The one cast of a ``/today`` row's inputs and options (``Stored.cast``): the reading of its moment."""
+    topic = inputs.get("topic")
+    topic = str(topic) if topic and topic_named(str(topic)) is not None else None
     moment = Moment.of(
         datetime.fromisoformat(str(inputs["at"])),
         str(inputs["zone"]),
         str(inputs["kind"]),
         str(inputs["day_starts"]),
         options,
+        topic,
     )
     return Cast(daily_context(moment))
 
@@ -228,6 +273,11 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
         view="daily",
         summary=history_summary,
         line="chat/history_daily.txt.j2",
+        pages=(
+            Page("day", N_("chat.page.daily.day")),
+            Page("chart", N_("chat.page.daily.chart")),
+            Page("topics", N_("chat.page.daily.topics")),
+        ),
         public=("head", "body", "no", "picture"),  # the reading of a moment: nothing of the user's in it
         cast=cast_of,
     ),
@@ -239,6 +289,7 @@ async def today(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> R
         "zone": moment.zone,
         "kind": moment.kind,
         "day_starts": moment.day_starts,
+        "topic": moment.topic,
     }
     return await record_and_reply(
         incoming, ctx, Record(kind="daily", inputs=inputs, options=dict(moment.options))

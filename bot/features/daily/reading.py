@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.bounded import BoundedCache, cached
 from bot.features.base import Reply
+from bot.features.daily import summary
 from bot.zones import zone as zone_named
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ class Moment:
     kind: str = DEFAULT_KIND
     day_starts: str = "23:00"
     options: tuple[tuple[str, Any], ...] = ()  # 大六壬 options (Options.from_mapping input), sorted
+    topic: str | None = None  # the 大六壬 topic read first (engine.liuren.topics, its 文言 name), None: none
 
     @staticmethod
     def of(
@@ -63,6 +65,7 @@ class Moment:
         kind: str = DEFAULT_KIND,
         day_starts: str = "23:00",
         options: Mapping[str, Any] | None = None,
+        topic: str | None = None,
     ) -> Moment:
         if instant.tzinfo is None:
             raise ValueError("a daily moment needs an aware instant")
@@ -71,7 +74,9 @@ class Moment:
         if day_starts not in DAY_STARTS:
             raise ValueError(f"bad day start {day_starts!r}")
         opts = tuple(sorted((str(k), v) for k, v in (options or {}).items()))
-        return Moment(instant.astimezone(UTC), zone, kind, day_starts, opts)
+        if topic is not None and topic_named(topic) is None:
+            raise ValueError(f"unknown daily topic {topic!r}")
+        return Moment(instant.astimezone(UTC), zone, kind, day_starts, opts, topic)
 
     @property
     def local(self) -> datetime:
@@ -90,7 +95,9 @@ def subscription_moment(sub: Subscription, instant: datetime) -> Moment:
     opts = dict(sub.options)
     day_starts = str(opts.pop("day_starts", "23:00"))
     liuren = {k: _hashable(v) for k, v in opts.items()}
-    return Moment.of(instant, sub.tz, sub.kind, day_starts, liuren)
+    # a topic no longer named (a row of an older lexicon) reads as none rather than failing the delivery
+    topic = sub.topic if sub.topic is not None and topic_named(sub.topic) is not None else None
+    return Moment.of(instant, sub.tz, sub.kind, day_starts, liuren, topic)
 
 
 def _offset(at: datetime) -> str:
@@ -98,6 +105,30 @@ def _offset(at: datetime) -> str:
     sign = "+" if off >= 0 else "-"
     off = abs(off)
     return f"UTC{sign}{off // 60:02d}:{off % 60:02d}"
+
+
+def topic_named(name: str) -> Any:
+    """The 大六壬 topic (``engine.liuren.topics.Topic``) of a stored topic name (its 文言 name), or None."""
+    from engine.liuren.topics import topic_for
+
+    return topic_for(name)
+
+
+@lru_cache(maxsize=1024)
+def _topic_lines(at_iso: str, day_starts: str, options_json: str) -> tuple[dict[str, Any], ...]:
+    """Every topic's line for the 大六壬 課 of an instant (the month's 旺相休囚 weighed), in seed 003's order, as
+    :func:`bot.features.daily.summary.topic_line`: read for either kind of reading (shared values: never
+    mutate them)."""
+    from bot.features import options as engine_options
+    from bot.features.daily.summary import topic_line
+    from engine.calendar import DayStart
+    from engine.liuren import chart_at
+    from engine.liuren.topics import read_topics
+
+    options = engine_options.from_json("liuren", json.loads(options_json))
+    chart = chart_at(datetime.fromisoformat(at_iso), options, day_starts=DayStart.parse(day_starts))
+    month = chart.moment.month.branch if chart.moment is not None else None
+    return tuple(topic_line(reading) for reading in read_topics(chart, month=month))
 
 
 @lru_cache(maxsize=4096)
@@ -207,6 +238,7 @@ def body_key(moment: Moment, pillars: Any) -> tuple[Any, ...]:
         moment.kind,
         moment.day_starts,
         moment.options,
+        moment.topic,
         p.year.chars,
         p.month.chars,
         p.day.chars,
@@ -228,13 +260,22 @@ def body_context(moment: Moment, pillars: Any | None = None) -> dict[str, Any]:
         "liuren": None,
         "liuyao": None,
     }
+    options_json = json.dumps(dict(moment.options), sort_keys=True, ensure_ascii=False)
     if moment.kind == "liuren":
-        options_json = json.dumps(dict(moment.options), sort_keys=True, ensure_ascii=False)
         body["liuren"] = _liuren_view(moment.local.isoformat(), moment.day_starts, options_json)
+        body["verdict"] = summary.liuren_verdict(body["liuren"]["verdict"], body["liuren"]["readings"])
     else:
         body["liuyao"] = _liuyao_view(
             moment.local.isoformat(), moment.day_starts, p.month.branch.char, p.day.chars
         )
+        body["verdict"] = summary.liuyao_verdict(body["liuyao"])
+    stars = body["shensha"]
+    body["stars"] = summary.star_notes(tuple(stars["stem"]) + tuple(stars["branch"]))
+    lines = _topic_lines(moment.local.isoformat(), moment.day_starts, options_json)
+    body["topics"] = [  # the topics page: each topic's direction and its first deciding reason
+        {**line, "reasons": line["reasons"][:1]} for line in lines
+    ]
+    body["topic"] = next((line for line in lines if line["topic"] == moment.topic), None)
     return body
 
 
