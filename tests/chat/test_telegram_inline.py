@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from bot import metrics
 from bot.i18n import gettext
 from bot.telegram.inline import FIXED_CACHE
 from bot.views import view_title
@@ -86,16 +87,25 @@ async def test_a_cast_line_is_answered_with_its_picture_and_its_text_within_a_se
         liuyao, _ = await _inline(
             tg, run, "육효" if lang == "ko" else "六爻", language_code="zh" if lang == "lzh" else "ko"
         )
-        assert _of(liuyao, "photo") and _of(liuyao, "article")[0]["title"].startswith(view_title(lang, "liuyao"))
+        assert _of(liuyao, "photo") and _of(liuyao, "article")[0]["title"].startswith(
+            view_title(lang, "liuyao")
+        )
         shensha, _ = await _inline(
-            tg, run, gettext(lang, "chat.inline.example.shensha"), language_code="zh" if lang == "lzh" else "ko"
+            tg,
+            run,
+            gettext(lang, "chat.inline.example.shensha"),
+            language_code="zh" if lang == "lzh" else "ko",
         )
         assert not _of(shensha, "photo")
         stars = _text(_of(shensha, "article")[0])
         assert "天乙貴人" in stars and "丑未" in stars  # seed 000: 甲戊庚牛羊
-        # a posted result is counted (chosen_inline_result, BotFather's /setinlinefeedback)
+        # a posted result is counted by command and kind (chosen_inline_result: BotFather's /setinlinefeedback)
+        registry = metrics.enable()
+        labels = {"command": "cast", "kind": "photo"}
+        before = registry.get_sample_value("sikpan_inline_chosen_total", labels) or 0.0
         chosen = tg.chosen_inline_result(photo["id"], "庚辰 8")
         assert await run.telegram.wait_handled(chosen["update_id"], 10) is None
+        assert registry.get_sample_value("sikpan_inline_chosen_total", labels) == before + 1
 
 
 async def test_empty_and_unknown_lines_get_help_and_the_reason(tg, tmp_path):
