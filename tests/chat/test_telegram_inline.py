@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from bot import metrics
+from bot.admission import Admission, Limits
+from bot.commands.inline import line_of
 from bot.i18n import gettext
 from bot.telegram.inline import FIXED_CACHE
 from bot.views import view_title
@@ -130,6 +132,27 @@ async def test_empty_and_unknown_lines_get_help_and_the_reason(tg, tmp_path):
         answer, _ = await _inline(tg, run, "庚辰 8 재뮬")
         assert "재물" in _text(_of(answer, "article")[0]) or "求財" in _text(_of(answer, "article")[0])
         assert not tg.sent_to(CACHE_CHAT)  # nothing was cast, nothing uploaded
+        # a flood of queries from one user: one "slow down" (never cached), then nothing is answered
+        run.ctx.admission = Admission(Limits(user_burst=1.0, user_per_second=0.001))
+        await _inline(tg, run, "신살 甲子", user_id=77)
+        slow, _ = await _inline(tg, run, "신살 甲子", user_id=77)
+        assert (
+            _text(_of(slow, "article")[0]) == gettext("ko", "bot.error.slow_down") and slow["cache_time"] == 0
+        )
+        dropped = tg.inline_query("신살 甲子", user_id=77)
+        await run.telegram.wait_handled(dropped["update_id"], 10)
+        assert dropped["inline_query"]["id"] not in tg.inline_answers
+
+
+def test_an_inline_line_is_a_command_line():
+    """The first word names the command (a name or an alias of the registry); any other line is /cast's."""
+    assert line_of("庚辰 8") == ("cast", "/cast 庚辰 8")
+    assert line_of("  now   재물 ") == ("cast", "/cast now 재물")
+    assert line_of("육효") == ("liuyao", "/육효") and line_of("六爻 878878") == ("liuyao", "/六爻 878878")
+    assert line_of("신살 甲子") == ("shensha", "/신살 甲子")
+    assert line_of("／ｃａｓｔ　庚辰　８") == ("cast", "/cast 庚辰 8")  # full-width forms of CJK keyboards
+    assert line_of("history") == ("history", "/history")  # named, and refused by dispatch (not public)
+    assert line_of("") is None and line_of("   ") is None and line_of("/") is None
 
 
 async def test_results_carry_nothing_personal_and_store_nothing(tg, tmp_path):
