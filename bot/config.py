@@ -58,6 +58,8 @@ variable                     default                                     meaning
 The webhook's ``setWebhook`` options: ``TELEGRAM_WEBHOOK_MAX_CONNECTIONS`` (1–100; unset: Telegram's 40),
 ``TELEGRAM_WEBHOOK_IP_ADDRESS`` (the address Telegram sends to instead of the URL's DNS answer) and
 ``TELEGRAM_WEBHOOK_DROP_PENDING`` (``1``: the updates waiting at Telegram are dropped when the webhook is set).
+``TELEGRAM_INLINE_CACHE_CHAT`` (a chat id, ``-100…``; unset by default) is the chat the inline mode uploads its
+pictures to, for the ``file_id`` a photo result needs (``bot/telegram/inline.py``, docs/adapters.md).
 
 Secrets may come from files instead (Docker secrets): ``<NAME>_FILE`` names a file whose content (trimmed) is
 the value, for ``TELEGRAM_BOT_TOKEN``, ``DISCORD_BOT_TOKEN``, ``TELEGRAM_WEBHOOK_SECRET``, ``SIKPAN_DB``,
@@ -153,6 +155,7 @@ KNOWN_VARIABLES = (
     "TELEGRAM_WEBHOOK_PATH",
     "TELEGRAM_REPLACE_WEBHOOK",
     "TELEGRAM_SEND_RATE",
+    "TELEGRAM_INLINE_CACHE_CHAT",
     "SIKPAN_METRICS_PORT",
     "SIKPAN_METRICS_LISTEN",
     "DISCORD_SHARD_COUNT",
@@ -211,6 +214,9 @@ class Settings:
     telegram_webhook_ip_address: str | None = None
     telegram_webhook_drop_pending: bool = False
     telegram_send_rate: float = DEFAULT_TELEGRAM_SEND_RATE
+    # the chat the inline mode uploads pictures to, for the file_id its photo results need (None: a photo
+    # result only for a picture this process has sent before)
+    telegram_inline_cache_chat: int | None = None
     discord_shard_count: int | None = None  # None: as many as Discord recommends (GET /gateway/bot)
     discord_shard_ids: tuple[int, ...] | None = None  # None: every shard in this process
     discord_sync_commands: bool | None = None  # None: the process that runs shard 0 syncs
@@ -425,6 +431,14 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
                 name="TELEGRAM_SEND_RATE",
                 value=bounded(rate_raw, 64),
             )
+    cache_chat_raw = get("TELEGRAM_INLINE_CACHE_CHAT")
+    if cache_chat_raw is not None and not re.fullmatch(r"-?[0-9]{1,20}", cache_chat_raw.strip()):
+        raise ConfigError(
+            N_("bot.error.config_number"),
+            f"TELEGRAM_INLINE_CACHE_CHAT must be a chat id: {bounded(cache_chat_raw, 64)!r}",
+            name="TELEGRAM_INLINE_CACHE_CHAT",
+            value=bounded(cache_chat_raw, 64),
+        )
     keep = _whole(get, "SIKPAN_KEEP_DELIVERIES", 0, 999_999, KEEP_DELIVERIES_DAYS)
     role = (get("SIKPAN_ROLE", "all") or "all").lower()
     if role not in ROLES:
@@ -457,6 +471,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path
         metrics_listen=get("SIKPAN_METRICS_LISTEN", DEFAULT_METRICS_LISTEN) or DEFAULT_METRICS_LISTEN,
         role=role,
         telegram_send_rate=rate,
+        telegram_inline_cache_chat=int(cache_chat_raw) if cache_chat_raw is not None else None,
         history_limit=int(limit_raw) or None if limit_raw is not None else None,
         keep_deliveries_days=keep,
         start_attempts=attempts,

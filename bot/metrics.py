@@ -69,6 +69,8 @@ class _Metrics:
     queue_jobs: Any
     limiter_outage_waits: Any
     slots_held: Any
+    inline_queries: Any
+    inline_chosen: Any
 
 
 _metrics: _Metrics | None = None
@@ -126,6 +128,18 @@ def enable() -> CollectorRegistry:
             limiter_outage_waits=Counter(
                 "sikpan_limiter_outage_waits", "Sends that waited for the shared budget", registry=registry
             ),
+            inline_queries=Counter(
+                "sikpan_inline_queries",
+                "Telegram inline queries by answer (cast, help, problem, refused, failed)",
+                ("answer",),
+                registry=registry,
+            ),
+            inline_chosen=Counter(
+                "sikpan_inline_chosen",
+                "Inline results users posted (chosen_inline_result), by command and kind",
+                ("command", "kind"),
+                registry=registry,
+            ),
             slots_held=Gauge(
                 "sikpan_send_slots_held",
                 "Send-window slots this process holds (granted, request not ended)",
@@ -146,6 +160,18 @@ def command(name: str, seconds: float, ok: bool) -> None:
     if _metrics is not None:
         _metrics.commands.labels(name, "ok" if ok else "error").inc()
         _metrics.latency.labels(name).observe(seconds)
+
+
+def inline_query(answer: str) -> None:
+    """One Telegram inline query answered: ``cast``, ``help``, ``problem``, ``refused`` or ``failed``."""
+    if _metrics is not None:
+        _metrics.inline_queries.labels(answer).inc()
+
+
+def inline_chosen(command: str, kind: str) -> None:
+    """One inline result a user posted (``chosen_inline_result``): the command and ``photo``/``text``/``help``."""
+    if _metrics is not None:
+        _metrics.inline_chosen.labels(command, kind).inc()
 
 
 def sent(platform: str, outcome: str | None) -> None:

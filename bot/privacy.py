@@ -43,6 +43,14 @@ def answer_privately(command: str, chat_kind: str, private_reply: bool) -> bool:
     return private_only(command) and chat_kind != "private" and private_reply
 
 
+def public_cast(command: str) -> bool:
+    """Whether anyone anywhere may see ``/command``'s casts: a stored cast with an allow-list
+    (``Stored.public``), not private-only — what an anonymous request (a Telegram inline query, whose results
+    can be posted into any chat) may run."""
+    spec = lookup(command)
+    return spec is not None and not spec.private_only and spec.stored is not None and bool(spec.stored.public)
+
+
 def public_context(view: str, context: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """What a chat that others read may see of a reply's ``context``: for a stored view, only the members
     its allow-list names (None: a group may see nothing of it); otherwise the context without saved
@@ -58,4 +66,11 @@ def public_context(view: str, context: Mapping[str, Any]) -> Mapping[str, Any] |
     return context
 
 
-__all__ = ["allowed", "answer_privately", "private_only", "public_context", "refuse_in_public"]
+__all__ = [
+    "allowed",
+    "answer_privately",
+    "private_only",
+    "public_cast",
+    "public_context",
+    "refuse_in_public",
+]

@@ -41,6 +41,7 @@ from bot.features.base import (
     Page,
     Reply,
     Stored,
+    anonymous_user,
     caller,
     command,
     error_reply,
@@ -119,12 +120,18 @@ async def _dispatch(incoming: Incoming, ctx: AppContext) -> Reply:
         spec = lookup(name)
         if spec is None:
             return error_reply("bot.error.unknown_command", lang, name=name[:32])
+        if incoming.anonymous and not privacy.public_cast(spec.name):  # only a cast anyone may see
+            return error_reply("chat.inline.not_here", lang, name=spec.name)
         if spec.admin_in_groups and incoming.chat_kind != "private" and not incoming.user_is_admin:
             return error_reply("bot.error.admin_only", lang, name=spec.name)
         # the caller's own data is never shown to a group
         if privacy.refuse_in_public(spec.name, incoming.chat_kind, incoming.private_reply):
             return error_reply("bot.error.private_only", lang, name=spec.name)
-        if user is None or (incoming.display_name is not None and incoming.display_name != user.display_name):
+        if incoming.anonymous:  # an answer that may be posted anywhere: nothing saved used but the language
+            user = anonymous_user(incoming, user)  # and no row written
+        elif user is None or (
+            incoming.display_name is not None and incoming.display_name != user.display_name
+        ):
             # first contact, or a new display name: the row is written (and read back in the same statement)
             user = await ctx.storage.touch_user(
                 incoming.user_key, incoming.platform, incoming.user_id, incoming.display_name

@@ -43,11 +43,15 @@ class Incoming:
     user_id: str
     text: str  # the command line as typed, e.g. "/cast now" (no @botname)
     lang_hint: str | None = None  # platform language code (ko, zh-TW, en …)
-    chat_kind: str = "private"  # "private" | "group" | "channel"
+    chat_kind: str = "private"  # "private" | "group" | "channel" | "inline" (an inline query: any chat)
     user_is_admin: bool = True
     display_name: str | None = None
     private_reply: bool = False  # the transport can answer the caller alone here (Discord: ephemeral)
     bot_name: str = ""  # the bot's own username where links name it (Telegram: t.me/<bot_name>)
+    # asked where the answer may be posted into any chat (a Telegram inline query): only a cast anyone may see
+    # runs (``bot.privacy.public_cast``), it sees none of the caller's saved settings but the language
+    # (:func:`anonymous_user`), and nothing is stored (no user row, no history row: the reply has no number)
+    anonymous: bool = False
     # The caller's row as ``dispatch`` read it for this command (one user look-up per command); read it
     # with :func:`caller`. Adapters leave it None.
     user: UserSettings | None = field(default=None, compare=False, repr=False)
@@ -490,6 +494,14 @@ def lang_of(user: UserSettings | None, incoming: Incoming, ctx: AppContext) -> s
     if user is not None and user.lang in LANGS:
         return user.lang
     return normalize_lang(incoming.lang_hint) or ctx.settings.lang
+
+
+def anonymous_user(incoming: Incoming, user: UserSettings | None) -> UserSettings:
+    """What an anonymous request (:attr:`Incoming.anonymous`) may use of the caller's row: the language only
+    (no zone, place, options or birth data: its answer may be posted anywhere)."""
+    return UserSettings(
+        incoming.user_key, incoming.platform, incoming.user_id, lang=user.lang if user is not None else None
+    )
 
 
 async def caller(incoming: Incoming, ctx: AppContext) -> UserSettings | None:

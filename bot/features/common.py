@@ -143,7 +143,8 @@ class Record:
 
 async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> Reply:
     """Cast ``rec`` once (its command's ``Stored.cast``), store its inputs, options and the engine version in
-    the user's history, and answer with that cast: its view model and its picture. ``/show N`` and the page
+    the user's history, and answer with that cast: its view model and its picture (an anonymous request's is not stored:
+    :attr:`~bot.features.base.Incoming.anonymous`). ``/show N`` and the page
     buttons cast the stored row again (:func:`replay`) with the same function from the same JSON, so they
     answer what this answered. The row keeps no rendering; ``/history``'s line of it (``Stored.summary`` of
     the view model) is kept beside (a few characters)."""
@@ -153,6 +154,8 @@ async def record_and_reply(incoming: Incoming, ctx: AppContext, rec: Record) -> 
     inputs_text, options_text = jsonio.dumps(dict(rec.inputs)), jsonio.dumps(dict(rec.options))
     # cast from what the row keeps, as read back: the first reply is what /show gives, by construction
     cast = stored.cast(jsonio.loads(inputs_text), jsonio.loads(options_text))
+    if incoming.anonymous:  # nothing stored (an inline query's answer): no number, so no pages or /show
+        return reply(stored.view, **cast.context, no=None, picture=cast.picture)
     summary = stored.summary(cast.context) if stored.summary is not None else {}
     created = (await ctx.clock.now()).isoformat(timespec="seconds")
     seq = await ctx.storage.add_history(

@@ -17,7 +17,8 @@
   :class:`_ForUs` filter for what it cannot match (below) and for plain text addressed to the bot,
   ``CallbackQueryHandler`` for page and settings buttons, a ``MessageHandler`` for group migrations
   (``ctx.on_migrated``), ``ChatMemberHandler`` for ``my_chat_member`` (a user blocked the bot, a group
-  removed it: ``ctx.on_blocked``); a last group marks every update handled (:meth:`TelegramAdapter.wait_handled`);
+  removed it: ``ctx.on_blocked``), ``InlineQueryHandler`` and ``ChosenInlineResultHandler`` for the inline
+  mode (``@bot 庚辰 8`` in any chat: :mod:`bot.telegram.inline`); a last group marks every update handled (:meth:`TelegramAdapter.wait_handled`);
   the error handler (:meth:`TelegramAdapter.on_error`) is each update's outer boundary (a bug is logged,
   the chat told).
 - Commands: a message whose first entity is a ``bot_command`` at offset 0 (what real clients send). In
@@ -74,9 +75,11 @@ from telegram.ext import (
     ApplicationBuilder,
     CallbackQueryHandler,
     ChatMemberHandler,
+    ChosenInlineResultHandler,
     CommandHandler,
     ContextTypes,
     ExtBot,
+    InlineQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
@@ -109,6 +112,7 @@ from bot.seal import OWN, Opened
 from bot.sending import SendOutcome
 from bot.startup import StartupError
 from bot.telegram.aiohttprequest import AiohttpRequest
+from bot.telegram.inline import InlineMode
 from bot.telegram.sender import NO_PREVIEW, TelegramSender, start_telegram, telegram_request
 
 if TYPE_CHECKING:
@@ -161,6 +165,7 @@ class TelegramAdapter:
     def __init__(self, ctx: AppContext, sender: TelegramSender) -> None:
         self.ctx = ctx
         self.sender = sender
+        self.inline = InlineMode(ctx, sender)  # inline queries: @bot 庚辰 8 in any chat
         self.username: str = ""
         self.handled: dict[int, SendOutcome | None] = {}  # update_id → outcome (None: not for us)
         self._outcomes: dict[int, SendOutcome] = {}  # update_id → the outcome of a handler, until finish
@@ -825,7 +830,13 @@ class PollingBot(ExtBot[None]):
 
 
 # the kinds of update the bot asks for (getUpdates, setWebhook): what its handlers take
-ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
+ALLOWED_UPDATES = [
+    Update.MESSAGE,
+    Update.CALLBACK_QUERY,
+    Update.MY_CHAT_MEMBER,
+    Update.INLINE_QUERY,
+    Update.CHOSEN_INLINE_RESULT,
+]
 
 
 class _ForUs(filters.MessageFilter):
@@ -854,14 +865,17 @@ def command_names() -> list[str]:
 
 def add_handlers(app: AnyApplication, adapter: TelegramAdapter) -> None:
     """The handlers: commands (``CommandHandler``, and a ``MessageHandler`` for what it cannot match),
-    buttons (``CallbackQueryHandler``), plain text addressed to the bot, group migrations and chats that
-    remove the bot; a last group marks every update handled; the error handler is each update's boundary."""
+    buttons (``CallbackQueryHandler``), plain text addressed to the bot, group migrations, chats that
+    remove the bot, inline queries and the inline results chosen (:mod:`bot.telegram.inline`); a last group
+    marks every update handled; the error handler is each update's boundary."""
     text = filters.UpdateType.MESSAGE & filters.TEXT
     app.add_handler(CommandHandler(command_names(), adapter.on_message, filters=filters.UpdateType.MESSAGE))
     app.add_handler(MessageHandler(text & _ForUs(adapter), adapter.on_message))
     app.add_handler(CallbackQueryHandler(adapter.on_callback))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, adapter.on_migrated))
     app.add_handler(ChatMemberHandler(adapter.on_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    app.add_handler(InlineQueryHandler(adapter.inline.on_query))
+    app.add_handler(ChosenInlineResultHandler(adapter.inline.on_chosen))
     app.add_handler(TypeHandler(Update, adapter.finish), group=1)
     app.add_error_handler(adapter.on_error)
 
@@ -978,6 +992,8 @@ async def prepare(app: AnyApplication) -> None:
     """After ``initialize``: learn our username and register the command menu (best effort)."""
     adapter: TelegramAdapter = app.bot_data["adapter"]
     adapter.username = app.bot.username or ""
+    if not app.bot.supports_inline_queries:  # getMe says whether BotFather's /setinline is on
+        log.info("telegram: inline mode is off for @%s (BotFather: /setinline)", adapter.username)
     try:
         # one list per scope (private chats list everything; groups leave out what is answered only in
         # private) and per language (the users' app language: ko, zh; others get the bot's default)

@@ -224,6 +224,15 @@ class TelegramSender:
         if result.photo:
             self._photo_ids.keep(digest, result.photo[-1].file_id)
 
+    def photo_id(self, photo: bytes) -> str | None:
+        """The ``file_id`` Telegram answered the last upload of this picture with (None: not sent by this
+        sender, or forgotten): the picture sent again without its bytes, e.g. as an inline answer's photo."""
+        return self._photo_ids.find(self._digest(photo))
+
+    def forget_photo(self, photo: bytes) -> None:
+        """Forget the ``file_id`` of a picture (Telegram refused it): the next send uploads the bytes."""
+        self._photo_ids.pop(self._digest(photo), None)
+
     def _dropped(self, outcome: SendOutcome, detail: str) -> SendOutcome:
         """Count and log (ERROR) a reply that did not reach the chat."""
         self.dropped[outcome.error or "failed"] += 1

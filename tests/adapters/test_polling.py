@@ -249,5 +249,11 @@ async def test_updates_of_another_kind_are_not_asked_for_and_never_answered(tg, 
         tg.push_update({"update_id": edited["update_id"], "edited_message": edited["message"]})
         after = tg.user_says("/shensha 甲子", chat_id=952)
         assert await adapter.wait_handled(after["update_id"], 10) is not None
-    assert tg.allowed_updates == ["message", "callback_query", "my_chat_member"]
+    assert tg.allowed_updates == [
+        "message",
+        "callback_query",
+        "my_chat_member",
+        "inline_query",
+        "chosen_inline_result",
+    ]
     assert edited["update_id"] not in adapter.handled and tg.sent_to(951) == []

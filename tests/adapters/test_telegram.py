@@ -197,7 +197,14 @@ def test_factory_starts_nothing_and_derives_the_file_url():
 
 
 async def test_the_application_is_built_with_ptb_handlers_on_the_aiohttp_request_and_starts_nothing(tmp_path):
-    from telegram.ext import CallbackQueryHandler, ChatMemberHandler, CommandHandler, MessageHandler
+    from telegram.ext import (
+        CallbackQueryHandler,
+        ChatMemberHandler,
+        ChosenInlineResultHandler,
+        CommandHandler,
+        InlineQueryHandler,
+        MessageHandler,
+    )
 
     from bot.app import create_context
     from bot.config import Settings
@@ -214,7 +221,8 @@ async def test_the_application_is_built_with_ptb_handlers_on_the_aiohttp_request
     assert all(isinstance(r, AiohttpRequest) for r in requests) and requests[0] is not requests[1]
     assert app.bot.request is requests[0] and not app.running and app.updater is not None
     kinds = [type(h) for h in app.handlers[0]]
-    assert kinds == [CommandHandler, MessageHandler, CallbackQueryHandler, MessageHandler, ChatMemberHandler]
+    assert kinds == [CommandHandler, MessageHandler, CallbackQueryHandler, MessageHandler, ChatMemberHandler,
+                     InlineQueryHandler, ChosenInlineResultHandler]  # fmt: skip
     commands = app.handlers[0][0]
     assert {"cast", "shensha", "help"} <= commands.commands and "점" not in commands.commands
     assert app.error_handlers

@@ -162,3 +162,15 @@ def test_a_handler_added_after_the_redaction_sees_only_redacted_records():
         logger.removeHandler(handler)
     assert "late-handler-secret-123" not in stream.getvalue() and TG_TOKEN not in stream.getvalue()
     assert stream.getvalue().count(REDACTED) == 2
+
+
+def test_the_inline_cache_chat_is_a_chat_id(tmp_path):
+    """TELEGRAM_INLINE_CACHE_CHAT (issue #34 item 1): unset by default, a chat id (``-100…``) when set, and
+    anything else refused with one line naming the variable."""
+    missing = tmp_path / "missing.env"
+    assert load_settings({}, env_file=missing).telegram_inline_cache_chat is None
+    chosen = load_settings({"TELEGRAM_INLINE_CACHE_CHAT": "-1001234567890"}, env_file=missing)
+    assert chosen.telegram_inline_cache_chat == -1001234567890
+    with pytest.raises(ConfigError) as err:
+        load_settings({"TELEGRAM_INLINE_CACHE_CHAT": "@mychannel"}, env_file=missing)
+    assert err.value.params["name"] == "TELEGRAM_INLINE_CACHE_CHAT"

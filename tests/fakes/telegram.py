@@ -19,7 +19,7 @@ Protocol
     below), sendMessage,
     sendPhoto, sendDocument, getFile, setMyCommands, getMyCommands, deleteMyCommands, setChatMenuButton,
     getChatMenuButton, answerCallbackQuery
-    (text 0–200 characters, once per query, else 400), editMessageText, editMessageCaption,
+    (text 0–200 characters, once per query, else 400), answerInlineQuery (below), editMessageText, editMessageCaption,
     editMessageMedia, deleteMessage, sendChatAction, getChatMember (``admins[chat_id] = {user ids}`` are
     "administrator", ``owners[chat_id] = user_id`` is "creator", everyone else "member").
     Form values other than text-like fields (text, caption, parse_mode …) are JSON-decoded, as PTB sends
@@ -38,6 +38,19 @@ Photos (sendPhoto, editMessageMedia; multipart uploads as PTB sends them: the fi
     of sizes Telegram keeps (longest side 90/320/800/1280/2560 up to the original), each with its own
     ``file_id``; the largest's bytes are in :attr:`photos` (and served by getFile + the file URL).
     No photo → 400 "there is no photo in the request".
+
+Inline mode (``inline_query(query, user_id=…, language_code=…, chat_type=…)`` queues an ``inline_query`` update
+    and returns it; ``chosen_inline_result(result_id, query, user_id=…)`` a ``chosen_inline_result``; getMe says
+    ``supports_inline_queries`` as :attr:`supports_inline_queries` — BotFather's ``/setinline``)
+    answerInlineQuery is checked as the Bot API checks it: a query id this fake issued, answered once and
+    within :attr:`inline_deadline` seconds (else 400 "query is too old and response timeout expired or query
+    ID is invalid"); at most 50 results (400 RESULTS_TOO_MUCH); each with a ``type`` and an ``id`` of 1–64
+    bytes (400 RESULT_ID_INVALID), unique in the answer (400 RESULT_ID_DUPLICATE); types ``article`` (``title``
+    and ``input_message_content`` required) and ``photo`` (``photo_file_id`` of a photo sent before, or
+    ``photo_url`` with ``thumbnail_url``) — a missing field is 400 "can't parse inline query result: Can't find
+    field …", another type 400 naming it; captions (1,024) and message texts (4,096) checked like a send's
+    (length after entity parsing, HTML); ``cache_time`` ≥ 0; a ``button`` with ``text`` and either ``web_app`` or
+    a ``start_parameter`` of 1–64 of ``A-Z a-z 0-9 _ -``. :attr:`inline_answers` keeps each answer by query id.
 
 Edits are checked against the message as it stands (:attr:`messages`): an unknown message → 400 "message to
     edit not found"; editMessageText on a photo → 400 "there is no text in the message to edit";
@@ -137,6 +150,8 @@ STRING_FIELDS = frozenset(
         "emoji",
         "action",
         "inline_message_id",
+        "inline_query_id",
+        "next_offset",
         "file_id",
         "photo",
         "document",
@@ -316,11 +331,15 @@ class FakeTelegram(LoopbackServer):
     photos: dict[str, bytes] = field(default_factory=dict)  # file_id of the largest size → the bytes sent
     documents: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # file_id → (file name, bytes)
     conflict_spacing: float = 3.0  # seconds: at most one 409 answer per this long (the Bot API server's)
+    supports_inline_queries: bool = True  # getMe's: BotFather's /setinline is on
+    inline_deadline: float = 10.0  # seconds after an inline query within which it may be answered
+    inline_answers: dict[str, dict[str, Any]] = field(default_factory=dict)  # query id → its answer
 
     def __post_init__(self) -> None:
         self._updates: list[dict[str, Any]] = []
         self._update_ids = itertools.count(1)
         self._answered_queries: set[str] = set()
+        self._inline_queries: dict[str, float] = {}  # inline query id → when it was made (monotonic)
         self._message_ids = itertools.count(1000)
         self._rules: list[_Rule] = []
         self._changed = asyncio.Condition()
@@ -475,6 +494,46 @@ class FakeTelegram(LoopbackServer):
                 "migrate_to_chat_id": new_chat_id,
             },
         }
+        self.push_update(update)
+        return update
+
+    def _user(self, user_id: int, language_code: str | None) -> dict[str, Any]:
+        user: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": "Tester"}
+        if language_code:
+            user["language_code"] = language_code
+        return user
+
+    def inline_query(
+        self,
+        query: str,
+        *,
+        user_id: int = 1001,
+        language_code: str | None = "ko",
+        chat_type: str = "supergroup",
+        offset: str = "",
+    ) -> dict[str, Any]:
+        """Queue an ``inline_query`` update: ``@bot <query>`` typed by ``user_id`` in a chat of ``chat_type``
+        ("sender": the private chat with the bot, "private", "group", "supergroup", "channel")."""
+        query_id = str(next(self._message_ids)) + "77"
+        self._inline_queries[query_id] = time.monotonic()
+        update = {
+            "update_id": next(self._update_ids),
+            "inline_query": {"id": query_id, "from": self._user(user_id, language_code), "query": query,
+                             "offset": offset, "chat_type": chat_type},
+        }  # fmt: skip
+        self.push_update(update)
+        return update
+
+    def chosen_inline_result(
+        self, result_id: str, query: str, *, user_id: int = 1001, language_code: str | None = "ko"
+    ) -> dict[str, Any]:
+        """Queue a ``chosen_inline_result`` update: the user posted the result ``result_id`` of ``query``
+        (Telegram sends it when BotFather's ``/setinlinefeedback`` is on)."""
+        update = {
+            "update_id": next(self._update_ids),
+            "chosen_inline_result": {"result_id": result_id, "from": self._user(user_id, language_code),
+                                     "query": query},
+        }  # fmt: skip
         self.push_update(update)
         return update
 
@@ -705,7 +764,7 @@ class FakeTelegram(LoopbackServer):
             "username": self.username,
             "can_join_groups": True,
             "can_read_all_group_messages": False,
-            "supports_inline_queries": False,
+            "supports_inline_queries": self.supports_inline_queries,
         }
 
     async def _m_getme(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
@@ -1057,6 +1116,94 @@ class FakeTelegram(LoopbackServer):
             )
         self._answered_queries.add(query_id)
         return True
+
+    async def _m_answerinlinequery(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
+        query_id = str(params.get("inline_query_id") or "")
+        made = self._inline_queries.get(query_id)
+        if made is None or time.monotonic() - made > self.inline_deadline:
+            raise _ApiError(
+                400, "Bad Request: query is too old and response timeout expired or query ID is invalid"
+            )
+        results = params.get("results")
+        if not isinstance(results, list):
+            raise _ApiError(400, "Bad Request: can't parse inline query results JSON object")
+        if len(results) > 50:
+            raise _ApiError(400, "Bad Request: RESULTS_TOO_MUCH")
+        ids: set[str] = set()
+        for result in results:
+            self._inline_result(result, ids)
+        cache_time = params.get("cache_time", 300)
+        if not isinstance(cache_time, int) or cache_time < 0:
+            raise _ApiError(400, "Bad Request: can't parse cache_time")
+        button = params.get("button")
+        if button is not None:
+            if not isinstance(button, dict) or not str(button.get("text") or "").strip():
+                raise _ApiError(
+                    400, "Bad Request: can't parse inline query results button: Can't find field \"text\""
+                )
+            start = button.get("start_parameter")
+            if (start is None) == (button.get("web_app") is None):
+                raise _ApiError(
+                    400, "Bad Request: inline query results button must have web_app or start_parameter"
+                )
+            if start is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", str(start)):
+                raise _ApiError(400, "Bad Request: START_PARAM_INVALID")
+        self._inline_queries.pop(query_id)  # answered once: the id is no longer valid
+        self.inline_answers[query_id] = {"results": results, "cache_time": cache_time,
+                                         "is_personal": bool(params.get("is_personal")), "button": button,
+                                         "next_offset": params.get("next_offset")}  # fmt: skip
+        return True
+
+    def _inline_result(self, result: Any, ids: set[str]) -> None:
+        """One InlineQueryResult as the Bot API checks it (see the module docstring)."""
+
+        def need(name: str) -> Any:
+            value = result.get(name)
+            if value is None or value == "":
+                raise _ApiError(
+                    400, f"Bad Request: can't parse inline query result: Can't find field \"{name}\""
+                )
+            return value
+
+        if not isinstance(result, dict):
+            raise _ApiError(400, "Bad Request: can't parse inline query result: expected an Object")
+        result_id = need("id")
+        if not isinstance(result_id, str) or not 1 <= len(result_id.encode()) <= 64:
+            raise _ApiError(400, "Bad Request: RESULT_ID_INVALID")
+        if result_id in ids:
+            raise _ApiError(400, "Bad Request: RESULT_ID_DUPLICATE")
+        ids.add(result_id)
+        kind = need("type")
+        if kind == "article":
+            need("title")
+            self._message_content(need("input_message_content"))
+        elif kind == "photo":
+            if result.get("photo_file_id") is not None:
+                file_id = result["photo_file_id"]
+                if not any(size["file_id"] == file_id for sizes in self._sent_photos for size in sizes):
+                    raise _ApiError(400, "Bad Request: wrong file identifier/HTTP URL specified")
+            else:
+                need("photo_url")
+                need("thumbnail_url")
+            if result.get("caption"):
+                self._check_text(
+                    result["caption"], result.get("parse_mode"), CAPTION_LIMIT, "message caption"
+                )
+            if result.get("input_message_content") is not None:
+                self._message_content(result["input_message_content"])
+        else:
+            raise _ApiError(
+                400, f"Bad Request: the fake answers inline results of type article and photo, not {kind!r}"
+            )
+        self._markup({"reply_markup": result.get("reply_markup")})
+
+    def _message_content(self, content: Any) -> None:
+        """An InputTextMessageContent: ``message_text`` as a sendMessage's text."""
+        if not isinstance(content, dict) or "message_text" not in content:
+            raise _ApiError(
+                400, "Bad Request: can't parse inline query result: Can't find field \"message_text\""
+            )
+        self._check_text(content["message_text"], content.get("parse_mode"), TEXT_LIMIT, "message text")
 
     async def _m_editmessagetext(self, params: dict[str, Any], files: dict[str, bytes]) -> Any:
         shown = self._check_text(params.get("text"), params.get("parse_mode"), TEXT_LIMIT, "message text")

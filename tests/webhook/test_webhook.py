@@ -16,7 +16,13 @@ async def test_setwebhook_with_the_secret_and_allowed_updates_at_start(tg, targe
         assert tg.webhook is not None
         assert tg.webhook["url"] == "https://bot.example.org/hook"
         assert tg.webhook["secret_token"] == SECRET
-        assert tg.webhook["allowed_updates"] == ["message", "callback_query", "my_chat_member"]
+        assert tg.webhook["allowed_updates"] == [
+            "message",
+            "callback_query",
+            "my_chat_member",
+            "inline_query",
+            "chosen_inline_result",
+        ]
         assert not tg.webhook.get("drop_pending_updates")  # updates queued at Telegram are never dropped
 
 
