@@ -173,27 +173,66 @@ def own_script(lang: str, values: Any) -> list[str]:
     return items
 
 
-_SEED = re.compile(r"seed[ -](\d{3})(?: entry (\d+))?")
+_SEED = re.compile(r"seed[ -](\d{3})(?: entry (\d+)| entries (\d+(?:(?:,| and) \d+)*))?")
+_SEED_ENTRIES = re.compile(r"seed (003) entries (\d+)( 「[^」]*」) and (\d+)")  # 「entries 1 「…」 and 8 「…」」
 _SEED_LINE = re.compile(r"\b(00[0-4]):(\d+)\b")  # seed 000, line 15 (the seed file's line)
-_SPEC = re.compile(r"\s*\(spec §[\d.]+\)|\s*spec §[\d.]+")  # our spec, not a source a reader can open
+# what names our own documents, files and code, not a source a reader can open: dropped from a citation
+_OWN = re.compile(
+    r"\s*\((?:spec|docs/|engine/)[^()]*\)"  # (spec §5), (docs/liuyao.md)
+    r"|\s*\([^()]*\.(?:json|md|py|dart)\b[^()]*\)"  # (categories.json siblings)
+    r"|\bspec(?:/\w+\.md| \w+)? §[\d.–§-]+[:;,]?\s*"  # spec liuyao §2, spec/calendar.md §2;
+    r"|\bspec §[\d.]+"
+)
+
+
+@cache
+def _passages() -> dict[str, Any]:
+    """``locales/passages.json``: how a reader finds a line of a seed text (its opening words, its example)."""
+    data: dict[str, Any] = json.loads(
+        resources.files("locales").joinpath("passages.json").read_text(encoding="utf-8")
+    )
+    return data
 
 
 def cite(lang: str, source: object) -> str:
-    """A source reference as a reader of ``lang`` names it: ``seed 003 entry 1`` → 八課之例第一例 (lzh).
+    """A source reference as a reader of ``lang`` names it: ``seed 003 entry 1`` → 八課例第一例 (lzh).
 
-    The data's ``source`` fields name the four seed texts by number (seed 000 … 004); the catalogs give
-    each its name (``source.seed_000`` …), so that no reply says "seed".
+    The data's ``source`` fields name the four seed texts by number (seed 000 … 004) and their lines by the
+    seed file's line (``000:19``); the catalogs give each text its name (``source.seed_000`` …) and
+    ``locales/passages.json`` each line its opening words (《易冒》「何謂之局」) or, in the eight examples, the
+    example it belongs to (八課例第一例), so that no reply says "seed", a line number or one of our files.
     """
 
+    def book(seed: str) -> str:
+        return gettext(lang, msgid("source", f"seed_{seed}"))
+
+    def entries(numbers: list[int]) -> str:
+        return series(lang, [gettext(lang, "source.entry", n=n).strip() for n in numbers])
+
     def named(m: re.Match[str]) -> str:
-        text = gettext(lang, msgid("source", f"seed_{m.group(1)}"))
-        return text + (gettext(lang, "source.entry", n=int(m.group(2))) if m.group(2) else "")
+        if m.group(3):
+            numbers = [int(n) for n in re.findall(r"\d+", m.group(3))]
+            return book(m.group(1)) + " " + entries(numbers)
+        return book(m.group(1)) + (gettext(lang, "source.entry", n=int(m.group(2))) if m.group(2) else "")
 
     def line(m: re.Match[str]) -> str:
-        text = gettext(lang, msgid("source", f"seed_{m.group(1)}"))
-        return text + gettext(lang, "source.line", n=int(m.group(2)))
+        seed, at = m.group(1), m.group(2)
+        table = _passages()
+        opening = table["openings"].get(seed, {}).get(at)
+        if opening:
+            return f"{book(seed)} 「{opening}」"
+        example = table["examples"].get(seed, {}).get(at)
+        if example:
+            return book(seed) + gettext(lang, "source.entry", n=example)
+        return book(seed)
 
-    return _SPEC.sub("", _SEED_LINE.sub(line, _SEED.sub(named, str(source))))
+    def pair(m: re.Match[str]) -> str:
+        first, second = gettext(lang, "source.entry", n=int(m.group(2))).strip(), m.group(3)
+        return f"{book(m.group(1))} {first}{second}, " + gettext(lang, "source.entry", n=int(m.group(4))).strip()
+
+    text = _SEED_ENTRIES.sub(pair, str(source))
+    text = _SEED_LINE.sub(line, _SEED.sub(named, text))
+    return _OWN.sub("", text).strip()
 
 
 _PASSAGE = re.compile(r"\bp(\d{2})\.(\d+)\b")
