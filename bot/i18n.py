@@ -528,6 +528,34 @@ def both(lang: str, text: object) -> str:
 
 
 _HANJA_ONLY = re.compile(r"[\u3400-\u9fff]+")
+_GANZHI_CHARS = frozenset("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥")
+
+
+def reading(lang: str, text: object) -> str:
+    """The reading alone, 한글 without the characters (a dense row of names, whose characters a page one tap
+    away gives): 月煞(將星) → 월살·장성; in lzh the text itself."""
+    s = str(text)
+    if lang == "lzh":
+        return s
+    qualified = _QUALIFIED.fullmatch(s)
+    if qualified:
+        whole = term(lang, s)
+        if whole != s and "(" not in whole:
+            return whole
+        return "·".join(term(lang, part) for part in qualified.groups())
+    return term(lang, s)
+
+
+def value_reading(lang: str, value: object) -> str:
+    """A value of a table (branches 丑未, a direction 東南, a stage 沐浴, or a list of them) as the language
+    writes it: 丑未 in lzh; 축·미, 동남, 목욕 in ko (each branch or stem read on its own, joined by ·)."""
+    items = [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+    if lang == "lzh":
+        return "".join(items)
+    if len(items) == 1 and len(items[0]) > 1 and all(ch in _GANZHI_CHARS for ch in items[0]):
+        items = list(items[0])
+    return "·".join(term(lang, item) for item in items)
+
 
 
 def both_values(lang: str, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -641,6 +669,8 @@ def environment(lang: str) -> jinja2.Environment:
     env.globals.update(_=_gettext, gettext=_gettext, ngettext=_ngettext)
     env.globals["lang"] = lang
     env.filters["term"] = lambda value: term(lang, value)
+    env.filters["reading"] = lambda value: reading(lang, value)
+    env.filters["value_reading"] = lambda value: value_reading(lang, value)
     # pass_context: Jinja must not fold ``"世" | both`` when it compiles a template — that would run inside the
     # reply being rendered at the time (marking 世 as given there) and bake one reply's 한글(漢字)-once into all.
     # A list gives the list of each item's ``both``, in order (``tags | both | join(" ")``: one filter call
