@@ -175,7 +175,7 @@ def own_script(lang: str, values: Any) -> list[str]:
 
 _SEED = re.compile(r"seed[ -](\d{3})(?: entry (\d+)| entries (\d+(?:(?:,| and) \d+)*))?")
 _SEED_ENTRIES = re.compile(r"seed (003) entries (\d+)( 「[^」]*」) and (\d+)")  # 「entries 1 「…」 and 8 「…」」
-_SEED_LINE = re.compile(r"\b(00[0-4]):(\d+)\b")  # seed 000, line 15 (the seed file's line)
+_SEED_LINE = re.compile(r"\b(00[0-4]):(\d+)\b(?=(\s*「)?)")  # seed 000, line 15 (the seed file's line)
 # what names our own documents, files and code, not a source a reader can open: dropped from a citation
 _OWN = re.compile(
     r"\s*\((?:spec|docs/|engine/)[^()]*\)"  # (spec §5), (docs/liuyao.md)
@@ -219,7 +219,7 @@ def cite(lang: str, source: object) -> str:
         seed, at = m.group(1), m.group(2)
         table = _passages()
         opening = table["openings"].get(seed, {}).get(at)
-        if opening:
+        if opening and not m.group(3):  # a quotation after the line names the passage itself
             return f"{book(seed)} 「{opening}」"
         example = table["examples"].get(seed, {}).get(at)
         if example:
