@@ -176,12 +176,14 @@ def own_script(lang: str, values: Any) -> list[str]:
 _SEED = re.compile(r"seed[ -](\d{3})(?: entry (\d+)| entries (\d+(?:(?:,| and) \d+)*))?")
 _SEED_ENTRIES = re.compile(r"seed (003) entries (\d+)( 「[^」]*」) and (\d+)")  # 「entries 1 「…」 and 8 「…」」
 _SEED_LINE = re.compile(r"\b(00[0-4]):(\d+)\b(?=(\s*「)?)")  # seed 000, line 15 (the seed file's line)
+_BARE_ENTRIES = re.compile(r"\bentr(?:y|ies) (\d+(?:, \d+)*)")
 # what names our own documents, files and code, not a source a reader can open: dropped from a citation
 _OWN = re.compile(
     r"\s*\((?:spec|docs/|engine/)[^()]*\)"  # (spec §5), (docs/liuyao.md)
     r"|\s*\([^()]*\.(?:json|md|py|dart)\b[^()]*\)"  # (categories.json siblings)
     r"|\bspec(?:/\w+\.md| \w+)? §[\d.–§-]+[:;,]?\s*"  # spec liuyao §2, spec/calendar.md §2;
     r"|\bspec §[\d.]+"
+    r"|\s*\([A-Za-z][A-Za-z ,.'-]*\)"  # a developers' aside in English: (outside the seeds)
 )
 
 
@@ -232,6 +234,8 @@ def cite(lang: str, source: object) -> str:
 
     text = _SEED_ENTRIES.sub(pair, str(source))
     text = _SEED_LINE.sub(line, _SEED.sub(named, text))
+    # an entry of the eight examples named again without its book: (課體; entry 2 「兩貴臨門」)
+    text = _BARE_ENTRIES.sub(lambda m: entries([int(n) for n in re.findall(r"\d+", m.group(1))]), text)
     return _OWN.sub("", text).strip()
 
 
