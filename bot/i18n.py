@@ -174,7 +174,9 @@ def own_script(lang: str, values: Any) -> list[str]:
 
 
 _SEED = re.compile(r"seed[ -](\d{3})(?: entry (\d+)| entries (\d+(?:(?:,| and) \d+)*))?")
-_SEED_ENTRIES = re.compile(r"seed (003) entries (\d+)( 「[^」]*」) and (\d+)")  # 「entries 1 「…」 and 8 「…」」
+_SEED_ENTRIES = re.compile(
+    r"seed (003) entries (\d+)( 「[^」]*」) and (\d+)"
+)  # 「entries 1 「…」 and 8 「…」」
 _SEED_LINE = re.compile(r"\b(00[0-4]):(\d+)\b(?=(\s*「)?)")  # seed 000, line 15 (the seed file's line)
 _BARE_ENTRIES = re.compile(r"\bentr(?:y|ies) (\d+(?:, \d+)*)")
 # what names our own documents, files and code, not a source a reader can open: dropped from a citation
@@ -230,7 +232,9 @@ def cite(lang: str, source: object) -> str:
 
     def pair(m: re.Match[str]) -> str:
         first, second = gettext(lang, "source.entry", n=int(m.group(2))).strip(), m.group(3)
-        return f"{book(m.group(1))} {first}{second}, " + gettext(lang, "source.entry", n=int(m.group(4))).strip()
+        return (
+            f"{book(m.group(1))} {first}{second}, " + gettext(lang, "source.entry", n=int(m.group(4))).strip()
+        )
 
     text = _SEED_ENTRIES.sub(pair, str(source))
     text = _SEED_LINE.sub(line, _SEED.sub(named, text))
@@ -559,7 +563,6 @@ def value_reading(lang: str, value: object) -> str:
     if len(items) == 1 and len(items[0]) > 1 and all(ch in _GANZHI_CHARS for ch in items[0]):
         items = list(items[0])
     return "·".join(term(lang, item) for item in items)
-
 
 
 def both_values(lang: str, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -163,7 +163,10 @@ def _row_items(row: LineRow, lang: str) -> list[Primitive]:
     y = row.y
     # ko: each cell's characters stand a little higher and their reading under them
     up = 0 if lang == "lzh" else 12
-    items: list[Primitive] = [kept_text(60, y - up, row.spirit, 34, "blue"), *_ruby(60, y + 26, row.spirit, lang)]
+    items: list[Primitive] = [
+        kept_text(60, y - up, row.spirit, 34, "blue"),
+        *_ruby(60, y + 26, row.spirit, lang),
+    ]
     if row.use:
         items.append(Box(232, y - 34 - up, 445, y + 34 + up, outline="red", width=3))
     if row.hidden_use:

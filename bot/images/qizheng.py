@@ -53,6 +53,8 @@ def height(lang: str) -> int:
 def _read(chars: str, lang: str) -> str:
     """A term on a ko picture as 한글(漢字) (pictures give both every time); itself in lzh."""
     return chars if lang == "lzh" else f"{term(lang, chars)}({chars})"
+
+
 KEY_OPTIONS = ("palaces", "mansions", "naming", "ming")
 
 

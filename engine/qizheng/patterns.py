@@ -91,7 +91,9 @@ class Pattern:
     reading: str | None = None
     broad: str | None = None  # why the clause holds for most births, where it does
     ko_note: str | None = None  # 「이전 문구: 「…」」: the seed's translation that quote_ko rewords
-    reason_ko: str | None = None  # the reason as a reader of ko is told it (``reason`` is the developers' note)
+    reason_ko: str | None = (
+        None  # the reason as a reader of ko is told it (``reason`` is the developers' note)
+    )
     reason_lzh: str | None = None
 
     @property

@@ -33,14 +33,39 @@ from tests.fakes.clock import ManualClock
 BIRTH = "1960-08-20T18:45+08:00"
 CASTS: tuple[tuple[str, ...], ...] = (
     ("qizheng", "--at", BIRTH, "--place", "北京", "--all"),
-    ("qizheng", "--at", BIRTH, "--place", "北京", "--all", "--on", "2020-01-01", "--ziqi", "moira", "--weak", "moira"),
+    (
+        "qizheng",
+        "--at",
+        BIRTH,
+        "--place",
+        "北京",
+        "--all",
+        "--on",
+        "2020-01-01",
+        "--ziqi",
+        "moira",
+        "--weak",
+        "moira",
+    ),
     ("cast", "--at", "2024-05-01T10:00:00+09:00", "--topic", "求財", "--birth", "子", "--xingnian", "午"),
     ("cast", "--day", "庚辰", "--ju", "8", "--hour", "巳", "--month", "寅", "--gui-rule", "kinliuren"),
     ("cast", "--day", "甲子", "--ju", "3"),
     ("liuyao", "--coins", "797989", "--at", "2024-05-01T10:00:00+09:00", "--use", "官鬼"),
     ("liuyao", "--coins", "696969", "--month", "寅", "--day", "戊戌"),
     ("liuyao", "--coins", "878878", "--month", "午", "--day", "丁卯", "--use", "疏"),
-    ("shensha", "甲子", "--month", "寅", "--year", "甲辰", "--hour", "午", "--tables", "--all-months", "--sources"),
+    (
+        "shensha",
+        "甲子",
+        "--month",
+        "寅",
+        "--year",
+        "甲辰",
+        "--hour",
+        "午",
+        "--tables",
+        "--all-months",
+        "--sources",
+    ),
 )
 
 # what may stay Latin: what the user typed (an instant with its offset), a zone, UTC, a command to run
@@ -131,7 +156,11 @@ HANJA_RUN = re.compile(rf"[{HANJA}](?:[{HANJA}\s·]*[{HANJA}]){{2,}}")
 def hanja_runs(line: str) -> list[str]:
     """Runs of three or more Hanja (spaces and · between them) outside a 한글(漢字) pair or a 「」 quotation."""
     line = QUOTE.sub(" ", PAIR.sub(" ", re.sub(r"</?b>|\*\*", "", line)))
-    return [m.group(0) for m in HANJA_RUN.finditer(line) if sum(ch.strip() != "" and ch != "·" for ch in m.group(0)) >= 3]
+    return [
+        m.group(0)
+        for m in HANJA_RUN.finditer(line)
+        if sum(ch.strip() != "" and ch != "·" for ch in m.group(0)) >= 3
+    ]
 
 
 def test_the_hanja_check_finds_what_it_looks_for():
