@@ -50,6 +50,7 @@ CASTS: tuple[tuple[str, ...], ...] = (
     ("cast", "--at", "2024-05-01T10:00:00+09:00", "--topic", "求財", "--birth", "子", "--xingnian", "午"),
     ("cast", "--day", "庚辰", "--ju", "8", "--hour", "巳", "--month", "寅", "--gui-rule", "kinliuren"),
     ("cast", "--day", "甲子", "--ju", "3"),
+    ("cast", "--day", "甲子", "--ju", "2"),  # 九宗門 比用
     ("liuyao", "--coins", "797989", "--at", "2024-05-01T10:00:00+09:00", "--use", "官鬼"),
     ("liuyao", "--coins", "696969", "--month", "寅", "--day", "戊戌"),
     ("liuyao", "--coins", "878878", "--month", "午", "--day", "丁卯", "--use", "疏"),
@@ -143,6 +144,16 @@ def test_the_qizheng_notes_are_the_readers():
         assert "lists the eight fates" not in text and "used by engine" not in text
     assert "본문에 우(愚)를 다룬 대목은 없음" in ko and "賦中無論愚之段" in lzh
     assert "제8단 3구" in ko and "第八段其三" in lzh
+
+
+def test_bi_yong_and_ji_yong_do_not_read_as_cost(cli):
+    """比用 read 비용 is 費用 (cost) to a Korean reader: 六壬's method is 비용법(比用法) as practitioners name
+    the nine methods (locales/terms/liuren.json says why); 六爻's 世/應 beside the 用 are said in words."""
+    ko = "\n".join(text for (cmd, lang), text in cli.items() if lang == "ko")
+    assert "비용법(比用法)" in ko
+    assert not re.search(r"비용(?!법)|즉용", ko)
+    liuyao = _run(("liuyao", "--coins", "797989", "--at", "2024-05-01T10:00:00+09:00", "--use", "官鬼"), "ko")
+    assert "응(應) 용신 자신" in liuyao
 
 
 # --- the Korean /shensha first page ------------------------------------------------------------------------
