@@ -207,6 +207,8 @@ def cite(lang: str, source: object) -> str:
     example it belongs to (八課例第一例), so that no reply says "seed", a line number or one of our files.
     """
 
+    gap = "" if lang == "lzh" else " "  # 《易冒》「何謂之局」 in lzh, 《역모(易冒)》 「何謂之局」 in ko
+
     def book(seed: str) -> str:
         return gettext(lang, msgid("source", f"seed_{seed}"))
 
@@ -216,7 +218,7 @@ def cite(lang: str, source: object) -> str:
     def named(m: re.Match[str]) -> str:
         if m.group(3):
             numbers = [int(n) for n in re.findall(r"\d+", m.group(3))]
-            return book(m.group(1)) + " " + entries(numbers)
+            return book(m.group(1)) + gap + entries(numbers)
         return book(m.group(1)) + (gettext(lang, "source.entry", n=int(m.group(2))) if m.group(2) else "")
 
     def line(m: re.Match[str]) -> str:
@@ -224,7 +226,7 @@ def cite(lang: str, source: object) -> str:
         table = _passages()
         opening = table["openings"].get(seed, {}).get(at)
         if opening and not m.group(3):  # a quotation after the line names the passage itself
-            return f"{book(seed)} 「{opening}」"
+            return f"{book(seed)}{gap}「{opening}」"
         example = table["examples"].get(seed, {}).get(at)
         if example:
             return book(seed) + gettext(lang, "source.entry", n=example)
@@ -233,14 +235,30 @@ def cite(lang: str, source: object) -> str:
     def pair(m: re.Match[str]) -> str:
         first, second = gettext(lang, "source.entry", n=int(m.group(2))).strip(), m.group(3)
         return (
-            f"{book(m.group(1))} {first}{second}, " + gettext(lang, "source.entry", n=int(m.group(4))).strip()
+            f"{book(m.group(1))}{gap}{first}{second}, "
+            + gettext(lang, "source.entry", n=int(m.group(4))).strip()
         )
 
     text = _SEED_ENTRIES.sub(pair, str(source))
     text = _SEED_LINE.sub(line, _SEED.sub(named, text))
     # an entry of the eight examples named again without its book: (課體; entry 2 「兩貴臨門」)
     text = _BARE_ENTRIES.sub(lambda m: entries([int(n) for n in re.findall(r"\d+", m.group(1))]), text)
-    return _OWN.sub("", text).strip()
+    text = _one_book(_OWN.sub("", text).strip(), [book(s) + gap for s in ("000", "002", "003", "004")])
+    if lang == "lzh":  # the data's list separators, written as 文言 writes them
+        text = re.sub(r"(?<=[》例]) (?=「)", "", text.replace(", ", "、").replace("; ", "；"))
+    return text
+
+
+def _one_book(text: str, books: list[str]) -> str:
+    """A list of passages of one book names the book once: 《易冒》 「助鬼傷身」, 「雖曰長生」."""
+    parts = text.split(", ")
+    last = None
+    for i, part in enumerate(parts):
+        name = next((b for b in books if part.startswith(b + "「") or part.startswith(b + " 「")), None)
+        if name is not None and name == last:
+            parts[i] = part[len(name) :].lstrip()
+        last = name if name is not None else (last if part.startswith("「") else None)
+    return ", ".join(parts)
 
 
 _PASSAGE = re.compile(r"\bp(\d{2})\.(\d+)\b")
