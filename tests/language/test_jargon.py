@@ -202,3 +202,42 @@ async def test_the_korean_shensha_first_page_gives_readings(tmp_path: Path):
             assert bad == [], channel
     finally:
         await ctx.close()
+
+
+# --- the data behind the citations and the notes --------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED_DIR = next(
+    (d for d in (ROOT.parent.parent / "shared" / "seeds", Path("/work/shared/seeds")) if d.is_dir()),
+    Path("/work/shared/seeds"),
+)
+
+
+def test_each_cited_opening_is_how_its_seed_line_begins():
+    """locales/passages.json names a line of seeds 000 and 002 by its opening words and a line of seed 003 by its
+    example: the words are the line's own first words, the example the count of 課體 lines up to it."""
+    import json
+
+    table = json.loads((ROOT / "locales" / "passages.json").read_text(encoding="utf-8"))
+    for seed, openings in table["openings"].items():
+        lines = next(SEED_DIR.glob(f"{seed}_*.txt")).read_text(encoding="utf-8").split("\n")
+        assert openings
+        for at, opening in openings.items():
+            assert lines[int(at) - 1].lstrip("（(").startswith(opening), (seed, at)
+    lines = next(SEED_DIR.glob("003_*.txt")).read_text(encoding="utf-8").split("\n")
+    for at, example in table["examples"]["003"].items():
+        assert max(1, sum(line.startswith("課體：") for line in lines[: int(at)])) == example, at
+    assert max(table["examples"]["003"].values()) == 8
+
+
+def test_every_undecided_clause_has_its_note_in_both_languages():
+    import json
+
+    data = json.loads((ROOT / "engine" / "qizheng" / "data" / "patterns.json").read_text(encoding="utf-8"))
+    for row in data["patterns"]:
+        if row.get("reason"):
+            ko, lzh = row["reason_ko"], row["reason_lzh"]
+            assert not LATIN.search(ko) and not LATIN.search(lzh), row["id"]
+            assert re.search(r"[\uac00-\ud7a3]", ko) and not re.search(r"[\uac00-\ud7a3]", lzh), row["id"]
+    for note in data["unknown_notes"].values():
+        assert not LATIN.search(note["ko"] + note["lzh"])
