@@ -179,36 +179,92 @@ def own_script(lang: str, values: Any) -> list[str]:
     return items
 
 
-_SEED = re.compile(r"seed[ -](\d{3})(?: entr(?:y|ies) (\d+(?:, \d+)*))?")
-# a further entry of the seed just named: (課體; entry 2 「兩貴臨門」)
-_ENTRY = re.compile(r"\bentry (\d+)\b")
-_SEED_LINE = re.compile(r"\b(00[0-4]):(\d+)\b")  # seed 000, line 15 (the seed file's line)
-_SPEC = re.compile(r"\s*\(spec §[\d.]+\)|\s*spec §[\d.]+")  # our spec, not a source a reader can open
+_SEED = re.compile(r"seed[ -](\d{3})(?: entry (\d+)| entries (\d+(?:(?:,| and) \d+)*))?")
+_SEED_ENTRIES = re.compile(
+    r"seed (003) entries (\d+)( 「[^」]*」) and (\d+)"
+)  # 「entries 1 「…」 and 8 「…」」
+_SEED_LINE = re.compile(r"\b(00[0-4]):(\d+)\b(?=(\s*「)?)")  # seed 000, line 15 (the seed file's line)
+_BARE_ENTRIES = re.compile(r"\bentr(?:y|ies) (\d+(?:, \d+)*)")
+# what names our own documents, files and code, not a source a reader can open: dropped from a citation
+_OWN = re.compile(
+    r"\s*\((?:spec|docs/|engine/)[^()]*\)"  # (spec §5), (docs/liuyao.md)
+    r"|\s*\([^()]*\.(?:json|md|py|dart)\b[^()]*\)"  # (categories.json siblings)
+    r"|\bspec(?:/\w+\.md| \w+)? §[\d.–§-]+[:;,]?\s*"  # spec liuyao §2, spec/calendar.md §2;
+    r"|\bspec §[\d.]+"
+    r"|\s*\([A-Za-z][A-Za-z ,.'-]*\)"  # a developers' aside in English: (outside the seeds)
+)
+
+
+@cache
+def _passages() -> dict[str, Any]:
+    """``locales/passages.json``: how a reader finds a line of a seed text (its opening words, its example)."""
+    data: dict[str, Any] = json.loads(
+        resources.files("locales").joinpath("passages.json").read_text(encoding="utf-8")
+    )
+    return data
 
 
 def cite(lang: str, source: object) -> str:
-    """A source reference as a reader of ``lang`` names it: ``seed 003 entry 1`` → 八課之例第一例 (lzh).
+    """A source reference as a reader of ``lang`` names it: ``seed 003 entry 1`` → 八課例第一例 (lzh).
 
-    The data's ``source`` fields name the four seed texts by number (seed 000 … 004); the catalogs give
-    each its name (``source.seed_000`` …), so that no reply says "seed".
+    The data's ``source`` fields name the four seed texts by number (seed 000 … 004) and their lines by the
+    seed file's line (``000:19``); the catalogs give each text its name (``source.seed_000`` …) and
+    ``locales/passages.json`` each line its opening words (《易冒》「何謂之局」) or, in the eight examples, the
+    example it belongs to (八課例第一例), so that no reply says "seed", a line number or one of our files.
     """
 
+    gap = "" if lang == "lzh" else " "  # 《易冒》「何謂之局」 in lzh, 《역모(易冒)》 「何謂之局」 in ko
+
+    def book(seed: str) -> str:
+        return gettext(lang, msgid("source", f"seed_{seed}"))
+
+    def entries(numbers: list[int]) -> str:
+        return series(lang, [gettext(lang, "source.entry", n=n).strip() for n in numbers])
+
     def named(m: re.Match[str]) -> str:
-        text = gettext(lang, msgid("source", f"seed_{m.group(1)}"))
-        if not m.group(2):
-            return text
-        # seed 003 entries 2, 3 → 八課例第二例、第三例 / 팔과례(八課例) 제2례, 제3례
-        entries = [gettext(lang, "source.entry", n=int(n)) for n in m.group(2).split(", ")]
-        return text + series(lang, [entries[0], *(e.strip() for e in entries[1:])])
+        if m.group(3):
+            numbers = [int(n) for n in re.findall(r"\d+", m.group(3))]
+            return book(m.group(1)) + gap + entries(numbers)
+        return book(m.group(1)) + (gettext(lang, "source.entry", n=int(m.group(2))) if m.group(2) else "")
 
     def line(m: re.Match[str]) -> str:
-        text = gettext(lang, msgid("source", f"seed_{m.group(1)}"))
-        return text + gettext(lang, "source.line", n=int(m.group(2)))
+        seed, at = m.group(1), m.group(2)
+        table = _passages()
+        opening = table["openings"].get(seed, {}).get(at)
+        if opening and not m.group(3):  # a quotation after the line names the passage itself
+            return f"{book(seed)}{gap}「{opening}」"
+        example = table["examples"].get(seed, {}).get(at)
+        if example:
+            return book(seed) + gettext(lang, "source.entry", n=example)
+        return book(seed)
 
-    def entry(m: re.Match[str]) -> str:
-        return gettext(lang, "source.entry", n=int(m.group(1))).strip()
+    def pair(m: re.Match[str]) -> str:
+        first, second = gettext(lang, "source.entry", n=int(m.group(2))).strip(), m.group(3)
+        return (
+            f"{book(m.group(1))}{gap}{first}{second}, "
+            + gettext(lang, "source.entry", n=int(m.group(4))).strip()
+        )
 
-    return _SPEC.sub("", _ENTRY.sub(entry, _SEED_LINE.sub(line, _SEED.sub(named, str(source)))))
+    text = _SEED_ENTRIES.sub(pair, str(source))
+    text = _SEED_LINE.sub(line, _SEED.sub(named, text))
+    # an entry of the eight examples named again without its book: (課體; entry 2 「兩貴臨門」)
+    text = _BARE_ENTRIES.sub(lambda m: entries([int(n) for n in re.findall(r"\d+", m.group(1))]), text)
+    text = _one_book(_OWN.sub("", text).strip(), [book(s) + gap for s in ("000", "002", "003", "004")])
+    if lang == "lzh":  # the data's list separators, written as 文言 writes them
+        text = re.sub(r"(?<=[》例]) (?=「)", "", text.replace(", ", "、").replace("; ", "；"))
+    return text
+
+
+def _one_book(text: str, books: list[str]) -> str:
+    """A list of passages of one book names the book once: 《易冒》 「助鬼傷身」, 「雖曰長生」."""
+    parts = text.split(", ")
+    last = None
+    for i, part in enumerate(parts):
+        name = next((b for b in books if part.startswith(b + "「") or part.startswith(b + " 「")), None)
+        if name is not None and name == last:
+            parts[i] = part[len(name) :].lstrip()
+        last = name if name is not None else (last if part.startswith("「") else None)
+    return ", ".join(parts)
 
 
 def cite_short(lang: str, source: object) -> str:
@@ -540,6 +596,33 @@ def both(lang: str, text: object) -> str:
 
 
 _HANJA_ONLY = re.compile(r"[\u3400-\u9fff]+")
+_GANZHI_CHARS = frozenset("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥")
+
+
+def reading(lang: str, text: object) -> str:
+    """The reading alone, 한글 without the characters (a dense row of names, whose characters a page one tap
+    away gives): 月煞(將星) → 월살·장성; in lzh the text itself."""
+    s = str(text)
+    if lang == "lzh":
+        return s
+    qualified = _QUALIFIED.fullmatch(s)
+    if qualified:
+        whole = term(lang, s)
+        if whole != s and "(" not in whole:
+            return whole
+        return "·".join(term(lang, part) for part in qualified.groups())
+    return term(lang, s)
+
+
+def value_reading(lang: str, value: object) -> str:
+    """A value of a table (branches 丑未, a direction 東南, a stage 沐浴, or a list of them) as the language
+    writes it: 丑未 in lzh; 축·미, 동남, 목욕 in ko (each branch or stem read on its own, joined by ·)."""
+    items = [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+    if lang == "lzh":
+        return "".join(items)
+    if len(items) == 1 and len(items[0]) > 1 and all(ch in _GANZHI_CHARS for ch in items[0]):
+        items = list(items[0])
+    return "·".join(term(lang, item) for item in items)
 
 
 def both_values(lang: str, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -653,6 +736,8 @@ def environment(lang: str) -> jinja2.Environment:
     env.globals.update(_=_gettext, gettext=_gettext, ngettext=_ngettext)
     env.globals["lang"] = lang
     env.filters["term"] = lambda value: term(lang, value)
+    env.filters["reading"] = lambda value: reading(lang, value)
+    env.filters["value_reading"] = lambda value: value_reading(lang, value)
     # pass_context: Jinja must not fold ``"世" | both`` when it compiles a template — that would run inside the
     # reply being rendered at the time (marking 世 as given there) and bake one reply's 한글(漢字)-once into all.
     # A list gives the list of each item's ``both``, in order (``tags | both | join(" ")``: one filter call

@@ -557,6 +557,16 @@ FAMILIES: dict[str, dict[str, str]] = {
         "scatter.day_clash": N_("liuyao.option.scatter.day_clash"),
         "scatter.none": N_("liuyao.option.scatter.none"),
     },
+    # how the 世 and the 應 stand to the 用 (engine.liuyao.verdict relations): said as a phrase, not as 比用
+    # and 即用 read character by character (비용 reads as 費用, cost)
+    "liuyao.relation": {
+        "比用": N_("liuyao.relation.same"),
+        "生用": N_("liuyao.relation.mother"),
+        "克用": N_("liuyao.relation.master"),
+        "洩用": N_("liuyao.relation.child"),
+        "用克": N_("liuyao.relation.victim"),
+        "即用": N_("liuyao.relation.is_use"),
+    },
     "liuyao.reason": {
         "an_dong": N_("liuyao.reason.an_dong"),
         "chong_san": N_("liuyao.reason.chong_san"),

@@ -412,7 +412,7 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
         element = f"({h['element']})" if lang == "lzh" else f" {b(h['element'])}"
         helpers.append(f"{b(h['name'])} {b(h['relative'])}{element} {lines}{moving}")
     out.append(f"  {_('liuyao.verdict.helpers')}: {' · '.join(helpers)}")
-    rel = " · ".join(f"{b(k)} {b(x)}" for k, x in v["relations"].items())
+    rel = " · ".join(f"{b(k)} {_(msgid('liuyao.relation', x))}" for k, x in v["relations"].items())
     out.append(f"  {_('liuyao.verdict.relations')}: {rel}")
     yq = v["ying_qi"]
     out.append(

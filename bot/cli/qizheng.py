@@ -105,7 +105,8 @@ def extra_text(data: dict[str, Any], lang: str) -> str:
     motions = []
     for name in PLANETS:
         b = data["bodies"][name]
-        item = f"{both(lang, name)} {both(lang, b['motion'])} {b['speed']:+.3f}°/d"
+        speed = gettext(lang, "qizheng.speed", v=f"{b['speed']:+.3f}")
+        item = f"{both(lang, name)} {both(lang, b['motion'])} {speed}"
         if b["station"] is not None:
             item += " " + gettext(lang, "qizheng.station", hours=f"{b['station']['days'] * 24:+.1f}")
         motions.append(item)

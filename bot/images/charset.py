@@ -91,4 +91,15 @@ def drawable_characters() -> frozenset[str]:
     g = glyphs()
     fixed = [" ", STEM_CHARS, BRANCH_CHARS, ELEMENT_CHARS, "".join(KIN_NAMES), _printable_ascii()]
     fixed += [g.punctuation, *(s for names in g.body_short.values() for s in names.values())]
-    return _chars([*fixed, *_liuren(), *_liuyao(), *_qizheng(), *_messages()])
+    texts = [*fixed, *_liuren(), *_liuyao(), *_qizheng(), *_messages()]
+    return _chars([*texts, *_ko_readings(texts)])
+
+
+def _ko_readings(texts: Iterable[str]) -> Iterator[str]:
+    """The 한글 of every term a ko picture may give as 한글(漢字) or under its characters (bot.images.liuyao,
+    bot.images.qizheng): each name whole (its 두음 법칙 reading) and each character alone; the 干支 too."""
+    for text in texts:
+        yield term("ko", text)
+        yield term("ko", text + "宿")
+        yield from (term("ko", ch) for ch in text)
+    yield from (term("ko", gz.chars) for gz in all_ganzhi())

@@ -25,6 +25,8 @@ CHANGED_BAR = (795, 935)
 BAR_THICK = 28
 YIN_GAP = 44
 BARS_KEPT = 128
+READING = 21  # the size of a cell's 한글 under its characters (ko)
+TITLE = {"ko": 38, "lzh": 46}  # the ko title gives each hexagram's name as 한글(漢字)
 MOVING_MARK = {True: "○", False: "×"}  # 老陽 (9) ○, 老陰 (6) × (spec/liuyao.md §1)
 
 
@@ -96,6 +98,21 @@ def _read(chars: str, lang: str) -> str:
     return chars if lang == "lzh" else f"{term(lang, chars)}({chars})"
 
 
+def _reading(chars: str, lang: str) -> str | None:
+    """The 한글 of a table cell's characters on a ko picture, drawn small under them (a cell has no room for
+    한글(漢字) on one line; docs/style.md); None in lzh, or where the characters have no reading."""
+    if lang == "lzh":
+        return None
+    reading = " ".join(term(lang, part) for part in chars.split(" "))
+    return None if reading == chars else reading
+
+
+def _ruby(x: float, y: float, chars: str, lang: str, size: int = READING) -> list[Primitive]:
+    """The reading of ``chars`` (centred on ``x``) under the cell's characters, as :func:`_reading` gives it."""
+    reading = _reading(chars, lang)
+    return [] if reading is None else [kept_text(x, y, reading, size, "muted")]
+
+
 def _palace(h: Hexagram, lang: str) -> str:
     """乾宮本宮 in lzh; 건궁(乾宮) 본궁(本宮) in ko."""
     if lang == "lzh":
@@ -106,18 +123,18 @@ def _palace(h: Hexagram, lang: str) -> str:
 
 
 def header_lines(chart: LiuyaoChart, lang: str) -> tuple[str, tuple[str, ...]]:
-    title = f"{label(lang, 'liuyao.title')}  {chart.main.name}"
+    title = f"{label(lang, 'liuyao.title')}  {_read(chart.main.name, lang)}"
     if chart.changed is not None:
-        title += f" → {chart.changed.name}"
+        title += f" → {_read(chart.changed.name, lang)}"
     line1 = " · ".join(
         (
-            label(lang, "liuyao.month", b=chart.month.char),
-            label(lang, "liuyao.day", gz=chart.day.chars),
-            label(lang, "xunkong", b="".join(b.char for b in chart.xunkong)),
+            label(lang, "liuyao.month", b=_read(chart.month.char, lang)),
+            label(lang, "liuyao.day", gz=_read(chart.day.chars, lang)),
+            label(lang, "xunkong", b=_read("".join(b.char for b in chart.xunkong), lang)),
         )
     )
     if chart.use is not None:
-        line1 += " · " + label(lang, "liuyao.use", rel=chart.use.relative.char)
+        line1 += " · " + label(lang, "liuyao.use", rel=_read(chart.use.relative.char, lang))
     # the flags (六沖卦 …) close the first line: the second, both hexagrams' palaces, is the longer one
     line1 = " · ".join((line1, *(_read(f, lang) for f in chart.flags)))
     parts = [f"{label(lang, 'liuyao.main')} {_palace(chart.main, lang)}"]
@@ -144,18 +161,27 @@ def _bar(x0: float, x1: float, y: float, yang: bool, color: str) -> tuple[Primit
 
 def _row_items(row: LineRow, lang: str) -> list[Primitive]:
     y = row.y
-    items: list[Primitive] = [kept_text(60, y, row.spirit, 34, "blue")]
+    # ko: each cell's characters stand a little higher and their reading under them
+    up = 0 if lang == "lzh" else 12
+    items: list[Primitive] = [
+        kept_text(60, y - up, row.spirit, 34, "blue"),
+        *_ruby(60, y + 26, row.spirit, lang),
+    ]
     if row.use:
-        items.append(Box(232, y - 34, 445, y + 34, outline="red", width=3))
+        items.append(Box(232, y - 34 - up, 445, y + 34 + up, outline="red", width=3))
     if row.hidden_use:
-        items.append(Box(130, y - 46, 210, y + 46, outline="red", width=3))
+        items.append(Box(130, y - 46 - up, 210, y + 46 + up, outline="red", width=3))
     if row.hidden:
         rel, gz = row.hidden[0]
-        items.append(kept_text(170, y - 20, rel, 30, "muted"))
-        items.append(kept_text(170, y + 20, gz, 30, "muted"))
-    items.append(kept_text(270, y, row.relative, 36))
-    items.append(kept_text(362, y, row.ganzhi, 40, bold=True))
-    items.append(kept_text(422, y, row.element, 30, "muted"))
+        items.append(kept_text(170, y - 20 - up, rel, 30, "muted"))
+        items.append(kept_text(170, y + 20 - up, gz, 30, "muted"))
+        items.extend(_ruby(170, y + 44, f"{rel} {gz}", lang, READING - 3))
+    items.append(kept_text(270, y - up, row.relative, 36))
+    items.append(kept_text(362, y - up, row.ganzhi, 40, bold=True))
+    items.append(kept_text(422, y - up, row.element, 30, "muted"))
+    items.extend(_ruby(270, y + 26, row.relative, lang))
+    items.extend(_ruby(362, y + 26, row.ganzhi, lang))
+    items.extend(_ruby(422, y + 26, row.element, lang))
     items.extend(_bar(*BAR, y, row.yang, "red" if row.moving else "ink"))
     if row.mark is not None:
         items.append(kept_text(692, y, row.mark, 44, "red", bold=True))
@@ -167,8 +193,9 @@ def _row_items(row: LineRow, lang: str) -> list[Primitive]:
         items.extend(_bar(*CHANGED_BAR, y, row.changed_yang, "red" if row.moving else "rule"))
     if row.changed is not None:
         rel, gz = row.changed
-        items.append(kept_text(1005, y - 22, rel, 30))
-        items.append(kept_text(1005, y + 22, gz, 34, bold=True))
+        items.append(kept_text(1005, y - 22 - up, rel, 30))
+        items.append(kept_text(1005, y + 22 - up, gz, 34, bold=True))
+        items.extend(_ruby(1005, y + 44, f"{rel} {gz}", lang, READING - 3))
     return items
 
 
@@ -189,17 +216,18 @@ def static_items(lang: str) -> tuple[Primitive, ...]:
 def _scene(
     chart: LiuyaoChart, lang: str, title: str, header: tuple[str, ...], rows: tuple[LineRow, ...]
 ) -> Scene:
-    items: list[Primitive] = [Text(30, 44, title, 46, anchor=Anchor.LM, bold=True)]
+    items: list[Primitive] = [Text(30, 44, title, TITLE[lang], anchor=Anchor.LM, bold=True)]
     for i, line in enumerate(header):
         items.append(Text(30, 110 + 46 * i, line, 33, anchor=Anchor.LM))
     head_y = ROWS_TOP - 40
-    items.append(Text(sum(BAR) / 2, head_y, f"{label(lang, 'liuyao.main')} {chart.main.short}", 30, "muted"))
+    main_head = f"{label(lang, 'liuyao.main')} {_read(chart.main.short, lang)}"
+    items.append(Text(sum(BAR) / 2, head_y, main_head, 30, "muted"))
     if chart.changed is not None:
         items.append(
             Text(
                 sum(CHANGED_BAR) / 2 + 40,
                 head_y,
-                f"{label(lang, 'liuyao.changed')} {chart.changed.short}",
+                f"{label(lang, 'liuyao.changed')} {_read(chart.changed.short, lang)}",
                 30,
                 "muted",
             )

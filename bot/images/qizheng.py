@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from functools import cache
 
+from bot.i18n import term
 from bot.images.glyphs import body_short
 from bot.images.labels import label, message
 from bot.images.scene import Anchor, Box, Circle, Primitive, Scene, Segment, Text, Wedge
@@ -39,6 +40,21 @@ LABEL_GAP = 50  # minimum distance in px between two body labels
 TABLE_TOP = CY + R_OUTER + 30
 TABLE_ROW = 50
 HEIGHT = int(TABLE_TOP + 6 * TABLE_ROW + 30)
+# ko gives each cell of the table as 한글(漢字) (docs/style.md): one body a row, the eleven in one column
+TABLE_ROWS = {"ko": 11, "lzh": 6}
+TABLE_ROW_OF = {"ko": 44, "lzh": TABLE_ROW}
+
+
+def height(lang: str) -> int:
+    """The picture's height in ``lang`` (the ko table is one column of eleven rows)."""
+    return int(TABLE_TOP + TABLE_ROWS[lang] * TABLE_ROW_OF[lang] + 30)
+
+
+def _read(chars: str, lang: str) -> str:
+    """A term on a ko picture as 한글(漢字) (pictures give both every time); itself in lzh."""
+    return chars if lang == "lzh" else f"{term(lang, chars)}({chars})"
+
+
 KEY_OPTIONS = ("palaces", "mansions", "naming", "ming")
 
 
@@ -256,18 +272,22 @@ def header_lines(chart: QizhengChart, lang: str, place: Place | None) -> tuple[s
         name = "" if place is None else (place.ko if lang == "ko" else place.zh)
         lat = "—" if chart.lat is None else f"{chart.lat:.2f}"
         lines.append(label(lang, "qizheng.place", name=name, lon=f"{chart.lon:.2f}", lat=lat).strip())
-    lines.append(
-        label(lang, "qizheng.pillars", year=chart.year.chars, month=chart.month.char, hour=chart.hour.char)
-        + " · "
-        + label(
-            lang,
-            "qizheng.ming_shen",
-            ming=chart.ming.char,
-            mansion=chart.ming_mansion.name,
-            du=f"{chart.ming_mansion.degree:.1f}",  # degrees past the 距星, as the text gives them
-            shen=chart.shen.char,
-        )
+    pillars = label(
+        lang,
+        "qizheng.pillars",
+        year=_read(chart.year.chars, lang),
+        month=_read(chart.month.char, lang),
+        hour=_read(chart.hour.char, lang),
     )
+    ming_shen = label(
+        lang,
+        "qizheng.ming_shen",
+        ming=_read(chart.ming.char, lang),
+        mansion=chart.ming_mansion.name if lang == "lzh" else _read(chart.ming_mansion.name + "宿", lang),
+        du=f"{chart.ming_mansion.degree:.1f}",  # degrees past the 距星, as the text gives them
+        shen=_read(chart.shen.char, lang),
+    )
+    lines.extend(_wrap(f"{pillars} · {ming_shen}", 30, WIDTH - 60))
     lines.extend(_wrap(_options_text(chart.options, lang), 30, WIDTH - 60))
     return tuple(lines)
 
@@ -303,7 +323,8 @@ def static_items(lang: str) -> tuple[Primitive, ...]:
     for branch in BRANCHES:
         items += _palace_rules(palace_screen_start(branch))
     items.append(Text(CX, CY + 28, label(lang, "qizheng.title"), 28, "muted"))
-    items.append(Box(30, TABLE_TOP - 10, WIDTH - 30, TABLE_TOP + 6 * TABLE_ROW + 10, fill="panel"))
+    bottom = TABLE_TOP + TABLE_ROWS[lang] * TABLE_ROW_OF[lang] + 10
+    items.append(Box(30, TABLE_TOP - 10, WIDTH - 30, bottom, fill="panel"))
     return tuple(items)
 
 
@@ -363,15 +384,18 @@ def _wheel(
 
 def _table(chart: QizhengChart, lang: str) -> list[Primitive]:
     items: list[Primitive] = []  # on the panel of static_items
+    rows, row_height = TABLE_ROWS[lang], TABLE_ROW_OF[lang]
     for i, body in enumerate(chart.bodies.values()):
-        col, row = divmod(i, 6)
+        col, row = divmod(i, rows)
         x = 50 + col * (WIDTH - 60) / 2
-        y = TABLE_TOP + row * TABLE_ROW + TABLE_ROW / 2
-        du = label(lang, "qizheng.mansion_du", mansion=body.mansion, du=f"{body.mansion_degree:.1f}")
-        text = f"{body.name} {body.palace.char} {body.palace_degree:4.1f}° · {du}"
+        y = TABLE_TOP + row * row_height + row_height / 2
+        mansion = body.mansion if lang == "lzh" else _read(body.mansion + "宿", lang)
+        du = label(lang, "qizheng.mansion_du", mansion=mansion, du=f"{body.mansion_degree:.1f}")
+        text = f"{_read(body.name, lang)} {_read(body.palace.char, lang)} {body.palace_degree:4.1f}° · {du}"
         items.append(Text(x, y, text, 30, anchor=Anchor.LM))
         if body.motion != "順":
-            items.append(Text(x + 430, y, label(lang, MOTION_LABELS[body.motion]), 30, "red", Anchor.LM))
+            mark_x = x + (430 if lang == "lzh" else 600)
+            items.append(Text(mark_x, y, label(lang, MOTION_LABELS[body.motion]), 30, "red", Anchor.LM))
     return items
 
 
@@ -381,9 +405,10 @@ def layout(chart: QizhengChart, lang: str, place: Place | None = None) -> Qizhen
     ms = mansion_sectors(chart)
     bodies = body_marks(chart, lang)
     items: list[Primitive] = []
+    spacing = 40 if len(header) <= 5 else 38  # six lines end above the wheel
     for i, line in enumerate(header):
-        items.append(Text(30, 96 + 40 * i, line, 30, anchor=Anchor.LM))
+        items.append(Text(30, 96 + spacing * i, line, 30, anchor=Anchor.LM))
     items += _wheel(chart, lang, palaces, ms, bodies)
     items += _table(chart, lang)
-    scene = Scene(WIDTH, HEIGHT, tuple(items), base=static_items(lang))
+    scene = Scene(WIDTH, height(lang), tuple(items), base=static_items(lang))
     return QizhengLayout(palaces, ms, bodies, header, scene)

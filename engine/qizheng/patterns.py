@@ -91,6 +91,10 @@ class Pattern:
     reading: str | None = None
     broad: str | None = None  # why the clause holds for most births, where it does
     ko_note: str | None = None  # 「이전 문구: 「…」」: the seed's translation that quote_ko rewords
+    reason_ko: str | None = (
+        None  # the reason as a reader of ko is told it (``reason`` is the developers' note)
+    )
+    reason_lzh: str | None = None
 
     @property
     def seed_ko(self) -> str:
@@ -109,6 +113,15 @@ class PatternResult(NamedTuple):
     facts: tuple[Fact, ...]
     unknown: str | None = None  # why a computable clause could not be decided on this chart
 
+    def note(self) -> dict[str, str] | None:
+        """Why the clause is not decided, in ko and lzh (the reader's ``reason``), or None."""
+        if self.unknown is not None:
+            return unknown_notes()[self.unknown]
+        p = self.pattern
+        if p.reason_ko is None or p.reason_lzh is None:
+            return None
+        return {"ko": p.reason_ko, "lzh": p.reason_lzh}
+
     def to_json(self) -> dict[str, Any]:
         p = self.pattern
         return {
@@ -120,6 +133,7 @@ class PatternResult(NamedTuple):
             "holds": self.holds,
             "status": p.status,
             "reason": self.unknown or p.reason,
+            "note": self.note(),
             "reading": p.reading,
             "broad": p.broad,
             "facts": [f.to_json() for f in self.facts],
@@ -146,9 +160,18 @@ def patterns() -> tuple[Pattern, ...]:
                 reading=row.get("reading"),
                 broad=row.get("broad"),
                 ko_note=row.get("ko_note"),
+                reason_ko=row.get("reason_ko"),
+                reason_lzh=row.get("reason_lzh"),
             )
         )
     return tuple(out)
+
+
+@cache
+def unknown_notes() -> dict[str, dict[str, str]]:
+    """The reader's ko and lzh for each ``unknown`` an evaluation may set (keyed by its developer text)."""
+    notes: dict[str, dict[str, str]] = tables.load("patterns.json")["unknown_notes"]
+    return notes
 
 
 # ---- compiling the conditions ----------------------------------------------------------------------------

@@ -73,7 +73,7 @@ async def test_slash_commands_defer_within_the_deadline_then_follow_up(dc, tmp_p
         inter, text = await _slash(dc, "shensha", {"day": "甲子"})
         assert inter.ack_type == 5  # deferred ("thinking"), the fake's 1 s deadline was met
         assert inter.acked_at - inter.created_at < 1.0
-        assert "天乙貴人" in text
+        assert "천을귀인(天乙貴人) 축·미" in text  # the Korean first page reads its names (issue 33 item 6)
         assert all(m["allowed_mentions"] == {"parse": []} for m in inter.followups)
 
         _, cast = await _slash(dc, "cast", {"when": "now"})

@@ -66,7 +66,7 @@ async def test_aliases_and_full_width_slashes_are_commands_in_private_chats_only
         alias = await _answer(tg, adapter, "/점", 801)  # /cast's Korean alias: no bot_command entity
         assert alias and alias[0].method == "sendPhoto"  # a cast (its chart), not the hint plain text gets
         full = await _answer(tg, adapter, "／shensha 甲子", 803)
-        assert "天乙貴人" in full[0].params["text"]
+        assert "천을귀인(天乙貴人) 축·미" in full[0].params["text"]  # read in Korean (issue 33 item 6)
         unknown = await _answer(tg, adapter, "/nosuchcommand", 804)  # answered in private (an error reply)
         assert len(unknown) == 1
         # in a group neither an alias nor an unknown command without our name is ours

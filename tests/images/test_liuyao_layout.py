@@ -147,3 +147,26 @@ def test_the_longest_korean_header_fits_the_picture():
         for line in _layout(digits).header:
             widest = max(widest, face.getlength(line))
     assert widest < liuyao.WIDTH - 60, widest
+
+
+def test_ko_cells_give_their_reading_under_the_characters():
+    """docs/style.md: a ko picture gives 한글 with the characters — the header as 한글(漢字), each narrow cell
+    (六神, 六親, 納甲, 五行, 伏神, 變爻) with its 한글 drawn under it; lzh draws no Hangul (issue 33 item 6)."""
+    from bot.i18n import term
+    from bot.images.scene import Text
+
+    lay = _layout("777887", "ko")  # 山天大畜: moving lines none, 伏神 under lines 2 and 3
+    texts = [(t.text, t.x, t.y) for t in lay.scene.items if isinstance(t, Text)]
+    assert "산천대축(山天大畜)" in lay.title
+    assert "무술(戊戌)" in lay.header[0] and "인(寅)" in lay.header[0]
+    for row in lay.rows:
+        for chars in (row.spirit, row.relative, row.ganzhi, row.element):
+            cell = next((x, y) for t, x, y in texts if t == chars and abs(y - row.y) < 20)
+            assert any(t == term("ko", chars) and x == cell[0] and y > cell[1] for t, x, y in texts), chars
+    hidden = lay.rows[1].hidden[0]
+    assert any(t == f"{term('ko', hidden[0])} {term('ko', hidden[1])}" for t, _, _ in texts)
+    lzh = _layout("777887", "lzh")
+    hangul = [
+        t.text for t in lzh.scene.items if isinstance(t, Text) and any("가" <= ch <= "힣" for ch in t.text)
+    ]
+    assert hangul == [] and "山天大畜" in lzh.title and "(" not in lzh.title

@@ -143,3 +143,25 @@ def test_the_picture_gives_mansion_degrees_as_the_text_does(chart, lang):
         assert any(body.mansion in t and shown in t for t in texts), (body.name, shown)
     assert any(f"{chart.ming_mansion.degree:.1f}°" in t for t in lay.header)
     assert not any(t.endswith("도") or "度 " in t or t.endswith("度") for t in texts)
+
+
+def test_ko_table_and_header_give_hangul_with_the_characters():
+    """docs/style.md: a ko picture gives 한글(漢字) every time — each body's row (name, palace, mansion) and the
+    header's pillars and 命宮; the lzh table keeps the characters alone (issue 33 item 6)."""
+    from bot.i18n import term
+    from bot.images.scene import Text
+
+    chart, place = qizheng_case()
+    lay = qizheng.layout(chart, "ko", place)
+    texts = [p.text for p in lay.scene.items if isinstance(p, Text)]
+    for body in chart.bodies.values():
+        row = next(t for t in texts if t.startswith(f"{term('ko', body.name)}({body.name}) "))
+        palace = body.palace.char
+        assert f"{term('ko', palace)}({palace})" in row
+        assert f"{term('ko', body.mansion + '宿')}({body.mansion}宿)" in row
+    header = " · ".join(lay.header)
+    assert f"{term('ko', chart.year.chars)}({chart.year.chars})" in header
+    assert f"{term('ko', chart.ming.char)}({chart.ming.char})" in header
+    lzh = qizheng.layout(chart, "lzh", place)
+    rows = [p.text for p in lzh.scene.items if isinstance(p, Text) and p.text.startswith(tuple(chart.bodies))]
+    assert len(rows) == len(chart.bodies) and not any("(" in r for r in rows)

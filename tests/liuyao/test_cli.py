@@ -195,7 +195,10 @@ def test_day_clash_and_options_in_text(capsys):
     out = run_text(capsys, "--coins", "878878", "--month", "午", "--day", "甲午")
     row = next(line for line in out.splitlines() if line.startswith("상효 "))  # 上爻
     assert "일충(日沖)" in row and "일파(日破)" in row
-    assert "회국(會局)의 중신은 괘 안에서만 취함 (기본, 《역모》 19)" in out and "산(散) = 일충 (기본)" in out
+    assert (
+        "회국(會局)의 중신은 괘 안에서만 취함 (기본, 《역모》 「何謂之局」)" in out
+        and "산(散) = 일충 (기본)" in out
+    )
     out2 = run_text(capsys, "--coins", "878878", "--month", "午", "--day", "甲午", "--scatter", "none")
     assert "산(散) 계산 안 함" in out2
 
@@ -248,7 +251,7 @@ def test_the_bare_hanja_check_can_fail():
     assert _HANJA_RUN.search(_QUOTED.sub("", "-2 월령 用官鬼亥 月死"))
     assert _HANJA_RUN.search(_QUOTED.sub("", "신살: 太微 陰貴 天乙貴人"))
     assert not _HANJA_RUN.search(
-        _QUOTED.sub("", "신살: 태미(太微) 음귀(陰貴) 《역모(易冒)》:3 「世爻逢旺相者弗能傷」")
+        _QUOTED.sub("", "신살: 태미(太微) 음귀(陰貴) 《역모(易冒)》 「世爻逢旺相者弗能傷」")
     )
 
 

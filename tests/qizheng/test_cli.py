@@ -169,4 +169,6 @@ def test_text_names_the_broad_clauses_that_hold(capsys):
     assert broad  # e.g. p29.2 (閒神攘殿) in this chart
     assert main(["qizheng", "--at", AT, "--place", "서울"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("넓은 조목"))
-    assert all(pid in line for pid in broad)
+    # named as a reader names a passage (제29단 2구), never by its id (issue 33 item 5)
+    named = [f"제{int(pid[1:3])}단 {pid.split('.')[1]}구" for pid in broad]
+    assert all(name in line for name in named) and not any(pid in line for pid in broad)

@@ -45,6 +45,7 @@ STATIC = (
     "status",
     "reading",
     "broad",
+    "note",
 )  # pattern texts (data, not computed)
 
 
