@@ -235,6 +235,8 @@ async def test_macros_give_the_page_the_import_gives(ctx):
             reply = await dispatch(Incoming("telegram", "1", "1", text, lang_hint=hint), ctx)
             replies.setdefault(reply.view, []).append(reply)
     for page in MACRO_PAGES:
+        if "liuyao" not in page and "shensha" not in page:
+            continue  # a page of another view using these macros (the daily reading's): its own tests render it
         view = "liuyao" if "liuyao" in page else "shensha"
         for reply in replies[view]:
             envs = [channel_environment(reply.lang, c) for c in ("telegram", "discord", "console")]

@@ -200,7 +200,7 @@ def test_the_number_helpers_write_what_the_style_guide_says():
     assert gettext("lzh", "qizheng.xian.title", on="2041-07-01", age="52.12", xu=52).endswith(
         "生五十二年又一月 · 虛歲五十二"
     )
-    assert cite("lzh", "seed 003 entries 2, 3 「閉口」") == "八課例第二例、第三例 「閉口」"
+    assert cite("lzh", "seed 003 entries 2, 3 「閉口」") == "八課例第二例、第三例「閉口」"
     assert typeset("lzh", "八專先於遙克 · 眞太陽時 · 布鲁克林") == "八專先於遙剋 · 真太陽時 · 布鲁克林"
     assert typeset("lzh", "(外為天將) · 時區：Asia/Seoul (常) · 12:30 (UTC+09:00)") == (
         "（外為天將） · 時區：Asia/Seoul（常） · 12:30 (UTC+09:00)"
