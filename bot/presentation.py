@@ -35,7 +35,7 @@ from bot.sending import (
     split_telegram_html,
     visible_len,
 )
-from bot.views import first_page, page_title, pages_of, render
+from bot.views import first_page, page_title, pages_of, picture_alt, render
 
 CHANNELS = ("telegram", "discord", "console")
 SHORT_CAPTION = 200  # visible characters of a photo's caption when the reply does not fit one
@@ -58,7 +58,8 @@ class Message:
     ``caption``: the Telegram photo caption. ``title``/``footer``: the Discord embed's. ``hint``: the console's
     line naming the other pages. ``picture_page``: a page edit on a message that may lack the picture must put
     it back (Telegram: the picture's own page, fitting a caption — ``caption`` is then the page; Discord: any
-    page of a cast with a picture)."""
+    page of a cast with a picture). ``alt``: the picture's description (its alt text on Discord), set
+    wherever a picture is sent or put back."""
 
     channel: str
     text: str
@@ -70,6 +71,7 @@ class Message:
     footer: str | None = None
     hint: str | None = None
     picture_page: bool = False
+    alt: str | None = None  # what the picture draws (Discord: the attachment's description, its alt text)
 
 
 def present(
@@ -145,9 +147,10 @@ def _telegram(
 
 
 def _discord(reply: Reply, owner: str, page: str | None, png: bytes | None, *, edit: bool) -> Message:
+    alt = picture_alt(reply) if png is not None or (edit and reply.view in pictures.PICTURE_PAGES) else None
     if page is None:  # not a stored cast's page: the text, and the /settings choices if any
         rows = tuple(tuple(row[:5]) for row in choice_buttons(reply, owner)[:5])
-        return Message("discord", render(reply, "discord"), None, rows, png)
+        return Message("discord", render(reply, "discord"), None, rows, png, alt=alt)
     body = render(reply, "discord", page=page)
     lines = body.split("\n", 1)  # every page template opens with its title line; the embed has a title
     description = lines[1].strip("\n") if len(lines) > 1 else body
@@ -174,6 +177,7 @@ def _discord(reply: Reply, owner: str, page: str | None, png: bytes | None, *, e
         title=title[:EMBED_TITLE_LIMIT],
         footer=footer[:EMBED_FOOTER_LIMIT] or None,
         picture_page=reply.view in pictures.PICTURE_PAGES,
+        alt=alt,
     )
 
 
@@ -320,7 +324,8 @@ def daily_message(text: str, lang: str, channel: str, picture: bytes | None) -> 
     caption is the reading (:func:`reading_caption`), on Discord the text with the picture attached."""
     if channel == "telegram" and picture is not None:
         return Message("telegram", "", picture=picture, caption=reading_caption(text, lang))
-    return Message(channel, text, picture=picture)
+    alt = gettext(lang, "chat.picture.daily") if picture is not None else None
+    return Message(channel, text, picture=picture, alt=alt)
 
 
 __all__ = [

@@ -55,6 +55,7 @@ class DiscordTransport:
             before_request=before_request,
             file=shown.picture,
             filename=pictures.FILENAME,
+            description=shown.alt,
         )
         return outcome
 
