@@ -93,6 +93,7 @@ class DiscordMessenger(Protocol):
         before_request: BeforeRequest | None = None,
         file: bytes | None = None,
         filename: str = ...,
+        description: str | None = None,
     ) -> Awaitable[SendOutcome]: ...
 
 

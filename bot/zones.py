@@ -110,7 +110,8 @@ def zone_names() -> tuple[ZoneName, ...]:
     """The places of ``bot/data/zones.json``, in its order (the first to claim a name keeps it)."""
     rows = json.loads(TABLE.read_text(encoding="utf-8"))["zones"]
     return tuple(
-        ZoneName(r["zone"], r["ko"], r["lzh"], tuple(r.get("names", ())), tuple(r.get("abbr", ()))) for r in rows
+        ZoneName(r["zone"], r["ko"], r["lzh"], tuple(r.get("names", ())), tuple(r.get("abbr", ())))
+        for r in rows
     )
 
 
@@ -118,7 +119,9 @@ def zone_names() -> tuple[ZoneName, ...]:
 def standard_offset(name: str) -> int:
     """The standard UTC offset of the zone ``name`` in minutes (the smaller of January's and July's)."""
     tz = zone(name)
-    return min(int((at.astimezone(tz).utcoffset() or at - at).total_seconds()) // 60 for at in REFERENCE_INSTANTS)
+    return min(
+        int((at.astimezone(tz).utcoffset() or at - at).total_seconds()) // 60 for at in REFERENCE_INSTANTS
+    )
 
 
 def parse_offset(text: str) -> int | None:

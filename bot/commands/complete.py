@@ -30,7 +30,9 @@ def zones(current: str, lang: str) -> list[tuple[str, str]]:
         name = match.ko if lang == "ko" else match.lzh
         if match.fixed or not name:
             name = gettext(lang, "chat.zone.fixed") if match.fixed else match.zone.rsplit("/", 1)[-1]
-        shown = gettext(lang, "chat.zone.choice", name=name, zone=match.zone, offset=show_offset(match.offset))
+        shown = gettext(
+            lang, "chat.zone.choice", name=name, zone=match.zone, offset=show_offset(match.offset)
+        )
         out.append((shown, match.zone))
     return out
 

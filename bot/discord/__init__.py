@@ -241,9 +241,7 @@ class SikpanClient(discord.AutoShardedClient):
         # a user-installable app (issue 34 item 4): every command is offered for a server install and a user
         # install, in servers, in the bot's DM and in private channels (group DMs), unless its spec says
         # otherwise (:func:`contexts_of`)
-        self.tree = app_commands.CommandTree(
-            self, allowed_contexts=EVERYWHERE, allowed_installs=INSTALLS
-        )
+        self.tree = app_commands.CommandTree(self, allowed_contexts=EVERYWHERE, allowed_installs=INSTALLS)
         self.tree.error(self.on_app_command_error)
         self.synced: list[app_commands.AppCommand] = []
         self.handled: deque[SendOutcome] = deque(maxlen=HANDLED_KEPT)  # the latest outcomes only
@@ -339,7 +337,8 @@ class SikpanClient(discord.AutoShardedClient):
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             return
-        if spec.subscribes and not self.may_post(interaction):  # a server with the app installed by the user only
+        # a subscription where the bot may never post (a server where only the user installed the app)
+        if spec.subscribes and not self.may_post(interaction):
             lang = await resolve_lang(incoming, self.ctx)
             reply = error_reply("bot.error.not_installed", lang, name=spec.name)
             await interaction.response.send_message(

@@ -18,6 +18,7 @@ POSIX-signed ``Etc/GMT-9``; KST is tzdata's abbreviation of Asia/Seoul.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -104,7 +105,7 @@ async def test_the_fake_refuses_what_discord_refuses():
             form = aiohttp.FormData()
             form.add_field(
                 "payload_json",
-                '{"attachments": [{"id": 0, "filename": "a.png", "description": "%s"}]}' % description,
+                json.dumps({"attachments": [{"id": 0, "filename": "a.png", "description": description}]}),
                 content_type="application/json",
             )
             form.add_field("files[0]", b"\x89PNG", filename="a.png", content_type="image/png")
@@ -196,7 +197,9 @@ async def test_tz_autocomplete_and_typed_names_find_zones_by_korean_and_chinese_
             asked = await dc.autocomplete("tz", {"zone": typed}, "zone", where="dm", locale=locale)
             await dc.wait_acked(asked, timeout=10)
             assert asked.ack_type == 8
-            assert asked.choices[0]["value"] == zone and asked.choices[0]["name"].startswith(name), asked.choices
+            assert asked.choices[0]["value"] == zone and asked.choices[0]["name"].startswith(name), (
+                asked.choices
+            )
             assert zone in asked.choices[0]["name"]
         asked = await dc.autocomplete("tz", {"zone": "UTC+9"}, "zone")
         await dc.wait_acked(asked, timeout=10)

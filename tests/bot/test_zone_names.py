@@ -63,7 +63,13 @@ def test_find_nothing(typed):
 
 
 def test_offsets():
-    assert [parse_offset(t) for t in ("UTC+9", "utc−3:30", "+0545", "GMT", "9")] == [540, -210, 345, None, None]
+    assert [parse_offset(t) for t in ("UTC+9", "utc−3:30", "+0545", "GMT", "9")] == [
+        540,
+        -210,
+        345,
+        None,
+        None,
+    ]
     assert fixed_zone(540) == "Etc/GMT-9" and fixed_zone(0) == "Etc/GMT" and fixed_zone(330) is None
 
 

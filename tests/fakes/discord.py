@@ -201,7 +201,9 @@ class FakeDiscord(LoopbackServer):
         self.user_id = snowflake()  # a default human user
         self.friend_id = snowflake()  # the user's friend in the group DM (``where="private"``)
         self.private_channel_id = snowflake()  # that group DM
-        self.foreign_guild_id = snowflake()  # a server the bot never joined (a user install's, ``install="user"``)
+        self.foreign_guild_id = (
+            snowflake()
+        )  # a server the bot never joined (a user install's, ``install="user"``)
         self.foreign_channel_id = snowflake()
         self.requests: list[Request] = []
         self.messages: list[dict[str, Any]] = []
@@ -396,7 +398,10 @@ class FakeDiscord(LoopbackServer):
             if description is not None:
                 if not isinstance(description, str) or len(description) > ATTACHMENT_DESCRIPTION_LIMIT:
                     raise _DiscordError(
-                        400, 50035, "Invalid Form Body", errors={"attachments": {"description": "BASE_TYPE_MAX_LENGTH"}}
+                        400,
+                        50035,
+                        "Invalid Form Body",
+                        errors={"attachments": {"description": "BASE_TYPE_MAX_LENGTH"}},
                     )
                 attachment["description"] = description
             size = _image_size(data)
@@ -535,7 +540,9 @@ class FakeDiscord(LoopbackServer):
         if registered is not None:
             contexts = registered.get("contexts")
             installs = registered.get("integration_types") or [0]
-            if (contexts is not None and CONTEXTS[where] not in contexts) or INSTALLS[install] not in installs:
+            if (contexts is not None and CONTEXTS[where] not in contexts) or INSTALLS[
+                install
+            ] not in installs:
                 raise ValueError(f"Discord does not offer /{name} in {where!r} for a {install!r} install")
         data: dict[str, Any] = {
             "id": command_id or (registered or {}).get("id") or snowflake(),
@@ -945,7 +952,9 @@ class FakeDiscord(LoopbackServer):
             channel_id = m.group(1)
             if channel_id in self._forbidden:
                 code = self._forbidden[channel_id]
-                raise _DiscordError(403, code, "Missing Access" if code == 50001 else "Cannot send messages to this user")
+                raise _DiscordError(
+                    403, code, "Missing Access" if code == 50001 else "Cannot send messages to this user"
+                )
             self._validate_message(body or {}, req.uploads)
             message = self._message(channel_id, body or {}, uploads=req.uploads)
             self.messages.append(
