@@ -273,6 +273,14 @@ FAMILIES: dict[str, dict[str, str]] = {
         "when": N_("chat.option.when"),
         "zone": N_("chat.option.zone"),
     },
+    # a slash command's fixed choice as Discord shows it in ko / zh-TW (its value is what is typed elsewhere)
+    "chat.choice": {
+        "lang.ko": N_("chat.choice.lang.ko"),
+        "lang.lzh": N_("chat.choice.lang.lzh"),
+        "confirm.yes": N_("chat.choice.confirm.yes"),
+        "method.coins": N_("chat.choice.method.coins"),
+        "method.time": N_("chat.choice.method.time"),
+    },
     # what a cast's picture draws (its alt text on Discord: bot.views.picture_alt), by picture kind
     "chat.picture": {
         "cast": N_("chat.picture.cast"),

@@ -30,7 +30,7 @@ import logging
 import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import discord
@@ -109,6 +109,14 @@ def option_msgid(name: str) -> str:
     """The message id of an option's localized name (``chat.option.<name>``), "" for an option without one."""
     try:
         return msgids.msgid("chat.option", name)
+    except KeyError:
+        return ""
+
+
+def choice_msgid(option: str, value: str) -> str:
+    """The message id of a fixed choice's localized name (``chat.choice.<option>.<value>``), "" for none."""
+    try:
+        return msgids.msgid("chat.choice", f"{option}.{value}")
     except KeyError:
         return ""
 
@@ -265,10 +273,17 @@ class SikpanClient(discord.AutoShardedClient):
         ]
         descriptions: dict[str, app_commands.locale_str] = {}
         renames: dict[str, app_commands.locale_str] = {}  # the option names, localized by the translator
+        choices: dict[str, list[app_commands.Choice[str]]] = {}  # fixed choices, their names localized too
         for arg in spec.args:
             annotation: Any = _TYPES.get(arg.type, str)
             if arg.choices:
-                annotation = Literal[tuple(arg.choices)]
+                annotation = str
+                choices[arg.name] = [
+                    app_commands.Choice(
+                        name=app_commands.locale_str(v, msgid=choice_msgid(arg.name, v)), value=v
+                    )
+                    for v in arg.choices
+                ]
             if not arg.required:
                 annotation = annotation | None
             params.append(
@@ -288,6 +303,7 @@ class SikpanClient(discord.AutoShardedClient):
         callback.__dict__["__signature__"] = inspect.Signature(params)
         callback.__dict__["__discord_app_commands_param_description__"] = descriptions
         callback.__dict__["__discord_app_commands_param_rename__"] = renames
+        callback.__dict__["__discord_app_commands_param_choices__"] = choices
         command: app_commands.Command[Any, ..., Any] = app_commands.Command(
             name=app_commands.locale_str(spec.name, msgid=spec.name_msgid),
             description=app_commands.locale_str(

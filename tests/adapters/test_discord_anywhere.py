@@ -64,6 +64,14 @@ async def test_registered_for_both_installs_and_every_context_with_localized_opt
                 assert set(option["description_localizations"]) == {"ko", "zh-TW"}
         named = {o["name"] for c in commands.values() for o in c.get("options") or []}
         assert {"when", "category", "lines", "use", "zone"} <= named
+        # the fixed choices keep their values and show localized names (동전 던지기 for ``coins``)
+        method = next(o for o in commands["liuyao"]["options"] if o["name"] == "method")
+        for choice in method["choices"]:
+            msgid = "chat.choice.method." + choice["value"]
+            assert choice["name_localizations"] == {
+                "ko": gettext("ko", msgid),
+                "zh-TW": gettext("lzh", msgid),
+            }
         when = next(o for o in commands["cast"]["options"] if o["name"] == "when")
         assert when["name_localizations"] != {"ko": "when", "zh-TW": "when"}  # a word of each language
     with pytest.raises(ValueError):  # Discord never offers /daily in a group DM: nothing could arrive there

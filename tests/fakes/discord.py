@@ -1139,6 +1139,12 @@ class FakeDiscord(LoopbackServer):
                 taken.add(name)
             if len(o.get("choices") or []) > 25:
                 raise bad("options.choices", "BASE_TYPE_MAX_LENGTH")
+            for choice in o.get("choices") or []:  # a choice's name (and its localizations): 1–100 characters
+                names = {"": choice.get("name", ""), **(choice.get("name_localizations") or {})}
+                if not set(names) - {""} <= LOCALES:
+                    raise bad("options.choices.name_localizations", "LOCALE_INVALID")
+                if not all(isinstance(v, str) and 1 <= len(v) <= 100 for v in names.values()):
+                    raise bad("options.choices", "BASE_TYPE_BAD_LENGTH")
 
     @staticmethod
     def _validate_message(
