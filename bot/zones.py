@@ -7,7 +7,7 @@ is refused by the file system (``OSError: File name too long``), a name with a N
 ``ValueError``. :func:`zone_or_none` turns all of these into ``None``; callers answer with their
 localized message (``bot.error.bad_tz`` in chats, ``bot.error.config_tz`` for ``SIKPAN_TZ``).
 
-:class:`ZoneIndex` is the searchable table of zone names: the places of ``bot/data/zones.json`` (a zone's
+:class:`ZoneIndex` is the searchable table of zone names: the places of ``locales/zones.json`` (a zone's
 Korean and Chinese names, its abbreviations as tzdata writes them — KST, JST, CST … —, the countries and
 other names it goes by) and the cities given to it (the 七政 engine's city table, ``bot.features.common.
 zone_index``), each naming its IANA zone; and UTC offsets (``UTC+9``, ``GMT-5``, ``+05:30``). Both the
@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache, lru_cache
-from pathlib import Path
+from importlib import resources
 from typing import Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -64,7 +64,7 @@ def is_zone(name: str) -> bool:
 
 # ---- the names of zones ------------------------------------------------------------------------------------
 
-TABLE = Path(__file__).parent / "data" / "zones.json"
+TABLE: Final = resources.files("locales").joinpath("zones.json")  # the names are the user's words: locales/
 # A zone's offsets are read from tzdata at these instants (January and July: either side of any DST) of this
 # year's rules; the smaller is its standard offset (north and south of the equator alike)
 REFERENCE_INSTANTS: Final = (datetime(2026, 1, 15, 12, tzinfo=UTC), datetime(2026, 7, 15, 12, tzinfo=UTC))
@@ -107,7 +107,7 @@ def key(text: str) -> str:
 
 @cache
 def zone_names() -> tuple[ZoneName, ...]:
-    """The places of ``bot/data/zones.json``, in its order (the first to claim a name keeps it)."""
+    """The places of ``locales/zones.json``, in its order (the first to claim a name keeps it)."""
     rows = json.loads(TABLE.read_text(encoding="utf-8"))["zones"]
     return tuple(
         ZoneName(r["zone"], r["ko"], r["lzh"], tuple(r.get("names", ())), tuple(r.get("abbr", ())))

@@ -62,7 +62,7 @@ def zone_of(user: UserSettings | None, ctx: AppContext) -> ZoneInfo:
 
 @cache
 def zone_index() -> ZoneIndex:
-    """The one table of zone names (:class:`bot.zones.ZoneIndex`): the places of ``bot/data/zones.json``, then
+    """The one table of zone names (:class:`bot.zones.ZoneIndex`): the places of ``locales/zones.json``, then
     the 七政 engine's cities (by descending population; Korean, Chinese and English names) in their zones."""
     cities = (ZoneName(p.tz, p.ko, p.zh, (p.name,)) for p in places())
     return ZoneIndex(zone_names(), cities)

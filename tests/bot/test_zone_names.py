@@ -1,4 +1,4 @@
-"""The table of zone names (``bot/data/zones.json`` + the 七政 cities, :class:`bot.zones.ZoneIndex`, issue 34
+"""The table of zone names (``locales/zones.json`` + the 七政 cities, :class:`bot.zones.ZoneIndex`, issue 34
 item 4): the typed ``/tz`` and the autocomplete read the same names.
 
 Expected values come from tzdata itself (an abbreviation is the zone's ``tzname`` in January or July, its
