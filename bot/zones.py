@@ -167,6 +167,12 @@ def _areas() -> tuple[str, ...]:
     return tuple(z for z in names if not z.startswith(("Etc/", "SystemV/")) and is_zone(z))
 
 
+@cache
+def _area_keys() -> tuple[str, ...]:
+    """The :func:`key` of each of :func:`_areas` (computed once)."""
+    return tuple(key(name) for name in _areas())
+
+
 class ZoneIndex:
     """The one searchable table of zone names: the places of :func:`zone_names`, then ``cities`` (each a
     zone and its names, Korean and Chinese first), then the IANA names themselves."""
@@ -174,10 +180,14 @@ class ZoneIndex:
     def __init__(self, places: Iterable[ZoneName], cities: Iterable[ZoneName] = ()) -> None:
         self.entries: tuple[ZoneName, ...] = tuple(e for e in (*places, *cities) if is_zone(e.zone))
         self._exact: dict[str, ZoneName] = {}
-        for entry in self.entries:
-            for name in (*entry.names(), *entry.abbr):
-                if name:
-                    self._exact.setdefault(key(name), entry)
+        # each entry's names and abbreviations as keys, computed once (autocomplete searches per keystroke)
+        self._keys: tuple[tuple[ZoneName, tuple[str, ...], tuple[str, ...]], ...] = tuple(
+            (e, tuple(key(n) for n in e.names() if n), tuple(key(n) for n in e.abbr if n))
+            for e in self.entries
+        )
+        for entry, names, abbrs in self._keys:
+            for name in (*names, *abbrs):
+                self._exact.setdefault(name, entry)
 
     def match(self, entry: ZoneName) -> ZoneMatch:
         return ZoneMatch(entry.zone, entry.ko, entry.lzh, standard_offset(entry.zone))
@@ -239,14 +249,14 @@ class ZoneIndex:
             for match in self._at_offset(offset):
                 add(match)
             return found
-        for entry in self.entries:
-            if any(name and key(name).startswith(k) for name in (*entry.names(), *entry.abbr)):
+        for entry, names, abbrs in self._keys:
+            if entry.zone not in seen and any(name.startswith(k) for name in (*names, *abbrs)):
                 add(self.match(entry))
-        for entry in self.entries:
-            if any(name and k in key(name) for name in entry.names()):
+        for entry, names, _ in self._keys:
+            if entry.zone not in seen and any(k in name for name in names):
                 add(self.match(entry))
-        for name in _areas():
-            if k in key(name):
+        for name, area_key in zip(_areas(), _area_keys(), strict=True):
+            if k in area_key:
                 add(ZoneMatch(name, "", "", standard_offset(name)))
         return found
 
