@@ -53,7 +53,8 @@ Uploads (multipart/form-data: ``payload_json`` and ``files[n]`` parts, as discor
     :attr:`uploaded` by attachment id. An embed image ``attachment://name`` is answered with that
     attachment's URL. More than 10 files → 400 50035; a file over :attr:`upload_limit` → 413 40005; an entry
     naming neither an upload nor a kept attachment → 400 50035. An entry's ``description`` (alt text, at most
-    1,024 characters, else 400 50035) is kept on the attachment, as Discord keeps it.
+    1,024 characters, else 400 50035) is kept on the attachment, as Discord keeps it; with
+    :attr:`require_alt_text` (the tests' ``dc`` fixture) a picture without one is refused (400 50035).
 
 Commands (the bulk overwrite, :meth:`_validate_command`)
     Names and their ``name_localizations`` as Discord's regex ``^[-_\\p{L}\\p{N}\\p{sc=Deva}\\p{sc=Thai}]{1,32}$``
@@ -187,6 +188,9 @@ class FakeDiscord(LoopbackServer):
     ack_deadline: float = 3.0
     upload_limit: int = 10 * 1024 * 1024  # bytes per file (the default upload limit of a bot)
     heartbeat_interval_ms: int = 41250
+    # a test's own rule, not Discord's (which allows a picture without one): every uploaded picture must carry
+    # its description (alt text), else 400 50035 — the ``dc`` fixture turns it on for every end-to-end test
+    require_alt_text: bool = False
     bucket_limit: int = 5
     bucket_window: float = 1.0
     guild_locale: str = "ko"
@@ -407,6 +411,13 @@ class FakeDiscord(LoopbackServer):
             size = _image_size(data)
             if size is not None:
                 attachment.update(width=size[0], height=size[1], content_type="image/png")
+                if self.require_alt_text and not attachment.get("description"):
+                    raise _DiscordError(
+                        400,
+                        50035,
+                        "Invalid Form Body",
+                        errors={"attachments": {"description": "REQUIRED (test)"}},
+                    )
             self.uploaded[attachment["id"]] = data
             out.append(attachment)
         return out
