@@ -9,6 +9,13 @@
   ``ko`` and ``zh-TW`` (文言) locales by an ``app_commands.Translator``. They are synced on start in
   ``setup_hook``: the registered commands are read (``GET /applications/{id}/commands``) and, unless they
   already match, replaced by one bulk overwrite (``PUT``); set ``sync=False`` to skip.
+- A user-installable app (issue 34 item 4): every command is registered for a server install and a user
+  install (``integration_types`` 0, 1) and offered in servers, the bot's DM and private channels
+  (``contexts`` 0, 1, 2); a subscription (``CommandSpec.subscribes``) not in private channels and refused in a
+  server where only the user installed the app (the bot could never post there). Option names and the fixed
+  choices are localized too (``chat.option.*``, ``chat.choice.*``). Only the bot's DM is a private chat: a
+  private channel is answered like a server's channel (the user's own data ephemerally).
+- Every picture is uploaded with its description (alt text, ``Message.alt``).
 - Every command defers first (``interaction.response.defer(thinking=True)``, so the 3-second rule holds
   whatever the chart costs), then runs ``dispatch`` and sends the rendered reply as follow-ups through
   :class:`bot.discord.sender.DiscordSender` (split at 2000, mentions escaped, ``AllowedMentions.none()``).
