@@ -97,6 +97,7 @@ class DiscordMessenger(Protocol):
         view: Any = None,
         file: bytes | None = None,
         filename: str = ...,
+        description: str | None = None,
     ) -> Awaitable[SendOutcome]: ...
 
     def buttons(self, rows: Sequence[Sequence[tuple[str, str]]]) -> Any: ...  # (label, data) → a ui.View

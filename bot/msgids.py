@@ -252,6 +252,45 @@ FAMILIES: dict[str, dict[str, str]] = {
         "liuyao": N_("chat.settings.group.liuyao"),
         "qizheng": N_("chat.settings.group.qizheng"),
     },
+    # a slash command option's name as Discord shows it in ko / zh-TW (bot.discord's translator; the option's
+    # ASCII name is what every other channel types)
+    "chat.option": {
+        "art": N_("chat.option.art"),
+        "before": N_("chat.option.before"),
+        "category": N_("chat.option.category"),
+        "command": N_("chat.option.command"),
+        "confirm": N_("chat.option.confirm"),
+        "day": N_("chat.option.day"),
+        "lang": N_("chat.option.lang"),
+        "latitude": N_("chat.option.latitude"),
+        "lines": N_("chat.option.lines"),
+        "longitude": N_("chat.option.longitude"),
+        "method": N_("chat.option.method"),
+        "month": N_("chat.option.month"),
+        "number": N_("chat.option.number"),
+        "option": N_("chat.option.option"),
+        "outcome": N_("chat.option.outcome"),
+        "setting": N_("chat.option.setting"),
+        "text": N_("chat.option.text"),
+        "use": N_("chat.option.use"),
+        "value": N_("chat.option.value"),
+        "when": N_("chat.option.when"),
+        "zone": N_("chat.option.zone"),
+    },
+    # a slash command's fixed choice as Discord shows it in ko / zh-TW (its value is what is typed elsewhere)
+    "chat.choice": {
+        "lang.ko": N_("chat.choice.lang.ko"),
+        "lang.lzh": N_("chat.choice.lang.lzh"),
+        "confirm.yes": N_("chat.choice.confirm.yes"),
+        "method.coins": N_("chat.choice.method.coins"),
+        "method.time": N_("chat.choice.method.time"),
+    },
+    # what a cast's picture draws (its alt text on Discord: bot.views.picture_alt), by picture kind
+    "chat.picture": {
+        "cast": N_("chat.picture.cast"),
+        "liuyao": N_("chat.picture.liuyao"),
+        "qizheng": N_("chat.picture.qizheng"),
+    },
     "chat.help.choices": {
         "category": N_("chat.help.choices.category"),
         "method": N_("chat.help.choices.method"),

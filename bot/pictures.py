@@ -36,7 +36,7 @@ MEDIA_TYPE = "image/png"
 KINDS = frozenset({"cast", "liuyao", "qizheng"})  # history kinds whose reply has a picture
 # The page of each paged view that is the picture's own (盤): on Telegram it puts the picture back on a
 # message that lost it; every other page of a photo message only changes the caption.
-PICTURE_PAGES: Mapping[str, str] = {"cast": "brief", "qizheng": "brief"}
+PICTURE_PAGES: Mapping[str, str] = {"cast": "brief", "liuyao": "brief", "qizheng": "brief"}
 
 
 @dataclass(frozen=True)

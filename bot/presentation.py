@@ -46,7 +46,7 @@ from bot.sending import (
     split_telegram_html,
     visible_len,
 )
-from bot.views import first_page, page_title, pages_of, render
+from bot.views import first_page, page_title, pages_of, picture_alt, render
 
 CHANNELS = ("telegram", "discord", "console")
 SHORT_CAPTION = 200  # visible characters of a photo's caption when the reply does not fit one
@@ -70,7 +70,8 @@ class Message:
     ``caption``: the Telegram photo caption. ``title``/``footer``: the Discord embed's. ``hint``: the console's
     line naming the other pages. ``picture_page``: a page edit on a message that may lack the picture must put
     it back (Telegram: the picture's own page, fitting a caption — ``caption`` is then the page; Discord: any
-    page of a cast with a picture)."""
+    page of a cast with a picture). ``alt``: the picture's description (its alt text on Discord), set
+    wherever a picture is sent or put back."""
 
     channel: str
     text: str
@@ -82,6 +83,7 @@ class Message:
     footer: str | None = None
     hint: str | None = None
     picture_page: bool = False
+    alt: str | None = None  # what the picture draws (Discord: the attachment's description, its alt text)
 
 
 def present(
@@ -160,9 +162,10 @@ def _telegram(
 
 
 def _discord(reply: Reply, owner: str, page: str | None, png: bytes | None, *, edit: bool) -> Message:
+    alt = picture_alt(reply) if png is not None or (edit and reply.view in pictures.PICTURE_PAGES) else None
     if page is None:  # not a stored cast's page: the text, and the /settings choices if any
         rows = tuple(tuple(row[:5]) for row in choice_buttons(reply, owner)[:5])
-        return Message("discord", render(reply, "discord"), None, rows, png)
+        return Message("discord", render(reply, "discord"), None, rows, png, alt=alt)
     body = render(reply, "discord", page=page)
     lines = body.split("\n", 1)  # every page template opens with its title line; the embed has a title
     description = lines[1].strip("\n") if len(lines) > 1 else body
@@ -195,6 +198,7 @@ def _discord(reply: Reply, owner: str, page: str | None, png: bytes | None, *, e
         title=title[:EMBED_TITLE_LIMIT],
         footer=footer[:EMBED_FOOTER_LIMIT] or None,
         picture_page=reply.view in pictures.PICTURE_PAGES,
+        alt=alt,
     )
 
 
@@ -410,7 +414,8 @@ def daily_message(
         if visible_len(text) <= TELEGRAM_CAPTION_LIMIT:
             return Message("telegram", "", first, buttons, picture, caption=text)
         return Message("telegram", text, first, buttons, picture)
-    return Message(channel, text, first, buttons, picture=picture)
+    alt = gettext(lang, "chat.picture.daily") if picture is not None else None
+    return Message(channel, text, first, buttons, picture=picture, alt=alt)
 
 
 def day_page(

@@ -404,6 +404,25 @@ def page_title(reply: Reply) -> tuple[str, str]:
     return (f"{title} · #{number}" if number else title), typeset(reply.lang, " ".join(footer.split()))
 
 
+ALT_LIMIT = 1024  # a Discord attachment's description (alt text)
+
+
+def picture_alt(reply: Reply) -> str | None:
+    """The description (alt text) of the picture of ``reply``'s cast: what the picture draws, then the cast as
+    ``/history`` sums it up (``templates/chat/picture_alt.txt.j2``: the view's ``Stored.summary`` and line),
+    plain text of at most :data:`ALT_LIMIT` characters; None for a reply without a picture kind."""
+    spec = stored_as_view(reply.view)
+    stored = spec.stored if spec is not None else None
+    kind = reply.picture.kind if reply.picture is not None else (stored.picture if stored is not None else "")
+    if not kind:
+        return None
+    summary = stored.summary(reply.context) if stored is not None and stored.summary is not None else {}
+    line = stored.line if stored is not None and summary else ""
+    env = channel_environment(reply.lang, "console")
+    text = env.get_template("chat/picture_alt.txt.j2").render(kind=kind, s=summary, line=line)
+    return " ".join(text.split())[:ALT_LIMIT] or None
+
+
 def extras_of(view: str, page: str | None = None) -> Extras | None:
     """The language-dependent data ``view`` needs besides its stored context (``Stored.extras``; kept out of
     the history rows), or None — also for a page that reads none (``Page.extras``; StrictUndefined: a page that

@@ -92,7 +92,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "isal": PICTURES,
     "jplephem": EPHEMERIS,
     "python-dotenv": ("tests/bot/test_config.py",),
-    "tzdata": ("tests/calendar/test_zones.py",),
+    "tzdata": ("tests/calendar/test_zones.py", "tests/bot/test_zone_names.py"),
     "uvloop": ("tests/bot/test_run_loop.py",),
     "aiohttp": CHAT,
     "httpx": CHAT,

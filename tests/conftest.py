@@ -15,7 +15,8 @@ from tests.fakes.discord import FakeDiscord
 @pytest.fixture
 async def dc() -> AsyncIterator[FakeDiscord]:
     """A fake Discord gateway + REST server on 127.0.0.1."""
-    async with FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200) as fake:
+    # every picture the bot uploads must carry its alt text (issue 34 item 4)
+    async with FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200, require_alt_text=True) as fake:
         yield fake
 
 

@@ -8,9 +8,10 @@ the name in the reader's language. Pure lookups over the zone database and the �
 from __future__ import annotations
 
 import unicodedata
-import zoneinfo
-from functools import cache
 
+from bot.features.common import zone_index
+from bot.i18n import gettext
+from bot.zones import show_offset
 from engine import lexicon
 from engine.qizheng.places import places
 
@@ -21,16 +22,19 @@ def _key(text: str) -> str:
     return unicodedata.normalize("NFKC", text).strip().casefold().replace(" ", "").replace("_", "")
 
 
-@cache
-def _zones() -> tuple[str, ...]:
-    return tuple(sorted(z for z in zoneinfo.available_timezones() if "/" in z and not z.startswith("Etc/")))
-
-
-def zones(current: str) -> list[tuple[str, str]]:
-    key = _key(current)
-    found = [z for z in _zones() if key in _key(z)] if key else ["Asia/Seoul", "Asia/Taipei", "Asia/Shanghai"]
-    found.sort(key=lambda z: (not _key(z.split("/")[-1]).startswith(key), z))
-    return [(z, z) for z in found[:LIMIT]]
+def zones(current: str, lang: str) -> list[tuple[str, str]]:
+    """The zones a half-typed name may mean (:meth:`bot.zones.ZoneIndex.search`: 서 → 서울, 上海, KST, UTC+9),
+    shown as ``서울 · Asia/Seoul · UTC+9`` in the reader's language; the value is the IANA name."""
+    out: list[tuple[str, str]] = []
+    for match in zone_index().search(current, LIMIT):
+        name = match.ko if lang == "ko" else match.lzh
+        if match.fixed or not name:
+            name = gettext(lang, "chat.zone.fixed") if match.fixed else match.zone.rsplit("/", 1)[-1]
+        shown = gettext(
+            lang, "chat.zone.choice", name=name, zone=match.zone, offset=show_offset(match.offset)
+        )
+        out.append((shown, match.zone))
+    return out
 
 
 def cities(current: str, lang: str) -> list[tuple[str, str]]:
@@ -71,7 +75,7 @@ def suggest(source: str, current: str, lang: str) -> list[tuple[str, str]]:
     """(shown name, value) pairs for ``current`` from ``source`` ("zone" | "place" | "liuyao_use" |
     "liuren_topic")."""
     if source == "zone":
-        return zones(current)
+        return zones(current, lang)
     if source == "place":
         return cities(current, lang)
     if source == "liuyao_use":

@@ -9,6 +9,13 @@
   ``ko`` and ``zh-TW`` (文言) locales by an ``app_commands.Translator``. They are synced on start in
   ``setup_hook``: the registered commands are read (``GET /applications/{id}/commands``) and, unless they
   already match, replaced by one bulk overwrite (``PUT``); set ``sync=False`` to skip.
+- A user-installable app (issue 34 item 4): every command is registered for a server install and a user
+  install (``integration_types`` 0, 1) and offered in servers, the bot's DM and private channels
+  (``contexts`` 0, 1, 2); a subscription (``CommandSpec.subscribes``) not in private channels and refused in a
+  server where only the user installed the app (the bot could never post there). Option names and the fixed
+  choices are localized too (``chat.option.*``, ``chat.choice.*``). Only the bot's DM is a private chat: a
+  private channel is answered like a server's channel (the user's own data ephemerally).
+- Every picture is uploaded with its description (alt text, ``Message.alt``).
 - Every command defers first (``interaction.response.defer(thinking=True)``, so the 3-second rule holds
   whatever the chart costs), then runs ``dispatch`` and sends the rendered reply as follow-ups through
   :class:`bot.discord.sender.DiscordSender` (split at 2000, mentions escaped, ``AllowedMentions.none()``).
@@ -27,16 +34,17 @@ import asyncio
 import inspect
 import io
 import logging
+import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import discord
 import yarl
 from discord import app_commands
 
-from bot import logs, metrics, pictures, privacy
+from bot import logs, metrics, msgids, pictures, privacy
 from bot.admission import Verdict
 from bot.commands import (
     CommandSpec,
@@ -76,6 +84,21 @@ DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
 _TYPES: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool}
 _LOCALES = {discord.Locale.korean: "ko", discord.Locale.taiwan_chinese: "lzh"}
 ATTACHMENT_URL = f"attachment://{pictures.FILENAME}"  # an embed's image: the message's own attachment
+# where the commands are offered (issue 34 item 4): installed to a server or to a user, and used in servers,
+# in the bot's DM and in private channels (group DMs and DMs between users, where only the interaction
+# can answer)
+EVERYWHERE = app_commands.AppCommandContext(guild=True, dm_channel=True, private_channel=True)
+INSTALLS = app_commands.AppInstallationType(guild=True, user=True)
+# a command that keeps posting to its chat (a subscription) is not offered where the bot may never post
+WHERE_IT_POSTS = app_commands.AppCommandContext(guild=True, dm_channel=True, private_channel=False)
+_NAME = re.compile(r"[-_\w]{1,32}")  # Discord's command and option names (letters, digits, - and _)
+_NAME_LOCATIONS = frozenset(
+    {
+        app_commands.TranslationContextLocation.command_name,
+        app_commands.TranslationContextLocation.group_name,
+        app_commands.TranslationContextLocation.parameter_name,
+    }
+)
 HANDLED_KEPT = 1000  # outcomes kept in ``SikpanClient.handled`` (for tests and metrics); older ones drop
 
 
@@ -83,6 +106,35 @@ def configure_endpoints(api_base_url: str, gateway_url: str) -> None:
     """Point discord.py's REST routes and gateway at the given URLs (process-wide class attributes)."""
     discord.http.Route.BASE = api_base_url.rstrip("/")
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
+def contexts_of(spec: CommandSpec) -> app_commands.AppCommandContext:
+    """Where Discord offers ``/spec.name``: everywhere, but a subscription (``CommandSpec.subscribes``) not in
+    private channels, where the bot is no member and could never deliver."""
+    return WHERE_IT_POSTS if spec.subscribes else EVERYWHERE
+
+
+def option_msgid(name: str) -> str:
+    """The message id of an option's localized name (``chat.option.<name>``), "" for an option without one."""
+    try:
+        return msgids.msgid("chat.option", name)
+    except KeyError:
+        return ""
+
+
+def choice_msgid(option: str, value: str) -> str:
+    """The message id of a fixed choice's localized name (``chat.choice.<option>.<value>``), "" for none."""
+    try:
+        return msgids.msgid("chat.choice", f"{option}.{value}")
+    except KeyError:
+        return ""
+
+
+def command_name(text: str) -> str | None:
+    """``text`` as a Discord command or option name (lowercase, spaces as ``-``), or None when Discord would
+    refuse it (more than 32 characters, punctuation)."""
+    name = "-".join(text.lower().split())
+    return name if _NAME.fullmatch(name) else None
 
 
 def _describe(lang: str, msgid: str, fallback: str) -> str:
@@ -93,7 +145,9 @@ def _describe(lang: str, msgid: str, fallback: str) -> str:
 
 
 class CatalogTranslator(app_commands.Translator):
-    """Localizes command and option descriptions from the gettext catalogs (``msgid`` in the extras)."""
+    """Localizes command and option names and descriptions from the gettext catalogs (``msgid`` in the
+    extras) for Discord's ``ko`` and ``zh-TW`` (文言) locales: a name only as Discord accepts one
+    (:func:`command_name`), a description cut to 100 characters."""
 
     async def translate(
         self,
@@ -106,7 +160,11 @@ class CatalogTranslator(app_commands.Translator):
         if lang is None or not msgid:
             return None
         text = gettext(lang, msgid).split("\n", 1)[0].strip()
-        return text[:100] if text and text != msgid else None
+        if not text or text == msgid:
+            return None
+        if context.location in _NAME_LOCATIONS:
+            return command_name(text)
+        return text[:100]
 
 
 def command_line(spec: CommandSpec, values: dict[str, Any]) -> str:
@@ -197,7 +255,10 @@ class SikpanClient(discord.AutoShardedClient):
         self.sender = sender
         self.sync_on_start = sync
         self.prefix = prefix
-        self.tree = app_commands.CommandTree(self)
+        # a user-installable app (issue 34 item 4): every command is offered for a server install and a user
+        # install, in servers, in the bot's DM and in private channels (group DMs), unless its spec says
+        # otherwise (:func:`contexts_of`)
+        self.tree = app_commands.CommandTree(self, allowed_contexts=EVERYWHERE, allowed_installs=INSTALLS)
         self.tree.error(self.on_app_command_error)
         self.synced: list[app_commands.AppCommand] = []
         self.handled: deque[SendOutcome] = deque(maxlen=HANDLED_KEPT)  # the latest outcomes only
@@ -220,10 +281,18 @@ class SikpanClient(discord.AutoShardedClient):
             )
         ]
         descriptions: dict[str, app_commands.locale_str] = {}
+        renames: dict[str, app_commands.locale_str] = {}  # the option names, localized by the translator
+        choices: dict[str, list[app_commands.Choice[str]]] = {}  # fixed choices, their names localized too
         for arg in spec.args:
             annotation: Any = _TYPES.get(arg.type, str)
             if arg.choices:
-                annotation = Literal[tuple(arg.choices)]
+                annotation = str
+                choices[arg.name] = [
+                    app_commands.Choice(
+                        name=app_commands.locale_str(v, msgid=choice_msgid(arg.name, v)), value=v
+                    )
+                    for v in arg.choices
+                ]
             if not arg.required:
                 annotation = annotation | None
             params.append(
@@ -237,10 +306,13 @@ class SikpanClient(discord.AutoShardedClient):
             descriptions[arg.name] = app_commands.locale_str(
                 _describe(lang, arg.description_msgid, arg.name), msgid=arg.description_msgid
             )
+            renames[arg.name] = app_commands.locale_str(arg.name, msgid=option_msgid(arg.name))
         # discord.py reads a callback's parameters from its signature and their descriptions from this
         # attribute (what ``@app_commands.describe`` sets): both are generated here from the ArgSpecs.
         callback.__dict__["__signature__"] = inspect.Signature(params)
         callback.__dict__["__discord_app_commands_param_description__"] = descriptions
+        callback.__dict__["__discord_app_commands_param_rename__"] = renames
+        callback.__dict__["__discord_app_commands_param_choices__"] = choices
         command: app_commands.Command[Any, ..., Any] = app_commands.Command(
             name=app_commands.locale_str(spec.name, msgid=spec.name_msgid),
             description=app_commands.locale_str(
@@ -250,6 +322,7 @@ class SikpanClient(discord.AutoShardedClient):
         )
         if spec.admin_in_groups:  # e.g. /daily: only members who may manage the server see it in guilds
             command.default_permissions = discord.Permissions(manage_guild=True)
+        command.allowed_contexts = contexts_of(spec)
         for arg in spec.args:
             if arg.complete:
                 command.autocomplete(arg.name)(self._completer(arg.complete))
@@ -289,6 +362,16 @@ class SikpanClient(discord.AutoShardedClient):
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             return
+        # a subscription where the bot may never post (a server where only the user installed the app)
+        if spec.subscribes and not self.may_post(interaction):
+            lang = await resolve_lang(incoming, self.ctx)
+            reply = error_reply("bot.error.not_installed", lang, name=spec.name)
+            await interaction.response.send_message(
+                self.sender.prepare(present(reply, "discord").text),
+                ephemeral=True,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            return
         private = privacy.answer_privately(spec.name, incoming.chat_kind, incoming.private_reply)
         await interaction.response.defer(thinking=True, ephemeral=spec.ephemeral or private)
         reply = await dispatch(incoming, self.ctx)
@@ -307,6 +390,7 @@ class SikpanClient(discord.AutoShardedClient):
             file=shown.picture,
             filename=pictures.FILENAME,
             documents=[(f.filename, f.data) for f in reply.files],
+            description=shown.alt,
         )
         self.handled.append(outcome)
 
@@ -450,7 +534,7 @@ class SikpanClient(discord.AutoShardedClient):
         png = pictures.render(reply.picture, reply.lang)
         if png is None:
             return []
-        return [discord.File(io.BytesIO(png), filename=pictures.FILENAME)]
+        return [discord.File(io.BytesIO(png), filename=pictures.FILENAME, description=shown.alt)]
 
     async def change_setting(self, interaction: discord.Interaction, opened: Opened) -> None:
         """A ``/settings`` button: the owner's ``/settings …`` line, run and shown in place (UPDATE_MESSAGE);
@@ -519,13 +603,26 @@ class SikpanClient(discord.AutoShardedClient):
             file=shown.picture,
             filename=pictures.FILENAME,
             documents=[(f.filename, f.data) for f in reply.files],
+            description=shown.alt,
         )
         self.handled.append(outcome)
+
+    @staticmethod
+    def may_post(interaction: discord.Interaction) -> bool:
+        """May the bot post to the interaction's channel later (a subscription's readings)? In its own DM and in
+        a server that installed it, yes; in a private channel (a group DM) or a server where only the user
+        installed the app (``authorizing_integration_owners`` without the server) it is no member: no."""
+        if interaction.context.private_channel:
+            return False
+        return interaction.guild_id is None or interaction.is_guild_integration()
 
     @staticmethod
     def incoming(interaction: discord.Interaction, text: str) -> Incoming:
         user = interaction.user
         in_guild = interaction.guild_id is not None
+        # others read a server's channel and a private channel (a group DM, a DM between two users, where a
+        # user-installed app answers): only the bot's own DM is a private chat
+        shared = in_guild or interaction.context.private_channel
         perms = interaction.permissions
         return Incoming(
             platform="discord",
@@ -533,7 +630,7 @@ class SikpanClient(discord.AutoShardedClient):
             user_id=str(user.id),
             text=text,
             lang_hint=str(interaction.locale.value) if interaction.locale else None,
-            chat_kind="group" if in_guild else "private",
+            chat_kind="group" if shared else "private",
             user_is_admin=(not in_guild) or bool(perms.administrator or perms.manage_guild),
             display_name=user.display_name,
             private_reply=True,  # an interaction can always be answered ephemerally

@@ -106,12 +106,14 @@ class DiscordSender:
         file: bytes | None = None,
         filename: str = "chart.png",
         documents: Sequence[tuple[str, bytes]] = (),
+        description: str | None = None,
     ) -> SendOutcome:
         """Send to ``target``: a ``discord.abc.Messageable`` (channel, user, member) or an interaction
         ``followup`` webhook (then ``ephemeral`` applies). ``embed`` (a ready ``discord.Embed``) is sent
         alone instead of ``text``; ``view`` (buttons) goes with the last message. ``file`` (PNG bytes) is
         uploaded with the first message as ``files[0]`` named ``filename`` (multipart ``payload_json``),
-        in the same request: an embed shows it with ``embed.set_image(url="attachment://chart.png")``.
+        in the same request: an embed shows it with ``embed.set_image(url="attachment://chart.png")``;
+        ``description`` is its alt text (the attachment's ``description``, at most 1,024 characters).
         ``documents`` ((filename, bytes) each, ``/export``) are uploaded with the first message instead."""
         is_webhook = isinstance(target, discord.Webhook)
         ident = target_id or str(getattr(target, "id", "?"))
@@ -139,7 +141,9 @@ class DiscordSender:
             while True:
                 attempt += 1
                 if file is not None and index == 0:  # a fresh File per attempt: a send reads it to the end
-                    kwargs["file"] = discord.File(io.BytesIO(file), filename=filename)
+                    kwargs["file"] = discord.File(
+                        io.BytesIO(file), filename=filename, description=(description or "")[:1024] or None
+                    )
                 elif documents and index == 0:
                     kwargs["files"] = [
                         discord.File(io.BytesIO(data), filename=name) for name, data in documents

@@ -57,6 +57,7 @@ class DiscordTransport:
             view=sender.buttons(button_rows(shown)),
             file=shown.picture,
             filename=pictures.FILENAME,
+            description=shown.alt,
         )
         return outcome
 

@@ -182,6 +182,9 @@ class CommandSpec:
     admin_in_groups: bool = False  # in groups only platform admins may run it
     hidden: bool = False  # not listed by /help, no Discord command
     private_only: bool = False  # shows the caller's own data: never answered to a group (bot.privacy)
+    # it keeps sending to the chat it was given in (a subscription): offered only where the bot itself can
+    # post (Discord: not in group DMs, nor in a server where only the user installed the app)
+    subscribes: bool = False
     order: int = 100  # position in /help (then registration order)
     stored: Stored | None = None  # its casts are kept in the history
 
@@ -328,6 +331,7 @@ def command(
     admin_in_groups: bool = False,
     hidden: bool = False,
     private_only: bool = False,
+    subscribes: bool = False,
     order: int = 100,
     stored: Stored | None = None,
 ) -> Callable[[Handler], Handler]:
@@ -350,6 +354,7 @@ def command(
                 admin_in_groups=admin_in_groups,
                 hidden=hidden,
                 private_only=private_only,
+                subscribes=subscribes,
                 order=order,
                 stored=stored,
             )

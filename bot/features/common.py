@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 from importlib import metadata
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -16,11 +17,11 @@ from bot import jsonio
 from bot.context import AppContext
 from bot.features.base import Cast, CommandError, Incoming, Reply, reply, stored_as_kind
 from bot.storage import HistoryEntry, JsonText, UserSettings
-from bot.zones import zone_or_none
+from bot.zones import ZoneIndex, ZoneName, zone_names, zone_or_none
 from engine.calendar import resolve_local as calendar_resolve_local
 from engine.core.cycle import BRANCH_CHARS, STEM_CHARS, Branch, GanZhi
 from engine.errors import EngineInputError
-from engine.qizheng.places import find_place
+from engine.qizheng.places import find_place, places
 
 log = logging.getLogger(__name__)
 
@@ -59,12 +60,22 @@ def zone_of(user: UserSettings | None, ctx: AppContext) -> ZoneInfo:
     return zone_or_none(name) or zone_or_none(ctx.settings.tz) or ZoneInfo("UTC")
 
 
+@cache
+def zone_index() -> ZoneIndex:
+    """The one table of zone names (:class:`bot.zones.ZoneIndex`): the places of ``locales/zones.json``, then
+    the 七政 engine's cities (by descending population; Korean, Chinese and English names) in their zones."""
+    cities = (ZoneName(p.tz, p.ko, p.zh, (p.name,)) for p in places())
+    return ZoneIndex(zone_names(), cities)
+
+
 def check_zone(name: str) -> str:
-    """A valid IANA zone name (``Asia/Seoul``, case as typed is kept) or CommandError (never another error:
-    ``America`` is a directory of the zone database, see :mod:`bot.zones`)."""
-    if zone_or_none(name) is None:
+    """The IANA zone ``name`` names (``Asia/Seoul``; a place or city 서울 · 上海, an abbreviation KST, an
+    offset UTC+9: :meth:`bot.zones.ZoneIndex.find`) or CommandError (never another error: ``America`` is a
+    directory of the zone database, see :mod:`bot.zones`)."""
+    found = zone_index().find(name.strip())
+    if found is None:
         raise CommandError("bot.error.bad_tz", value=name[:64])
-    return name
+    return found
 
 
 _DATE_RE = re.compile(r"^(\d{4})[-./](\d{1,2})[-./](\d{1,2})$")

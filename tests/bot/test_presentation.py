@@ -147,7 +147,8 @@ def test_a_daily_reading_is_one_photo_captioned_on_telegram_and_text_with_its_pi
     short = "<b>오늘</b>\n甲子日"
     assert daily_message(short, "ko", "telegram", png) == Message("telegram", "", picture=png, caption=short)
     assert daily_message(short, "ko", "telegram", None) == Message("telegram", short)
-    assert daily_message(short, "ko", "discord", png) == Message("discord", short, picture=png)
+    alt = gettext("ko", "chat.picture.daily")  # the picture's description (alt text) on Discord
+    assert daily_message(short, "ko", "discord", png) == Message("discord", short, picture=png, alt=alt)
 
     long = "\n".join(f"{i}: 甲子 乙丑 丙寅 丁卯 戊辰 己巳" for i in range(80))
     caption = daily_message(long, "ko", "telegram", png).caption

@@ -63,7 +63,10 @@ async def test_telegram_private_and_group(tg, tmp_path, lang):
 @pytest.mark.parametrize("lang", ["ko", "lzh"])
 async def test_discord_embed_says_what_was_assumed(tmp_path, lang):
     locale = {"ko": "ko", "lzh": "zh-TW"}[lang]
-    async with FakeDiscord(ack_deadline=3.0) as dc, discord_at(dc, str(tmp_path / "db.sqlite"), AT):
+    async with (
+        FakeDiscord(ack_deadline=3.0, require_alt_text=True) as dc,
+        discord_at(dc, str(tmp_path / "db.sqlite"), AT),
+    ):
         inter = await dc.slash("cast", {"when": "庚辰 8"}, locale=locale)
         [first] = await dc.wait_followups(inter, 1, timeout=15)
         assert components(first)

@@ -176,7 +176,10 @@ async def test_discord_embed_pages_and_stars_only_on_moving_lines(tmp_path, lang
     moving, static_only = _moving_and_static_stars("797979", "午", "丁卯")  # lines 2, 4, 6 move (the 9s)
     assert moving and static_only
     locale = {"ko": "ko", "lzh": "zh-TW"}[lang]
-    async with FakeDiscord(ack_deadline=3.0) as dc, discord_at(dc, str(tmp_path / "db.sqlite"), WU_DINGMAO):
+    async with (
+        FakeDiscord(ack_deadline=3.0, require_alt_text=True) as dc,
+        discord_at(dc, str(tmp_path / "db.sqlite"), WU_DINGMAO),
+    ):
         inter = await dc.slash("liuyao", {"lines": f"878878 {LAWSUIT[lang]}"}, locale=locale)
         [first] = await dc.wait_followups(inter, 1, timeout=15)
         [embed] = first["embeds"]

@@ -101,7 +101,10 @@ async def test_console_without_save_shows_the_xian_of_today(ctx, clock):
 
 
 async def test_discord_guild_answers_privately_with_the_xian_page(tmp_path):
-    async with FakeDiscord(ack_deadline=3.0) as dc, discord_at(dc, str(tmp_path / "db.sqlite"), TODAY):
+    async with (
+        FakeDiscord(ack_deadline=3.0, require_alt_text=True) as dc,
+        discord_at(dc, str(tmp_path / "db.sqlite"), TODAY),
+    ):
         inter = await dc.slash("qizheng", {"when": f"{BIRTH['ko']} 2027 save"})
         [first] = await dc.wait_followups(inter, 1, timeout=15)
         assert first.get("flags", 0) & 64  # ephemeral: birth data goes to the caller alone

@@ -109,6 +109,7 @@ async def test_guild_channel_daily_delivered_once_and_non_admin_refused(dc, tmp_
         # the reading's first message, in the same request (multipart files[0])
         [picture] = posts[0]["attachments"]
         assert picture["filename"] == "chart.png" and min(picture["width"], picture["height"]) >= 640
+        assert picture["description"] == gettext("ko", "chat.picture.daily")  # its alt text (issue 34)
         assert dc.uploaded[picture["id"]].startswith(b"\x89PNG")
         assert all(not m["attachments"] for m in posts[1:])
         rows = await store.deliveries(sub.id)

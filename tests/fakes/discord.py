@@ -52,7 +52,18 @@ Uploads (multipart/form-data: ``payload_json`` and ``files[n]`` parts, as discor
     ``filename``, ``size``, ``url``, and ``width``/``height``/``content_type`` for a picture; the bytes are in
     :attr:`uploaded` by attachment id. An embed image ``attachment://name`` is answered with that
     attachment's URL. More than 10 files → 400 50035; a file over :attr:`upload_limit` → 413 40005; an entry
-    naming neither an upload nor a kept attachment → 400 50035.
+    naming neither an upload nor a kept attachment → 400 50035. An entry's ``description`` (alt text, at most
+    1,024 characters, else 400 50035) is kept on the attachment, as Discord keeps it; with
+    :attr:`require_alt_text` (the tests' ``dc`` fixture) a picture without one is refused (400 50035).
+
+Commands (the bulk overwrite, :meth:`_validate_command`)
+    Names and their ``name_localizations`` as Discord's regex ``^[-_\\p{L}\\p{N}\\p{sc=Deva}\\p{sc=Thai}]{1,32}$``
+    and lowercase; descriptions and ``description_localizations`` 1–100; locales of Discord's list
+    (:data:`LOCALES`); option names unique per locale; ``integration_types`` ⊆ {0, 1} and ``contexts`` ⊆
+    {0, 1, 2}: otherwise 400 50035. Interactions come only from where a registered command is offered:
+    ``slash(…, where="dm" | "private" | "guild", install="guild" | "user")`` (:meth:`interaction_payload`),
+    with ``context`` and ``authorizing_integration_owners`` as Discord sends them; the bot may not post
+    to the group DM or to the server it never joined (403 50001), only answer the interaction.
 
 Fault injection
     ``user_message(content, user_id=None, dm=False)`` dispatches MESSAGE_CREATE (for prefix commands);
@@ -81,6 +92,7 @@ import json
 import math
 import re
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -92,12 +104,37 @@ from tests.fakes._server import LoopbackServer
 
 CONTENT_LIMIT = 2000
 API_PREFIX = "/api/v10"
+ATTACHMENT_DESCRIPTION_LIMIT = 1024  # an attachment's description (alt text)
+# Discord's locales (docs "Reference", "Locales"): the keys of name_localizations / description_localizations
+LOCALES = frozenset(
+    {"id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl", "no", "pl",
+     "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi", "th", "zh-CN", "ja", "zh-TW",
+     "ko"}
+)  # fmt: skip
+# interaction context types (``context``) and installation types (``authorizing_integration_owners`` keys)
+CONTEXTS = {"guild": 0, "dm": 1, "private": 2}
+INSTALLS = {"guild": 0, "user": 1}
 
 _snowflakes = itertools.count(1_100_000_000_000_000_000)
 
 
 def snowflake() -> str:
     return str(next(_snowflakes))
+
+
+def _name_char(ch: str) -> bool:
+    """One character of ``[-_\\p{L}\\p{N}\\p{sc=Deva}\\p{sc=Thai}]`` (Python's ``re`` has no ``\\p``: the
+    general category for letters and numbers, the Unicode blocks of the two scripts for their marks)."""
+    if ch in "-_" or unicodedata.category(ch)[0] in "LN":
+        return True
+    code = ord(ch)
+    return 0x0900 <= code <= 0x097F or 0xA8E0 <= code <= 0xA8FF or 0x0E00 <= code <= 0x0E7F
+
+
+def valid_name(name: str) -> bool:
+    """A command or option name (or a localization of one) as Discord accepts it: 1–32 characters of
+    :func:`_name_char`, lowercase wherever a character has a lowercase form."""
+    return 1 <= len(name) <= 32 and all(_name_char(ch) for ch in name) and name == name.lower()
 
 
 @dataclass
@@ -151,6 +188,9 @@ class FakeDiscord(LoopbackServer):
     ack_deadline: float = 3.0
     upload_limit: int = 10 * 1024 * 1024  # bytes per file (the default upload limit of a bot)
     heartbeat_interval_ms: int = 41250
+    # a test's own rule, not Discord's (which allows a picture without one): every uploaded picture must carry
+    # its description (alt text), else 400 50035 — the ``dc`` fixture turns it on for every end-to-end test
+    require_alt_text: bool = False
     bucket_limit: int = 5
     bucket_window: float = 1.0
     guild_locale: str = "ko"
@@ -163,6 +203,12 @@ class FakeDiscord(LoopbackServer):
         self.channel_id = snowflake()
         self.owner_id = snowflake()
         self.user_id = snowflake()  # a default human user
+        self.friend_id = snowflake()  # the user's friend in the group DM (``where="private"``)
+        self.private_channel_id = snowflake()  # that group DM
+        self.foreign_guild_id = (
+            snowflake()
+        )  # a server the bot never joined (a user install's, ``install="user"``)
+        self.foreign_channel_id = snowflake()
         self.requests: list[Request] = []
         self.messages: list[dict[str, Any]] = []
         self.uploaded: dict[str, bytes] = {}  # attachment id → the bytes uploaded (files[n] parts)
@@ -178,7 +224,8 @@ class FakeDiscord(LoopbackServer):
         self._session_ids: dict[str, tuple[int, int]] = {}  # session_id → its shard, for RESUME
         self._seq = 0
         self._fails: list[_Fail] = []
-        self._forbidden: dict[str, int] = {}
+        # the bot is no member of the group DM or of the other server: it may not post there (50001)
+        self._forbidden: dict[str, int] = {self.private_channel_id: 50001, self.foreign_channel_id: 50001}
         self._buckets: dict[str, tuple[float, int]] = {}
         self._changed = asyncio.Condition()
         self._ready = asyncio.Event()
@@ -351,9 +398,26 @@ class FakeDiscord(LoopbackServer):
                 "url": f"http://{self.host}:{self.port}/attachments/{channel_id}/{filename}",
                 "proxy_url": f"http://{self.host}:{self.port}/attachments/{channel_id}/{filename}",
             }
+            description = entry.get("description")
+            if description is not None:
+                if not isinstance(description, str) or len(description) > ATTACHMENT_DESCRIPTION_LIMIT:
+                    raise _DiscordError(
+                        400,
+                        50035,
+                        "Invalid Form Body",
+                        errors={"attachments": {"description": "BASE_TYPE_MAX_LENGTH"}},
+                    )
+                attachment["description"] = description
             size = _image_size(data)
             if size is not None:
                 attachment.update(width=size[0], height=size[1], content_type="image/png")
+                if self.require_alt_text and not attachment.get("description"):
+                    raise _DiscordError(
+                        400,
+                        50035,
+                        "Invalid Form Body",
+                        errors={"attachments": {"description": "REQUIRED (test)"}},
+                    )
             self.uploaded[attachment["id"]] = data
             out.append(attachment)
         return out
@@ -460,16 +524,39 @@ class FakeDiscord(LoopbackServer):
         user_id: str | int | None = None,
         locale: str = "ko",
         dm: bool = False,
+        where: str | None = None,
+        install: str | None = None,
         permissions: str = "2248473465835073",
         command_id: str | None = None,
     ) -> dict[str, Any]:
+        """An interaction as Discord sends it from ``where`` — ``"guild"`` (the default), ``"dm"`` (the bot's
+        DM with the user; also ``dm=True``) or ``"private"`` (a group DM the bot is not in) — for an app
+        installed by ``install``: ``"guild"`` (the default in a guild: the fake's guild, where the bot is) or
+        ``"user"`` (the default in DMs; in a guild it is :attr:`foreign_guild_id`, a server the bot never
+        joined). ``context`` and ``authorizing_integration_owners`` say so, as Discord's do (docs
+        "Interactions": a guild install in a guild ``{"0": guild id}``, in the bot's DM ``{"0": "0"}``; a user
+        install ``{"1": user id}``). Discord offers a command only in the contexts and installs it was
+        registered for: for a registered command anything else raises ``ValueError`` (``contexts`` absent =
+        every context; ``integration_types`` absent = guild install only)."""
+        where = where or ("dm" if dm else "guild")
+        install = install or ("guild" if where == "guild" else "user")
+        if where not in CONTEXTS or install not in INSTALLS or (where == "private" and install != "user"):
+            raise ValueError(f"no interaction from {where!r} for a {install!r} install")
         typed = []
         for key, value in (options or {}).items():
             kind = 4 if isinstance(value, int) and not isinstance(value, bool) else 5 if isinstance(value, bool) else 10 if isinstance(value, float) else 3  # fmt: skip
             typed.append({"name": key, "type": kind, "value": value})
         synced = {c["name"]: c for cmds in self.synced.values() for c in cmds}
+        registered = synced.get(name)
+        if registered is not None:
+            contexts = registered.get("contexts")
+            installs = registered.get("integration_types") or [0]
+            if (contexts is not None and CONTEXTS[where] not in contexts) or INSTALLS[
+                install
+            ] not in installs:
+                raise ValueError(f"Discord does not offer /{name} in {where!r} for a {install!r} install")
         data: dict[str, Any] = {
-            "id": command_id or synced.get(name, {}).get("id") or snowflake(),
+            "id": command_id or (registered or {}).get("id") or snowflake(),
             "name": name,
             "type": 1,
             "options": typed,
@@ -486,8 +573,9 @@ class FakeDiscord(LoopbackServer):
             "attachment_size_limit": 8 * 1024 * 1024,
             "app_permissions": permissions,
             "data": data,
+            "context": CONTEXTS[where],
         }
-        if dm:
+        if where == "dm":
             # one DM channel per user and bot, as on Discord (and as user_says(dm=True) names it)
             dm_channel = str(int(user["id"]) + 1)
             payload.update(
@@ -500,15 +588,37 @@ class FakeDiscord(LoopbackServer):
                     "flags": 0,
                 },
                 user=user,
-                context=1,
+                authorizing_integration_owners={"1": str(user["id"])} if install == "user" else {"0": "0"},
+            )
+        elif where == "private":
+            # a group DM of the user and a friend: the bot is no member (it answers through the interaction only)
+            payload.update(
+                channel_id=self.private_channel_id,
+                channel={
+                    "id": self.private_channel_id,
+                    "type": 3,
+                    "recipients": [user, self.user(self.friend_id, "friend")],
+                    "owner_id": str(user["id"]),
+                    "name": None,
+                    "icon": None,
+                    "last_message_id": None,
+                    "flags": 0,
+                },
+                user=user,
                 authorizing_integration_owners={"1": str(user["id"])},
+                app_permissions="0",
             )
         else:
+            foreign = install == "user"  # a user install: a server the bot never joined
+            guild_id = self.foreign_guild_id if foreign else self.guild_id
+            channel = self.channel()
+            if foreign:
+                channel = {**channel, "id": self.foreign_channel_id, "guild_id": guild_id}
             payload.update(
-                guild_id=self.guild_id,
+                guild_id=guild_id,
                 guild_locale=self.guild_locale,
-                channel_id=self.channel_id,
-                channel=self.channel(),
+                channel_id=channel["id"],
+                channel=channel,
                 member={
                     "user": user,
                     "roles": [],
@@ -521,9 +631,8 @@ class FakeDiscord(LoopbackServer):
                     "avatar": None,
                     "pending": False,
                 },
-                context=0,
-                authorizing_integration_owners={"0": self.guild_id},
-                guild={"id": self.guild_id, "locale": self.guild_locale, "features": []},
+                authorizing_integration_owners={"1": str(user["id"])} if foreign else {"0": guild_id},
+                guild={"id": guild_id, "locale": self.guild_locale, "features": []},
             )
         return payload
 
@@ -854,7 +963,9 @@ class FakeDiscord(LoopbackServer):
             channel_id = m.group(1)
             if channel_id in self._forbidden:
                 code = self._forbidden[channel_id]
-                raise _DiscordError(403, code, "Cannot send messages to this user")
+                raise _DiscordError(
+                    403, code, "Missing Access" if code == 50001 else "Cannot send messages to this user"
+                )
             self._validate_message(body or {}, req.uploads)
             message = self._message(channel_id, body or {}, uploads=req.uploads)
             self.messages.append(
@@ -992,24 +1103,59 @@ class FakeDiscord(LoopbackServer):
 
     @staticmethod
     def _validate_command(c: dict[str, Any]) -> None:
-        name = c.get("name", "")
-        if not re.fullmatch(r"[-_\w]{1,32}", name) or name != name.lower():
-            raise _DiscordError(
-                400, 50035, "Invalid Form Body", errors={"name": "APPLICATION_COMMAND_INVALID_NAME"}
-            )
+        """A command of a bulk overwrite as Discord checks it (docs "Application Commands"): names 1–32
+        characters of ``^[-_\\p{L}\\p{N}\\p{sc=Deva}\\p{sc=Thai}]{1,32}$``, lowercase where the script has
+        case (``name_localizations`` too, per locale, and unique per locale among a command's options),
+        descriptions 1–100 (``description_localizations`` too), locales of Discord's list only, ≤ 25
+        options and choices; ``integration_types`` ⊆ {0 guild install, 1 user install}, ``contexts`` ⊆
+        {0 guild, 1 bot DM, 2 private channel}, both non-empty when given."""
+
+        def bad(field: str, code: str) -> _DiscordError:
+            return _DiscordError(400, 50035, "Invalid Form Body", errors={field: code})
+
+        def check_names(item: dict[str, Any], field: str) -> None:
+            if not valid_name(str(item.get("name", ""))):
+                raise bad(field, "APPLICATION_COMMAND_INVALID_NAME")
+            names = item.get("name_localizations") or {}
+            if not isinstance(names, dict) or not set(names) <= LOCALES:
+                raise bad(field + ".name_localizations", "LOCALE_INVALID")
+            if not all(isinstance(v, str) and valid_name(v) for v in names.values()):
+                raise bad(field + ".name_localizations", "APPLICATION_COMMAND_INVALID_NAME")
+            texts = item.get("description_localizations") or {}
+            if not isinstance(texts, dict) or not set(texts) <= LOCALES:
+                raise bad(field + ".description_localizations", "LOCALE_INVALID")
+            if not all(isinstance(v, str) and 1 <= len(v) <= 100 for v in texts.values()):
+                raise bad(field + ".description_localizations", "BASE_TYPE_BAD_LENGTH")
+
+        check_names(c, "name")
         if not 1 <= len(c.get("description", "")) <= 100:
-            raise _DiscordError(
-                400, 50035, "Invalid Form Body", errors={"description": "BASE_TYPE_BAD_LENGTH"}
-            )
-        if len(c.get("options") or []) > 25:
-            raise _DiscordError(400, 50035, "Invalid Form Body", errors={"options": "BASE_TYPE_MAX_LENGTH"})
-        for o in c.get("options") or []:
-            if not 1 <= len(o.get("description", "")) <= 100 or not re.fullmatch(
-                r"[-_\w]{1,32}", o.get("name", "")
-            ):
-                raise _DiscordError(
-                    400, 50035, "Invalid Form Body", errors={"options": "BASE_TYPE_BAD_LENGTH"}
-                )
+            raise bad("description", "BASE_TYPE_BAD_LENGTH")
+        for key, allowed in (("integration_types", {0, 1}), ("contexts", {0, 1, 2})):
+            if key in c and c[key] is not None:
+                values = c[key]
+                if not isinstance(values, list) or not values or not set(values) <= allowed:
+                    raise bad(key, "BASE_TYPE_CHOICES")
+        options = c.get("options") or []
+        if len(options) > 25:
+            raise bad("options", "BASE_TYPE_MAX_LENGTH")
+        seen: dict[str, set[str]] = {}
+        for o in options:
+            check_names(o, "options")
+            if not 1 <= len(o.get("description", "")) <= 100:
+                raise bad("options", "BASE_TYPE_BAD_LENGTH")
+            for locale, name in [("", o.get("name", "")), *(o.get("name_localizations") or {}).items()]:
+                taken = seen.setdefault(locale, set())
+                if name in taken:
+                    raise bad("options", "APPLICATION_COMMAND_OPTION_NAME_ALREADY_EXISTS")
+                taken.add(name)
+            if len(o.get("choices") or []) > 25:
+                raise bad("options.choices", "BASE_TYPE_MAX_LENGTH")
+            for choice in o.get("choices") or []:  # a choice's name (and its localizations): 1–100 characters
+                names = {"": choice.get("name", ""), **(choice.get("name_localizations") or {})}
+                if not set(names) - {""} <= LOCALES:
+                    raise bad("options.choices.name_localizations", "LOCALE_INVALID")
+                if not all(isinstance(v, str) and 1 <= len(v) <= 100 for v in names.values()):
+                    raise bad("options.choices", "BASE_TYPE_BAD_LENGTH")
 
     @staticmethod
     def _validate_message(

@@ -63,7 +63,7 @@ async def lang(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
 )
 async def tz(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
     if args:
-        word = args[0].strip()
+        word = " ".join(args).strip()  # a place of two words (미국 동부, New York) is one name
         if word.lower() in RESET_WORDS:
             await ctx.storage.update_user(incoming.user_key, tz=None)
         else:

@@ -125,6 +125,7 @@ def _can_change(incoming: Incoming) -> None:
     usage_msgid=N_("bot.usage.daily"),
     args=(ArgSpec("setting", "string", required=False, description_msgid=N_("bot.arg.daily.setting")),),
     admin_in_groups=True,
+    subscribes=True,
     order=4,
 )
 async def daily(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
