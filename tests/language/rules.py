@@ -1,0 +1,196 @@
+"""The rule checks of what users read (issue 33 item 2), one function per rule, shared by the language tests.
+
+- :func:`latin_words`: a Latin word beyond what a user types or a machine names (a zone, a UTC offset, a
+  /command, an --option, a setting's key and value as typed);
+- :func:`hanja_runs`: in ko, three or more Hanja outside a 한글(漢字) pair or a 「」 quotation;
+- :func:`reading_errors`: in ko, a 한글(漢字) pair whose reading does not match its characters — by the readings
+  of :func:`readings` (the project's own pairs: the term tables ``locales/ko/terms/*.json``,
+  ``locales/ko/hanja.json`` and the terminology tables ``locales/terms/*.json``), and a term of those tables
+  spelled otherwise than the table says;
+- :func:`dueum_errors`: in ko, a Sino-Korean word that breaks the 두음 법칙 at its start (라계 → 나계).
+
+The 文言 rules are ``test_wenyan``'s (digits, half-width punctuation, modern words, variants).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HANJA = "\u3400-\u9fff\uf900-\ufaff"
+HANGUL = "\uac00-\ud7a3"
+
+# --- Latin ---------------------------------------------------------------------------------------------------
+
+ALLOWED_LATIN = [
+    re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?(?:[+-]\d{2}:\d{2}|Z)?)?"),  # an instant
+    re.compile(r"\b[A-Z][A-Za-z]+(?:/[A-Za-z_+\-0-9]+)+"),  # an IANA zone name
+    re.compile(r"\bUTC(?:[+\-−]\d{1,2}(?::\d{2})?)?"),  # UTC, a UTC offset
+    re.compile(r"(?<![\w/])/[a-z_]+"),  # a /command
+    re.compile(r"\bsikpan(?: [a-z]+)*(?![a-z])"),  # the CLI and its subcommands, where a reply names them
+    re.compile(r"(?<![\w-])--?[a-z][a-z-]*(?:[ =][\w.:/+\-|,…]+)?"),  # an --option (with the value typed)
+    re.compile(r"\b[a-z]+(?:[._][a-z]+)+\b"),  # a setting's key as typed: liuren.gui_rule, day_starts
+    re.compile(r"\[[A-Z_|]+\]|\b[A-Z]{2,}(?:_[A-Z]+)*\b"),  # argparse's metavars: COMMAND, ISO, NAME=VALUE
+    re.compile(r"<[a-z/][^>]*>"),  # Telegram HTML markup
+    re.compile(r"\b\d+(?:\.\d+)?°/d\b"),  # a daily motion (degrees a day)
+]
+LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def latin_words(line: str, said: str = "", typed_words: tuple[str, ...] = ()) -> list[str]:
+    """The Latin words of ``line`` beyond the allow-list, what the user typed (``said``) and the option values
+    a user types (``typed_words``: /settings values, CLI choices)."""
+    for token in sorted(said.split(), key=len, reverse=True):
+        if not token.startswith("/") and re.search("[A-Za-z]", token):
+            line = line.replace(token, " ")
+    for pattern in ALLOWED_LATIN:
+        line = pattern.sub(" ", line)
+    return [w for w in LATIN_WORD.findall(line) if w not in typed_words]
+
+
+# --- Hanja runs (ko) -----------------------------------------------------------------------------------------
+
+PAIR = re.compile(rf"([{HANGUL}][{HANGUL}·\s]*)\(([{HANJA}·]+)\)")  # 한글(漢字)
+QUOTE = re.compile(r"「[^」]*」")
+HANJA_RUN = re.compile(rf"[{HANJA}](?:[{HANJA}\s·]*[{HANJA}]){{2,}}")
+
+
+def hanja_runs(line: str) -> list[str]:
+    """Runs of three or more Hanja (spaces and · between them) outside a 한글(漢字) pair or a 「」 quotation."""
+    line = QUOTE.sub(" ", PAIR.sub(" ", re.sub(r"</?[a-z]+>|\*\*", "", line)))
+    return [
+        m.group(0)
+        for m in HANJA_RUN.finditer(line)
+        if sum(ch.strip() != "" and ch != "·" for ch in m.group(0)) >= 3
+    ]
+
+
+# --- readings (ko) -------------------------------------------------------------------------------------------
+
+_CHO = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"
+_JUNG_Y = {2, 6, 7, 12, 17, 20}  # ㅑ ㅕ ㅖ ㅛ ㅠ ㅣ: ㄴ and ㄹ before them become ㅇ at a word's start
+
+
+def _parts(syllable: str) -> tuple[int, int, int]:
+    code = ord(syllable) - 0xAC00
+    return code // 588, (code % 588) // 28, code % 28
+
+
+def _join(cho: int, jung: int, jong: int) -> str:
+    return chr(0xAC00 + cho * 588 + jung * 28 + jong)
+
+
+def dueum(syllable: str) -> str:
+    """The syllable as a word's start writes it (한글 맞춤법 제10–12항): 녀→여, 려→여, 라→나, 뢰→뇌, 리→이."""
+    if not re.fullmatch(f"[{HANGUL}]", syllable):
+        return syllable
+    cho, jung, jong = _parts(syllable)
+    if cho == 5:  # ㄹ
+        return _join(11 if jung in _JUNG_Y else 2, jung, jong)
+    if cho == 2 and jung in _JUNG_Y:  # ㄴ before ㅣ/ㅑ/ㅕ/ㅛ/ㅠ
+        return _join(11, jung, jong)
+    return syllable
+
+
+def _pairs_of(table: object) -> list[tuple[str, str]]:
+    out = []
+    if isinstance(table, dict):
+        for key, value in table.items():
+            if isinstance(value, str) and not key.startswith("_"):
+                out.append((key, value))
+    return out
+
+
+@functools.cache
+def term_rows() -> tuple[dict[str, object], ...]:
+    rows: list[dict[str, object]] = []
+    for path in sorted((ROOT / "locales" / "terms").glob("*.json")):
+        rows += json.loads(path.read_text(encoding="utf-8"))["terms"]
+    return tuple(rows)
+
+
+@functools.cache
+def readings() -> dict[str, frozenset[str]]:
+    """Each character's readings as the project's own pairs give them, in the form inside a word (a reading
+    seen only at a word's start is kept too: 雷 뇌 from 뇌풍항 — then 뢰 inside a word is its 두음 pair)."""
+    pairs: list[tuple[str, str]] = []
+    for path in sorted((ROOT / "locales" / "ko" / "terms").glob("*.json")):
+        pairs += _pairs_of(json.loads(path.read_text(encoding="utf-8")))
+    pairs += _pairs_of(json.loads((ROOT / "locales" / "ko" / "hanja.json").read_text(encoding="utf-8")))
+    for row in term_rows():
+        pairs.append((str(row["hanja"]), str(row["ko"])))
+    table: dict[str, set[str]] = {}
+    for hanja, ko in pairs:
+        hanja, ko = hanja.replace("·", ""), ko.replace("·", "").replace(" ", "")
+        if len(hanja) != len(ko) or not re.fullmatch(f"[{HANJA}]+", hanja) or not re.fullmatch(f"[{HANGUL}]+", ko):
+            continue
+        for ch, reading in zip(hanja, ko, strict=True):
+            table.setdefault(ch, set()).add(reading)
+    return {ch: frozenset(rs) for ch, rs in table.items()}
+
+
+def _reads(ch: str, syllable: str, start: bool) -> bool | None:
+    """Whether ``syllable`` reads ``ch`` (None: the table does not know ``ch``)."""
+    known = readings().get(ch)
+    if known is None:
+        return None
+    if syllable in known:
+        return True
+    # the table may hold the form at a word's start (이 for 離) or inside a word (리): one is the other's 두음
+    if start and any(dueum(r) == syllable for r in known):
+        return True
+    return not start and dueum(syllable) in known and syllable != dueum(syllable)
+
+
+@functools.cache
+def _spelled() -> dict[str, tuple[str, str]]:
+    """A term's other spelling → (its reading, its characters): 局會 → (회국, 會局)."""
+    out = {}
+    for row in term_rows():
+        for other in row.get("spelled", ()) or ():  # type: ignore[attr-defined]
+            if other != row["hanja"] and re.fullmatch(f"[{HANJA}]+", str(other)):
+                out[str(other)] = (str(row["ko"]), str(row["hanja"]))
+    return out
+
+
+def reading_errors(line: str) -> list[str]:
+    """The 한글(漢字) pairs of ``line`` whose reading does not match the characters: a character read otherwise
+    than every pair of the project reads it (막월(驀越), 관재(官非)), or a term of the terminology tables given
+    under another spelling (국회(局會): the term is 회국(會局))."""
+    bad = []
+    for m in PAIR.finditer(re.sub(r"</?[a-z]+>|\*\*", "", line)):
+        words, hanja = m.group(1).split(), m.group(2)
+        ko = words[-1].replace("·", "") if words else ""
+        chars = hanja.replace("·", "")
+        pair = f"{ko}({hanja})"
+        if chars in _spelled() and _spelled()[chars][1] != chars:
+            bad.append(pair)
+            continue
+        if len(ko) != len(chars):
+            continue  # a reading that is a name of its own (낮(晝) is one syllable), or a qualifier
+        for i, (ch, syllable) in enumerate(zip(chars, ko, strict=True)):
+            if _reads(ch, syllable, i == 0) is False:
+                bad.append(pair)
+                break
+    return bad
+
+
+# --- the 두음 법칙 (ko) -------------------------------------------------------------------------------------------
+
+# a word's first syllable with ㄹ, or ㄴ before ㅣ/ㅑ/ㅕ/ㅛ/ㅠ (라계, 려명, 녀, 뉴): Sino-Korean words write them ㄴ/ㅇ
+_WORD_START = re.compile(rf"(?<![{HANGUL}{HANJA}\w)\]>」』’'\"%°])([{HANGUL}])([{HANGUL}]*)")
+
+
+def dueum_errors(line: str) -> list[str]:
+    """The words of ``line`` that break the 두음 법칙 at their start: a Sino-Korean word (one given with its
+    characters, or two syllables and more) opening with ㄹ, or with 녀 뇨 뉴 니 (라계, 려명, 뉴월)."""
+    bad = []
+    text = re.sub(r"</?[a-z]+>|\*\*", " ", line)
+    for m in _WORD_START.finditer(text):
+        first, rest = m.group(1), m.group(2)
+        if dueum(first) != first and (rest or text[m.end() : m.end() + 1] == "("):
+            bad.append(first + rest)
+    return bad
