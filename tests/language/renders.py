@@ -311,9 +311,17 @@ def _case_path(case: tuple[str, ...]) -> str:
 
 
 def cli_flags_rendered() -> set[tuple[str, str]]:
+    paths = {_case_path(c) for c in CLI_CASES if _case_path(c)}
     return {(_case_path(c), w) for c in CLI_CASES for w in c if w.startswith("--")} | {
-        ("", _case_path(c)) for c in CLI_CASES if _case_path(c)
+        ("", " ".join(path.split()[:n])) for path in paths for n in range(1, len(path.split()) + 1)
     }
+
+
+def command_names() -> frozenset[str]:
+    """The names a user types after / or ``sikpan``: the chat commands and the CLI's subcommands."""
+    from bot.commands import load_commands
+
+    return frozenset(load_commands()) | {word for _, path in cli_flags() for word in path.split()}
 
 
 def _run(argv: tuple[str, ...], lang: str) -> str:

@@ -26,6 +26,8 @@ HANGUL = "\uac00-\ud7a3"
 # --- Latin ---------------------------------------------------------------------------------------------------
 
 ALLOWED_LATIN = [
+    re.compile(r"(?<![\w/])/[a-z_]+ \\?\[?N\\?\]?(?!\w)"),  # a /command's number as its usage writes it: /show N
+    re.compile(r"\b\d+(?:\.\d+)?[EWNS]\b"),  # a longitude or latitude as typed: 126.98E 37.57N
     re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?(?:[+-]\d{2}:\d{2}|Z)?)?"),  # an instant
     re.compile(r"\b[A-Z][A-Za-z]+(?:/[A-Za-z_+\-0-9]+)+"),  # an IANA zone name
     re.compile(r"\bUTC(?:[+\-−]\d{1,2}(?::\d{2})?)?"),  # UTC, a UTC offset
@@ -53,14 +55,17 @@ def latin_words(line: str, said: str = "", typed_words: tuple[str, ...] = ()) ->
 
 # --- Hanja runs (ko) -----------------------------------------------------------------------------------------
 
-PAIR = re.compile(rf"([{HANGUL}][{HANGUL}·\s]*)\(([{HANJA}·]+)\)")  # 한글(漢字)
+PAIR = re.compile(rf"([{HANGUL}][{HANGUL}·\s]*)\(([{HANJA}·]+)(?:, [^()]*)?\)")  # 한글(漢字), 한글(漢字, 풀이)
 QUOTE = re.compile(r"「[^」]*」")
+# a command line as the user types it (/cast 庚辰 亥將 午時): input, like the Latin a user types
+TYPED_COMMAND = re.compile(rf"/[a-z_]+(?:[ \t]+[{HANJA}\w:.\-]+)+")
 HANJA_RUN = re.compile(rf"[{HANJA}](?:[{HANJA}\s·]*[{HANJA}]){{2,}}")
 
 
 def hanja_runs(line: str) -> list[str]:
     """Runs of three or more Hanja (spaces and · between them) outside a 한글(漢字) pair or a 「」 quotation."""
-    line = QUOTE.sub(" ", PAIR.sub(" ", re.sub(r"</?[a-z]+>|\*\*", "", line)))
+    line = QUOTE.sub(" ", PAIR.sub(" ", re.sub(r"</?[a-z]+>|\*\*|`", "", line)))
+    line = TYPED_COMMAND.sub(" ", line)
     return [
         m.group(0)
         for m in HANJA_RUN.finditer(line)

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from tests.language import renders, rules
-from tests.language.test_wenyan import _digits, _half_width, _modern, _variants
+from tests.language.test_wenyan import _digits, _half_width, _modern, _unmarked, _variants
 
 ROOT = rules.ROOT
 
@@ -55,12 +55,19 @@ def test_every_keti_name_is_shown():
     assert sorted(n for n in names if n not in ko and ko_terms.get(n, n) not in ko) == []
 
 
+def _forms(name: str) -> tuple[str, ...]:
+    """A star's name as a reply writes it: 月煞(將星) is 月煞（將星） in lzh and 월살·장성(月煞·將星) in ko."""
+    m = re.fullmatch(r"(.+)\((.+)\)", name)
+    if m is not None and m[2] == "天將":  # a 天將 as the 六壬 board names it (stars.json: 「named … to keep it apart」)
+        return (f"{m[1]}（{m[2]}）", f"{m[1]}·{m[2]}", f"{m[1]}(")
+    return (name,) if m is None else (f"{m[1]}（{m[2]}）", f"{m[1]}·{m[2]}")
+
+
 def test_every_shensha_star_is_shown():
     stars = json.loads((ROOT / "engine/shensha/data/stars.json").read_text("utf-8"))["stars"]
-    lzh = _text("lzh")
-    assert sorted(s["name"] for s in stars if s["name"] not in lzh) == []
-    ko = _text("ko")
-    assert sorted(s["name"] for s in stars if s["name"] not in ko) == []
+    for lang in renders.LANGS:
+        text = _text(lang)
+        assert sorted(s["name"] for s in stars if not any(f in text for f in _forms(s["name"]))) == [], lang
 
 
 def test_every_leishen_entry_is_shown():
@@ -105,12 +112,13 @@ def test_the_cli_runs_each_case(lang):
 # --- the rules on what is rendered ----------------------------------------------------------------------------
 
 # the words a user types as a value: /settings values and CLI choices (docs/style.md: "What may stay Latin")
-TYPED = ("now", "time", "yes", "lawsuit", "hello", "colour", "blue", "on", "off")
+TYPED = ("now", "time", "yes", "lawsuit", "hello", "colour", "blue", "on", "off", "reset", "save", "ko", "lzh")
 
 
 @pytest.mark.parametrize("lang", renders.LANGS)
 def test_no_latin_word(lang):
-    _check(lang, lambda line: rules.latin_words(line.text, line.said, TYPED))
+    typed = TYPED + tuple(renders.command_names())
+    _check(lang, lambda line: rules.latin_words(_unmarked(line.text), line.said, typed))
 
 
 def test_no_hanja_run_in_korean():
