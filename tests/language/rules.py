@@ -47,7 +47,7 @@ def latin_words(line: str, said: str = "", typed_words: tuple[str, ...] = ()) ->
     a user types (``typed_words``: /settings values, CLI choices)."""
     for token in sorted(said.split(), key=len, reverse=True):
         if not token.startswith("/") and re.search("[A-Za-z]", token):
-            line = line.replace(token, " ")
+            line = re.sub(rf"(?<![/\w]){re.escape(token)}(?!\w)", " ", line)
     for pattern in ALLOWED_LATIN:
         line = pattern.sub(" ", line)
     return [w for w in LATIN_WORD.findall(line) if w not in typed_words]
@@ -127,6 +127,11 @@ def readings() -> dict[str, frozenset[str]]:
     pairs += _pairs_of(json.loads((ROOT / "locales" / "ko" / "hanja.json").read_text(encoding="utf-8")))
     for row in term_rows():
         pairs.append((str(row["hanja"]), str(row["ko"])))
+    # a character's other reading where its word asks for it (표준국어대사전), with the word that shows it
+    for line in (Path(__file__).parent / "data" / "hanja_readings.tsv").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            ch, reading, _word = (line.split("\t") + ["", ""])[:3]
+            pairs.append((ch, reading))
     table: dict[str, set[str]] = {}
     for hanja, ko in pairs:
         hanja, ko = hanja.replace("·", ""), ko.replace("·", "").replace(" ", "")
@@ -176,10 +181,13 @@ def reading_errors(line: str) -> list[str]:
             continue
         if len(ko) != len(chars):
             continue  # a reading that is a name of its own (낮(晝) is one syllable), or a qualifier
-        for i, (ch, syllable) in enumerate(zip(chars, ko, strict=True)):
-            if _reads(ch, syllable, i == 0) is False:
-                bad.append(pair)
-                break
+        # a syllable after · starts a word of its own (순·역·유(順逆留))
+        starts = [k == 0 or words[-1][k - 1] == "·" for k, ch in enumerate(words[-1]) if ch != "·"]
+        read = [_reads(ch, syllable, starts[i]) for i, (ch, syllable) in enumerate(zip(chars, ko, strict=True))]
+        # a pair some syllable of which reads its character is a reading (막월(驀越): 월 is 越), and every
+        # syllable must then read its character; none: a Korean word glossed by the classical one (논밭(田土))
+        if True in read and False in read:
+            bad.append(pair)
     return bad
 
 
@@ -194,8 +202,12 @@ def dueum_errors(line: str) -> list[str]:
     characters, or two syllables and more) opening with ㄹ, or with 녀 뇨 뉴 니 (라계, 려명, 뉴월)."""
     bad = []
     text = re.sub(r"</?[a-z]+>|\*\*", " ", line)
+    sino = {r for rs in readings().values() for r in rs}  # the syllables that read some character
     for m in _WORD_START.finditer(text):
         first, rest = m.group(1), m.group(2)
-        if dueum(first) != first and (rest or text[m.end() : m.end() + 1] == "("):
+        after = text[m.end() : m.end() + 3]
+        if re.match(rf"\([{HANJA}]\)", after) and not rest:
+            continue  # a character named by its sound (계집 녀(女) 변, 「력(力)」): a name, not a word
+        if dueum(first) != first and first in sino and (rest or after.startswith("(")):
             bad.append(first + rest)
     return bad

@@ -59,7 +59,7 @@ def _forms(name: str) -> tuple[str, ...]:
     """A star's name as a reply writes it: 月煞(將星) is 月煞（將星） in lzh and 월살·장성(月煞·將星) in ko."""
     m = re.fullmatch(r"(.+)\((.+)\)", name)
     if m is not None and m[2] == "天將":  # a 天將 as the 六壬 board names it (stars.json: 「named … to keep it apart」)
-        return (f"{m[1]}（{m[2]}）", f"{m[1]}·{m[2]}", f"{m[1]}(")
+        return (f"{m[1]}（{m[2]}）", f"{m[1]}·{m[2]}", f"{m[1]}(", f"({m[1]})")
     return (name,) if m is None else (f"{m[1]}（{m[2]}）", f"{m[1]}·{m[2]}")
 
 
@@ -167,8 +167,9 @@ def test_the_reading_rule():
     assert rules.reading_errors("국회(局會)") == ["국회(局會)"] and rules.reading_errors("회국(會局)") == []
     assert rules.reading_errors("관재(官非)") == ["관재(官非)"] and rules.reading_errors("관비(官非)") == []
     assert rules.reading_errors("뇌풍항(雷風恆) · 중뢰진(重雷震)") == []
-    assert rules.reading_errors("중뇌진(重雷震)") == [] or True  # 뇌 inside a word: see the 두음 rule
-    assert rules.reading_errors("뢰풍항(雷風恆)") == ["뢰풍항(雷風恆)"]
+    assert rules.reading_errors("논밭(田土) · 빈 약속(空諾)") == []  # a Korean word glossed, not a reading
+    assert rules.reading_errors("학신(遊神)") == [] and rules.reading_errors("유학(遊神)") == ["유학(遊神)"]
+    assert rules.dueum_errors("뢰풍항(雷風恆)") == ["뢰풍항"]  # 두음 is the 두음 rule's
 
 
 def test_the_dueum_rule():
