@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import functools
 import io
+import os
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -328,8 +329,16 @@ def _run(argv: tuple[str, ...], lang: str) -> str:
     from bot.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):
-        main([*argv, "--lang", lang] if argv != ("--help",) else list(argv))
+    saved = os.environ.get("SIKPAN_LANG")
+    os.environ["SIKPAN_LANG"] = lang  # the root --help takes no --lang
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):
+            main([*argv, "--lang", lang] if argv != ("--help",) else list(argv))
+    finally:
+        if saved is None:
+            os.environ.pop("SIKPAN_LANG", None)
+        else:
+            os.environ["SIKPAN_LANG"] = saved
     return out.getvalue() + err.getvalue()
 
 

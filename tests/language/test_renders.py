@@ -58,8 +58,8 @@ def test_every_keti_name_is_shown():
 def _forms(name: str) -> tuple[str, ...]:
     """A star's name as a reply writes it: 月煞(將星) is 月煞（將星） in lzh and 월살·장성(月煞·將星) in ko."""
     m = re.fullmatch(r"(.+)\((.+)\)", name)
-    if m is not None and m[2] == "天將":  # a 天將 as the 六壬 board names it (stars.json: 「named … to keep it apart」)
-        return (f"{m[1]}（{m[2]}）", f"{m[1]}·{m[2]}", f"{m[1]}(", f"({m[1]})")
+    if m is not None and m[2] == "天將":  # a 天將, on every 六壬 board by its name (stars.json: named so to keep
+        return (m[1],)  # it apart from the year star of the same name)
     return (name,) if m is None else (f"{m[1]}（{m[2]}）", f"{m[1]}·{m[2]}")
 
 
@@ -133,8 +133,19 @@ def test_korean_words_keep_the_dueum_rule():
     _check("ko", lambda line: rules.dueum_errors(line.text))
 
 
+# what a user types, besides what test_wenyan's rule already lets through: the console's page numbers (the
+# console user types 2 for page 2), a UTC offset (/tz UTC+9), the coins as --coins takes them (786977) and the
+# tosses as typed (--tosses 322,233,…)
+TYPED_DIGITS = re.compile(r"(?<![\d.])\d\.(?= )|UTC[+\-−]\d{1,2}(?::\d{2})?|(?<!\d)[6-9]{6}(?!\d)")
+
+
 def test_wenyan_digits():
-    _check("lzh", lambda line: _digits(line.text, line.said))
+    def digits(line: renders.Line) -> list[str]:
+        said = line.said.replace(",", " ")
+        text = TYPED_DIGITS.sub(" ", line.text) if "hint" in line.where or "«sikpan" in line.where else line.text
+        return _digits(re.sub(r"UTC[+\-−]\d{1,2}(?::\d{2})?", " ", text), said)
+
+    _check("lzh", digits)
 
 
 def test_wenyan_punctuation():
@@ -168,7 +179,7 @@ def test_the_reading_rule():
     assert rules.reading_errors("관재(官非)") == ["관재(官非)"] and rules.reading_errors("관비(官非)") == []
     assert rules.reading_errors("뇌풍항(雷風恆) · 중뢰진(重雷震)") == []
     assert rules.reading_errors("논밭(田土) · 빈 약속(空諾)") == []  # a Korean word glossed, not a reading
-    assert rules.reading_errors("학신(遊神)") == [] and rules.reading_errors("유학(遊神)") == ["유학(遊神)"]
+    assert rules.reading_errors("학신(遊神)") == ["학신(遊神)"] and rules.reading_errors("유신(遊神)") == []
     assert rules.dueum_errors("뢰풍항(雷風恆)") == ["뢰풍항"]  # 두음 is the 두음 rule's
 
 
@@ -182,5 +193,6 @@ def test_the_dueum_rule():
 def test_the_wenyan_rules():
     assert _modern("選項") == ["選項"] and _modern("所從") == []
     assert _digits("吉 35 · 凶 57") and not _digits("吉 三十五")
+    assert TYPED_DIGITS.sub(" ", "更觀：1. 盤 · 2. 解") == "更觀：  盤 ·   解" and _digits("計 -8")
     assert _half_width("家法: 貴人") and not _half_width("家法：貴人")
     assert _variants("眞") == ["眞"] and _variants("真") == []
