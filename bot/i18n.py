@@ -258,7 +258,9 @@ def cite(lang: str, source: object) -> str:
 
 
 # a quotation 「…」, a parenthesis (漢字 after its reading), or a run of Hanja words
-_CITED = re.compile(r"「[^」]*」|\([^()]*\)|《([\u3400-\u9fff]+)》|([\u3400-\u9fff]+(?:[·][\u3400-\u9fff]+)*)")
+_CITED = re.compile(
+    r"「[^」]*」|\([^()]*\)|《([\u3400-\u9fff]+)》|([\u3400-\u9fff]+(?:[·][\u3400-\u9fff]+)*)"
+)
 
 
 def _read_heading(text: str) -> str:
@@ -274,8 +276,12 @@ def _read_heading(text: str) -> str:
         words = m.group(2)
         if not words:
             inner = m.group(0)[1:-1]  # (晝貴丑臨亥): the seed's own note, quoted
-            after_word = m.start() > 0 and not m.string[m.start() - 1].isspace()  # 팔과례(八課例): a reading's
-            hanja_only = m.group(0).startswith("(") and not after_word and re.fullmatch(r"[\u3400-\u9fff]{3,}", inner)
+            after_word = (
+                m.start() > 0 and not m.string[m.start() - 1].isspace()
+            )  # 팔과례(八課例): a reading's
+            hanja_only = (
+                m.group(0).startswith("(") and not after_word and re.fullmatch(r"[\u3400-\u9fff]{3,}", inner)
+            )
             return f"(「{inner}」)" if hanja_only else m.group(0)
         if len(words) > 4 and "·" not in words:
             return f"「{words}」"

@@ -54,7 +54,9 @@ async def test_cast_first_reply_buttons_pages_and_restart(tg, tmp_path, lang):
         assert first.method == "sendPhoto"  # the chart picture with the reply as its caption (issue 14)
         shown = first.result["caption"]
         assert len(shown) <= 1024, len(shown)  # one phone screen, and a caption
-        board, tianhou = ("축귀인", "천후") if lang == "ko" else ("丑貴人", "天后")  # ko reads the board in 한글
+        board, tianhou = (
+            ("축귀인", "천후") if lang == "ko" else ("丑貴人", "天后")
+        )  # ko reads the board in 한글
         assert board in shown and tianhou in shown  # the board and 三傳 with 天將 are on it
         # the page buttons (the topic buttons after them re-read the cast for a topic: test_topic_screen.py)
         buttons = [

@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import functools
 import io
+import json
 import os
 import tempfile
 from collections.abc import Iterator
@@ -81,7 +82,9 @@ def keti_names() -> frozenset[str]:
     return frozenset(names)
 
 
-def _cover(found: list[tuple[tuple[str, str, str], frozenset[str]]]) -> list[tuple[tuple[str, str, str], frozenset[str]]]:
+def _cover(
+    found: list[tuple[tuple[str, str, str], frozenset[str]]],
+) -> list[tuple[tuple[str, str, str], frozenset[str]]]:
     left = frozenset().union(*(names for _, names in found))
     chosen = []
     while left:
@@ -93,7 +96,8 @@ def _cover(found: list[tuple[tuple[str, str, str], frozenset[str]]]) -> list[tup
 
 def leishen_entries() -> dict[str, str]:
     """Every 類神 entry id with its category."""
-    data = reading._load("leishen.json")["categories"]  # noqa: SLF001 - the engine's own loader, cached
+    path = Path(__file__).resolve().parents[2] / "engine" / "liuren" / "data" / "leishen.json"
+    data = json.loads(path.read_text(encoding="utf-8"))["categories"]
     return {e["id"]: name for name, c in data.items() for e in c["entries"]}
 
 
@@ -117,7 +121,35 @@ def leishen_search() -> tuple[tuple[tuple[str, str, str], str], ...]:
 
 # leishen_search() as it stands (15 s: the tests read the result; test_renders checks every entry is shown, and
 # a data change that breaks it is fixed by pasting ``python -m tests.language.renders`` here)
-LEISHEN_CASTS: tuple[tuple[tuple[str, str, str], str], ...] = ((('戊子', '寅', '子'), '天文'), (('己巳', '辰', '午'), '天文'), (('甲子', '巳', '午'), '天文'), (('戊辰', '酉', '午'), '地理'), (('丙子', '戌', '子'), '地理'), (('甲子', '丑', '午'), '地理'), (('甲子', '酉', '午'), '宮室'), (('癸酉', '酉', '午'), '宮室'), (('乙丑', '寅', '午'), '宮室'), (('乙丑', '丑', '午'), '人物'), (('乙亥', '亥', '午'), '人物'), (('甲子', '巳', '午'), '人物'), (('甲子', '酉', '午'), '姓氏'), (('癸酉', '酉', '午'), '姓氏'), (('乙丑', '寅', '午'), '姓氏'), (('甲子', '酉', '午'), '臟腑'), (('甲子', '未', '子'), '臟腑'), (('乙丑', '丑', '午'), '飲食'), (('辛未', '丑', '午'), '飲食'), (('丙寅', '辰', '午'), '器用'), (('丁丑', '未', '子'), '器用'), (('甲子', '丑', '午'), '器用'), (('庚午', '亥', '午'), '數目'), (('甲子', '申', '子'), '顏色'), (('甲子', '酉', '午'), '飛潛動植'), (('丙子', '戌', '子'), '飛潛動植'), (('甲子', '丑', '午'), '飛潛動植'))
+LEISHEN_CASTS: tuple[tuple[tuple[str, str, str], str], ...] = (
+    (("戊子", "寅", "子"), "天文"),
+    (("己巳", "辰", "午"), "天文"),
+    (("甲子", "巳", "午"), "天文"),
+    (("戊辰", "酉", "午"), "地理"),
+    (("丙子", "戌", "子"), "地理"),
+    (("甲子", "丑", "午"), "地理"),
+    (("甲子", "酉", "午"), "宮室"),
+    (("癸酉", "酉", "午"), "宮室"),
+    (("乙丑", "寅", "午"), "宮室"),
+    (("乙丑", "丑", "午"), "人物"),
+    (("乙亥", "亥", "午"), "人物"),
+    (("甲子", "巳", "午"), "人物"),
+    (("甲子", "酉", "午"), "姓氏"),
+    (("癸酉", "酉", "午"), "姓氏"),
+    (("乙丑", "寅", "午"), "姓氏"),
+    (("甲子", "酉", "午"), "臟腑"),
+    (("甲子", "未", "子"), "臟腑"),
+    (("乙丑", "丑", "午"), "飲食"),
+    (("辛未", "丑", "午"), "飲食"),
+    (("丙寅", "辰", "午"), "器用"),
+    (("丁丑", "未", "子"), "器用"),
+    (("甲子", "丑", "午"), "器用"),
+    (("庚午", "亥", "午"), "數目"),
+    (("甲子", "申", "子"), "顏色"),
+    (("甲子", "酉", "午"), "飛潛動植"),
+    (("丙子", "戌", "子"), "飛潛動植"),
+    (("甲子", "丑", "午"), "飛潛動植"),
+)
 # the entries that read the month (旺相·休囚, 月建): a board cast has none, the CLI takes ``--month``
 LEISHEN_MONTH_CASTS: tuple[tuple[str, ...], ...] = tuple(
     ("cast", "--day", "甲子", "--general", "午", "--hour", "午", "--month", "子", "--category", category)
@@ -216,8 +248,13 @@ async def _chat(lang: str) -> list[Line]:
                         if channel == "telegram" and page is not None:
                             body = fit_page(message.text or message.caption or "", lang)
                             for k, caption in enumerate(caption_parts(body)):
-                                out += [Line(f"{where} caption part {k}", t, said) for t in caption.split("\n")]
-                            out += [Line(f"{where} photo caption", t, said) for t in photo_caption(body).split("\n")]
+                                out += [
+                                    Line(f"{where} caption part {k}", t, said) for t in caption.split("\n")
+                                ]
+                            out += [
+                                Line(f"{where} photo caption", t, said)
+                                for t in photo_caption(body).split("\n")
+                            ]
                     if reply.picture is not None and channel == "discord":
                         alt = picture_alt(reply) or ""
                         out += [Line(f"discord alt «{said}»", t, said) for t in alt.split("\n")]
@@ -241,25 +278,163 @@ CLI_CASES: tuple[tuple[str, ...], ...] = (
     ("calendar", "--at", AT, "--zone", "Asia/Seoul", "--day-starts", "00:00", "--solar-time", "126.98"),
     ("calendar", "--at", AT, "--mean-solar-time", "--solar-time", "126.98"),
     ("calendar", "terms", "--from", "2024", "--to", "2024"),
-    ("cast", "--at", AT, "--topic", "求財", "--birth", "子", "--xingnian", "午", "--solar-time", "126.98",
-     "--lat", "37.5", "--day-starts", "00:00", "--daynight", "sun"),
-    ("cast", "--day", "庚辰", "--ju", "8", "--hour", "巳", "--month", "寅", "--gui-rule", "kinliuren",
-     "--category", "天文", "--shehai", "mzj", "--mu", "changsheng"),
-    ("cast", "--day", "甲子", "--general", "亥", "--hour", "午", "--born", "1990", "--sex", "female", "--age", "35"),
-    ("cast", "--day", "甲子", "--ju", "3", "--night", "--fuyin-maozi", "cunyan", "--bazhuan-first", "false",
-     "--liuyinyang-lowers", "true"),
-    ("liuren", "table", "--gui-rule", "kinliuren", "--daynight", "ziwu", "--shehai", "depth_noseat",
-     "--fuyin-maozi", "cunyan", "--bazhuan-first", "false", "--liuyinyang-lowers", "true", "--mu", "changsheng"),
+    (
+        "cast",
+        "--at",
+        AT,
+        "--topic",
+        "求財",
+        "--birth",
+        "子",
+        "--xingnian",
+        "午",
+        "--solar-time",
+        "126.98",
+        "--lat",
+        "37.5",
+        "--day-starts",
+        "00:00",
+        "--daynight",
+        "sun",
+    ),
+    (
+        "cast",
+        "--day",
+        "庚辰",
+        "--ju",
+        "8",
+        "--hour",
+        "巳",
+        "--month",
+        "寅",
+        "--gui-rule",
+        "kinliuren",
+        "--category",
+        "天文",
+        "--shehai",
+        "mzj",
+        "--mu",
+        "changsheng",
+    ),
+    (
+        "cast",
+        "--day",
+        "甲子",
+        "--general",
+        "亥",
+        "--hour",
+        "午",
+        "--born",
+        "1990",
+        "--sex",
+        "female",
+        "--age",
+        "35",
+    ),
+    (
+        "cast",
+        "--day",
+        "甲子",
+        "--ju",
+        "3",
+        "--night",
+        "--fuyin-maozi",
+        "cunyan",
+        "--bazhuan-first",
+        "false",
+        "--liuyinyang-lowers",
+        "true",
+    ),
+    (
+        "liuren",
+        "table",
+        "--gui-rule",
+        "kinliuren",
+        "--daynight",
+        "ziwu",
+        "--shehai",
+        "depth_noseat",
+        "--fuyin-maozi",
+        "cunyan",
+        "--bazhuan-first",
+        "false",
+        "--liuyinyang-lowers",
+        "true",
+        "--mu",
+        "changsheng",
+    ),
     ("liuyao", "--coins", "797989", "--at", AT, "--use", "官鬼", "--day-starts", "00:00"),
-    ("liuyao", "--tosses", "322,233,222,333,223,232", "--month", "寅", "--day", "戊戌", "--changed-relatives", "own_palace",
-     "--earth-changsheng", "寅", "--allow-static", "--middle-source", "day_month", "--scatter", "none"),
-    ("shensha", "甲子", "--month", "寅", "--year", "甲辰", "--hour", "午", "--tables", "--all-months", "--sources"),
+    (
+        "liuyao",
+        "--tosses",
+        "322,233,222,333,223,232",
+        "--month",
+        "寅",
+        "--day",
+        "戊戌",
+        "--changed-relatives",
+        "own_palace",
+        "--earth-changsheng",
+        "寅",
+        "--allow-static",
+        "--middle-source",
+        "day_month",
+        "--scatter",
+        "none",
+    ),
+    (
+        "shensha",
+        "甲子",
+        "--month",
+        "寅",
+        "--year",
+        "甲辰",
+        "--hour",
+        "午",
+        "--tables",
+        "--all-months",
+        "--sources",
+    ),
     ("shensha", "庚辰", "--option", "jiangxing_key=day"),
     ("qizheng", "--at", BIRTH, "--place", "北京", "--all"),
-    ("qizheng", "--at", BIRTH, "--lon", "116.4", "--lat", "39.9", "--all", "--on", "2020-01-01",
-     "--palaces", "zheng", "--mansions", "shoushi", "--naming", "qing", "--node", "true", "--apogee", "true",
-     "--ziqi", "moira", "--ming", "ascendant", "--shen", "hour", "--hour", "mean", "--hua", "rotation",
-     "--weak", "moira", "--daxian", "ancient", "--tongxian", "10"),
+    (
+        "qizheng",
+        "--at",
+        BIRTH,
+        "--lon",
+        "116.4",
+        "--lat",
+        "39.9",
+        "--all",
+        "--on",
+        "2020-01-01",
+        "--palaces",
+        "zheng",
+        "--mansions",
+        "shoushi",
+        "--naming",
+        "qing",
+        "--node",
+        "true",
+        "--apogee",
+        "true",
+        "--ziqi",
+        "moira",
+        "--ming",
+        "ascendant",
+        "--shen",
+        "hour",
+        "--hour",
+        "mean",
+        "--hua",
+        "rotation",
+        "--weak",
+        "moira",
+        "--daxian",
+        "ancient",
+        "--tongxian",
+        "10",
+    ),
     ("qizheng", "place", "北京"),
     ("cast", "--day", "甲乙", "--ju", "8"),
     *LEISHEN_MONTH_CASTS,
@@ -332,7 +507,11 @@ def _run(argv: tuple[str, ...], lang: str) -> str:
     saved = os.environ.get("SIKPAN_LANG")
     os.environ["SIKPAN_LANG"] = lang  # the root --help takes no --lang
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):
+        with (
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            contextlib.suppress(SystemExit),
+        ):
             main([*argv, "--lang", lang] if argv != ("--help",) else list(argv))
     finally:
         if saved is None:

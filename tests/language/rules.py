@@ -26,7 +26,9 @@ HANGUL = "\uac00-\ud7a3"
 # --- Latin ---------------------------------------------------------------------------------------------------
 
 ALLOWED_LATIN = [
-    re.compile(r"(?<![\w/])/[a-z_]+ \\?\[?N\\?\]?(?!\w)"),  # a /command's number as its usage writes it: /show N
+    re.compile(
+        r"(?<![\w/])/[a-z_]+ \\?\[?N\\?\]?(?!\w)"
+    ),  # a /command's number as its usage writes it: /show N
     re.compile(r"\b\d+(?:\.\d+)?[EWNS]\b"),  # a longitude or latitude as typed: 126.98E 37.57N
     re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?(?:[+-]\d{2}:\d{2}|Z)?)?"),  # an instant
     re.compile(r"\b[A-Z][A-Za-z]+(?:/[A-Za-z_+\-0-9]+)+"),  # an IANA zone name
@@ -55,7 +57,9 @@ def latin_words(line: str, said: str = "", typed_words: tuple[str, ...] = ()) ->
 
 # --- Hanja runs (ko) -----------------------------------------------------------------------------------------
 
-PAIR = re.compile(rf"([{HANGUL}][{HANGUL}·\s]*)\(([{HANJA}·]+)(?:, [^()]*)?\)")  # 한글(漢字), 한글(漢字, 풀이)
+PAIR = re.compile(
+    rf"([{HANGUL}][{HANGUL}·\s]*)\(([{HANJA}·]+)(?:, [^()]*)?\)"
+)  # 한글(漢字), 한글(漢字, 풀이)
 QUOTE = re.compile(r"「[^」]*」")
 # a command line as the user types it (/cast 庚辰 亥將 午時): input, like the Latin a user types
 TYPED_COMMAND = re.compile(rf"/[a-z_]+(?:[ \t]+[{HANJA}\w:.\-]+)+")
@@ -128,14 +132,20 @@ def readings() -> dict[str, frozenset[str]]:
     for row in term_rows():
         pairs.append((str(row["hanja"]), str(row["ko"])))
     # a character's other reading where its word asks for it (표준국어대사전), with the word that shows it
-    for line in (Path(__file__).parent / "data" / "hanja_readings.tsv").read_text(encoding="utf-8").splitlines():
+    for line in (
+        (Path(__file__).parent / "data" / "hanja_readings.tsv").read_text(encoding="utf-8").splitlines()
+    ):
         if line.strip() and not line.startswith("#"):
             ch, reading, _word = (line.split("\t") + ["", ""])[:3]
             pairs.append((ch, reading))
     table: dict[str, set[str]] = {}
     for hanja, ko in pairs:
         hanja, ko = hanja.replace("·", ""), ko.replace("·", "").replace(" ", "")
-        if len(hanja) != len(ko) or not re.fullmatch(f"[{HANJA}]+", hanja) or not re.fullmatch(f"[{HANGUL}]+", ko):
+        if (
+            len(hanja) != len(ko)
+            or not re.fullmatch(f"[{HANJA}]+", hanja)
+            or not re.fullmatch(f"[{HANGUL}]+", ko)
+        ):
             continue
         for ch, reading in zip(hanja, ko, strict=True):
             table.setdefault(ch, set()).add(reading)
@@ -183,7 +193,9 @@ def reading_errors(line: str) -> list[str]:
             continue  # a reading that is a name of its own (낮(晝) is one syllable), or a qualifier
         # a syllable after · starts a word of its own (순·역·유(順逆留))
         starts = [k == 0 or words[-1][k - 1] == "·" for k, ch in enumerate(words[-1]) if ch != "·"]
-        read = [_reads(ch, syllable, starts[i]) for i, (ch, syllable) in enumerate(zip(chars, ko, strict=True))]
+        read = [
+            _reads(ch, syllable, starts[i]) for i, (ch, syllable) in enumerate(zip(chars, ko, strict=True))
+        ]
         # a pair some syllable of which reads its character is a reading (막월(驀越): 월 is 越), and every
         # syllable must then read its character; none: a Korean word glossed by the classical one (논밭(田土))
         if True in read and False in read:

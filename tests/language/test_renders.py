@@ -58,7 +58,9 @@ def test_every_keti_name_is_shown():
 def _forms(name: str) -> tuple[str, ...]:
     """A star's name as a reply writes it: 月煞(將星) is 月煞（將星） in lzh and 월살·장성(月煞·將星) in ko."""
     m = re.fullmatch(r"(.+)\((.+)\)", name)
-    if m is not None and m[2] == "天將":  # a 天將, on every 六壬 board by its name (stars.json: named so to keep
+    if (
+        m is not None and m[2] == "天將"
+    ):  # a 天將, on every 六壬 board by its name (stars.json: named so to keep
         return (m[1],)  # it apart from the year star of the same name)
     return (name,) if m is None else (f"{m[1]}（{m[2]}）", f"{m[1]}·{m[2]}")
 
@@ -85,8 +87,18 @@ def test_every_leishen_entry_is_shown():
 
 def test_every_part_of_every_channel_is_rendered():
     wheres = " ".join(line.where for line in renders.chat_lines("ko"))
-    for part in ("telegram brief", "caption part", "photo caption", "button", "discord brief", "title",
-                 "footer", "discord alt", "console brief", "hint"):
+    for part in (
+        "telegram brief",
+        "caption part",
+        "photo caption",
+        "button",
+        "discord brief",
+        "title",
+        "footer",
+        "discord alt",
+        "console brief",
+        "hint",
+    ):
         assert part in wheres, part
 
 
@@ -103,7 +115,7 @@ def test_every_cli_subcommand_and_flag_is_rendered_or_excused():
 
 @pytest.mark.parametrize("lang", renders.LANGS)
 def test_the_cli_runs_each_case(lang):
-    for case in renders.CLI_CASES[:-1 - len(renders.LEISHEN_MONTH_CASTS)]:
+    for case in renders.CLI_CASES[: -1 - len(renders.LEISHEN_MONTH_CASTS)]:
         said = "sikpan " + " ".join(case)
         text = "\n".join(line.text for line in renders.cli_lines(lang) if line.said == said)
         assert text.strip() and "Traceback" not in text, said
@@ -112,7 +124,21 @@ def test_the_cli_runs_each_case(lang):
 # --- the rules on what is rendered ----------------------------------------------------------------------------
 
 # the words a user types as a value: /settings values and CLI choices (docs/style.md: "What may stay Latin")
-TYPED = ("now", "time", "yes", "lawsuit", "hello", "colour", "blue", "on", "off", "reset", "save", "ko", "lzh")
+TYPED = (
+    "now",
+    "time",
+    "yes",
+    "lawsuit",
+    "hello",
+    "colour",
+    "blue",
+    "on",
+    "off",
+    "reset",
+    "save",
+    "ko",
+    "lzh",
+)
 
 
 @pytest.mark.parametrize("lang", renders.LANGS)
@@ -142,7 +168,9 @@ TYPED_DIGITS = re.compile(r"(?<![\d.])\d\.(?= )|UTC[+\-−]\d{1,2}(?::\d{2})?|(?
 def test_wenyan_digits():
     def digits(line: renders.Line) -> list[str]:
         said = line.said.replace(",", " ")
-        text = TYPED_DIGITS.sub(" ", line.text) if "hint" in line.where or "«sikpan" in line.where else line.text
+        text = (
+            TYPED_DIGITS.sub(" ", line.text) if "hint" in line.where or "«sikpan" in line.where else line.text
+        )
         return _digits(re.sub(r"UTC[+\-−]\d{1,2}(?::\d{2})?", " ", text), said)
 
     _check("lzh", digits)
@@ -164,7 +192,9 @@ def test_the_latin_rule():
     assert rules.latin_words("자기 MOIRA 기점") == ["MOIRA"] or rules.latin_words("qizheng.weak = seed")
     assert rules.latin_words("kinliuren 표") == ["kinliuren"]
     assert rules.latin_words("12:30 Asia/Seoul (UTC+09:00) · /cast · --at 2024-05-01T10:00+09:00") == []
-    assert rules.latin_words("/settings liuren.gui_rule kinliuren", "/settings liuren.gui_rule kinliuren") == []
+    assert (
+        rules.latin_words("/settings liuren.gui_rule kinliuren", "/settings liuren.gui_rule kinliuren") == []
+    )
 
 
 def test_the_hanja_run_rule():
@@ -184,7 +214,21 @@ def test_the_reading_rule():
 
 
 def test_the_dueum_rule():
-    for bad in ("라계(羅計)", "라계", "로록", "리궁", "래정", "락서", "란대", "랑군", "녀명", "뉴월", "려명", "류신", "료원"):
+    for bad in (
+        "라계(羅計)",
+        "라계",
+        "로록",
+        "리궁",
+        "래정",
+        "락서",
+        "란대",
+        "랑군",
+        "녀명",
+        "뉴월",
+        "려명",
+        "류신",
+        "료원",
+    ):
         assert rules.dueum_errors(f"본문 {bad} 입니다") != [], bad
     for good in ("나계(羅計)", "나계", "이궁", "여명", "유신", "중뢰진", "자(子)로", "월령(月令)"):
         assert rules.dueum_errors(f"본문 {good} 입니다") == [], good
