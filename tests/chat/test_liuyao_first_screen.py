@@ -14,13 +14,14 @@ nothing, the 世 子 is 月破 in a 午 month (子午沖), which 000:39 「不�
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime
 from os.path import commonprefix
 
 import pytest
 
 from bot.console import ConsoleSession
-from bot.i18n import cite_short, gettext, term, typeset
+from bot.i18n import cite, cite_short, gettext, term, typeset
 from bot.sending import DISCORD_EMBED_DESCRIPTION_LIMIT, TELEGRAM_CAPTION_LIMIT
 from engine import lexicon
 from engine.core.cycle import Branch, GanZhi
@@ -119,6 +120,22 @@ def test_the_reasons_are_the_heaviest_on_the_verdicts_side():
     for digits, word in (("878878", "소송"), ("878878", None), ("797979", "소송"), ("987698", "돈")):
         v = engine_reading(digits, word).verdict
         assert [v.reasons[i] for i in v.deciding][:3] == expected_reasons(engine_reading(digits, word))
+
+
+def test_a_short_citation_names_the_first_passage_and_every_reason_has_one():
+    for lang in ("ko", "lzh"):
+        assert cite_short(lang, "000:31, 000:35, 000:39") == cite(lang, "000:31")  # 三刑: 「擬議之三而後刑」
+        assert cite_short(lang, "003:11, 003:15") == cite(lang, "003:11")
+        assert cite_short(lang, "000:39 「不及旬空月破之凶也」") == cite(lang, "000:39")
+        assert cite_short(lang, "《增刪卜易》 化進神 (寅化卯 … 丑化辰)") == cite(lang, "《增刪卜易》 化進神")
+        # a passage known by its words alone keeps them (what names our own notes is dropped)
+        assert cite_short(lang, "「月令旺相休囚死」 (spec §3); 《增刪卜易》 用神旺相") == "「月令旺相休囚死」"
+    casts = ["".join(d) for d in itertools.product("6789", repeat=6)][::17]
+    for i, digits in enumerate(casts):
+        use = (None, "世", "官鬼", "妻財", "子孫", "父母", "兄弟", "lawsuit", "illness")[i % 9]
+        v = build(cast_manual(digits), Branch(i % 12), GanZhi.of(i % 60), use=use).verdict
+        for reason in v.reasons:
+            assert cite_short("ko", reason.source) and cite_short("lzh", reason.source), reason.source
 
 
 @pytest.mark.parametrize(
