@@ -75,7 +75,9 @@ def test_the_page_writes_its_rows_through_the_cache():
     source = resources.files("templates").joinpath(PAGE).read_text("utf-8")
     head = resources.files("templates").joinpath(HEAD).read_text("utf-8")  # the conclusion, on top (issue 32)
     assert f'{{% include "{HEAD}" %}}' in source
-    assert source.count("rows(") + head.count("rows(") == 3 and "{% for l in lines %}\n{{ l.spirit" not in source
+    assert (
+        source.count("rows(") + head.count("rows(") == 3 and "{% for l in lines %}\n{{ l.spirit" not in source
+    )
 
 
 @pytest.mark.parametrize("lang", ["ko", "zh-hant"])

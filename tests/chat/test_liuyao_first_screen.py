@@ -69,7 +69,9 @@ def reason_terms(lang: str, reason: Reason) -> list[str]:
     return [term(lang, reason.text.removeprefix("化"))]
 
 
-def assert_first_screen(text: str, lang: str, digits: str, word: str | None, titled: bool = True) -> list[str]:
+def assert_first_screen(
+    text: str, lang: str, digits: str, word: str | None, titled: bool = True
+) -> list[str]:
     """The screen opens (after its title line, when ``titled``: a Discord embed has it apart) with the question,
     the verdict and its deciding reasons, each with its passage cited short, before the hexagram; returns those
     lines."""
@@ -85,7 +87,10 @@ def assert_first_screen(text: str, lang: str, digits: str, word: str | None, tit
         assert match is not None
         reached = "世" if v.use.role == "世" else v.use.relative.char
         asked = commonprefix(
-            [gettext(lang, "chat.liuyao.asked", asked="", use=""), gettext(lang, "chat.liuyao.asked_use", use="")]
+            [
+                gettext(lang, "chat.liuyao.asked", asked="", use=""),
+                gettext(lang, "chat.liuyao.asked_use", use=""),
+            ]
         )
         assert asked.strip() and head[0].startswith(asked)
         assert term(lang, reached) in head[0]
