@@ -21,8 +21,12 @@ from os.path import commonprefix
 import pytest
 
 from bot.console import ConsoleSession
+from bot.features.base import Reply
+from bot.features.liuyao.command import cast_of
+from bot.features.topics import asked
 from bot.i18n import cite, cite_short, gettext, term, typeset
-from bot.sending import DISCORD_EMBED_DESCRIPTION_LIMIT, TELEGRAM_CAPTION_LIMIT
+from bot.sending import DISCORD_EMBED_DESCRIPTION_LIMIT, TELEGRAM_CAPTION_LIMIT, visible_len
+from bot.views import render
 from engine import lexicon
 from engine.core.cycle import Branch, GanZhi
 from engine.liuyao import Reading, build, cast_manual
@@ -168,6 +172,31 @@ async def test_console_first_screen_answers_first(ctx, clock, lang, digits, word
     head = assert_first_screen(first, lang, digits, word)
     if (digits, word) == ("878878", "소송"):  # the seed-000 citation of the deciding 大凶 (000:39)
         assert head[1].endswith(f"({cite_short(lang, '000:39')})") and term(lang, "大凶") in head[1]
+
+
+def test_the_first_page_fits_a_caption_whatever_the_cast():
+    """Over every 29th cast of the 4,096, on months and days of each branch, asked each kind of question (the
+    longest names: 혼인(여자)), the first page stays within a Telegram caption."""
+    words = (None, "돈", "소송", "husband", "건강", "처재", "世")
+    longest = 0
+    for i, digits in enumerate(["".join(d) for d in itertools.product("6789", repeat=6)][::29]):
+        word = words[i % len(words)]
+        match = lexicon.resolve(word, "liuyao") if word else None
+        inputs = {
+            "method": "manual",
+            "cast": cast_manual(digits).to_json(),
+            "at": "2026-06-22T12:00:00+09:00",
+            "zone": "Asia/Seoul",
+            "month": Branch(i % 12).char,
+            "day": GanZhi.of(i % 60).chars,
+            "use": match.target if match else None,
+            "asked": asked(match) if match else None,
+        }
+        context = {**cast_of(inputs, {}).context, "no": 9999}
+        for lang in ("ko", "lzh"):
+            page = render(Reply(view="liuyao", lang=lang, context=context), "telegram", page="brief")
+            longest = max(longest, visible_len(page))
+    assert longest <= TELEGRAM_CAPTION_LIMIT
 
 
 @pytest.mark.parametrize(("lang", "word"), [("ko", "돈"), ("lzh", "詞訟")])
