@@ -304,11 +304,29 @@ def _one_book(text: str, books: list[str]) -> str:
 
 
 def cite_short(lang: str, source: object) -> str:
-    """The first passage a source reference names, without its quotation, as :func:`cite` names it
-    (``003:7 「寅為日之財…」; 002:75 「…」`` → 八課例·七): a reason's source on a first screen, where the whole
-    reference (the 근거 page's) would not fit."""
-    first = str(source).split(";", 1)[0].split("「", 1)[0].strip()
-    return cite(lang, first)
+    """The first passage a source reference names, without its quotation and notes, as :func:`cite` names it
+    (``003:7 「寅為日之財…」; 002:75 「…」`` → 八課例第一例; ``000:31, 000:35`` → 《易冒》「擬議之三而後刑」): a
+    reason's source on a first screen, where the whole reference (the 근거 page's) would not fit. A passage
+    named by its quotation alone (``「月令旺相休囚死」 (spec §3)``) keeps it."""
+    first = _first_passage(str(source))
+    bare = _QUOTED_OR_NOTED.sub("", first).strip()
+    return (cite(lang, bare) if bare else "") or cite(lang, first)
+
+
+_QUOTED_OR_NOTED = re.compile(r"\s*「[^」]*」|\s*\([^()]*\)")
+
+
+def _first_passage(source: str) -> str:
+    """A source reference up to its first ``;`` or ``,`` outside a quotation or a parenthesis."""
+    depth = 0
+    for i, ch in enumerate(source):
+        if ch in "「(":
+            depth += 1
+        elif ch in "」)":
+            depth = max(0, depth - 1)
+        elif ch in ";," and depth == 0:
+            return source[:i].strip()
+    return source.strip()
 
 
 _PASSAGE = re.compile(r"\bp(\d{2})\.(\d+)\b")

@@ -272,6 +272,8 @@ FAMILIES: dict[str, dict[str, str]] = {
         "outcome": N_("chat.option.outcome"),
         "setting": N_("chat.option.setting"),
         "text": N_("chat.option.text"),
+        "token": N_("chat.option.token"),
+        "off": N_("chat.option.off"),
         "use": N_("chat.option.use"),
         "value": N_("chat.option.value"),
         "when": N_("chat.option.when"),

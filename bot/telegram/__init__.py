@@ -59,6 +59,7 @@ from telegram import (
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     BotCommandScopeDefault,
+    Chat,
     ChatMemberUpdated,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
@@ -157,6 +158,20 @@ def _chat_kind(chat_type: str) -> str:
     if chat_type == ChatType.CHANNEL:
         return "channel"
     return "group"
+
+
+def _presser(update: Update, chat: Chat) -> Incoming:
+    """Who pressed a button (a callback query) in ``chat``, as a command with no text (for the language and
+    the seal)."""
+    user = update.effective_user
+    return Incoming(
+        platform="telegram",
+        chat_id=str(chat.id),
+        user_id=str(user.id) if user is not None else "",
+        text="",
+        lang_hint=user.language_code if user is not None else None,
+        chat_kind=_chat_kind(chat.type),
+    )
 
 
 class TelegramAdapter:
@@ -486,15 +501,7 @@ class TelegramAdapter:
         if (ref is None and shared is None) or chat is None or message is None:
             return None
         verdict = self.ctx.admission.check(*self.admission_keys(update))
-        user = update.effective_user
-        presser = Incoming(
-            platform="telegram",
-            chat_id=str(chat.id),
-            user_id=str(user.id) if user is not None else "",
-            text="",
-            lang_hint=user.language_code if user is not None else None,
-            chat_kind=_chat_kind(chat.type),
-        )
+        presser = _presser(update, chat)
         lang = await resolve_lang(presser, self.ctx)
         if verdict is not Verdict.ADMIT:
             return gettext(lang, "bot.error.slow_down")
@@ -567,15 +574,7 @@ class TelegramAdapter:
         message = query.message
         if ref is None or chat is None or message is None:
             return None
-        user = update.effective_user
-        presser = Incoming(
-            platform="telegram",
-            chat_id=str(chat.id),
-            user_id=str(user.id) if user is not None else "",
-            text="",
-            lang_hint=user.language_code if user is not None else None,
-            chat_kind=_chat_kind(chat.type),
-        )
+        presser = _presser(update, chat)
         lang = await resolve_lang(presser, self.ctx)
         if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
             return gettext(lang, "bot.error.slow_down")

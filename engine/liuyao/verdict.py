@@ -124,12 +124,22 @@ class Verdict:
     # timing only, not weighed: 000:15 「靜遲動速」 of a moving 忌鬼 says when, not whether (issue 32 item 7)
     timing: tuple[Reason, ...] = ()
 
+    @property
+    def deciding(self) -> tuple[int, ...]:
+        """The reasons that decided the direction, as indices into ``reasons``, heaviest first (of equal weight,
+        in the order they are listed): those weighing the way the sum points; when the sum is 0 (平), every
+        reason, the sides that balanced. A first screen names the first two or three."""
+        sign = 1 if self.direction == "吉" else -1 if self.direction == "凶" else 0
+        chosen = [i for i, r in enumerate(self.reasons) if sign == 0 or r.weight * sign > 0]
+        return tuple(sorted(chosen, key=lambda i: -abs(self.reasons[i].weight)))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "use": self.use.to_json(),
             "direction": self.direction,
             "score": self.score,
             "reasons": [r.to_json() for r in self.reasons],
+            "deciding": list(self.deciding),
             "strength": self.strength.to_json(),
             "transforms": [rule(t).lzh for t in self.transforms],
             "helpers": [h.to_json() for h in self.helpers],

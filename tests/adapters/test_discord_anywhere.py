@@ -27,6 +27,7 @@ import aiohttp
 import pytest
 
 from bot.i18n import gettext
+from tests.chat._views import components
 from tests.conftest import discord_bot
 from tests.fakes.discord import FakeDiscord
 
@@ -35,7 +36,8 @@ EPHEMERAL = 1 << 6
 
 
 def _buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
-    return [c for row in message.get("components") or [] for c in row.get("components") or []]
+    """The page buttons of a message (not its reading's actions: tests/chat/_views.py)."""
+    return components(message)
 
 
 def _answers(dc: FakeDiscord, inter: Any) -> list[dict[str, Any]]:

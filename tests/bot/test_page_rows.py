@@ -20,6 +20,7 @@ from bot.i18n import one_reply
 from tests.bot.pages import finished
 
 PAGE = "console/liuyao_brief.txt.j2"
+HEAD = "chat/liuyao_head.txt.j2"
 # the casts of the tests: every digit of a line (6 old yin, 7 young yang, 8 young yin, 9 old yang) on each
 # position, moving and static lines above and below each other, and a 用神 named or not
 CASTS = [
@@ -72,7 +73,11 @@ async def _replies(ctx, lang: str) -> list[Reply]:
 
 def test_the_page_writes_its_rows_through_the_cache():
     source = resources.files("templates").joinpath(PAGE).read_text("utf-8")
-    assert source.count("rows(") == 3 and "{% for l in lines %}\n{{ l.spirit" not in source
+    head = resources.files("templates").joinpath(HEAD).read_text("utf-8")  # the conclusion, on top (issue 32)
+    assert f'{{% include "{HEAD}" %}}' in source
+    assert (
+        source.count("rows(") + head.count("rows(") == 3 and "{% for l in lines %}\n{{ l.spirit" not in source
+    )
 
 
 @pytest.mark.parametrize("lang", ["ko", "zh-hant"])

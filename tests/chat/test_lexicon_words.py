@@ -21,6 +21,7 @@ from tests.chat._views import buttons as _buttons
 from tests.chat._views import components
 from tests.conftest import discord_bot
 from tests.fakes.telegram import visible_text
+from tests.lexicon.test_lexicon import SEED003_TOPICS
 
 
 def _use(r):
@@ -101,20 +102,7 @@ async def test_an_unknown_word_is_answered_with_the_closest(say, lang):
 @pytest.mark.parametrize("lang", ["ko", "lzh"])
 async def test_help_lists_the_topics(say, lang):
     cast = render(await say("/help cast", lang_hint=lang), "console")
-    for topic in (
-        "天時",
-        "家宅",
-        "婚姻",
-        "胎產",
-        "功名",
-        "求財",
-        "疾病",
-        "失脫",
-        "出行",
-        "行人",
-        "爭訟",
-        "投謁",
-    ):
+    for topic in SEED003_TOPICS:
         assert topic in cast
     liuyao = render(await say("/help liuyao", lang_hint=lang), "console")
     for name in ("妻財", "官鬼", "詞訟", "求財", "男娶", "女嫁"):

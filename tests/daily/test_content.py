@@ -26,6 +26,7 @@ from bot.features.daily.reading import (
 from bot.views import render
 from engine.core.cycle import GanZhi
 from tests.daily.conftest import utc
+from tests.lexicon.test_lexicon import SEED003_TOPICS
 
 STEMS = "甲乙丙丁戊己庚辛壬癸"
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
@@ -293,17 +294,4 @@ def test_the_topics_page_reads_every_topic_of_seed_003():
     )
     # seed 003's topic order: 天時 家宅 婚姻 胎產 功名 求財 疾病 失脫 出行 行人 爭訟 投謁
     order = [line.split(" ")[0] for line in page.split("\n")[4:] if line]
-    assert order == [
-        "天時",
-        "家宅",
-        "婚姻",
-        "胎產",
-        "功名",
-        "求財",
-        "疾病",
-        "失脫",
-        "出行",
-        "行人",
-        "爭訟",
-        "投謁",
-    ]
+    assert order == list(SEED003_TOPICS)

@@ -39,7 +39,7 @@ IDENTIFIERS = [
     re.compile(r"\b[a-z_]+\.[a-z_]+\b|\b[a-z]+_[a-z_]+\b"),  # a setting's key alone
     re.compile(r"\[-h\]|-h\b|\{ko,lzh\}|\b(?:ko|lzh)\b"),  # the language codes a user types
     re.compile(r"\b[A-Z][A-Za-z]+/[A-Za-z_]+(?:/[A-Za-z_]+)?\b"),  # a zone name
-    re.compile(r"\bUTC(?:[+-]\d{2}:\d{2})?|\bUT1\b"),
+    re.compile(r"\bUTC(?:[+-]\d{1,2}(?::\d{2})?)?|\bUT1\b"),  # UTC, an offset as typed: UTC+9, UTC+05:30
     re.compile(r"\b[A-Z]{2,}\b"),  # a metavar or a format a machine names: PATH, LON, JSON, PNG, ISO
     re.compile(r"[(（][A-Z][a-z]+(?: [A-Z][a-z]+)*[)）]"),  # a city's own name after its Chinese one
     re.compile(r"\bsikpan(?: [a-z]+)?\b"),

@@ -185,6 +185,28 @@ def test_moving_ghost_weighs_once_and_its_speed_is_timing():
     assert v.to_json()["timing"][0]["text"].endswith("動·速")
 
 
+def test_the_deciding_reasons_are_the_heaviest_the_way_the_sum_points():
+    # issue 32 item 3 (a first screen names two or three): 坎 asked of a lawsuit on 午 月 丁卯 日 — 000:39
+    # 「官克世而問訟…若世刑而大凶也」 (日卯 刑 the 世 子 while 官 辰 克s it) outweighs every other reason, then the 六害 of
+    # the 用 辰 by 日卯 (000:47 「彼克我」 above 「我克彼」), then the 官 克世 (000:15); the month's 相 (+) points the
+    # other way and does not decide.
+    v = reading("878878", "午", "丁卯", use="lawsuit").verdict
+    deciding = [v.reasons[i] for i in v.deciding]
+    assert v.direction == "凶" and all(r.weight < 0 for r in deciding)
+    assert deciding[0].source.startswith("000:39 ") and deciding[0].text.endswith("大凶")
+    assert [r.code for r in deciding[1:3]] == ["judgment", "ghost_controls_shi"]
+    assert "穿心六害" in deciding[1].text and "vitality" not in [r.code for r in deciding]
+    assert [abs(r.weight) for r in deciding] == sorted((abs(r.weight) for r in deciding), reverse=True)
+    assert v.to_json()["deciding"] == list(v.deciding)
+    # asked nothing, the 世 子: 月破 (子午沖) first — 000:39 puts 旬空月破 above a 刑 (「不及旬空月破之凶也」)
+    plain = reading("878878", "午", "丁卯").verdict
+    assert plain.reasons[plain.deciding[0]].code == "month_break"
+    # 平: the sum is 0 and every reason is listed, both sides, heaviest first
+    even = reading("987698", "午", "丁卯", use="wealth").verdict
+    assert even.direction == "平" and sorted(even.deciding) == list(range(len(even.reasons)))
+    assert {even.reasons[i].weight > 0 for i in even.deciding} == {True, False}
+
+
 def test_illness_ghost_empty_is_good():
     # 000:15 「總之以鬼為忌者…惟空破散則吉也」: 離 (離宮火), 官鬼 亥 (line 3) is 旬空 on 丙寅 (甲子旬 戌亥空).
     r = reading("787787", "子", "丙寅", use="illness")

@@ -122,12 +122,17 @@ def verdict_view(data: dict[str, Any]) -> tuple[dict[str, Any], list[JudgmentVie
                 "weight": weight,
             }
         )
-    reasons = [
-        {**r, "lines": _lines_named(r["text"])}
-        for r in verdict["reasons"]
-        if r["code"] != "judgment" or not paired
+    every = [{**r, "lines": _lines_named(r["text"])} for r in verdict["reasons"]]
+    verdict["reasons"] = [r for r in every if r["code"] != "judgment" or not paired]
+    # the reasons that decided (``Verdict.deciding``, heaviest first; a first screen names two or three), a
+    # judgment's with the judgment it weighs (its subject and who acts on it); rows stored before it: none
+    at_judgment = [i for i, r in enumerate(every) if r["code"] == "judgment"]
+    verdict["deciding"] = [
+        {**every[i], "judgment": judgments[weighed[at_judgment.index(i)]]}
+        if paired and i in at_judgment
+        else every[i]
+        for i in verdict.get("deciding", ())
     ]
-    verdict["reasons"] = reasons
     return verdict, judgments
 
 
