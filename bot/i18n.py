@@ -252,7 +252,43 @@ def cite(lang: str, source: object) -> str:
     text = _one_book(_OWN.sub("", text).strip(), [book(s) + gap for s in ("000", "002", "003", "004")])
     if lang == "lzh":  # the data's list separators, written as 文言 writes them
         text = re.sub(r"(?<=[》例]) (?=「)", "", text.replace(", ", "、").replace("; ", "；"))
+    if lang == "ko":
+        text = _read_heading(text)
     return text
+
+
+# a quotation 「…」, a parenthesis (漢字 after its reading), or a run of Hanja words
+_CITED = re.compile(
+    r"「[^」]*」|\([^()]*\)|《([\u3400-\u9fff]+)》|([\u3400-\u9fff]+(?:[·][\u3400-\u9fff]+)*)"
+)
+
+
+def _read_heading(text: str) -> str:
+    """A ko citation's own words read in 한글 (docs/style.md: no run of Hanja outside 한글(漢字) or 「」): a book
+    《畢法賦》 is 《필법부(畢法賦)》, a section heading 神煞 財 is 신살 재, and a passage given without its
+    quotation marks (日辰生扶拱合為旺) is quoted 「…」; a quotation and a reading's characters stay."""
+
+    def read(m: re.Match[str]) -> str:
+        if m.group(1):  # a book
+            title = m.group(1)
+            reading = term("ko", title)
+            return f"《{reading}({title})》" if reading != title else m.group(0)
+        words = m.group(2)
+        if not words:
+            inner = m.group(0)[1:-1]  # (晝貴丑臨亥): the seed's own note, quoted
+            after_word = (
+                m.start() > 0 and not m.string[m.start() - 1].isspace()
+            )  # 팔과례(八課例): a reading's
+            hanja_only = (
+                m.group(0).startswith("(") and not after_word and re.fullmatch(r"[\u3400-\u9fff]{3,}", inner)
+            )
+            return f"(「{inner}」)" if hanja_only else m.group(0)
+        if len(words) > 4 and "·" not in words:
+            return f"「{words}」"
+        reading = "·".join(term("ko", w) for w in words.split("·"))
+        return reading if not re.search(r"[\u3400-\u9fff]", reading) else m.group(0)
+
+    return _CITED.sub(read, text)
 
 
 def _one_book(text: str, books: list[str]) -> str:

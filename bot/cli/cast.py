@@ -47,9 +47,11 @@ def board_rows(chart: Chart) -> list[list[str]]:
     return rows
 
 
-def readings_for(chart: Chart, category: str | None) -> tuple[Any, ...]:
-    """``engine.liuren.reading.read``: the seed-003 text for the eight worked 課, then the composed reading."""
-    month = chart.moment.month.branch if chart.moment is not None else None
+def readings_for(chart: Chart, category: str | None, month: Branch | None = None) -> tuple[Any, ...]:
+    """``engine.liuren.reading.read``: the seed-003 text for the eight worked 課, then the composed reading;
+    ``month`` the 月建 ``--month`` gives (旺相休囚 and the 類神 that read the month), else the instant's."""
+    if month is None:
+        month = chart.moment.month.branch if chart.moment is not None else None
     year = chart.moment.year.branch if chart.moment is not None else None
     return tuple(read(chart, category, month=month, year=year))
 
@@ -95,12 +97,12 @@ def handler(args: argparse.Namespace) -> int:
         from bot.images import render_liuren
 
         write_png(args.png, render_liuren(chart, args.lang))
-    readings = readings_for(chart, args.category)
-    verdict = judge(chart, args.category).to_json()  # the same judgment as the composed reading's
-    asked = _asked(args.topic, args.lang)
     month = _branch_arg(args.month, "月", "error.liuren.bad_month")
     if month is None and chart.moment is not None:
         month = chart.moment.month.branch
+    readings = readings_for(chart, args.category, month)
+    verdict = judge(chart, args.category).to_json()  # the same judgment as the composed reading's
+    asked = _asked(args.topic, args.lang)
     birth, walk = nianming_args(args, chart)
     lines = read_topics(chart, month=month, birth=birth, xingnian=walk)
     if args.json:

@@ -260,7 +260,7 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
     if j.get("type"):
         head.append(both(lang, j["type"]))
     if j.get("ju"):
-        head.append(j["ju"])
+        head.append(both(lang, j["ju"]))
     if j.get("subject"):
         head.append(_subject(lang, j["subject"]))
     if j.get("agent"):

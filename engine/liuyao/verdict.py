@@ -193,7 +193,8 @@ def _judgment_reason(j: Judgment) -> Reason | None:
     if j.rule == JU_HUI:
         w = W_JU[j.get("strength")] * (1 if j.direction == JI else -1)
         text = f"{j.get('ju')}{j.type}{j.get('strength')}"
-        return Reason("judgment", text, j.source, w, (("rule", j.name),))
+        ju = (("ju", str(j.get("ju"))), ("type", str(j.type)), ("strength", str(j.get("strength"))))
+        return Reason("judgment", text, j.source, w, (("rule", j.name), *ju))
     if j.rule == SAN_XING:
         if j.get("grave"):
             by = j.get("grave_by")
@@ -201,11 +202,20 @@ def _judgment_reason(j: Judgment) -> Reason | None:
             return Reason("judgment", f"{who}{j.type}·大凶", f"000:39 {cited}", W_GRAVE, (("rule", j.name),))
         assert j.type is not None
         agents = ",".join(f"{a['source']}{a['branch']}" for a in j.get("agents", ()) if a["xing"])
-        text = f"{who}{j.type}" + (f"({agents})" if j.type != "墓開" else f"({j.get('tomb')})")
-        return Reason("judgment", text, j.source, W_XING[j.type], (("rule", j.name),))
+        against = agents if j.type != "墓開" else str(j.get("tomb"))
+        text = f"{who}{j.type}({against})"
+        xing = (("who", who), ("type", j.type), ("against", against))
+        return Reason("judgment", text, j.source, W_XING[j.type], (("rule", j.name), *xing))
     if j.rule == LIU_HAI:
         text = f"{who}{j.name}{j.type}{j.get('relation')}({j.get('agent')})"
-        return Reason("judgment", text, j.source, -int(j.get("weight")), (("rule", j.name),))
+        parts = (
+            ("who", who),
+            ("name", j.name),
+            ("type", str(j.type)),
+            ("relation", str(j.get("relation"))),
+            ("against", str(j.get("agent"))),
+        )
+        return Reason("judgment", text, j.source, -int(j.get("weight")), (("rule", j.name), *parts))
     return None  # pragma: no cover
 
 

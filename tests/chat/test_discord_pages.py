@@ -40,7 +40,7 @@ async def test_cast_embed_buttons_update_in_place_and_after_restart(dc, tmp_path
         [first] = await dc.wait_followups(inter, 1, timeout=10)
         [embed] = first["embeds"]
         assert embed["title"].startswith(gettext("ko", "bot.cast.title"))
-        assert len(embed["description"]) <= 1500 and "丑貴人" in embed["description"]
+        assert len(embed["description"]) <= 1500 and "축귀인" in embed["description"]
         assert embed["footer"]["text"].startswith(gettext("ko", "liuren.options"))
         assert all(pages.decode(unsealed(b["custom_id"])) for b in _buttons(first))
         # the page buttons (the topic buttons after them re-read the cast for a topic: test_topic_screen.py)

@@ -74,7 +74,10 @@ def _lines_with(text: str, *words: str) -> list[str]:
 
 def _check_brief(text: str, lang: str) -> None:
     assert len(text) <= 1500, len(text)  # one phone screen
-    assert "世" in _row(text, "兄弟戊子") and "應" in _row(text, "妻財戊午")
+    # the chart rows read in 한글 in ko (one syllable a character: the grid keeps its columns)
+    shi, ying = term(lang, "世"), term(lang, "應")
+    assert shi in _row(text, term(lang, "兄弟") + term(lang, "戊子"))
+    assert ying in _row(text, term(lang, "妻財") + term(lang, "戊午"))
     # every line with its strength, top line first
     strengths = [_line_of(text, n, lang) for n in range(6, 0, -1)]
     assert all(term(lang, t) in strengths[0] for t in ("囚", "月破"))  # the 世 子: 囚 in 午, 子午沖

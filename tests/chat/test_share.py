@@ -55,7 +55,7 @@ async def test_console_share_open_revoke_again_and_ask(ctx):
 
     reader = ConsoleSession(ctx)  # another session (the console's one user: the link alone opens it)
     opened = await reader.answer(f"/start {token}")
-    assert "丑貴人" in opened and "비밀스러운" not in opened  # the board, never the owner's notes
+    assert "축귀인" in opened and "비밀스러운" not in opened  # the board, never the owner's notes
     assert "/share" not in opened  # a shared reading offers no owner's actions
     page = await reader.answer("2")
     assert page != opened and "비밀스러운" not in page
@@ -129,7 +129,7 @@ async def test_telegram_share_link_opens_for_another_user_until_revoked(tg, tmp_
         # the link's /start, in B's own chat: the reading, as the first reply showed it, nothing of A's
         [opened] = await ask(tg, run, f"/start {token}", b)
         shown = opened.params.get("caption") or opened.params.get("text") or ""
-        assert "丑貴人" in visible_text(shown, "HTML") and "비밀스러운" not in repr(opened.params)
+        assert "축귀인" in visible_text(shown, "HTML") and "비밀스러운" not in repr(opened.params)
         assert not action_buttons(opened)  # no owner's actions on a shared reading
         page_buttons = buttons(opened)
         assert page_buttons and all(
@@ -228,7 +228,7 @@ async def test_discord_share_again_and_journal(dc, tmp_path):
 
         opened = await dc.slash("start", {"token": token}, user_id=b)
         [shown] = await dc.wait_followups(opened, 1, timeout=10)
-        assert "丑貴人" in shown["embeds"][0]["description"] and not components(shown, actions=True)
+        assert "축귀인" in shown["embeds"][0]["description"] and not components(shown, actions=True)
         read = next(c for c in components(shown) if unsealed(c["custom_id"]) == f"v:{token}:read")
         pressed = await dc.press(shown, read["custom_id"], user_id=b)
         await dc.wait_acked(pressed, timeout=10)

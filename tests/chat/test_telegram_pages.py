@@ -54,7 +54,10 @@ async def test_cast_first_reply_buttons_pages_and_restart(tg, tmp_path, lang):
         assert first.method == "sendPhoto"  # the chart picture with the reply as its caption (issue 14)
         shown = first.result["caption"]
         assert len(shown) <= 1024, len(shown)  # one phone screen, and a caption
-        assert "丑貴人" in shown and "天后" in shown  # the board and 三傳 with 天將 are on it
+        board, tianhou = (
+            ("축귀인", "천후") if lang == "ko" else ("丑貴人", "天后")
+        )  # ko reads the board in 한글
+        assert board in shown and tianhou in shown  # the board and 三傳 with 天將 are on it
         # the page buttons (the topic buttons after them re-read the cast for a topic: test_topic_screen.py)
         buttons = [
             b for b in _buttons(first) if pages.decode(unsealed(b["callback_data"])).page in pages_of("cast")
@@ -100,7 +103,7 @@ async def test_cast_first_reply_buttons_pages_and_restart(tg, tmp_path, lang):
             return tg.messages[(str(chat), first.result["message_id"])]
 
         answer, edit = await _press(tg, run, brief_button, now(), chat, language_code=lang)
-        assert edit is not None and "丑貴人" in edit.params["caption"]
+        assert edit is not None and board in edit.params["caption"]
         answer, edit = await _press(tg, run, trace_button, now(), chat, language_code=lang)
         assert edit is not None
         assert "重審" in edit.params["caption"]  # seed 003: 「此重審之卦」

@@ -8,6 +8,7 @@ import pytest
 
 from bot.cli import main
 from bot.cli.common import parse_instant
+from bot.i18n import term
 
 
 def run(capsys, *argv):
@@ -69,10 +70,10 @@ def test_table_options(capsys):
 def test_table_text(capsys):
     code, out, _ = run(capsys, "liuren", "table", "--lang", "lzh")
     assert code == 0
-    assert "庚辰  8 | 丑/庚 午/丑 酉/辰 寅/酉 | 寅未子 | 賊剋 | 重審" in out
+    assert "庚辰 　八 | 丑/庚 午/丑 酉/辰 寅/酉 | 寅未子 | 賊剋 | 重審" in out  # the 局 in Chinese numerals
     # a 貴人-dependent 課體 carries the 貴人 it holds under (seed 003 entry 3 「夜貴閉口」)
     assert (
-        "庚辰 10 | 亥/庚 寅/亥 未/辰 戌/未 | 寅巳申 | 遙剋 | 彈射 刖足 元胎 閉口（夜）" in out.splitlines()
+        "庚辰 　十 | 亥/庚 寅/亥 未/辰 戌/未 | 寅巳申 | 遙剋 | 彈射 刖足 元胎 閉口（夜）" in out.splitlines()
     )  # full-width in lzh
 
 
@@ -104,19 +105,27 @@ def test_cast_at_json(capsys):
 def test_cast_text_board(capsys, lang):
     code, out, _ = run(capsys, "cast", "--day", "庚辰", "--ju", "8", "--lang", lang)
     assert code == 0
+    # in ko each cell is read in 한글, one syllable a character (a 天將 by its short form's syllable: 后 → 후)
+    short = {"后": "天后", "空": "天空"}
+
+    def cells(text: str) -> list[str]:
+        if lang == "lzh":
+            return text.split()
+        return [term("ko", short[c])[1] if c in short else term("ko", c) for c in text.split()]
+
     lines = out.splitlines()
     # the 天地盤 square: 天盤 over 巳午未申 on top (戌亥子丑 for 第8局), 寅丑子亥 at the bottom (未午巳辰)
-    assert any(line.split() == ["戌", "亥", "子", "丑"] for line in lines)
-    assert any(line.split() == ["未", "午", "巳", "辰"] for line in lines)
+    assert any(line.split() == cells("戌 亥 子 丑") for line in lines)
+    assert any(line.split() == cells("未 午 巳 辰") for line in lines)
     # left and right sides: 酉 over 辰 and 申 over 卯 (left), 寅 over 酉 and 卯 over 戌 (right), 天將 outside
-    assert any(line.split()[1:3] == ["酉", "寅"] for line in lines if len(line.split()) == 4)
-    assert any(line.split()[1:3] == ["申", "卯"] for line in lines if len(line.split()) == 4)
+    assert any(line.split()[1:3] == cells("酉 寅") for line in lines if len(line.split()) == 4)
+    assert any(line.split()[1:3] == cells("申 卯") for line in lines if len(line.split()) == 4)
     # 四課 right to left: uppers 寅 酉 午 丑 over lowers 酉 辰 丑 庚
-    assert any(line.split() == ["寅", "酉", "午", "丑"] for line in lines)
-    assert any(line.split() == ["酉", "辰", "丑", "庚"] for line in lines)
+    assert any(line.split() == cells("寅 酉 午 丑") for line in lines)
+    assert any(line.split() == cells("酉 辰 丑 庚") for line in lines)
     # 三傳 with 遁干 and 天將 (晝: 寅 天后, 未 天空, 子 螣蛇)
-    assert any("財 戊 寅 后" in line for line in lines)
-    assert any("印 癸 未 空" in line for line in lines)
+    assert any(" ".join(cells("財 戊 寅 后")) in line for line in lines)
+    assert any(" ".join(cells("印 癸 未 空")) in line for line in lines)
     word = {"ko": "삼전", "lzh": "三傳"}[lang]
     assert word in out
 

@@ -1,0 +1,539 @@
+"""What users get, rendered once per test session (issue 33 item 1): one harness, several rule checks.
+
+Every page of every view as each channel shows it — Telegram (message text, photo caption and its caption parts,
+button labels), Discord (embed title, description, footer, button labels, the picture's alt text), the console
+(text and hint lines) — and the ``sikpan`` CLI with every flag its argparse parser defines (:data:`CLI_CASES`;
+:func:`cli_flags` lists the parser's flags so a new one is not skipped silently: it must be used by a case or
+named in :data:`CLI_NOT_RENDERED` with the reason).
+
+The casts are chosen to cover: a 大六壬 課 for each of the 54 課體/雜格 names the engine gives over the 720 課 by
+晝 and 夜 (:func:`keti_cover`, a deterministic greedy cover), a 課 for each 類神 entry a board cast can show
+(:func:`leishen_cover`), every 神煞 of ``stars.json`` on the ``/shensha`` pages, and the sample commands of
+``scripts/gen_samples.py``. The tests read :func:`chat_lines` and :func:`cli_lines`, which are cached for the
+session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import functools
+import io
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bot.app import create_context
+from bot.commands import Incoming, dispatch
+from bot.config import Settings
+from bot.features.base import pages_of
+from bot.presentation import caption_parts, fit_page, photo_caption, present
+from bot.views import picture_alt
+from engine.core.cycle import all_ganzhi
+from engine.liuren import leishen, reading
+from engine.liuren.chart import chart_for_ju
+from tests.fakes.clock import ManualClock
+
+LANGS = ("ko", "lzh")
+CHANNELS = ("telegram", "discord", "console")
+INSTANT = datetime(2024, 2, 4, 3, 30, tzinfo=UTC)
+CITY = {"ko": "서울", "lzh": "首爾"}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line a user reads: ``where`` (channel, part, page and the command typed), the ``text``, and
+    ``said`` — what the user typed (what they typed may come back)."""
+
+    where: str
+    text: str
+    said: str
+
+
+# --- the chart set ---------------------------------------------------------------------------------------
+
+
+@functools.cache
+def keti_cover() -> tuple[tuple[str, str, str], ...]:
+    """(day, 月將, 占時) of board casts (``/cast 甲子 亥 午``) that together show every 課體/雜格 name the engine
+    gives over the 720 課 by 晝 and 夜: a greedy cover, in the order of the 60 days and 12 局 (deterministic)."""
+    found: list[tuple[tuple[str, str, str], frozenset[str]]] = []
+    for day in all_ganzhi():
+        for ju in range(1, 13):
+            for daytime in (True, False):
+                chart = chart_for_ju(day, ju, daytime=daytime)
+                key = (day.chars, chart.month_general.char, chart.hour.char)
+                found.append((key, frozenset(chart.ke_ti())))
+    return tuple(key for key, _ in _cover(found))
+
+
+def keti_names() -> frozenset[str]:
+    """Every 課體/雜格 name the engine gives over the 720 課 by 晝 and 夜."""
+    names: set[str] = set()
+    for day in all_ganzhi():
+        for ju in range(1, 13):
+            for daytime in (True, False):
+                names.update(chart_for_ju(day, ju, daytime=daytime).ke_ti())
+    return frozenset(names)
+
+
+def _cover(
+    found: list[tuple[tuple[str, str, str], frozenset[str]]],
+) -> list[tuple[tuple[str, str, str], frozenset[str]]]:
+    left = frozenset().union(*(names for _, names in found))
+    chosen = []
+    while left:
+        key, names = max(found, key=lambda item: len(item[1] & left))  # the first of the best, in order
+        chosen.append((key, names & left))
+        left -= names
+    return chosen
+
+
+def leishen_entries() -> dict[str, str]:
+    """Every 類神 entry id with its category."""
+    path = Path(__file__).resolve().parents[2] / "engine" / "liuren" / "data" / "leishen.json"
+    data = json.loads(path.read_text(encoding="utf-8"))["categories"]
+    return {e["id"]: name for name, c in data.items() for e in c["entries"]}
+
+
+def leishen_search() -> tuple[tuple[tuple[str, str, str], str], ...]:
+    """((day, 月將, 占時), category) of board casts with a 類神 heading that together show every entry a board
+    cast can show (a greedy cover per category, deterministic); the entries no board cast shows (those read the
+    month: 旺相·休囚, 月建) are :func:`leishen_unreached`."""
+    out = []
+    for category in leishen.categories():
+        found = []
+        for day in all_ganzhi():
+            for ju in range(1, 13):
+                for daytime in (True, False):
+                    chart = chart_for_ju(day, ju, daytime=daytime)
+                    composed = reading.compose(chart, category)
+                    ids = frozenset(h.entry for p in composed.positions for h in p.leishen)
+                    found.append(((day.chars, chart.month_general.char, chart.hour.char), ids))
+        out += [(key, category) for key, _ in _cover(found)]
+    return tuple(out)
+
+
+# leishen_search() as it stands (15 s: the tests read the result; test_renders checks every entry is shown, and
+# a data change that breaks it is fixed by pasting ``python -m tests.language.renders`` here)
+LEISHEN_CASTS: tuple[tuple[tuple[str, str, str], str], ...] = (
+    (("戊子", "寅", "子"), "天文"),
+    (("己巳", "辰", "午"), "天文"),
+    (("甲子", "巳", "午"), "天文"),
+    (("戊辰", "酉", "午"), "地理"),
+    (("丙子", "戌", "子"), "地理"),
+    (("甲子", "丑", "午"), "地理"),
+    (("甲子", "酉", "午"), "宮室"),
+    (("癸酉", "酉", "午"), "宮室"),
+    (("乙丑", "寅", "午"), "宮室"),
+    (("乙丑", "丑", "午"), "人物"),
+    (("乙亥", "亥", "午"), "人物"),
+    (("甲子", "巳", "午"), "人物"),
+    (("甲子", "酉", "午"), "姓氏"),
+    (("癸酉", "酉", "午"), "姓氏"),
+    (("乙丑", "寅", "午"), "姓氏"),
+    (("甲子", "酉", "午"), "臟腑"),
+    (("甲子", "未", "子"), "臟腑"),
+    (("乙丑", "丑", "午"), "飲食"),
+    (("辛未", "丑", "午"), "飲食"),
+    (("丙寅", "辰", "午"), "器用"),
+    (("丁丑", "未", "子"), "器用"),
+    (("甲子", "丑", "午"), "器用"),
+    (("庚午", "亥", "午"), "數目"),
+    (("甲子", "申", "子"), "顏色"),
+    (("甲子", "酉", "午"), "飛潛動植"),
+    (("丙子", "戌", "子"), "飛潛動植"),
+    (("甲子", "丑", "午"), "飛潛動植"),
+)
+# the entries that read the month (旺相·休囚, 月建): a board cast has none, the CLI takes ``--month``
+LEISHEN_MONTH_CASTS: tuple[tuple[str, ...], ...] = tuple(
+    ("cast", "--day", "甲子", "--general", "午", "--hour", "午", "--month", "子", "--category", category)
+    for category in ("天文", "數目", "顏色")
+)
+
+
+# --- the chat -----------------------------------------------------------------------------------------------
+
+SAMPLES: tuple[str, ...] = (
+    "/start",
+    "/help",
+    "/cast now",
+    "/cast 庚辰 8",
+    "/cast now 天文",
+    "/liuyao 797979",
+    "/liuyao 876789",
+    "/liuyao time",
+    "/liuyao 878878 lawsuit",
+    "/shensha 甲子 寅 甲辰年 午時",
+    "/shensha 甲子",
+    "/shensha",
+    "/qizheng 1990-05-17 14:30 {city}",
+    "/qizheng 1990-05-17 14:30 {city} 2027",
+    "/place {city}",
+    "/tz",
+    "/tz Asia/Seoul",
+    "/settings",
+    "/settings liuren",
+    "/settings qizheng.mansions",
+    "/daily",
+    "/daily 07:30",
+    "/today",
+    "/history",
+    "/show 1",
+    "/lang",
+    "/nothing",
+    "hello",
+    "/cast 甲乙 99",
+    "/tz Nowhere/City",
+    "/show 99",
+    "/settings colour blue",
+)
+
+
+def chat_commands(lang: str) -> tuple[str, ...]:
+    from bot.commands import load_commands
+
+    helps = tuple(f"/help {name}" for name in load_commands())
+    casts = tuple(f"/cast {d} {g} {h}" for d, g, h in keti_cover())
+    topics = tuple(f"/cast {d} {g} {h} {category}" for (d, g, h), category in LEISHEN_CASTS)
+    return tuple(s.format(city=CITY[lang]) for s in SAMPLES) + helps + casts + topics
+
+
+def _message_lines(message: object, where: str, said: str) -> Iterator[Line]:
+    from bot.presentation import Message
+
+    assert isinstance(message, Message)
+    for part in ("text", "caption", "title", "footer", "hint", "alt"):
+        value = getattr(message, part)
+        if value:
+            yield from (Line(f"{where} {part}", line, said) for line in value.split("\n"))
+    for row in message.buttons:
+        for button in row:
+            yield Line(f"{where} button", button.label, said)
+
+
+async def _chat(lang: str) -> list[Line]:
+    out: list[Line] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        ctx = await create_context(
+            Settings(db_path=str(Path(tmp) / "renders.db"), lang=lang, tz="Asia/Seoul"),
+            clock=ManualClock(INSTANT),
+        )
+        try:
+            for said in chat_commands(lang):
+                for channel in CHANNELS:
+                    incoming = Incoming(
+                        platform=channel,
+                        chat_id="chat",
+                        user_id="u",
+                        text=said,
+                        lang_hint=lang,
+                        chat_kind="private",
+                        user_is_admin=True,
+                    )
+                    reply = await dispatch(incoming, ctx)
+                    numbered = isinstance(reply.context.get("no"), int)
+                    shown = pages_of(reply.view) if numbered else (None,)
+                    for page in shown:
+                        where = f"{channel} {page or ''} «{said}»"
+                        message = present(reply, channel, "u", page, picture=False)
+                        out += _message_lines(message, where, said)
+                        if reply.picture is None:
+                            continue
+                        if channel == "telegram" and page is not None:
+                            body = fit_page(message.text or message.caption or "", lang)
+                            for k, caption in enumerate(caption_parts(body)):
+                                out += [
+                                    Line(f"{where} caption part {k}", t, said) for t in caption.split("\n")
+                                ]
+                            out += [
+                                Line(f"{where} photo caption", t, said)
+                                for t in photo_caption(body).split("\n")
+                            ]
+                    if reply.picture is not None and channel == "discord":
+                        alt = picture_alt(reply) or ""
+                        out += [Line(f"discord alt «{said}»", t, said) for t in alt.split("\n")]
+        finally:
+            await ctx.close()
+    return out
+
+
+@functools.cache
+def chat_lines(lang: str) -> tuple[Line, ...]:
+    """Every line of every page of the chat replies in ``lang``, on every channel (cached: once per session)."""
+    return tuple(asyncio.run(_chat(lang)))
+
+
+# --- the CLI ------------------------------------------------------------------------------------------------
+
+BIRTH = "1960-08-20T18:45+08:00"
+AT = "2024-05-01T10:00:00+09:00"
+CLI_CASES: tuple[tuple[str, ...], ...] = (
+    ("--help",),
+    ("calendar", "--at", AT, "--zone", "Asia/Seoul", "--day-starts", "00:00", "--solar-time", "126.98"),
+    ("calendar", "--at", AT, "--mean-solar-time", "--solar-time", "126.98"),
+    ("calendar", "terms", "--from", "2024", "--to", "2024"),
+    (
+        "cast",
+        "--at",
+        AT,
+        "--topic",
+        "求財",
+        "--birth",
+        "子",
+        "--xingnian",
+        "午",
+        "--solar-time",
+        "126.98",
+        "--lat",
+        "37.5",
+        "--day-starts",
+        "00:00",
+        "--daynight",
+        "sun",
+    ),
+    (
+        "cast",
+        "--day",
+        "庚辰",
+        "--ju",
+        "8",
+        "--hour",
+        "巳",
+        "--month",
+        "寅",
+        "--gui-rule",
+        "kinliuren",
+        "--category",
+        "天文",
+        "--shehai",
+        "mzj",
+        "--mu",
+        "changsheng",
+    ),
+    (
+        "cast",
+        "--day",
+        "甲子",
+        "--general",
+        "亥",
+        "--hour",
+        "午",
+        "--born",
+        "1990",
+        "--sex",
+        "female",
+        "--age",
+        "35",
+    ),
+    (
+        "cast",
+        "--day",
+        "甲子",
+        "--ju",
+        "3",
+        "--night",
+        "--fuyin-maozi",
+        "cunyan",
+        "--bazhuan-first",
+        "false",
+        "--liuyinyang-lowers",
+        "true",
+    ),
+    (
+        "liuren",
+        "table",
+        "--gui-rule",
+        "kinliuren",
+        "--daynight",
+        "ziwu",
+        "--shehai",
+        "depth_noseat",
+        "--fuyin-maozi",
+        "cunyan",
+        "--bazhuan-first",
+        "false",
+        "--liuyinyang-lowers",
+        "true",
+        "--mu",
+        "changsheng",
+    ),
+    ("liuyao", "--coins", "797989", "--at", AT, "--use", "官鬼", "--day-starts", "00:00"),
+    (
+        "liuyao",
+        "--tosses",
+        "322,233,222,333,223,232",
+        "--month",
+        "寅",
+        "--day",
+        "戊戌",
+        "--changed-relatives",
+        "own_palace",
+        "--earth-changsheng",
+        "寅",
+        "--allow-static",
+        "--middle-source",
+        "day_month",
+        "--scatter",
+        "none",
+    ),
+    (
+        "shensha",
+        "甲子",
+        "--month",
+        "寅",
+        "--year",
+        "甲辰",
+        "--hour",
+        "午",
+        "--tables",
+        "--all-months",
+        "--sources",
+    ),
+    ("shensha", "庚辰", "--option", "jiangxing_key=day"),
+    ("qizheng", "--at", BIRTH, "--place", "北京", "--all"),
+    (
+        "qizheng",
+        "--at",
+        BIRTH,
+        "--lon",
+        "116.4",
+        "--lat",
+        "39.9",
+        "--all",
+        "--on",
+        "2020-01-01",
+        "--palaces",
+        "zheng",
+        "--mansions",
+        "shoushi",
+        "--naming",
+        "qing",
+        "--node",
+        "true",
+        "--apogee",
+        "true",
+        "--ziqi",
+        "moira",
+        "--ming",
+        "ascendant",
+        "--shen",
+        "hour",
+        "--hour",
+        "mean",
+        "--hua",
+        "rotation",
+        "--weak",
+        "moira",
+        "--daxian",
+        "ancient",
+        "--tongxian",
+        "10",
+    ),
+    ("qizheng", "place", "北京"),
+    ("cast", "--day", "甲乙", "--ju", "8"),
+    *LEISHEN_MONTH_CASTS,
+)
+# what the rendered CLI leaves out, and why: not a reading a user reads in a language
+CLI_NOT_RENDERED = {
+    "--json": "machine output (JSON keys), not prose",
+    "--png": "writes a picture file; the picture's words are the chat's alt text and labels",
+    "--help": "argparse's help of each subcommand: the root --help is rendered",
+    "--lang": "every case runs in both languages",
+    "--version": "a version number",
+    "--random": "a random cast: its words are those of --coins",
+    "run": "starts the bot (operations)",
+    "backup": "operations",
+    "migrate": "operations",
+    "export": "operations: a user's data as JSON",
+    "import": "operations",
+}
+
+
+def cli_flags() -> set[tuple[str, str]]:
+    """(subcommand path, flag) of every option the ``sikpan`` parser defines, and ("", name) of each
+    subcommand path."""
+    from bot.cli import build_parser
+
+    out: set[tuple[str, str]] = set()
+
+    def walk(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> None:
+        for action in parser._actions:  # noqa: SLF001 - argparse keeps its actions there
+            if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+                for name, sub in action.choices.items():
+                    out.add(("", " ".join((*path, name))))
+                    walk(sub, (*path, name))
+            for flag in action.option_strings:
+                if flag.startswith("--"):
+                    out.add((" ".join(path), flag))
+
+    walk(build_parser(), ())
+    return out
+
+
+def _case_path(case: tuple[str, ...]) -> str:
+    words = [w for w in case if not w.startswith("-")]
+    paths = {path for _, path in cli_flags() if path}
+    best = ""
+    for n in range(1, len(words) + 1):
+        if " ".join(words[:n]) in paths:
+            best = " ".join(words[:n])
+    return best
+
+
+def cli_flags_rendered() -> set[tuple[str, str]]:
+    paths = {_case_path(c) for c in CLI_CASES if _case_path(c)}
+    return {(_case_path(c), w) for c in CLI_CASES for w in c if w.startswith("--")} | {
+        ("", " ".join(path.split()[:n])) for path in paths for n in range(1, len(path.split()) + 1)
+    }
+
+
+def command_names() -> frozenset[str]:
+    """The names a user types after / or ``sikpan``: the chat commands and the CLI's subcommands."""
+    from bot.commands import load_commands
+
+    return frozenset(load_commands()) | {word for _, path in cli_flags() for word in path.split()}
+
+
+def _run(argv: tuple[str, ...], lang: str) -> str:
+    from bot.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    saved = os.environ.get("SIKPAN_LANG")
+    os.environ["SIKPAN_LANG"] = lang  # the root --help takes no --lang
+    try:
+        with (
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            contextlib.suppress(SystemExit),
+        ):
+            main([*argv, "--lang", lang] if argv != ("--help",) else list(argv))
+    finally:
+        if saved is None:
+            os.environ.pop("SIKPAN_LANG", None)
+        else:
+            os.environ["SIKPAN_LANG"] = saved
+    return out.getvalue() + err.getvalue()
+
+
+@functools.cache
+def cli_lines(lang: str) -> tuple[Line, ...]:
+    """Every line the ``sikpan`` cases print in ``lang`` (cached: once per session)."""
+    out = []
+    for case in CLI_CASES:
+        said = "sikpan " + " ".join(case)
+        out += [Line(f"«{said}»", line, said) for line in _run(case, lang).split("\n")]
+    return tuple(out)
+
+
+def all_lines(lang: str) -> tuple[Line, ...]:
+    return chat_lines(lang) + cli_lines(lang)
+
+
+if __name__ == "__main__":
+    print(leishen_search())

@@ -1,0 +1,242 @@
+"""What users get, checked (issue 33 items 1 and 2): every page of every view on every channel and the CLI with
+every flag (``renders``), over a cast set that shows every 課體/雜格 name, every 神煞 and every 類神 entry; the
+rules of ``rules`` and ``test_wenyan`` on each line; and each rule shown failing on a bad string."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+
+from tests.language import renders, rules
+from tests.language.test_wenyan import _digits, _half_width, _modern, _unmarked, _variants
+
+ROOT = rules.ROOT
+
+
+def _text(lang: str) -> str:
+    return "\n".join(line.text for line in renders.all_lines(lang))
+
+
+def _report(bad: list[tuple[str, str, list[str]]]) -> str:
+    counts = Counter(f for _, _, found in bad for f in found)
+    return (
+        "\n".join(f"{where}: {found} in {line!r}" for where, line, found in bad[:40])
+        + f"\n({len(bad)} lines; {counts.most_common(30)})"
+    )
+
+
+def _check(lang: str, rule) -> None:  # type: ignore[no-untyped-def]
+    seen: set[tuple[str, str]] = set()
+    bad = []
+    for line in renders.all_lines(lang):
+        if (line.text, line.said) in seen:
+            continue
+        seen.add((line.text, line.said))
+        found = rule(line)
+        if found:
+            bad.append((line.where, line.text, found))
+    assert not bad, _report(bad)
+
+
+# --- what is rendered ----------------------------------------------------------------------------------------
+
+
+def test_every_keti_name_is_shown():
+    names = renders.keti_names()
+    assert len(names) == 54
+    lzh = _text("lzh")
+    assert sorted(n for n in names if n not in lzh) == []
+    ko_terms = json.loads((ROOT / "locales/ko/terms/liuren_reading.json").read_text("utf-8"))
+    ko_terms |= json.loads((ROOT / "locales/ko/terms/liuren.json").read_text("utf-8"))
+    ko = _text("ko")
+    assert sorted(n for n in names if n not in ko and ko_terms.get(n, n) not in ko) == []
+
+
+def _forms(name: str) -> tuple[str, ...]:
+    """A star's name as a reply writes it: 月煞(將星) is 月煞（將星） in lzh and 월살·장성(月煞·將星) in ko."""
+    m = re.fullmatch(r"(.+)\((.+)\)", name)
+    if (
+        m is not None and m[2] == "天將"
+    ):  # a 天將, on every 六壬 board by its name (stars.json: named so to keep
+        return (m[1],)  # it apart from the year star of the same name)
+    return (name,) if m is None else (f"{m[1]}（{m[2]}）", f"{m[1]}·{m[2]}")
+
+
+def test_every_shensha_star_is_shown():
+    stars = json.loads((ROOT / "engine/shensha/data/stars.json").read_text("utf-8"))["stars"]
+    for lang in renders.LANGS:
+        text = _text(lang)
+        assert sorted(s["name"] for s in stars if not any(f in text for f in _forms(s["name"]))) == [], lang
+
+
+def test_every_leishen_entry_is_shown():
+    data = json.loads((ROOT / "engine/liuren/data/leishen.json").read_text("utf-8"))["categories"]
+    for lang in renders.LANGS:
+        text = re.sub(r"\s+|</?[a-z]+>|\*\*", "", _text(lang))
+        missing = [
+            e["id"]
+            for c in data.values()
+            for e in c["entries"]
+            if re.sub(r"\s+", "", e[lang])[:12] not in text
+        ]
+        assert missing == [], lang
+
+
+def test_every_part_of_every_channel_is_rendered():
+    wheres = " ".join(line.where for line in renders.chat_lines("ko"))
+    for part in (
+        "telegram brief",
+        "caption part",
+        "photo caption",
+        "button",
+        "discord brief",
+        "title",
+        "footer",
+        "discord alt",
+        "console brief",
+        "hint",
+    ):
+        assert part in wheres, part
+
+
+def test_every_cli_subcommand_and_flag_is_rendered_or_excused():
+    flags = renders.cli_flags()
+    rendered = renders.cli_flags_rendered()
+    left = {
+        (path, flag)
+        for path, flag in flags - rendered
+        if flag not in renders.CLI_NOT_RENDERED and path.split(" ")[0] not in renders.CLI_NOT_RENDERED
+    }
+    assert left == set()
+
+
+@pytest.mark.parametrize("lang", renders.LANGS)
+def test_the_cli_runs_each_case(lang):
+    for case in renders.CLI_CASES[: -1 - len(renders.LEISHEN_MONTH_CASTS)]:
+        said = "sikpan " + " ".join(case)
+        text = "\n".join(line.text for line in renders.cli_lines(lang) if line.said == said)
+        assert text.strip() and "Traceback" not in text, said
+
+
+# --- the rules on what is rendered ----------------------------------------------------------------------------
+
+# the words a user types as a value: /settings values and CLI choices (docs/style.md: "What may stay Latin")
+TYPED = (
+    "now",
+    "time",
+    "yes",
+    "lawsuit",
+    "hello",
+    "colour",
+    "blue",
+    "on",
+    "off",
+    "reset",
+    "save",
+    "ko",
+    "lzh",
+)
+
+
+@pytest.mark.parametrize("lang", renders.LANGS)
+def test_no_latin_word(lang):
+    typed = TYPED + tuple(renders.command_names())
+    _check(lang, lambda line: rules.latin_words(_unmarked(line.text), line.said, typed))
+
+
+def test_no_hanja_run_in_korean():
+    _check("ko", lambda line: rules.hanja_runs(line.text))
+
+
+def test_each_korean_reading_matches_its_hanja():
+    _check("ko", lambda line: rules.reading_errors(line.text))
+
+
+def test_korean_words_keep_the_dueum_rule():
+    _check("ko", lambda line: rules.dueum_errors(line.text))
+
+
+# what a user types, besides what test_wenyan's rule already lets through: the console's page numbers (the
+# console user types 2 for page 2), a UTC offset (/tz UTC+9), the coins as --coins takes them (786977) and the
+# tosses as typed (--tosses 322,233,…)
+TYPED_DIGITS = re.compile(r"(?<![\d.])\d\.(?= )|UTC[+\-−]\d{1,2}(?::\d{2})?|(?<!\d)[6-9]{6}(?!\d)")
+
+
+def test_wenyan_digits():
+    def digits(line: renders.Line) -> list[str]:
+        said = line.said.replace(",", " ")
+        text = (
+            TYPED_DIGITS.sub(" ", line.text) if "hint" in line.where or "«sikpan" in line.where else line.text
+        )
+        return _digits(re.sub(r"UTC[+\-−]\d{1,2}(?::\d{2})?", " ", text), said)
+
+    _check("lzh", digits)
+
+
+def test_wenyan_punctuation():
+    _check("lzh", lambda line: _half_width(line.text))
+
+
+def test_wenyan_words():
+    _check("lzh", lambda line: _modern(line.text) + _variants(line.text))
+
+
+# --- each rule fails on a bad string ----------------------------------------------------------------------------
+
+
+def test_the_latin_rule():
+    assert rules.latin_words("lists the eight fates") == ["lists", "the", "eight", "fates"]
+    assert rules.latin_words("자기 MOIRA 기점") == ["MOIRA"] or rules.latin_words("qizheng.weak = seed")
+    assert rules.latin_words("kinliuren 표") == ["kinliuren"]
+    assert rules.latin_words("12:30 Asia/Seoul (UTC+09:00) · /cast · --at 2024-05-01T10:00+09:00") == []
+    assert (
+        rules.latin_words("/settings liuren.gui_rule kinliuren", "/settings liuren.gui_rule kinliuren") == []
+    )
+
+
+def test_the_hanja_run_rule():
+    assert rules.hanja_runs("<b>子</b> 紫微 災煞 天鼠") and rules.hanja_runs("天乙貴人 丑未")
+    assert not rules.hanja_runs("천을귀인(天乙貴人) 축·미 · 「天地既判」 · 子 丑")
+
+
+def test_the_reading_rule():
+    assert rules.reading_errors("과체 막월(驀越)") == ["막월(驀越)"]
+    assert rules.reading_errors("과체 맥월(驀越)") == []
+    assert rules.reading_errors("국회(局會)") == ["국회(局會)"] and rules.reading_errors("회국(會局)") == []
+    assert rules.reading_errors("관재(官非)") == ["관재(官非)"] and rules.reading_errors("관비(官非)") == []
+    assert rules.reading_errors("뇌풍항(雷風恆) · 중뢰진(重雷震)") == []
+    assert rules.reading_errors("논밭(田土) · 빈 약속(空諾)") == []  # a Korean word glossed, not a reading
+    assert rules.reading_errors("학신(遊神)") == ["학신(遊神)"] and rules.reading_errors("유신(遊神)") == []
+    assert rules.dueum_errors("뢰풍항(雷風恆)") == ["뢰풍항"]  # 두음 is the 두음 rule's
+
+
+def test_the_dueum_rule():
+    for bad in (
+        "라계(羅計)",
+        "라계",
+        "로록",
+        "리궁",
+        "래정",
+        "락서",
+        "란대",
+        "랑군",
+        "녀명",
+        "뉴월",
+        "려명",
+        "류신",
+        "료원",
+    ):
+        assert rules.dueum_errors(f"본문 {bad} 입니다") != [], bad
+    for good in ("나계(羅計)", "나계", "이궁", "여명", "유신", "중뢰진", "자(子)로", "월령(月令)"):
+        assert rules.dueum_errors(f"본문 {good} 입니다") == [], good
+
+
+def test_the_wenyan_rules():
+    assert _modern("選項") == ["選項"] and _modern("所從") == []
+    assert _digits("吉 35 · 凶 57") and not _digits("吉 三十五")
+    assert TYPED_DIGITS.sub(" ", "更觀：1. 盤 · 2. 解") == "更觀：  盤 ·   解" and _digits("計 -8")
+    assert _half_width("家法: 貴人") and not _half_width("家法：貴人")
+    assert _variants("眞") == ["眞"] and _variants("真") == []
