@@ -53,6 +53,10 @@ async def _press(tg, run, button, message, chat_id, **kw):
     return [c for c in tg.calls if c.method.startswith("editMessage")][edits:]
 
 
+# seed 003's 庚辰 第八局: 丑 carries 貴人, 寅 天后 — a Korean board reads its cells in 한글 (docs/style.md)
+BOARD_CELLS = {"ko": ("축귀인", "인천후"), "lzh": ("丑貴人", "寅天后")}
+
+
 @pytest.mark.parametrize("lang", ["ko", "lzh"])
 async def test_telegram_cast_is_one_photo_with_the_reply_and_its_keyboard(tg, tmp_path, lang):
     async with running(tg_settings(tg, str(tmp_path / "db.sqlite"), lang=lang), ready=tg) as run:
@@ -64,7 +68,8 @@ async def test_telegram_cast_is_one_photo_with_the_reply_and_its_keyboard(tg, tm
         # the picture of this chart, in the reader's language
         assert_same_picture(upload, render_liuren(chart_for_ju(GanZhi.parse("庚辰"), 8), lang))
         caption = visible_text(photo.params["caption"], photo.params["parse_mode"])
-        assert len(caption) <= 1024 and "丑貴人" in caption and "天后" in caption
+        noble, queen = BOARD_CELLS[lang]
+        assert len(caption) <= 1024 and noble in caption and queen in caption
         assert len(_tg_buttons(photo)) >= 3  # the keyboard is on the photo
         largest = photo.result["photo"][-1]
         assert (largest["width"], largest["height"]) == image.size
@@ -143,7 +148,7 @@ async def test_after_a_restart_the_board_page_puts_the_picture_on_a_text_message
         assert media.params["media"]["media"] == f"attach://{name}"
         assert_same_picture(upload, photo.files["photo"])  # the same picture, drawn again from the row
         now = tg.messages[("53", old["message_id"])]
-        assert "photo" in now and "丑貴人" in now["caption"] and "text" not in now
+        assert "photo" in now and BOARD_CELLS["ko"][0] in now["caption"] and "text" not in now
 
 
 async def test_the_fake_refuses_what_telegram_refuses(tg):
