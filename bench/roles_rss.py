@@ -99,7 +99,9 @@ class Role:
             deadline = time.monotonic() + timeout
             while True:
                 if self.proc.returncode is not None:
-                    raise RuntimeError(f"{self.role} exited {self.proc.returncode}: {self.log.read_text()[-1500:]}")
+                    raise RuntimeError(
+                        f"{self.role} exited {self.proc.returncode}: {self.log.read_text()[-1500:]}"
+                    )
                 with contextlib.suppress(aiohttp.ClientError):
                     async with http.get(f"http://127.0.0.1:{self.monitor}/readyz") as r:
                         if r.status == 200:
@@ -226,7 +228,10 @@ async def queue_roles(n: int, tmp: str, shared: dict[str, str]) -> list[dict[str
             **base_env(tmp), **shared, "TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_API_BASE_URL": tg.base_url,
             "TELEGRAM_SEND_RATE": "10000",
         }  # fmt: skip
-        roles = [Role("scheduler", env, Path(tmp) / "scheduler.log"), Role("worker", env, Path(tmp) / "worker.log")]
+        roles = [
+            Role("scheduler", env, Path(tmp) / "scheduler.log"),
+            Role("worker", env, Path(tmp) / "worker.log"),
+        ]
 
         async def serve() -> int:  # subscribed once both are ready: found at the scheduler's next look
             await subscribe_due_in(shared["SIKPAN_DB"], n, first_chat=300_000)
@@ -250,15 +255,22 @@ async def discord_role(n: int, tmp: str, shared: dict[str, str]) -> list[dict[st
             try:
                 await until(lambda: all(x.followups for x in inters), 60, "discord replies", [role.proc])
             except TimeoutError:
-                left = [(x.payload["data"]["name"], x.ack_type, x.acked_at) for x in inters if not x.followups]
-                raise TimeoutError(f"{len(left)} unanswered: {left[:5]}; {role.log.read_text()[-1500:]}") from None
+                left = [
+                    (x.payload["data"]["name"], x.ack_type, x.acked_at) for x in inters if not x.followups
+                ]
+                raise TimeoutError(
+                    f"{len(left)} unanswered: {left[:5]}; {role.log.read_text()[-1500:]}"
+                ) from None
 
         async def serve() -> int:
             await dc.wait_ready(60)
             inters = []
             for i in range(n):
                 name, options = SLASH[i % 3]
-                inters.append(await dc.slash(name, options, user_id=400_000 + i, locale="ko" if i % 2 else "zh-TW", dm=True)
+                inters.append(
+                    await dc.slash(
+                        name, options, user_id=400_000 + i, locale="ko" if i % 2 else "zh-TW", dm=True
+                    )
                 )
                 if i % 10 == 9:  # ten at a time, within the 3-s ack deadline on a shared machine
                     await answered(inters)

@@ -97,7 +97,16 @@ def serve_fake() -> None:
             while line := await loop.run_in_executor(None, sys.stdin.readline):
                 if line.strip() == "count":
                     rejected = sum(1 for c in fake.calls if c.status == 429)
-                    print(json.dumps({"replies": len(fake.sent), "chats": len({str(c.params.get("chat_id")) for c in fake.sent}), "429": rejected}), flush=True)
+                    print(
+                        json.dumps(
+                            {
+                                "replies": len(fake.sent),
+                                "chats": len({str(c.params.get("chat_id")) for c in fake.sent}),
+                                "429": rejected,
+                            }
+                        ),
+                        flush=True,
+                    )
                     fake.calls.clear()  # the next run's counts start at zero
 
     asyncio.run(main())
@@ -196,7 +205,12 @@ def update(i: int) -> dict[str, Any]:
     """Update ``i``: a command of the mix from private chat 100000 + i (the fake's ``make_update`` shape)."""
     text = MIX[i % len(MIX)]
     chat = 100_000 + i
-    user = {"id": chat, "is_bot": False, "first_name": "Tester", "language_code": "ko" if i % 2 else "zh-hant"}
+    user = {
+        "id": chat,
+        "is_bot": False,
+        "first_name": "Tester",
+        "language_code": "ko" if i % 2 else "zh-hant",
+    }
     command = text.split()[0]
     return {
         "update_id": i + 1,
@@ -224,8 +238,15 @@ async def run(replicas: int, n: int, warmup: int, concurrency: int, db: str, red
             logs = [Path(tmp) / f"replica{k}.log" for k in range(replicas)]
             procs = [
                 await asyncio.create_subprocess_exec(
-                    sys.executable, "-m", "bot.cli", "run", "--role", "webhook", env=env,
-                    stdout=asyncio.subprocess.DEVNULL, stderr=log.open("wb"),
+                    sys.executable,
+                    "-m",
+                    "bot.cli",
+                    "run",
+                    "--role",
+                    "webhook",
+                    env=env,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=log.open("wb"),
                 )  # fmt: skip
                 for env, log in zip(envs, logs)
             ]
