@@ -186,16 +186,25 @@ async def migrate(env: dict[str, str]) -> None:
         raise RuntimeError(f"sikpan migrate exited {proc.returncode}: {err.decode()[-1000:]}")
 
 
-async def wait_ready(http: Any, monitor: int, proc: asyncio.subprocess.Process, log: Path) -> None:
+async def wait_ready(http: Any, ports: tuple[int, ...], proc: asyncio.subprocess.Process, log: Path) -> None:
+    """Until the replica is ready (its metrics port, which starts first, answers ``/readyz`` with 200) and its
+    webhook port, which takes the updates, answers at all (``GET /hook``: 405) — on a loaded machine the
+    second comes up later."""
     import aiohttp
 
+    monitor, port = ports
+    urls = [(f"http://127.0.0.1:{monitor}/readyz", {200}), (f"http://127.0.0.1:{port}/hook", None)]
     for _ in range(1200):
         if proc.returncode is not None:
             raise RuntimeError(f"a replica exited with {proc.returncode}: {log.read_text()[-2000:]}")
         with contextlib.suppress(aiohttp.ClientError):
-            async with http.get(f"http://127.0.0.1:{monitor}/readyz") as r:
-                if r.status == 200:
-                    return
+            url, wanted = urls[0]
+            async with http.get(url) as r:
+                if wanted is None or r.status in wanted:
+                    urls.pop(0)
+                    if not urls:
+                        return
+                    continue
         await asyncio.sleep(0.05)
     raise TimeoutError("a replica never became ready")
 
@@ -253,8 +262,8 @@ async def run(replicas: int, n: int, warmup: int, concurrency: int, db: str, red
             try:
                 connector = aiohttp.TCPConnector(limit=concurrency * 2)
                 async with aiohttp.ClientSession(connector=connector) as http:
-                    for monitor, proc, log in zip(monitors, procs, logs):
-                        await wait_ready(http, monitor, proc, log)
+                    for port, monitor, proc, log in zip(ports, monitors, procs, logs):
+                        await wait_ready(http, (monitor, port), proc, log)
                     posts = [f"http://127.0.0.1:{p}/hook" for p in ports]
                     latencies: list[float] = []
                     failed: dict[str, int] = {}
