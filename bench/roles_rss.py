@@ -36,24 +36,17 @@ import contextlib  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import signal  # noqa: E402
-import socket  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import AsyncIterator, Awaitable, Callable  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from typing import Any  # noqa: E402
 
+from bench.webhook import MIX, SECRET, free_port, migrate  # noqa: E402  (the webhook bench's own)
+
 TOKEN = "7000000001:AAbenchmark-token-not-a-real-one-000"
-SECRET = "bench-Secret_1"
-MIX = ("/cast now", "/liuyao", "/shensha")
 SLASH = (("cast", {"when": "now"}), ("liuyao", {"lines": "797979"}), ("shensha", {"day": "甲子"}))
 ROLES = ("all", "telegram", "webhook", "scheduler", "worker", "discord")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def memory(pid: int) -> dict[str, float]:
@@ -123,16 +116,6 @@ class Role:
 def base_env(tmp: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SIKPAN_", "TELEGRAM_", "DISCORD_"))}
     return {**env, "PYTHONUNBUFFERED": "1", "SIKPAN_LANG": "ko", "SIKPAN_ENV_FILE": f"{tmp}/none.env"}
-
-
-async def migrate(env: dict[str, str]) -> None:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.cli", "migrate", env=env,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    _, err = await proc.communicate()
-    if proc.returncode != 0:
-        raise RuntimeError(f"sikpan migrate exited {proc.returncode}: {err.decode()[-1000:]}")
 
 
 @contextlib.asynccontextmanager
