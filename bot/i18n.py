@@ -316,17 +316,23 @@ def cite_short(lang: str, source: object) -> str:
 _QUOTED_OR_NOTED = re.compile(r"\s*「[^」]*」|\s*\([^()]*\)")
 
 
+def head_until(text: str, stops: str, opening: str, closing: str) -> str:
+    """``text`` up to its first character of ``stops`` outside brackets (``opening``/``closing``), stripped:
+    the first passage of a source reference, the first sentence of a meaning."""
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in opening:
+            depth += 1
+        elif ch in closing:
+            depth = max(0, depth - 1)
+        elif ch in stops and depth == 0:
+            return text[:i].strip()
+    return text.strip()
+
+
 def _first_passage(source: str) -> str:
     """A source reference up to its first ``;`` or ``,`` outside a quotation or a parenthesis."""
-    depth = 0
-    for i, ch in enumerate(source):
-        if ch in "「(":
-            depth += 1
-        elif ch in "」)":
-            depth = max(0, depth - 1)
-        elif ch in ";," and depth == 0:
-            return source[:i].strip()
-    return source.strip()
+    return head_until(source, ";,", "「(", "」)")
 
 
 _PASSAGE = re.compile(r"\bp(\d{2})\.(\d+)\b")

@@ -24,20 +24,14 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from bot.i18n import head_until
+
 TOPIC_REASONS = 3  # reasons of a topic's line on the first screen (the seed's 解曰 names two or three)
 
 
 def first_sentence(text: str) -> str:
     """The first sentence of a meaning text (up to its first ``.``/``。`` outside brackets), without the stop."""
-    depth = 0
-    for i, ch in enumerate(text):
-        if ch in "(（「《":
-            depth += 1
-        elif ch in ")）」》":
-            depth = max(0, depth - 1)
-        elif ch in ".。" and depth == 0:
-            return text[:i].strip()
-    return text.strip()
+    return head_until(text, ".。", "(（「《", ")）」》")
 
 
 @lru_cache(maxsize=1024)
