@@ -534,13 +534,7 @@ class TelegramAdapter:
         try:
             if on_photo and shown.caption is not None:
                 # the picture stays: only the caption changes (nothing is drawn or uploaded again)
-                await self.sender.bot.edit_message_caption(
-                    chat_id=chat.id,
-                    message_id=message.message_id,
-                    caption=shown.caption,
-                    parse_mode=ParseMode.HTML,
-                    reply_markup=markup,
-                )
+                await self.edit_caption(chat.id, message.message_id, shown.caption, markup)
             elif shown.picture_page and (png := pictures.render(reply.picture, lang)) is not None:
                 # the picture's own page (盤) on a message without it (sent before pictures, or as
                 # text): the picture of the row's cast is drawn and added to the message
@@ -596,13 +590,7 @@ class TelegramAdapter:
         markup = markup_of(shown.buttons)
         try:
             if on_photo and shown.caption is not None:
-                await self.sender.bot.edit_message_caption(
-                    chat_id=chat.id,
-                    message_id=message.message_id,
-                    caption=shown.caption,
-                    parse_mode=ParseMode.HTML,
-                    reply_markup=markup,
-                )
+                await self.edit_caption(chat.id, message.message_id, shown.caption, markup)
             else:
                 await self.edit_text(chat.id, message.message_id, shown.text, markup)
         except BadRequest as exc:
@@ -694,6 +682,18 @@ class TelegramAdapter:
             message_id=message_id,
             parse_mode=ParseMode.HTML,
             link_preview_options=NO_PREVIEW,
+            reply_markup=markup,
+        )
+
+    async def edit_caption(
+        self, chat_id: int, message_id: int, caption: str, markup: InlineKeyboardMarkup | None
+    ) -> None:
+        """``editMessageCaption`` of one of our photo messages (Telegram HTML): the picture stays."""
+        await self.sender.bot.edit_message_caption(
+            chat_id=chat_id,
+            message_id=message_id,
+            caption=caption,
+            parse_mode=ParseMode.HTML,
             reply_markup=markup,
         )
 
