@@ -16,7 +16,9 @@ chat of its own; the peak, VmHWM, too):
   are ready), claimed and queued by
   the scheduler, rendered and sent by the worker (``TELEGRAM_SEND_RATE=10000``: the cap lifted, the
   readings are the same);
-* ``discord``: the gateway (one shard) on PostgreSQL + Redis; ``--n`` slash commands.
+* ``discord``: the gateway (one shard) on PostgreSQL + Redis; ``--n`` slash commands, every other one from a
+  text channel of one server (at most :data:`PER_CHANNEL` a channel, within a channel's admission burst of
+  30: the flood rule is not measured here), the others each from a DM of its own.
 
 PostgreSQL (a fresh schema) and Redis (a key prefix of its own) come from ``tests/servers.py``.
 """
@@ -47,6 +49,7 @@ from bench.webhook import MIX, SECRET, free_port, migrate  # noqa: E402  (the we
 TOKEN = "7000000001:AAbenchmark-token-not-a-real-one-000"
 SLASH = (("cast", {"when": "now"}), ("liuyao", {"lines": "797979"}), ("shensha", {"day": "甲子"}))
 ROLES = ("all", "telegram", "webhook", "scheduler", "worker", "discord")
+PER_CHANNEL = 20  # Discord: commands from one server channel
 
 
 def memory(pid: int) -> dict[str, float]:
@@ -227,7 +230,8 @@ async def queue_roles(n: int, tmp: str, shared: dict[str, str]) -> list[dict[str
 async def discord_role(n: int, tmp: str, shared: dict[str, str]) -> list[dict[str, Any]]:
     from tests.fakes.discord import FakeDiscord
 
-    async with FakeDiscord(bucket_limit=10_000) as dc:  # the replies' rate limits are not measured here
+    in_server = (n + 1) // 2
+    async with FakeDiscord(text_channels=max(1, -(-in_server // PER_CHANNEL))) as dc:
         env = {
             **base_env(tmp), **shared, "DISCORD_BOT_TOKEN": dc.token, "DISCORD_API_BASE_URL": dc.api_base_url,
             "DISCORD_GATEWAY_URL": dc.gateway_url,
@@ -250,9 +254,12 @@ async def discord_role(n: int, tmp: str, shared: dict[str, str]) -> list[dict[st
             inters = []
             for i in range(n):
                 name, options = SLASH[i % 3]
+                where: dict[str, Any] = (
+                    {"dm": True} if i % 2 else {"channel_id": dc.channel_ids[i // 2 % len(dc.channel_ids)]}
+                )
                 inters.append(
                     await dc.slash(
-                        name, options, user_id=400_000 + i, locale="ko" if i % 2 else "zh-TW", dm=True
+                        name, options, user_id=400_000 + i, locale="ko" if i % 4 < 2 else "zh-TW", **where
                     )
                 )
                 if i % 10 == 9:  # ten at a time, within the 3-s ack deadline on a shared machine

@@ -16,8 +16,10 @@ binary frames are decompressed by the client)
     HELLO (op 10, ``heartbeat_interval`` = :attr:`heartbeat_interval_ms`) → IDENTIFY (op 2; wrong token →
     close 4004) → READY (``v``, ``user``, unavailable ``guilds``, ``session_id``, ``resume_gateway_url`` = this
     server, ``application{id,flags}``, ``shard``) → a full GUILD_CREATE per guild (roles incl. @everyone = the
-    guild id, a text channel, the bot member). HEARTBEAT (op 1) → HEARTBEAT_ACK (op 11), counted in
-    :attr:`heartbeats`; RESUME (op 6) → RESUMED. ``dispatch(event, data)`` sends any DISPATCH (increasing ``s``).
+    guild id, :attr:`text_channels` text channels, the bot member). HEARTBEAT (op 1) → HEARTBEAT_ACK (op 11)
+    after :attr:`heartbeat_rtt`, counted in :attr:`heartbeats` and logged in :attr:`heartbeat_log` (when,
+    the client's ``d``, the sequence sent by then); RESUME (op 6) → RESUMED. ``dispatch(event, data)`` sends
+    any DISPATCH (increasing ``s``).
     Sharding as the real gateway does it: IDENTIFY's ``shard: [shard_id, num_shards]`` (absent = ``[0, 1]``)
     is echoed in READY; a guild belongs to shard ``(guild_id >> 22) % num_shards`` and only that shard's
     session gets its GUILD_CREATE and its events (``dispatch`` routes by ``guild_id``; events without one,
@@ -43,7 +45,10 @@ Discord's rules enforced
     4096, title > 256, > 6000 embed characters → 400 code 50035 "Invalid Form Body"; empty message → 400 50006.
     Rate limits: a bucket per route and major parameter of :attr:`bucket_limit` requests per
     :attr:`bucket_window` seconds, announced with ``X-RateLimit-Limit/Remaining/Reset/Reset-After/Bucket``;
-    exceeding it → 429 with ``retry_after`` (and ``Via``, which discord.py needs to honour a 429).
+    exceeding it → 429 with ``retry_after`` (and ``Via``, which discord.py needs to honour a 429). An
+    interaction's callback and follow-ups count against that interaction's buckets alone (docs "Rate
+    Limits": interaction endpoints are not bound to the global limit), so many interactions of one channel
+    never wait for each other.
 
 Uploads (multipart/form-data: ``payload_json`` and ``files[n]`` parts, as discord.py sends a ``discord.File``)
     The ``attachments`` array of the payload names each upload by its index (``{"id": 0, "filename": …}``)
@@ -188,6 +193,11 @@ class FakeDiscord(LoopbackServer):
     ack_deadline: float = 3.0
     upload_limit: int = 10 * 1024 * 1024  # bytes per file (the default upload limit of a bot)
     heartbeat_interval_ms: int = 41250
+    # a HEARTBEAT_ACK leaves after a network round trip, as the real gateway's does: discord.py's keep-alive
+    # thread records a heartbeat as sent only once the loop has written it, and an ACK read before that
+    # (an instant loopback answer) is measured from the previous heartbeat — a whole interval of false
+    # "Can't keep up, shard ID 0 websocket is 41.3s behind"
+    heartbeat_rtt: float = 0.02
     # a test's own rule, not Discord's (which allows a picture without one): every uploaded picture must carry
     # its description (alt text), else 400 50035 — the ``dc`` fixture turns it on for every end-to-end test
     require_alt_text: bool = False
@@ -195,12 +205,14 @@ class FakeDiscord(LoopbackServer):
     bucket_window: float = 1.0
     guild_locale: str = "ko"
     recommended_shards: int = 1
+    text_channels: int = 1  # the guild's text channels: channel_id first, then more (``slash(channel_id=…)``)
 
     def __post_init__(self) -> None:
         self.application_id = snowflake()
         self.bot_user_id = self.application_id
         self.guild_id = snowflake()
         self.channel_id = snowflake()
+        self.channel_ids = [self.channel_id] + [snowflake() for _ in range(self.text_channels - 1)]
         self.owner_id = snowflake()
         self.user_id = snowflake()  # a default human user
         self.friend_id = snowflake()  # the user's friend in the group DM (``where="private"``)
@@ -217,6 +229,9 @@ class FakeDiscord(LoopbackServer):
         self.sync_calls: list[tuple[str, float]] = []
         self.identify: dict[str, Any] | None = None
         self.heartbeats = 0
+        # every HEARTBEAT (op 1) received: (time.monotonic(), its ``d`` — the last sequence the client
+        # read —, the sequence this server had sent by then)
+        self.heartbeat_log: list[tuple[float, int | None, int]] = []
         self.sessions: list[web.WebSocketResponse] = []
         self.session_shards: dict[web.WebSocketResponse, tuple[int, int]] = {}  # session → [id, count]
         self.shards_identified: list[tuple[int, int]] = []
@@ -277,13 +292,16 @@ class FakeDiscord(LoopbackServer):
             "public_flags": 0,
         }
 
-    def channel(self) -> dict[str, Any]:
+    def channel(self, channel_id: str | None = None) -> dict[str, Any]:
+        """A text channel of the guild (:attr:`channel_id`, the first of :attr:`channel_ids`, by default)."""
+        channel_id = channel_id or self.channel_id
+        position = self.channel_ids.index(channel_id)
         return {
-            "id": self.channel_id,
+            "id": channel_id,
             "type": 0,
             "guild_id": self.guild_id,
-            "name": "general",
-            "position": 0,
+            "name": "general" if position == 0 else f"general-{position + 1}",
+            "position": position,
             "permission_overwrites": [],
             "nsfw": False,
             "parent_id": None,
@@ -350,7 +368,7 @@ class FakeDiscord(LoopbackServer):
                     "flags": 0,
                 }
             ],
-            "channels": [self.channel()],
+            "channels": [self.channel(c) for c in self.channel_ids],
             "threads": [],
             "presences": [],
             "stage_instances": [],
@@ -528,6 +546,7 @@ class FakeDiscord(LoopbackServer):
         install: str | None = None,
         permissions: str = "2248473465835073",
         command_id: str | None = None,
+        channel_id: str | None = None,
     ) -> dict[str, Any]:
         """An interaction as Discord sends it from ``where`` — ``"guild"`` (the default), ``"dm"`` (the bot's
         DM with the user; also ``dm=True``) or ``"private"`` (a group DM the bot is not in) — for an app
@@ -537,7 +556,8 @@ class FakeDiscord(LoopbackServer):
         "Interactions": a guild install in a guild ``{"0": guild id}``, in the bot's DM ``{"0": "0"}``; a user
         install ``{"1": user id}``). Discord offers a command only in the contexts and installs it was
         registered for: for a registered command anything else raises ``ValueError`` (``contexts`` absent =
-        every context; ``integration_types`` absent = guild install only)."""
+        every context; ``integration_types`` absent = guild install only). ``channel_id``: which of the
+        guild's :attr:`channel_ids` (a guild install in the guild; default :attr:`channel_id`)."""
         where = where or ("dm" if dm else "guild")
         install = install or ("guild" if where == "guild" else "user")
         if where not in CONTEXTS or install not in INSTALLS or (where == "private" and install != "user"):
@@ -611,7 +631,9 @@ class FakeDiscord(LoopbackServer):
         else:
             foreign = install == "user"  # a user install: a server the bot never joined
             guild_id = self.foreign_guild_id if foreign else self.guild_id
-            channel = self.channel()
+            if channel_id is not None and (foreign or channel_id not in self.channel_ids):
+                raise ValueError(f"channel {channel_id} is no text channel of the guild")
+            channel = self.channel(channel_id)
             if foreign:
                 channel = {**channel, "id": self.foreign_channel_id, "guild_id": guild_id}
             payload.update(
@@ -757,6 +779,8 @@ class FakeDiscord(LoopbackServer):
                 op = frame.get("op")
                 if op == 1:
                     self.heartbeats += 1
+                    self.heartbeat_log.append((time.monotonic(), frame.get("d"), self._seq))
+                    await asyncio.sleep(self.heartbeat_rtt)
                     await ws.send_str(json.dumps({"op": 11}))
                     await self._notify()
                 elif op == 2:
@@ -841,7 +865,13 @@ class FakeDiscord(LoopbackServer):
 
     @staticmethod
     def _bucket_key(method: str, path: str) -> str:
-        m = re.match(r"^(channels|guilds|webhooks)/(\d+)(?:/([^/]+))?", path)
+        """The bucket a request counts against: its route (ids and tokens as placeholders, which
+        ``X-RateLimit-Bucket`` names) and its major parameter (docs "Rate Limits": ``channel_id``,
+        ``guild_id``, ``webhook_id`` with its token). An interaction's callback is keyed by the interaction
+        and its token, as a follow-up is by ``webhooks/{application}/{token}``: each interaction has limits
+        of its own, and neither counts against another interaction's or the bot's (interaction endpoints are
+        not bound to the global rate limit)."""
+        m = re.match(r"^(channels|guilds|webhooks|interactions)/(\d+)(?:/([^/]+))?", path)
         major = f"{m.group(1)}/{m.group(2)}/{m.group(3) or ''}" if m else ""
         route = re.sub(r"\d{6,}", "{id}", path)
         route = re.sub(r"^(webhooks/\{id\}/)[^/]+", r"\1{token}", route)
@@ -980,7 +1010,8 @@ class FakeDiscord(LoopbackServer):
             )
             return ok(message)
         if method == "GET" and re.fullmatch(r"channels/\d+", path):
-            return ok(self.channel())
+            channel_id = path.split("/")[1]
+            return ok(self.channel(channel_id if channel_id in self.channel_ids else None))
         if method == "POST" and path == "users/@me/channels":
             recipient = str((body or {}).get("recipient_id"))
             channel_id = str(int(recipient) + 1)  # deterministic DM channel per user

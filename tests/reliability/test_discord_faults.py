@@ -75,9 +75,8 @@ async def test_before_request_false_sends_nothing():
 
 @pytest.mark.usefixtures("restore_discord_endpoints")
 async def test_a_slash_command_flood_gets_one_ephemeral_slow_down(tmp_path):
-    # Discord does not hold interaction responses to the 5-per-second REST bucket the fake applies
     async with (
-        FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200, bucket_limit=1000) as dc,
+        FakeDiscord(ack_deadline=1.0, heartbeat_interval_ms=200) as dc,
         discord_bot(dc, str(tmp_path / "d.db")) as ctx,
     ):
         flood = [await dc.slash("start", None, user_id=7001) for _ in range(40)]
