@@ -247,7 +247,9 @@ async def test_telegram_basis_follows_the_topic_pressed(tg, tmp_path, lang):
         edit, shown = await press(tg, run, basis_button, first.result, chat, user_id=user, language_code=lang)
         parts = [b for b in buttons(edit) if unsealed(b["callback_data"]).startswith("c:")]
         for part in parts:  # a page longer than a caption: its parts read the same topic
-            shown += "\n" + (await press(tg, run, part, first.result, chat, user_id=user, language_code=lang))[1]
+            shown += (
+                "\n" + (await press(tg, run, part, first.result, chat, user_id=user, language_code=lang))[1]
+            )
         assert_basis_of(shown, lang, "婚姻", "求財")
         marked = {page_of(b) for b in buttons(edit) if b["text"].startswith("• ") and "callback_data" in b
                   and not unsealed(b["callback_data"]).startswith("c:")}  # fmt: skip
