@@ -28,7 +28,7 @@ from bot.commands import (
     resolve_lang,
     split_command,
 )
-from bot.features.base import Attachment, pages_of, topic_pages
+from bot.features.base import Attachment, on_topic, page_topic, pages_of, topic_pages
 from bot.i18n import gettext
 from bot.msgids import msgid
 from bot.presentation import Message, present
@@ -143,21 +143,23 @@ class ConsoleSession:
         self.last: tuple[int, str] | None = None  # (history number, view) of the last stored cast shown
         self.files_dir = files_dir  # where a reply's files (/export) are written; None: the working directory
         self.shared: str | None = None  # the share token of that cast, when it was a shared reading
+        self.page: str | None = None  # the page of it shown last (a topic page, or a page read for a topic)
 
     def page_named(self, line: str) -> str | None:
         if self.last is None:
             return None
         word = line.strip().lower()
         choices = pages_of(self.last[1])
+        in_view = page_topic(self.last[1], self.page)[1]  # the topic the user turned to, if any (issue 32)
         if word.isdigit() and 1 <= int(word) <= len(choices):
-            return choices[int(word) - 1]
+            return on_topic(self.last[1], choices[int(word) - 1], in_view)
         for page in choices:
             label = gettext(self.ctx.settings.lang, msgid("chat.page", f"{self.last[1]}.{page}"))
             names = {page, *label.lower().split()}
             for lang in ("ko", "lzh"):
                 names.update(gettext(lang, msgid("chat.page", f"{self.last[1]}.{page}")).lower().split())
             if word in names:
-                return page
+                return on_topic(self.last[1], page, in_view)
         for topic in topic_pages(self.last[1]):  # issue 32: a topic's name reads the same cast for it
             if word in {gettext(lang, topic.label_msgid).lower() for lang in ("ko", "lzh")}:
                 return topic.name
@@ -189,6 +191,7 @@ class ConsoleSession:
             if isinstance(stored, str):
                 self.last = None
                 return gettext(lang, stored)
+            self.page = page
             return shown_text(present(stored, "console", incoming.user_id, page))
         reply: Reply = await dispatch(incoming, self.ctx)
         shown = present(reply, "console", incoming.user_id)
@@ -196,6 +199,7 @@ class ConsoleSession:
         # the pages a number or name shows next are this reply's, or none: a reply that is no stored cast
         # (an unsaved /qizheng, /help …) leaves nothing to page through
         self.last = (number, reply.view) if shown.page is not None and isinstance(number, int) else None
+        self.page = shown.page
         token = reply.context.get("shared")  # a shared reading (/start <token>): its pages by its token
         self.shared = token if self.last is not None and isinstance(token, str) else None
         saved = [

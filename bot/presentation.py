@@ -35,7 +35,7 @@ from bot.commands import (
     word_buttons,
 )
 from bot.commands.setting_buttons import Button
-from bot.features.base import Reply, topic_pages
+from bot.features.base import Reply, page_topic, topic_pages
 from bot.i18n import gettext
 from bot.msgids import msgid
 from bot.seal import EVERYONE, ButtonSeal
@@ -55,7 +55,7 @@ EMBED_TITLE_LIMIT = 256
 DISCORD_MESSAGE_LIMIT = 2000  # a Discord message's content
 EMBED_FOOTER_LIMIT = 2048
 BUTTON_LABEL_LIMIT = 80  # a Discord button's label
-_PART = re.compile(r"^c:([^:\s]{1,40}):(\d{1,9}):([a-z]{1,8}):(\d)$")
+_PART = re.compile(r"^c:([^:\s]{1,40}):(\d{1,9}):([a-z]{1,8}(?:\.[a-z]{1,8})?):(\d)$")
 
 Rows = tuple[tuple[Button, ...], ...]
 
@@ -174,13 +174,14 @@ def _discord(reply: Reply, owner: str, page: str | None, png: bytes | None, *, e
         cut = description[: DISCORD_EMBED_DESCRIPTION_LIMIT - len(note)]
         description = cut[: cut.rfind("\n")] + note if "\n" in cut else cut + note
     title, footer = page_title(reply)
+    shown = page_topic(reply.view, page)[0]
     buttons = tuple(
         Button(
             gettext(reply.lang, msgid("chat.page", f"{reply.view}.{name}"))[:BUTTON_LABEL_LIMIT],
             data,
-            name == page,
+            name == shown,
         )
-        for name, data in page_data(reply, owner)
+        for name, data in page_data(reply, owner, page)
         if data is not None
     )
     actions = tuple(
@@ -229,11 +230,12 @@ def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, p
     if not isinstance(number, int):
         return ()
     buttons: list[Button] = []
-    for name, data in page_data(reply, owner):
+    shown = page_topic(reply.view, current)[0]
+    for name, data in page_data(reply, owner, current):
         if data is None:
             return ()
         label = gettext(reply.lang, msgid("chat.page", f"{reply.view}.{name}"))
-        buttons.append(Button((CURRENT if name == current else "") + label, data, name == current))
+        buttons.append(Button((CURRENT if name == shown else "") + label, data, name == shown))
     if not buttons:
         return ()
     rows = [tuple(buttons)]
@@ -257,14 +259,18 @@ def keyboard(reply: Reply, owner: str, current: str | None, *, parts: int = 1, p
     return tuple(rows)
 
 
-def page_data(reply: Reply, owner: str) -> list[tuple[str, str | None]]:
-    """(page, button data) of each page of the stored cast ``reply`` shows: ``p:<owner>:<number>:<page>``,
-    or — a shared reading (``shared``: its token) — ``v:<token>:<page>``, which opens only while the share
-    lives (:mod:`bot.commands.action_buttons`); None where the data would not fit."""
+def page_data(reply: Reply, owner: str, current: str | None = None) -> list[tuple[str, str | None]]:
+    """(page, button data) of each page of the stored cast ``reply`` shows: ``p:<owner>:<number>:<page>`` —
+    read for the topic the page ``current`` shows, if the user turned to one (``p:…:basis.hun``: the 근거 of
+    the topic in view, not of the row's own) —, or — a shared reading (``shared``: its token) —
+    ``v:<token>:<page>``, which opens only while the share lives (:mod:`bot.commands.action_buttons`); None
+    where the data would not fit."""
     token = reply.context.get("shared")
     if isinstance(token, str):
         return [(name, action_buttons.SharedPage(token, name).encode()) for name in pages_of(reply.view)]
-    return [(ref.page, ref.encode()) for ref in pages.refs(reply.view, owner, int(reply.context["no"]))]
+    topic = page_topic(reply.view, current)[1]
+    refs = pages.refs(reply.view, owner, int(reply.context["no"]), topic)
+    return [(name, ref.encode()) for name, ref in zip(pages_of(reply.view), refs, strict=True)]
 
 
 def answer(reply: Reply, incoming: Incoming, seal: ButtonSeal, *, alone: bool = False) -> Message:
@@ -311,10 +317,11 @@ def page_hint(reply: Reply, current: str) -> str:
     labels = [
         f"{i}. {gettext(reply.lang, msgid('chat.page', f'{reply.view}.{p}'))}"
         for i, p in enumerate(pages_of(reply.view), 1)
-        if p != current
+        if p != page_topic(reply.view, current)[0]
     ]
     hint = gettext(reply.lang, "chat.page.console_hint", pages=" · ".join(labels))
-    topics = [gettext(reply.lang, p.label_msgid) for p in topic_pages(reply.view) if p.name != current]
+    in_view = page_topic(reply.view, current)[1]
+    topics = [gettext(reply.lang, p.label_msgid) for p in topic_pages(reply.view) if p.name != in_view]
     if topics:  # issue 32: the same cast read for another topic, by the topic's name typed
         hint += "\n" + gettext(reply.lang, "chat.page.console_topics", topics=" · ".join(topics))
     return hint

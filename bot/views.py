@@ -22,7 +22,7 @@ import jinja2
 from markupsafe import Markup
 
 from bot.bounded import BoundedCache
-from bot.features.base import Extras, Reply, shown_page, stored_as_view
+from bot.features.base import Extras, Reply, page_topic, shown_page, stored_as_view
 from bot.features.base import first_page as first_page  # the adapters' names
 from bot.features.base import pages_of as pages_of
 from bot.features.liuren.view import reading_glossary
@@ -520,7 +520,9 @@ def _render_split(reply: Reply, channel: str, page: str | None, view: str) -> st
 
 def render(reply: Reply, channel: str, page: str | None = None) -> str:
     """The text of ``reply`` for ``channel`` ("telegram" | "discord" | "console"); ``page`` one of
-    :func:`pages_of` ``(reply.view)`` (None: the whole view, as before pages existed)."""
+    :func:`pages_of` ``(reply.view)`` (None: the whole view, as before pages existed), a topic page, or a page
+    read for a topic (``basis.hun``: rendered as its page, the reply already read for that topic)."""
+    page = page_topic(reply.view, page)[0]
     view = page_view(reply.view, page)
     with one_reply():
         if view in SPLIT_PAGES:

@@ -18,14 +18,14 @@ from typing import Literal
 
 from bot import privacy
 from bot.context import AppContext
-from bot.features.base import Reply, ask_topic, pages_of, topic_pages
+from bot.features.base import Reply, ask_topic, is_page, on_topic, pages_of, topic_pages
 from bot.features.common import replay
 from bot.i18n import N_
 from bot.seal import INNER_LIMIT, LEGACY, OWN, PUBLIC, Status
 
 DATA_LIMIT = INNER_LIMIT  # bytes of the data before its seal (with it: Telegram's 64)
 Access = Literal["public", "full"]
-_DATA = re.compile(r"^p:([^:\s]{1,40}):(\d{1,9}):([a-z]{1,8})$")
+_DATA = re.compile(r"^p:([^:\s]{1,40}):(\d{1,9}):([a-z]{1,8}(?:\.[a-z]{1,8})?)$")  # page[.topic]
 
 
 @dataclass(frozen=True)
@@ -48,9 +48,10 @@ def decode(data: str | None) -> PageRef | None:
     return PageRef(owner=m.group(1), number=int(m.group(2)), page=m.group(3))
 
 
-def refs(view: str, owner: str, number: int) -> list[PageRef]:
-    """One reference per page of ``view`` (empty for a one-page view)."""
-    return [PageRef(owner, number, page) for page in pages_of(view)]
+def refs(view: str, owner: str, number: int, topic: str | None = None) -> list[PageRef]:
+    """One reference per page of ``view`` (empty for a one-page view), each but the first read for the topic
+    page ``topic`` when one is in view (:func:`bot.features.base.on_topic`)."""
+    return [PageRef(owner, number, on_topic(view, page, topic)) for page in pages_of(view)]
 
 
 def topic_refs(view: str, owner: str, number: int) -> list[tuple[PageRef, str]]:
@@ -78,10 +79,12 @@ async def load(platform: str, ref: PageRef, lang: str, shown: Access, ctx: AppCo
     group may not see that view at all (``chat.button.expired``). The reply carries the picture of the same
     cast (``Reply.picture``): a page that puts the picture back draws it from there."""
     entry = await ctx.storage.get_history(f"{platform}:{ref.owner}", ref.number)
-    if entry is None or ref.page not in (*pages_of(entry.view), *(p.name for p in topic_pages(entry.view))):
+    if entry is None or not is_page(entry.view, ref.page):
         return N_("chat.page.gone")
     asked = ask_topic(entry.view, entry.inputs, ref.page)
-    if asked is not None:  # a topic button: the same row read for its topic (nothing stored nor cast anew)
+    # a topic button, or a page of the topic in view (basis.hun): the same row read for that topic (nothing
+    # stored nor cast anew)
+    if asked is not None:
         entry = replace(entry, inputs=asked)
     reply = replay(entry, lang)  # one cast of the row: the page's text and its picture
     if reply is None:

@@ -402,20 +402,59 @@ def topic_pages(view: str) -> tuple[Page, ...]:
     return topics.pages if topics is not None else ()
 
 
+# a page read for a topic the user turned to (issue 32 limit): ``<page>.<topic page>`` — ``basis.hun`` is the
+# 근거 page of the row read for 婚姻, reached from the 혼인 button's page; a topic page alone (``hun``) is the
+# first page read for its topic
+TOPIC_MARK = "."
+
+
+def page_topic(view: str, page: str | None) -> tuple[str | None, str | None]:
+    """(the page, the topic page in view) of the page name ``page`` of ``view``: ``basis.hun`` → (basis, hun);
+    the topic page ``hun`` → (hun, hun); a page read as the row asks → (page, None)."""
+    if page is None:
+        return None, None
+    name, mark, topic = page.partition(TOPIC_MARK)
+    topics = {p.name for p in topic_pages(view)}
+    if mark:
+        return name, topic if topic in topics else None
+    return page, page if page in topics else None
+
+
+def is_page(view: str, page: str) -> bool:
+    """Whether ``page`` names a page of ``view``: one of its pages, a topic page, or a page (not the first)
+    read for a topic page."""
+    name, mark, topic = page.partition(TOPIC_MARK)
+    topics = {p.name for p in topic_pages(view)}
+    if mark:
+        return name in pages_of(view) and name != first_page(view) and topic in topics
+    return page in pages_of(view) or page in topics
+
+
+def on_topic(view: str, page: str, topic: str | None) -> str:
+    """The name of ``page`` of ``view`` read for the topic page ``topic`` in view (None: as the row asks). The
+    first page stays the row's own (the cast as asked: the topic's own button shows its first page)."""
+    if topic is None or page == first_page(view) or page not in pages_of(view):
+        return page
+    return f"{page}{TOPIC_MARK}{topic}"
+
+
 def ask_topic(view: str, inputs: Mapping[str, Any], page: str) -> Mapping[str, Any] | None:
-    """A row's ``inputs`` asking the topic of the topic page ``page`` of ``view``; None: no such topic page."""
+    """A row's ``inputs`` asking the topic of the topic page ``page`` of ``view`` (or of a page read for a
+    topic, ``basis.hun``); None: no topic page."""
     spec = _VIEWS.get(view)
     topics = spec.stored.topics if spec is not None and spec.stored is not None else None
-    if topics is None or page not in (p.name for p in topics.pages):
+    topic = page_topic(view, page)[1]
+    if topics is None or topic is None:
         return None
-    return topics.ask(inputs, page)
+    return topics.ask(inputs, topic)
 
 
 def shown_page(view: str, page: str | None) -> str | None:
-    """The page whose template shows ``page``: a topic page is the first page read for its topic."""
+    """The page whose template shows ``page``: a topic page is the first page read for its topic; a page read
+    for a topic (``basis.hun``) is that page."""
     if page is not None and page in (p.name for p in topic_pages(view)):
         return first_page(view)
-    return page
+    return page_topic(view, page)[0] if page is not None and TOPIC_MARK in page else page
 
 
 def first_page(view: str) -> str | None:

@@ -14,6 +14,9 @@ text.
   characters, else its head) and an article (``InlineQueryResultArticle``: the first page as Telegram HTML).
   An empty line gets a help article (what to type, four examples); a line that casts nothing (an unknown
   word, a bad 局, a command whose answer is private) gets an article saying why, and the help.
+- Every answer has a button above its results (``InlineQueryResultsButton``: "open a chat with me", localized)
+  that opens a private chat with the bot by ``/start inline`` (:data:`bot.features.help.command.INLINE_START`):
+  the welcome and the commands, where every command (and a saved place, birth, history) is at hand.
 - ``is_personal`` is always set (the answer is in the asker's language); ``cache_time``: :data:`FIXED_CACHE`
   for a line that always casts the same chart (``庚辰 8``, ``신살 甲子``), :data:`MOMENT_CACHE` for one cast for
   the moment or by chance (``now``, ``육효``: the command read the clock) or answered without its picture.
@@ -40,13 +43,14 @@ import html
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from telegram import (
     InlineQuery,
     InlineQueryResult,
     InlineQueryResultArticle,
     InlineQueryResultCachedPhoto,
+    InlineQueryResultsButton,
     InputTextMessageContent,
     Update,
 )
@@ -59,6 +63,7 @@ from bot.admission import Verdict
 from bot.commands import Incoming, Reply, lookup, resolve_lang
 from bot.commands.inline import InlineCast, cast
 from bot.context import AppContext
+from bot.features.help.command import INLINE_START
 from bot.i18n import gettext
 from bot.presentation import fit_page, present
 from bot.telegram.sender import NO_PREVIEW, TelegramSender
@@ -85,6 +90,14 @@ class Answer:
     cache_time: int
     outcome: str  # cast | help | problem | refused (metrics)
     pictures: tuple[bytes, ...] = ()  # the pictures its photo results send by file_id
+    # the button above the results: open a private chat with the bot (``/start inline``), or None
+    button: InlineQueryResultsButton | None = None
+
+
+def open_button(lang: str) -> InlineQueryResultsButton:
+    """The button Telegram shows above the results: a private chat with the bot, opened by ``/start``
+    with :data:`~bot.features.help.command.INLINE_START` (its welcome, the commands listed)."""
+    return InlineQueryResultsButton(gettext(lang, "chat.inline.open"), start_parameter=INLINE_START)
 
 
 def result_id(kind: str, command: str, *parts: str) -> str:
@@ -154,14 +167,16 @@ class InlineMode:
             title = gettext(lang, "chat.inline.problem.title")
             escaped = html.escape(notice, quote=False)
             article = self.article(result_id(PROBLEM, "-", lang), title, notice, escaped)
-            return Answer((article,), 0, "refused")
+            return Answer((article,), 0, "refused", button=open_button(lang))
         found = await cast(query.query, incoming, self.ctx)
         if found is None:
             lang = await resolve_lang(incoming, self.ctx)
-            return Answer((self.help(lang, username),), FIXED_CACHE, "help")
+            return Answer((self.help(lang, username),), FIXED_CACHE, "help", button=open_button(lang))
         if found.reply.view in ("error", "choose"):
-            return self.problem(found, username)
-        return await self.cast_answer(found)
+            answer = self.problem(found, username)
+        else:
+            answer = await self.cast_answer(found)
+        return replace(answer, button=open_button(found.reply.lang))
 
     async def cast_answer(self, found: InlineCast) -> Answer:
         """A cast's photo (when its picture has a file_id in time) and its article."""
@@ -248,7 +263,9 @@ class InlineMode:
         outcome = found.outcome
         for attempt in (1, 2):
             try:
-                await query.answer(results, cache_time=found.cache_time, is_personal=True)
+                await query.answer(
+                    results, cache_time=found.cache_time, is_personal=True, button=found.button
+                )
                 break
             except BadRequest as exc:
                 photos = [r for r in results if isinstance(r, InlineQueryResultCachedPhoto)]
@@ -296,4 +313,12 @@ class InlineMode:
         return self.sender.photo_id(png)
 
 
-__all__ = ["FIXED_CACHE", "MOMENT_CACHE", "Answer", "InlineMode", "description_of", "result_id"]
+__all__ = [
+    "FIXED_CACHE",
+    "MOMENT_CACHE",
+    "Answer",
+    "InlineMode",
+    "description_of",
+    "open_button",
+    "result_id",
+]

@@ -197,3 +197,29 @@ async def test_a_refused_file_id_is_answered_without_the_photo_then_uploaded_aga
         third, _ = await _inline(tg, run, "庚辰 8")
         assert _of(third, "photo")[0]["photo_file_id"] != _of(first, "photo")[0]["photo_file_id"]
         assert len(tg.sent_to(CACHE_CHAT)) == 2
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+async def test_every_answer_offers_to_open_the_bot_and_its_start_opens_the_welcome(tg, tmp_path, lang):
+    """Above the results Telegram shows the answer's ``button`` (the Bot API's InlineQueryResultsButton): its
+    label in the asker's language; pressing it opens a private chat with the bot and sends ``/start`` with its
+    ``start_parameter`` — which must open on the welcome, not on "this shared reading is gone"."""
+    code = "zh" if lang == "lzh" else "ko"
+    user = 3401
+    async with running(_settings(tg, tmp_path), ready=tg) as run:
+        buttons = []
+        for line in ("庚辰 8", "", "庚辰 13", "history"):  # a cast, the help, a bad 局, a private command
+            answer, _ = await _inline(tg, run, line, user_id=user, language_code=code)
+            buttons.append(answer["button"])
+        [button] = {json.dumps(b, sort_keys=True) for b in buttons}  # one button, on every answer
+        assert json.loads(button) == {
+            "text": gettext(lang, "chat.inline.open"),
+            "start_parameter": json.loads(button)["start_parameter"],
+        }
+        start = json.loads(button)["start_parameter"]
+        # the deep link t.me/<bot>?start=<parameter>: Telegram sends "/start <parameter>" in the private chat
+        [opened] = await ask(tg, run, f"/start {start}", user, user_id=user, language_code=code)
+        [welcome] = await ask(tg, run, "/start", user, user_id=user, language_code=code)
+        text = visible_text(opened.params["text"], opened.params.get("parse_mode"))
+        assert text == visible_text(welcome.params["text"], welcome.params.get("parse_mode"))
+        assert gettext(lang, "bot.error.share_gone") not in text and "/cast" in text

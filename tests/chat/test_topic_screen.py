@@ -28,7 +28,16 @@ from engine.core.cycle import GanZhi
 from engine.liuren import chart_for_ju
 from engine.liuren.topics import TopicReading, read_topic, topic_for
 from engine.liuren.verdict import judge
-from tests.chat._views import ask, buttons, components, discord_at, page_of, press, telegram_at
+from tests.chat._views import (
+    ask,
+    buttons,
+    components,
+    discord_at,
+    page_of,
+    press,
+    press_component,
+    telegram_at,
+)
 from tests.fakes.telegram import visible_text
 
 AT = datetime(2026, 12, 1, 3, 0, tzinfo=UTC)  # 12:00 in Seoul
@@ -115,6 +124,7 @@ async def test_console_first_screen_topics_typed_and_basis(ctx, clock, lang, wor
         assert_leads(shown, lang, topic)
     assert await ctx.storage.count_history("console:local") == 1  # no row added by a topic
 
+    await session.answer("1")  # back to the cast as asked (a topic in view would give the 據 of that topic)
     basis = await session.answer(gettext(lang, "chat.page.cast.basis").split()[0])  # 據
     verdict = judge(chart_for_ju(GanZhi.parse("庚辰"), 8), None)  # the stored row asks 求財: no 類神 heading
     assert gettext(lang, "liuren.topics.note.no_weights") in basis  # the texts give no weights, plainly
@@ -191,3 +201,77 @@ async def test_discord_topic_buttons_reread_the_same_row(dc, tmp_path):
         assert gettext("ko", "liuren.topics.note.no_weights") in re.sub(
             r"\\(.)", r"\1", basis.original["embeds"][0]["description"]
         )
+
+
+def assert_basis_of(text: str, lang: str, topic: str, other: str) -> None:
+    """The 據/근거 page lists ``topic`` (the one the user turned to) with every counted reason of its line and
+    its whole source, and not ``other`` (the row's own topic)."""
+    heading = gettext(lang, "chat.cast.topic").split("{")[0]
+    assert heading + topic_name(lang, topic) in text
+    assert heading + topic_name(lang, other) not in text
+    counted = [r for r in engine_line(topic).reasons if r.counted]
+    assert counted
+    for reason in counted:
+        words = reason.to_json()["text" if lang == "lzh" else "text_ko"]
+        assert any(
+            words in ln and ln.endswith(typeset(lang, cite(lang, reason.source))) for ln in text.splitlines()
+        ), words
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+async def test_console_basis_follows_the_topic_turned_to(ctx, clock, lang):
+    clock.set(AT)
+    session = ConsoleSession(ctx)
+    if lang == "lzh":
+        await session.answer("/lang lzh")
+    await session.answer("/cast 庚辰 8 " + ("재물" if lang == "ko" else "財"))
+    await session.answer(gettext(lang, "chat.topic.hunyin"))  # 혼인 / 婚姻 typed: the row read for 婚姻
+    basis = await session.answer(gettext(lang, "chat.page.cast.basis").split()[0])
+    assert_basis_of(basis, lang, "婚姻", "求財")
+    await session.answer("2")  # another page keeps the topic in view
+    assert_basis_of(await session.answer("5"), lang, "婚姻", "求財")
+    await session.answer("1")  # the first page is the cast as asked again
+    assert_basis_of(await session.answer("5"), lang, "求財", "婚姻")
+    assert await ctx.storage.count_history("console:local") == 1
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+async def test_telegram_basis_follows_the_topic_pressed(tg, tmp_path, lang):
+    chat = user = 3202
+    async with telegram_at(tg, str(tmp_path / "db.sqlite"), AT, lang) as run:
+        [first] = await ask(tg, run, "/cast 庚辰 8 " + ("재물" if lang == "ko" else "財"), chat,
+                            user_id=user, language_code=lang)  # fmt: skip
+        hun = next(b for b in buttons(first) if page_of(b) == "hun")
+        edit, _ = await press(tg, run, hun, first.result, chat, user_id=user, language_code=lang)
+        basis_button = next(b for b in buttons(edit) if page_of(b).split(".")[0] == "basis")
+        edit, shown = await press(tg, run, basis_button, first.result, chat, user_id=user, language_code=lang)
+        parts = [b for b in buttons(edit) if unsealed(b["callback_data"]).startswith("c:")]
+        for part in parts:  # a page longer than a caption: its parts read the same topic
+            shown += (
+                "\n" + (await press(tg, run, part, first.result, chat, user_id=user, language_code=lang))[1]
+            )
+        assert_basis_of(shown, lang, "婚姻", "求財")
+        marked = {page_of(b) for b in buttons(edit) if b["text"].startswith("• ") and "callback_data" in b
+                  and not unsealed(b["callback_data"]).startswith("c:")}  # fmt: skip
+        assert marked == {"basis.hun", "hun"}  # the 근거 page and the topic it reads, both marked
+        # the first page's button is the cast as asked: its 근거 is the row's own topic again
+        brief = next(b for b in buttons(edit) if page_of(b) == "brief")
+        edit, _ = await press(tg, run, brief, first.result, chat, user_id=user, language_code=lang)
+        basis_button = next(b for b in buttons(edit) if page_of(b).split(".")[0] == "basis")
+        assert page_of(basis_button) == "basis"
+        assert await run.ctx.storage.count_history(f"telegram:{user}") == 1
+
+
+async def test_discord_basis_follows_the_topic_pressed(dc, tmp_path):
+    async with discord_at(dc, str(tmp_path / "db.sqlite"), AT):
+        inter = await dc.slash("cast", {"when": "庚辰 8", "category": "재물"})
+        [first] = await dc.wait_followups(inter, 1, timeout=15)
+        hun = next(b for b in components(first) if page_of(b) == "hun")
+        pressed = await dc.press(first, hun["custom_id"], user_id=dc.user_id)
+        await dc.wait_acked(pressed, timeout=10)
+        # the page buttons of the 婚姻 page read it: its 근거 button names the topic in view
+        embed = await press_component(dc, pressed.original, "basis.hun", user_id=dc.user_id)
+        assert_basis_of("\n" + re.sub(r"\\(.)", r"\1", embed["description"]), "ko", "婚姻", "求財")
+        # the message's own first buttons (the cast as asked) keep the row's topic
+        embed = await press_component(dc, first, "basis", user_id=dc.user_id)
+        assert_basis_of("\n" + re.sub(r"\\(.)", r"\1", embed["description"]), "ko", "求財", "婚姻")

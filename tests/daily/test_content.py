@@ -295,3 +295,46 @@ def test_the_topics_page_reads_every_topic_of_seed_003():
     # seed 003's topic order: 天時 家宅 婚姻 胎產 功名 求財 疾病 失脫 出行 行人 爭訟 投謁
     order = [line.split(" ")[0] for line in page.split("\n")[4:] if line]
     assert order == list(SEED003_TOPICS)
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+def test_the_liuyao_line_answers_first_with_the_verdicts_deciding_reasons(lang):
+    """A 六爻 subscription's day line is the time cast's answer (its direction for the 用神), then the reasons that
+    decided it: the engine's ``Verdict.deciding``, heaviest first, at most three, each signed and citing its
+    passage short — what the /liuyao first screen gives for the same hexagram, not a choice of its own."""
+    from bot.i18n import cite_short, gettext, term, typeset
+    from engine.calendar import four_pillars
+    from engine.liuyao import build, cast_time
+
+    shown: set[int] = set()
+    for days in range(0, 90, 3):
+        at = utc(2026, 11, 29, 22, 0) + timedelta(days=days, hours=days % 24)
+        m = Moment.of(at, "Asia/Seoul", kind="liuyao")
+        p = four_pillars(m.local)
+        verdict = build(cast_time(m.local), p.month.branch, p.day).verdict
+        block = DailyRenderer().text(m, lang, "console").split("\n\n")[1].splitlines()
+        assert block[0].startswith(gettext(lang, "daily.verdict"))
+        assert term(lang, verdict.direction) in block[0] or verdict.direction in block[0]
+        deciding = [verdict.reasons[i] for i in verdict.deciding][:3]
+        assert len(block) == 1 + len(deciding)
+        for line, reason in zip(block[1:], deciding, strict=True):
+            assert line.startswith("＋" if reason.weight > 0 else "－")
+            assert typeset(lang, cite_short(lang, reason.source)) in line
+        if len(deciding) > 1:  # heaviest first, as the engine orders them
+            assert abs(deciding[0].weight) >= abs(deciding[1].weight)
+        shown.add(len(deciding))
+    assert max(shown) >= 2  # lines of more than one reason were checked
+
+
+def test_the_longest_liuyao_first_page_of_2026_still_fits_a_caption():
+    """With its deciding reasons cited, the 六爻 first page still goes out as one photo caption: the longest of
+    2026 (every day, every other hour, Seoul, the 家宅 topic leading; found by a search over the year) is
+    2026-02-09 13:00, 940 visible characters in Korean."""
+    from bot.sending import TELEGRAM_CAPTION_LIMIT
+    from tests.fakes.telegram import visible_text
+
+    m = Moment.of(
+        datetime.fromisoformat("2026-02-09T13:00:00+09:00"), "Asia/Seoul", kind="liuyao", topic="家宅"
+    )
+    for lang in ("ko", "lzh"):
+        assert len(visible_text(DailyRenderer().text(m, lang, "telegram"), "HTML")) <= TELEGRAM_CAPTION_LIMIT

@@ -192,6 +192,8 @@ SAMPLES: tuple[str, ...] = (
     "/tz Nowhere/City",
     "/show 99",
     "/settings colour blue",
+    "/daily liuyao",  # the daily reading by a 六爻 time cast: its line and the reasons that decided it
+    "/today",
 )
 
 
@@ -260,6 +262,10 @@ async def _chat(lang: str) -> list[Line]:
                         out += [Line(f"discord alt «{said}»", t, said) for t in alt.split("\n")]
         finally:
             await ctx.close()
+    # inline mode: the button Telegram shows above the answers ("open a chat with me")
+    from bot.telegram.inline import open_button
+
+    out.append(Line("telegram inline button", open_button(lang).text, "@bot"))
     return out
 
 

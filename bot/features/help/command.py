@@ -26,6 +26,11 @@ def _help_rows() -> list[dict[str, Any]]:
     ]
 
 
+# the deep link of the button above inline answers (bot/telegram/inline.py: "open a chat with me"): ``/start
+# inline`` opens a private chat on the welcome; a share token (22 characters) is never this word
+INLINE_START = "inline"
+
+
 @command(
     "start",
     aliases=("시작", "始"),
@@ -36,7 +41,7 @@ def _help_rows() -> list[dict[str, Any]]:
     order=14,
 )
 async def start(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
-    if args:
+    if args and args[0] != INLINE_START:
         return await shared_reply(args[0], ctx)
     return reply("start", name=incoming.display_name or "", commands=_help_rows())
 
