@@ -202,7 +202,10 @@ LEISHEN_MONTH_CHAT: tuple[tuple[str, str], ...] = (
     ("2026-03-05 10:00", "數目"),
     ("2026-03-05 10:00", "顏色"),
 )
-# the CLI reaches the same entries on a board cast with ``--month`` (the 月建 a chat board cast cannot give)
+# a cast by day reaches them with the 月建 given: in the chat a month word (子月), in the CLI ``--month``
+MONTH_WORD_CASTS: tuple[tuple[str, str], ...] = tuple(
+    ("甲子 午將 午時 子月", category) for category in ("天文", "數目", "顏色")
+)
 LEISHEN_MONTH_CASTS: tuple[tuple[str, ...], ...] = tuple(
     ("cast", "--day", "甲子", "--general", "午", "--hour", "午", "--month", "子", "--category", category)
     for category in ("天文", "數目", "顏色")
@@ -253,7 +256,7 @@ def chat_commands(lang: str) -> tuple[str, ...]:
     helps = tuple(f"/help {name}" for name in load_commands())
     casts = tuple(f"/cast {d} {g} {h}" for d, g, h in keti_cover())
     topics = tuple(f"/cast {d} {g} {h} {category}" for (d, g, h), category in LEISHEN_CASTS)
-    months = tuple(f"/cast {when} {category}" for when, category in LEISHEN_MONTH_CHAT)
+    months = tuple(f"/cast {when} {category}" for when, category in LEISHEN_MONTH_CHAT + MONTH_WORD_CASTS)
     return tuple(s.format(city=CITY[lang]) for s in SAMPLES) + helps + casts + topics + months
 
 

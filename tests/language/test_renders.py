@@ -96,23 +96,24 @@ def _leishen_items(text: str, lang: str) -> list[str]:
 
 def test_the_month_leishen_entries_are_shown_by_chat_casts_on_every_channel():
     # the entries that read the 月建: seed 002 類神 「月建屬月」 (天文), 「旺相多，休囚少」 (數目), 「旺相鮮明，休囚
-    # 淡舊」 (顏色); a board cast has no 月建, so a chat cast by date shows them
+    # 淡舊」 (顏色); a board cast has no 月建, so a chat cast by date shows them, and a cast by day with a month word
     month = renders.leishen_month_entries()
     lzh = reading.glossary("lzh")
     assert {lzh[f"leishen.{e}"]["text"] for e in month} == {"月", "旺相多", "休囚少", "鮮明", "淡舊"}
     assert renders.leishen_month_search() == renders.LEISHEN_MONTH_CHAT
-    said = {f"/cast {when} {category}" for when, category in renders.LEISHEN_MONTH_CHAT}
-    for lang in renders.LANGS:
-        gloss = reading.glossary(lang)
-        want = {typeset(lang, gloss[f"leishen.{e}"]["text"]) for e in month}
-        for channel in renders.CHANNELS:
-            shown = {
-                item
-                for line in renders.chat_lines(lang)
-                if line.said in said and line.where.startswith(channel)
-                for item in _leishen_items(line.text, lang)
-            }
-            assert sorted(want - shown) == [], (lang, channel)
+    for casts in (renders.LEISHEN_MONTH_CHAT, renders.MONTH_WORD_CASTS):
+        said = {f"/cast {when} {category}" for when, category in casts}
+        for lang in renders.LANGS:
+            gloss = reading.glossary(lang)
+            want = {typeset(lang, gloss[f"leishen.{e}"]["text"]) for e in month}
+            for channel in renders.CHANNELS:
+                shown = {
+                    item
+                    for line in renders.chat_lines(lang)
+                    if line.said in said and line.where.startswith(channel)
+                    for item in _leishen_items(line.text, lang)
+                }
+                assert sorted(want - shown) == [], (casts[0], lang, channel)
 
 
 def test_every_part_of_every_channel_is_rendered():
