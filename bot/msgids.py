@@ -85,6 +85,7 @@ FAMILIES: dict[str, dict[str, str]] = {
         "bad_option_value": N_("bot.error.bad_option_value"),
         "bad_place": N_("bot.error.bad_place"),
         "bad_tz": N_("bot.error.bad_tz"),
+        "cast_month": N_("bot.error.cast_month"),
         "cast_usage": N_("bot.error.cast_usage"),
         "config_lang": N_("bot.error.config_lang"),
         "config_tz": N_("bot.error.config_tz"),

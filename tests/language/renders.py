@@ -8,7 +8,8 @@ named in :data:`CLI_NOT_RENDERED` with the reason).
 
 The casts are chosen to cover: a 大六壬 課 for each of the 54 課體/雜格 names the engine gives over the 720 課 by
 晝 and 夜 (:func:`keti_cover`, a deterministic greedy cover), a 課 for each 類神 entry a board cast can show
-(:func:`leishen_cover`), every 神煞 of ``stars.json`` on the ``/shensha`` pages, and the sample commands of
+(:data:`LEISHEN_CASTS`; those that read the 月建, which a board cast lacks, by chat casts for a date:
+:data:`LEISHEN_MONTH_CHAT`), every 神煞 of ``stars.json`` on the ``/shensha`` pages, and the sample commands of
 ``scripts/gen_samples.py``. The tests read :func:`chat_lines` and :func:`cli_lines`, which are cached for the
 session.
 """
@@ -25,7 +26,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.app import create_context
@@ -104,7 +105,7 @@ def leishen_entries() -> dict[str, str]:
 def leishen_search() -> tuple[tuple[tuple[str, str, str], str], ...]:
     """((day, 月將, 占時), category) of board casts with a 類神 heading that together show every entry a board
     cast can show (a greedy cover per category, deterministic); the entries no board cast shows (those read the
-    month: 旺相·休囚, 月建) are :func:`leishen_unreached`."""
+    月建: 旺相·休囚, 「月建屬月」) are :func:`leishen_month_entries`, shown by chat casts by date."""
     out = []
     for category in leishen.categories():
         found = []
@@ -150,7 +151,61 @@ LEISHEN_CASTS: tuple[tuple[tuple[str, str, str], str], ...] = (
     (("丙子", "戌", "子"), "飛潛動植"),
     (("甲子", "丑", "午"), "飛潛動植"),
 )
-# the entries that read the month (旺相·休囚, 月建): a board cast has none, the CLI takes ``--month``
+
+
+def reads_month(match: dict[str, object]) -> bool:
+    """Whether a leishen.json ``match`` reads the 月建: 「月建屬月」 (``role`` month_branch) or 旺相·休囚 (
+    ``vitality``), seed 002 類神 天文, 數目, 顏色. The 月將 (「月將屬日」) is on every board; the 月建 is not."""
+    parts = match.get("any")
+    if isinstance(parts, list):
+        return any(reads_month(part) for part in parts)
+    return "vitality" in match or match.get("role") == "month_branch"
+
+
+def leishen_month_entries() -> dict[str, str]:
+    """The 類神 entries that read the 月建, with their category: a board cast (/cast 甲子 亥 午) has no month,
+    so :func:`leishen_search` never reaches them; a cast for a date has its month (:data:`LEISHEN_MONTH_CHAT`)."""
+    path = Path(__file__).resolve().parents[2] / "engine" / "liuren" / "data" / "leishen.json"
+    data = json.loads(path.read_text(encoding="utf-8"))["categories"]
+    return {e["id"]: name for name, c in data.items() for e in c["entries"] if reads_month(e["match"])}
+
+
+MONTH_START = datetime(2026, 3, 5, 10, 0)  # a wall clock in the renders' zone (Asia/Seoul)
+
+
+def leishen_month_search() -> tuple[tuple[str, str], ...]:
+    """(local date-time, category) of chat casts by date (``/cast 2026-03-05 10:00 天文``) that together show
+    every entry of :func:`leishen_month_entries`: per category, the first day from :data:`MONTH_START` (same
+    hour) whose reading shows all of that category's month entries (deterministic)."""
+    from zoneinfo import ZoneInfo
+
+    from engine.liuren import chart_at
+
+    by_category: dict[str, set[str]] = {}
+    for entry_id, category in leishen_month_entries().items():
+        by_category.setdefault(category, set()).add(entry_id)
+    out = []
+    for category, ids in by_category.items():
+        for k in range(366):
+            local = MONTH_START + timedelta(days=k)
+            composed = reading.compose(chart_at(local.replace(tzinfo=ZoneInfo("Asia/Seoul"))), category)
+            if ids <= {h.entry for p in composed.positions for h in p.leishen}:
+                out.append((local.strftime("%Y-%m-%d %H:%M"), category))
+                break
+    return tuple(out)
+
+
+# leishen_month_search() as it stands (test_renders checks that the chat renders of these casts show every month
+# entry on every channel, and that this is the search's result)
+LEISHEN_MONTH_CHAT: tuple[tuple[str, str], ...] = (
+    ("2026-03-05 10:00", "天文"),
+    ("2026-03-05 10:00", "數目"),
+    ("2026-03-05 10:00", "顏色"),
+)
+# a cast by day reaches them with the 月建 given: in the chat a month word (子月), in the CLI ``--month``
+MONTH_WORD_CASTS: tuple[tuple[str, str], ...] = tuple(
+    ("甲子 午將 午時 子月", category) for category in ("天文", "數目", "顏色")
+)
 LEISHEN_MONTH_CASTS: tuple[tuple[str, ...], ...] = tuple(
     ("cast", "--day", "甲子", "--general", "午", "--hour", "午", "--month", "子", "--category", category)
     for category in ("天文", "數目", "顏色")
@@ -203,7 +258,8 @@ def chat_commands(lang: str) -> tuple[str, ...]:
     helps = tuple(f"/help {name}" for name in load_commands())
     casts = tuple(f"/cast {d} {g} {h}" for d, g, h in keti_cover())
     topics = tuple(f"/cast {d} {g} {h} {category}" for (d, g, h), category in LEISHEN_CASTS)
-    return tuple(s.format(city=CITY[lang]) for s in SAMPLES) + helps + casts + topics
+    months = tuple(f"/cast {when} {category}" for when, category in LEISHEN_MONTH_CHAT + MONTH_WORD_CASTS)
+    return tuple(s.format(city=CITY[lang]) for s in SAMPLES) + helps + casts + topics + months
 
 
 def _message_lines(message: object, where: str, said: str) -> Iterator[Line]:

@@ -10,6 +10,8 @@ from collections import Counter
 
 import pytest
 
+from bot.i18n import gettext, typeset
+from engine.liuren import reading
 from tests.language import renders, rules
 from tests.language.test_wenyan import _digits, _half_width, _modern, _unmarked, _variants
 
@@ -74,8 +76,8 @@ def test_every_shensha_star_is_shown():
 
 def test_every_leishen_entry_is_shown():
     data = json.loads((ROOT / "engine/liuren/data/leishen.json").read_text("utf-8"))["categories"]
-    for lang in renders.LANGS:
-        text = re.sub(r"\s+|</?[a-z]+>|\*\*", "", _text(lang))
+    for lang in renders.LANGS:  # in the chat: the CLI's casts are not needed for any entry
+        text = re.sub(r"\s+|</?[a-z]+>|\*\*", "", "\n".join(line.text for line in renders.chat_lines(lang)))
         missing = [
             e["id"]
             for c in data.values()
@@ -83,6 +85,35 @@ def test_every_leishen_entry_is_shown():
             if re.sub(r"\s+", "", e[lang])[:12] not in text
         ]
         assert missing == [], lang
+
+
+def _leishen_items(text: str, lang: str) -> list[str]:
+    """The 類神 a reading line lists after its label (「類神：月 · 東方木星」, 「유신: 오행수 3 · …」)."""
+    label = re.escape(gettext(lang, "liuren_reading.leishen"))
+    m = re.search(rf"{label}\s*[:：]\s*(.+)$", re.sub(r"</?[a-z]+>|\*\*?|\\", "", text))
+    return m[1].split(" · ") if m else []
+
+
+def test_the_month_leishen_entries_are_shown_by_chat_casts_on_every_channel():
+    # the entries that read the 月建: seed 002 類神 「月建屬月」 (天文), 「旺相多，休囚少」 (數目), 「旺相鮮明，休囚
+    # 淡舊」 (顏色); a board cast has no 月建, so a chat cast by date shows them, and a cast by day with a month word
+    month = renders.leishen_month_entries()
+    lzh = reading.glossary("lzh")
+    assert {lzh[f"leishen.{e}"]["text"] for e in month} == {"月", "旺相多", "休囚少", "鮮明", "淡舊"}
+    assert renders.leishen_month_search() == renders.LEISHEN_MONTH_CHAT
+    for casts in (renders.LEISHEN_MONTH_CHAT, renders.MONTH_WORD_CASTS):
+        said = {f"/cast {when} {category}" for when, category in casts}
+        for lang in renders.LANGS:
+            gloss = reading.glossary(lang)
+            want = {typeset(lang, gloss[f"leishen.{e}"]["text"]) for e in month}
+            for channel in renders.CHANNELS:
+                shown = {
+                    item
+                    for line in renders.chat_lines(lang)
+                    if line.said in said and line.where.startswith(channel)
+                    for item in _leishen_items(line.text, lang)
+                }
+                assert sorted(want - shown) == [], (casts[0], lang, channel)
 
 
 def test_every_part_of_every_channel_is_rendered():

@@ -70,6 +70,8 @@ _TIME_ONLY_RE = re.compile(r"^\d{1,2}:\d{2}$")
 _JU_RE = re.compile(r"^(?:第)?(\d{1,2})(?:局|국|번)?$")
 # The asker's birth year at the end of the cast line (issue 32 item 5): 1990, 1990년생, 1990年生, with the sex
 # in it or after it (1990남, 1990 여, 1990年生 男). No other form of the line ends in four digits alone.
+# The 月建 of a cast by day: 寅月 / 인월 (a branch and 月), anywhere after the day.
+_MONTH_RE = re.compile(r"^[子丑寅卯辰巳午未申酉戌亥자축인묘진사오미신유술해][月월]$")
 _BIRTH_RE = re.compile(r"^(\d{4})(?:년생|년|생|年生|年|生)?(남|여|男|女)?$")
 
 
@@ -121,14 +123,16 @@ def chart_view(
     chart: Chart,
     category: str | None = None,
     *,
+    month: Branch | None = None,
     birth: Branch | None = None,
     xingnian: Branch | None = None,
 ) -> ChartView:
     """The language-neutral view model of a ``engine.liuren.Chart`` (characters only, JSON-able): the chart, its
     reading and its verdict (read on the chart without its instant, with the 月建 and 太歲 branches given, and
-    the asker's 本命 and 行年 branches when known)."""
+    the asker's 本命 and 行年 branches when known). ``month`` is the 月建 typed with a cast by day (寅月); a
+    chart cast for an instant has its own."""
     moment = chart.moment
-    month = moment.month.branch if moment is not None else None
+    month = moment.month.branch if moment is not None else month
     year = moment.year.branch if moment is not None else None
     bare = replace(chart, moment=None) if moment is not None else chart
     ming = {"birth": birth, "xingnian": xingnian}
@@ -261,7 +265,7 @@ def topic_reading(chart: Chart, inputs: Mapping[str, Any]) -> TopicReading | Non
     topic = topic_for(str(name)) if name else None
     if topic is None:
         return None
-    month = chart.moment.month.branch if chart.moment is not None else None
+    month = chart.moment.month.branch if chart.moment is not None else typed_month(inputs)
     bare = replace(chart, moment=None) if chart.moment is not None else chart
     ming = inputs.get("nianming")  # the asker's 本命 and 行年 as stored with the cast (issue 32 item 5)
     return read_topic(bare, topic, month=month, **ming_branches(ming if isinstance(ming, Mapping) else None))
@@ -290,6 +294,25 @@ def ask_topic(inputs: Mapping[str, Any], page: str) -> dict[str, Any]:
     if match is None:  # every button's topic is a topic of the lexicon (tests/chat/test_topic_screen.py)
         raise ValueError(f"no lexicon topic {name!r}")
     return {**inputs, "category": match.heading, "asked": {**asked(match), "word": None}}
+
+
+def split_month(args: tuple[str, ...]) -> tuple[tuple[str, ...], Branch | None]:
+    """The 月建 of a cast by day taken off the arguments: a word after the day that is a branch and 月 (寅月,
+    인월; ``parse_branch``, as ``/shensha`` reads it), the CLI's ``--month``. Seed 002 「月建 正月寅、二月卯…」:
+    the month's branch, which a 干支 cast does not give (旺相休囚 and 「月建屬月」 read it). Two → the usage."""
+    found = [i for i, a in enumerate(args) if i > 0 and _MONTH_RE.match(a.strip())]
+    if not found:
+        return args, None
+    if len(found) > 1:
+        raise CommandError("bot.error.cast_usage")
+    i = found[0]
+    return args[:i] + args[i + 1 :], parse_branch(args[i].strip())
+
+
+def typed_month(inputs: Mapping[str, Any]) -> Branch | None:
+    """The 月建 a row's inputs were given with a cast by day (``inputs["month"]``, 寅), or None."""
+    month = inputs.get("month")
+    return Branch.from_char(str(month)) if month else None
 
 
 def split_birth(args: tuple[str, ...]) -> tuple[tuple[str, ...], int | None, str | None]:
@@ -396,7 +419,7 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
         "when": when,
         "pillars": pillars_view,
         "term": term_name,
-        **chart_view(chart, category, **ming_branches(ming)),
+        **chart_view(chart, category, month=typed_month(inputs), **ming_branches(ming)),
         "asked": inputs.get("asked"),  # the topic asked in the user's words (engine.lexicon), or None
         # its line (engine.liuren.topics: direction, reasons with their sources), or None
         "topic": topic.to_json() if topic is not None else None,
@@ -451,6 +474,7 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
     ),
 )
 async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    args, month = split_month(args)
     args, birth_year, sex = split_birth(args)
     args, match = split_topic(args)
     if birth_year is None and match is not None:  # the topic last: /cast now 1990 재물
@@ -463,8 +487,12 @@ async def cast(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Re
     category = match.heading if match is not None else None
     asked_view = asked(match) if match is not None and match.topic is not None else None
     kind, value = parse_cast_args(args)
+    if month is not None and kind not in ("ju", "board"):  # a cast for a moment has its own 月建
+        raise CommandError("bot.error.cast_month", value=month.char)
     options = engine_options.build("liuren", user.options if user else {})
     inputs: dict[str, Any] = {"mode": kind, "category": category}
+    if month is not None:
+        inputs["month"] = month.char
     if asked_view is not None:
         inputs["asked"] = asked_view
     if kind == "today":  # a wall-clock time today, in the user's zone
@@ -537,4 +565,4 @@ async def asker_nianming(
         return None  # the saved birth after a cast's date (/cast 1980-01-01 12:00): a cast without 年命
 
 
-__all__ = ["cast", "cast_of", "chart_view", "parse_cast_args", "GanZhi"]
+__all__ = ["cast", "cast_of", "chart_view", "parse_cast_args", "split_month", "GanZhi"]
