@@ -281,6 +281,8 @@ def chat_lines(lang: str) -> tuple[Line, ...]:
 # --- the CLI ------------------------------------------------------------------------------------------------
 
 BIRTH = "1960-08-20T18:45+08:00"
+# the 大六壬 school options a board cast and the 720-課 table both take (each away from its default)
+SCHOOL_FLAGS = ("--fuyin-maozi", "cunyan", "--bazhuan-first", "false", "--liuyinyang-lowers", "true")
 AT = "2024-05-01T10:00:00+09:00"
 CLI_CASES: tuple[tuple[str, ...], ...] = (
     ("--help",),
@@ -349,12 +351,7 @@ CLI_CASES: tuple[tuple[str, ...], ...] = (
         "--ju",
         "3",
         "--night",
-        "--fuyin-maozi",
-        "cunyan",
-        "--bazhuan-first",
-        "false",
-        "--liuyinyang-lowers",
-        "true",
+        *SCHOOL_FLAGS,
     ),
     (
         "liuren",
@@ -365,12 +362,7 @@ CLI_CASES: tuple[tuple[str, ...], ...] = (
         "ziwu",
         "--shehai",
         "depth_noseat",
-        "--fuyin-maozi",
-        "cunyan",
-        "--bazhuan-first",
-        "false",
-        "--liuyinyang-lowers",
-        "true",
+        *SCHOOL_FLAGS,
         "--mu",
         "changsheng",
     ),
@@ -461,6 +453,10 @@ CLI_CASES: tuple[tuple[str, ...], ...] = (
         "chart.png",
     ),
     ("qizheng", "place", "北京"),
+    # what test_jargon reads besides: 九宗門 比用 (甲子 第2局), a 六爻 of six moving lines, a 用神 by its topic
+    ("cast", "--day", "甲子", "--ju", "2"),
+    ("liuyao", "--coins", "696969", "--month", "寅", "--day", "戊戌"),
+    ("liuyao", "--coins", "878878", "--month", "午", "--day", "丁卯", "--use", "疏"),
     ("cast", "--day", "甲乙", "--ju", "8"),
     *LEISHEN_MONTH_CASTS,
 )
