@@ -52,21 +52,32 @@ class Picture:
     nianming: tuple[Any, Any] = (None, None)
 
 
+def scene(picture: Picture, lang: str) -> Scene:
+    """The scene of a cast's picture in ``lang`` (``bot.images``' layouts): what :func:`render` draws, and what
+    the language tests read the picture's words from."""
+    if picture.kind == "cast":
+        from bot.images import liuren as liuren_picture
+
+        return liuren_picture.layout(picture.chart, lang, picture.nianming).scene
+    if picture.kind == "liuyao":
+        from bot.images import liuyao as liuyao_picture
+
+        return liuyao_picture.layout(picture.chart, lang).scene
+    if picture.kind == "qizheng":
+        from bot.images import qizheng as qizheng_picture
+
+        return qizheng_picture.layout(picture.chart, lang, picture.place).scene
+    raise ValueError(f"no picture kind {picture.kind!r} (bot.pictures.KINDS)")
+
+
 def render(picture: Picture | None, lang: str) -> bytes | None:
-    """The PNG of a cast's picture in ``lang``; None for a reply without one."""
+    """The PNG of a cast's picture in ``lang``; None for a reply without one. A 大六壬 picture is kept by its
+    chart's inputs (:func:`liuren_png`), the others by their scene (:func:`png_of`)."""
     if picture is None:
         return None
     if picture.kind == "cast":
         return liuren_png(picture.chart, lang, picture.nianming)
-    if picture.kind == "liuyao":
-        from bot.images import liuyao as liuyao_picture
-
-        return png_of(liuyao_picture.layout(picture.chart, lang).scene)
-    if picture.kind == "qizheng":
-        from bot.images import qizheng as qizheng_picture
-
-        return png_of(qizheng_picture.layout(picture.chart, lang, picture.place).scene)
-    raise ValueError(f"no picture kind {picture.kind!r} (bot.pictures.KINDS)")
+    return png_of(scene(picture, lang))
 
 
 # Drawing is 1–5 ms of CPU (Pillow rasterising and PNG encoding: ``bench/images.py``) against ~1 ms for the
@@ -118,14 +129,13 @@ _liuren_lock = threading.Lock()  # a picture may be drawn on any thread (the loo
 def liuren_png(chart: Chart, lang: str, ming: tuple[Any, Any] = (None, None)) -> bytes:
     """The PNG of a 大六壬 chart in a language, with the asker's 本命 and 行年 if given (kept by
     :func:`liuren_key`)."""
-    from bot.images import liuren as liuren_picture
     from bot.images.draw import to_png
 
     key = liuren_key(chart, lang, ming)
     with _liuren_lock:
         png = LIUREN_PICTURES.find(key)
     if png is None:
-        png = to_png(liuren_picture.layout(chart, lang, ming).scene)
+        png = to_png(scene(Picture("cast", chart, nianming=ming), lang))
         with _liuren_lock:
             LIUREN_PICTURES.keep(key, png)
     return png
@@ -138,4 +148,5 @@ __all__ = [
     "PICTURE_PAGES",
     "Picture",
     "render",
+    "scene",
 ]

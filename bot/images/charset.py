@@ -48,7 +48,7 @@ def _liuyao() -> Iterator[str]:
     yield from STAGE_NAMES
     yield from ("六沖卦", "六合卦", "六害卦")
     for h in hexagram_table():
-        yield from (h.name, h.short, h.ko)
+        yield from (h.name, h.short, h.ko, h.short_ko)
     for t in trigrams().values():
         yield from (t.char, t.image)
     # a ko picture reads the palace, its stage and the flags as 한글(漢字) (bot.images.liuyao)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from bot.images.labels import label
+from bot.images.labels import label, read
 from bot.images.scene import Anchor, Box, Primitive, Scene, Segment, Text
 from engine.core.cycle import Branch, GanZhi, hour_stem
 from engine.liuren import Chart, General
@@ -21,6 +21,9 @@ CELL = 165
 BOARD_X, BOARD_Y = 30, 236
 LESSONS_TOP = BOARD_Y + 4 * CELL + 70.0  # the 四課 panel
 LESSON_WIDTH = (WIDTH - 60) / 4
+HEADER_SIZE = 33
+# where the header's lines stand, by their number: lzh's three from y = 100 every 44 px, ko's four closer
+HEADER_ROWS = {3: (100, 44), 4: (94, 38)}
 
 # 地盤 places of the square board (spec/liuren.md §1 as practitioners draw it, bot/cli/cast.py board_rows):
 # 巳午未申 on top, 辰卯 down the left, 酉戌 down the right, 寅丑子亥 at the bottom; (column, row).
@@ -101,33 +104,36 @@ def pillars(chart: Chart) -> tuple[tuple[str, str], ...]:
 
 
 def header_lines(chart: Chart, lang: str, ming: NianMing = (None, None)) -> tuple[str, ...]:
-    pillar_text = "  ".join(label(lang, f"pillar.{key}", gz=gz) for key, gz in pillars(chart))
+    """The lines under the title: the pillars; 月將, 占時, 局; 晝夜 and the 貴人's way (and the asker's 年命);
+    旬空 and the 課's names: three lines in lzh; four in ko, which gives each term as 한글(漢字) (docs/style.md)
+    and so puts the four pillars on a line of their own and the 貴人 (with the 年命) on another."""
+    pillar_text = "  ".join(label(lang, f"pillar.{key}", gz=read(gz, lang)) for key, gz in pillars(chart))
     facts = " · ".join(
         (
-            label(lang, "liuren.month_general", b=chart.month_general.char),
-            label(lang, "liuren.hour", b=chart.hour.char),
+            label(lang, "liuren.month_general", b=read(chart.month_general.char, lang)),
+            label(lang, "liuren.hour", b=read(chart.hour.char, lang)),
             label(lang, "liuren.ju", n=chart.ju),
         )
     )
-    gui = " · ".join(
-        (
-            label(lang, "liuren.day" if chart.daytime else "liuren.night"),
-            label(
-                lang,
-                "liuren.gui_forward" if chart.forward else "liuren.gui_backward",
-                b=chart.guiren.char,
-                seat=chart.earth_of(chart.guiren).char,
-            ),
-        )
+    daynight = label(lang, "liuren.day" if chart.daytime else "liuren.night")
+    gui = label(
+        lang,
+        "liuren.gui_forward" if chart.forward else "liuren.gui_backward",
+        b=read(chart.guiren.char, lang),
+        seat=read(chart.earth_of(chart.guiren).char, lang),
     )
-    kong = label(lang, "xunkong", b="".join(b.char for b in chart.xunkong))
-    methods = " ".join(chart.method_names)
+    kong = label(lang, "xunkong", b=read("".join(b.char for b in chart.xunkong), lang))
+    methods = " ".join(read(name, lang) for name in chart.method_names)
     benming, xingnian = ming
     if benming is not None and xingnian is not None:
-        gui += " · " + label(lang, "liuren.nianming", benming=benming.chars, xingnian=xingnian.chars)
+        gui += " · " + label(
+            lang, "liuren.nianming", benming=read(benming.chars, lang), xingnian=read(xingnian.chars, lang)
+        )
     elif benming is not None:
-        gui += " · " + label(lang, "liuren.benming_only", benming=benming.chars)
-    return (f"{pillar_text} · {facts}", gui, f"{kong} · {methods}")
+        gui += " · " + label(lang, "liuren.benming_only", benming=read(benming.chars, lang))
+    if lang == "lzh":
+        return (f"{pillar_text} · {facts}", f"{daynight} · {gui}", f"{kong} · {methods}")
+    return (pillar_text, f"{facts} · {daynight}", gui, f"{kong} · {methods}")
 
 
 def board_cells(chart: Chart, ming: NianMing = (None, None)) -> tuple[BoardCell, ...]:
@@ -259,14 +265,15 @@ def _scene(
         Text(
             30,
             40,
-            label(lang, "liuren.title", day=chart.day.chars, n=chart.ju),
+            label(lang, "liuren.title", day=read(chart.day.chars, lang), n=chart.ju),
             46,
             anchor=Anchor.LM,
             bold=True,
         )
     ]
+    header_top, step = HEADER_ROWS[len(header)]
     for i, line in enumerate(header):
-        items.append(Text(30, 100 + 44 * i, line, 33, anchor=Anchor.LM))
+        items.append(Text(30, header_top + step * i, line, HEADER_SIZE, anchor=Anchor.LM))
     for cell in cells:
         items.extend(_cell_items(cell, lang))
     # 三傳

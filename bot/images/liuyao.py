@@ -13,6 +13,7 @@ from functools import cache, lru_cache
 
 from bot.i18n import term
 from bot.images.labels import label
+from bot.images.labels import read as _read
 from bot.images.scene import Anchor, Box, Primitive, Scene, Segment, Text, kept_text
 from engine.liuyao import Hexagram, LiuyaoChart
 
@@ -93,11 +94,6 @@ def line_rows(chart: LiuyaoChart) -> tuple[LineRow, ...]:
     return tuple(rows)
 
 
-def _read(chars: str, lang: str) -> str:
-    """A term on a ko picture as 한글(漢字) (docs/style.md: pictures give both every time); itself in lzh."""
-    return chars if lang == "lzh" else f"{term(lang, chars)}({chars})"
-
-
 def _reading(chars: str, lang: str) -> str | None:
     """The 한글 of a table cell's characters on a ko picture, drawn small under them (a cell has no room for
     한글(漢字) on one line; docs/style.md); None in lzh, or where the characters have no reading."""
@@ -111,6 +107,11 @@ def _ruby(x: float, y: float, chars: str, lang: str, size: int = READING) -> lis
     """The reading of ``chars`` (centred on ``x``) under the cell's characters, as :func:`_reading` gives it."""
     reading = _reading(chars, lang)
     return [] if reading is None else [kept_text(x, y, reading, size, "muted")]
+
+
+def _short(h: Hexagram, lang: str) -> str:
+    """A hexagram's short name over its bars: 乾 in lzh; 건(乾) in ko, read as a word of its own (이(離), 여(旅))."""
+    return h.short if lang == "lzh" else f"{h.short_ko}({h.short})"
 
 
 def _palace(h: Hexagram, lang: str) -> str:
@@ -220,14 +221,14 @@ def _scene(
     for i, line in enumerate(header):
         items.append(Text(30, 110 + 46 * i, line, 33, anchor=Anchor.LM))
     head_y = ROWS_TOP - 40
-    main_head = f"{label(lang, 'liuyao.main')} {_read(chart.main.short, lang)}"
+    main_head = f"{label(lang, 'liuyao.main')} {_short(chart.main, lang)}"
     items.append(Text(sum(BAR) / 2, head_y, main_head, 30, "muted"))
     if chart.changed is not None:
         items.append(
             Text(
                 sum(CHANGED_BAR) / 2 + 40,
                 head_y,
-                f"{label(lang, 'liuyao.changed')} {_read(chart.changed.short, lang)}",
+                f"{label(lang, 'liuyao.changed')} {_short(chart.changed, lang)}",
                 30,
                 "muted",
             )

@@ -14,9 +14,8 @@ import math
 from dataclasses import dataclass
 from functools import cache
 
-from bot.i18n import term
 from bot.images.glyphs import body_short
-from bot.images.labels import label, message
+from bot.images.labels import label, message, read, wrap
 from bot.images.scene import Anchor, Box, Circle, Primitive, Scene, Segment, Text, Wedge
 from bot.msgids import msgid
 from engine.core.cycle import Branch
@@ -48,11 +47,6 @@ TABLE_ROW_OF = {"ko": 44, "lzh": TABLE_ROW}
 def height(lang: str) -> int:
     """The picture's height in ``lang`` (the ko table is one column of eleven rows)."""
     return int(TABLE_TOP + TABLE_ROWS[lang] * TABLE_ROW_OF[lang] + 30)
-
-
-def _read(chars: str, lang: str) -> str:
-    """A term on a ko picture as 한글(漢字) (pictures give both every time); itself in lzh."""
-    return chars if lang == "lzh" else f"{term(lang, chars)}({chars})"
 
 
 KEY_OPTIONS = ("palaces", "mansions", "naming", "ming")
@@ -243,25 +237,6 @@ def _options_text(options: QizhengOptions, lang: str) -> str:
     return label(lang, "qizheng.options", items=items)
 
 
-def _wrap(text: str, size: int, width: float) -> tuple[str, ...]:
-    """Break at ' · ' so that each line fits ``width`` px (CJK and Hangul 1 em, other characters 0.6 em)."""
-
-    def length(s: str) -> float:
-        return sum(size * (0.6 if ord(ch) < 0x2E80 else 1.0) for ch in s)
-
-    lines: list[str] = []
-    current = ""
-    for part in text.split(" · "):
-        candidate = part if not current else f"{current} · {part}"
-        if current and length(candidate) > width:
-            lines.append(current)
-            current = part
-        else:
-            current = candidate
-    lines.append(current)
-    return tuple(lines)
-
-
 def header_lines(chart: QizhengChart, lang: str, place: Place | None) -> tuple[str, ...]:
     lines = []
     if chart.at is not None:
@@ -275,20 +250,20 @@ def header_lines(chart: QizhengChart, lang: str, place: Place | None) -> tuple[s
     pillars = label(
         lang,
         "qizheng.pillars",
-        year=_read(chart.year.chars, lang),
-        month=_read(chart.month.char, lang),
-        hour=_read(chart.hour.char, lang),
+        year=read(chart.year.chars, lang),
+        month=read(chart.month.char, lang),
+        hour=read(chart.hour.char, lang),
     )
     ming_shen = label(
         lang,
         "qizheng.ming_shen",
-        ming=_read(chart.ming.char, lang),
-        mansion=chart.ming_mansion.name if lang == "lzh" else _read(chart.ming_mansion.name + "宿", lang),
+        ming=read(chart.ming.char, lang),
+        mansion=chart.ming_mansion.name if lang == "lzh" else read(chart.ming_mansion.name + "宿", lang),
         du=f"{chart.ming_mansion.degree:.1f}",  # degrees past the 距星, as the text gives them
-        shen=_read(chart.shen.char, lang),
+        shen=read(chart.shen.char, lang),
     )
-    lines.extend(_wrap(f"{pillars} · {ming_shen}", 30, WIDTH - 60))
-    lines.extend(_wrap(_options_text(chart.options, lang), 30, WIDTH - 60))
+    lines.extend(wrap(f"{pillars} · {ming_shen}", 30, WIDTH - 60))
+    lines.extend(wrap(_options_text(chart.options, lang), 30, WIDTH - 60))
     return tuple(lines)
 
 
@@ -389,9 +364,9 @@ def _table(chart: QizhengChart, lang: str) -> list[Primitive]:
         col, row = divmod(i, rows)
         x = 50 + col * (WIDTH - 60) / 2
         y = TABLE_TOP + row * row_height + row_height / 2
-        mansion = body.mansion if lang == "lzh" else _read(body.mansion + "宿", lang)
+        mansion = body.mansion if lang == "lzh" else read(body.mansion + "宿", lang)
         du = label(lang, "qizheng.mansion_du", mansion=mansion, du=f"{body.mansion_degree:.1f}")
-        text = f"{_read(body.name, lang)} {_read(body.palace.char, lang)} {body.palace_degree:4.1f}° · {du}"
+        text = f"{read(body.name, lang)} {read(body.palace.char, lang)} {body.palace_degree:4.1f}° · {du}"
         items.append(Text(x, y, text, 30, anchor=Anchor.LM))
         if body.motion != "順":
             mark_x = x + (430 if lang == "lzh" else 600)

@@ -148,7 +148,8 @@ class Hexagram:
     number: int  # 文王 order 1…64
     short: str  # 乾 … 未濟
     name: str  # 乾為天 … 火水未濟
-    ko: str
+    ko: str  # the full name's reading: 건위천
+    short_ko: str  # the short name's reading, as a word of its own (두음 법칙): 건, 이 (離), 여 (旅)
     lower: Trigram
     upper: Trigram
     palace: Trigram
@@ -305,6 +306,7 @@ def _table() -> _Table:
                 short=meta["short"],
                 name=meta["name"],
                 ko=meta["ko"],
+                short_ko=meta["short_ko"],
                 lower=lower,
                 upper=upper,
                 palace=palace,

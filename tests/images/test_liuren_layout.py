@@ -96,3 +96,39 @@ def test_header_has_pillars_general_hour_ju_daynight_and_gui_direction():
     assert "晝占" in text
     assert ("順行" if chart.forward else "逆行") in text
     assert "旬空申酉" in text
+
+
+def test_ko_header_gives_hangul_with_the_characters():
+    """docs/style.md: a picture's line gives 한글(漢字) — 庚辰日 第8局 of seed 003 (亥將 午時, 貴人 丑 on 申
+    逆行, 旬空 申酉, 重審) reads so in ko, on four lines; lzh keeps its three (issue 33: 「庚辰일」, 「重審」)."""
+    chart = liuren_case()
+    assert liuren.layout(chart, "ko").header == (
+        "일 경진(庚辰)  시 임오(壬午)",
+        "월장 해(亥) · 점시 오(午) · 제8국 · 낮",
+        "귀인 축(丑)이 신(申) 위 역행",
+        "순공 신유(申酉) · 중심(重審)",
+    )
+    title = next(t for t in liuren.layout(chart, "ko").scene.items if isinstance(t, Text))
+    assert title.text == "대육임 경진(庚辰)일 제8국"
+    assert len(liuren.layout(chart, "lzh").header) == 3
+
+
+def test_the_longest_korean_header_fits_the_picture():
+    """Every 課 of the 720 by 晝 and 夜, with the asker's 年命, and a cast with its four pillars: each ko line
+    fits between the margins, and four lines end above the board."""
+    from datetime import datetime
+
+    from bot.images.draw import font
+    from engine.core.cycle import all_ganzhi
+    from engine.liuren import chart_at
+
+    face = font(liuren.HEADER_SIZE)
+    ming = (GanZhi.parse("庚午"), GanZhi.parse("壬寅"))
+    charts = [
+        chart_for_ju(d, ju, daytime=dt) for d in all_ganzhi() for ju in range(1, 13) for dt in (True, False)
+    ]
+    charts.append(chart_at(datetime.fromisoformat("2024-02-04T12:30+09:00")))
+    widest = max(face.getlength(line) for c in charts for line in liuren.header_lines(c, "ko", ming))
+    assert widest < liuren.WIDTH - 60, widest
+    top, step = liuren.HEADER_ROWS[4]
+    assert top + 3 * step + liuren.HEADER_SIZE * 0.6 < liuren.BOARD_Y

@@ -170,3 +170,25 @@ def test_ko_cells_give_their_reading_under_the_characters():
         t.text for t in lzh.scene.items if isinstance(t, Text) and any("가" <= ch <= "힣" for ch in t.text)
     ]
     assert hangul == [] and "山天大畜" in lzh.title and "(" not in lzh.title
+
+
+@pytest.mark.parametrize(
+    ("name", "head"),
+    [
+        ("乾為天", "건(乾)"),
+        ("離為火", "이(離)"),
+        ("火山旅", "여(旅)"),
+        ("天澤履", "이(履)"),
+        ("地澤臨", "임(臨)"),
+    ],
+)
+def test_ko_column_head_reads_the_short_name_as_a_word(name, head):
+    """The 本卦 over its bars by its short name as 한글(漢字), the reading a word of its own: 離 is 이 and 旅 여
+    at a word's start (한글 맞춤법 제10–12항, 두음 법칙), as in 이위화(離為火); it read 乾(乾) before (issue 33)."""
+    from bot.images.scene import Text
+    from engine.liuyao import hexagram_by_name
+
+    digits = "".join("7" if bit == "1" else "8" for bit in hexagram_by_name(name).bits)
+    texts = {t.text for t in _layout(digits).scene.items if isinstance(t, Text)}
+    assert f"본괘 {head}" in texts
+    assert f"本卦 {head[-2]}" in {t.text for t in _layout(digits, "lzh").scene.items if isinstance(t, Text)}

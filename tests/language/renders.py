@@ -33,6 +33,7 @@ from bot.app import create_context
 from bot.commands import Incoming, dispatch
 from bot.config import Settings
 from bot.features.base import pages_of
+from bot.pictures import Picture, scene
 from bot.presentation import caption_parts, fit_page, photo_caption, present
 from bot.views import picture_alt
 from engine.core.cycle import all_ganzhi
@@ -275,8 +276,9 @@ def _message_lines(message: object, where: str, said: str) -> Iterator[Line]:
             yield Line(f"{where} button", button.label, said)
 
 
-async def _chat(lang: str) -> list[Line]:
+async def _chat(lang: str) -> tuple[list[Line], dict[str, Picture]]:
     out: list[Line] = []
+    pictures: dict[str, Picture] = {}  # the picture of each command that has one (the channels share it)
     with tempfile.TemporaryDirectory() as tmp:
         ctx = await create_context(
             Settings(db_path=str(Path(tmp) / "renders.db"), lang=lang, tz="Asia/Seoul"),
@@ -316,24 +318,33 @@ async def _chat(lang: str) -> list[Line]:
                     if reply.picture is not None and channel == "discord":
                         alt = picture_alt(reply) or ""
                         out += [Line(f"discord alt «{said}»", t, said) for t in alt.split("\n")]
+                    if reply.picture is not None:
+                        pictures.setdefault(said, reply.picture)
         finally:
             await ctx.close()
     # inline mode: the button Telegram shows above the answers ("open a chat with me")
     from bot.telegram.inline import open_button
 
     out.append(Line("telegram inline button", open_button(lang).text, "@bot"))
-    return out
+    return out, pictures
 
 
 @functools.cache
+def _chat_run(lang: str) -> tuple[tuple[Line, ...], tuple[tuple[str, Picture], ...]]:
+    lines, pictures = asyncio.run(_chat(lang))
+    return tuple(lines), tuple(pictures.items())
+
+
 def chat_lines(lang: str) -> tuple[Line, ...]:
     """Every line of every page of the chat replies in ``lang``, on every channel (cached: once per session)."""
-    return tuple(asyncio.run(_chat(lang)))
+    return _chat_run(lang)[0]
 
 
 # --- the CLI ------------------------------------------------------------------------------------------------
 
 BIRTH = "1960-08-20T18:45+08:00"
+# the 大六壬 school options a board cast and the 720-課 table both take (each away from its default)
+SCHOOL_FLAGS = ("--fuyin-maozi", "cunyan", "--bazhuan-first", "false", "--liuyinyang-lowers", "true")
 AT = "2024-05-01T10:00:00+09:00"
 CLI_CASES: tuple[tuple[str, ...], ...] = (
     ("--help",),
@@ -377,6 +388,8 @@ CLI_CASES: tuple[tuple[str, ...], ...] = (
         "mzj",
         "--mu",
         "changsheng",
+        "--png",
+        "chart.png",
     ),
     (
         "cast",
@@ -400,12 +413,7 @@ CLI_CASES: tuple[tuple[str, ...], ...] = (
         "--ju",
         "3",
         "--night",
-        "--fuyin-maozi",
-        "cunyan",
-        "--bazhuan-first",
-        "false",
-        "--liuyinyang-lowers",
-        "true",
+        *SCHOOL_FLAGS,
     ),
     (
         "liuren",
@@ -416,16 +424,23 @@ CLI_CASES: tuple[tuple[str, ...], ...] = (
         "ziwu",
         "--shehai",
         "depth_noseat",
-        "--fuyin-maozi",
-        "cunyan",
-        "--bazhuan-first",
-        "false",
-        "--liuyinyang-lowers",
-        "true",
+        *SCHOOL_FLAGS,
         "--mu",
         "changsheng",
     ),
-    ("liuyao", "--coins", "797989", "--at", AT, "--use", "官鬼", "--day-starts", "00:00"),
+    (
+        "liuyao",
+        "--coins",
+        "797989",
+        "--at",
+        AT,
+        "--use",
+        "官鬼",
+        "--day-starts",
+        "00:00",
+        "--png",
+        "chart.png",
+    ),
     (
         "liuyao",
         "--tosses",
@@ -496,15 +511,20 @@ CLI_CASES: tuple[tuple[str, ...], ...] = (
         "ancient",
         "--tongxian",
         "10",
+        "--png",
+        "chart.png",
     ),
     ("qizheng", "place", "北京"),
+    # what test_jargon reads besides: 九宗門 比用 (甲子 第2局), a 六爻 of six moving lines, a 用神 by its topic
+    ("cast", "--day", "甲子", "--ju", "2"),
+    ("liuyao", "--coins", "696969", "--month", "寅", "--day", "戊戌"),
+    ("liuyao", "--coins", "878878", "--month", "午", "--day", "丁卯", "--use", "疏"),
     ("cast", "--day", "甲乙", "--ju", "8"),
     *LEISHEN_MONTH_CASTS,
 )
 # what the rendered CLI leaves out, and why: not a reading a user reads in a language
 CLI_NOT_RENDERED = {
     "--json": "machine output (JSON keys), not prose",
-    "--png": "writes a picture file; the picture's words are the chat's alt text and labels",
     "--help": "argparse's help of each subcommand: the root --help is rendered",
     "--lang": "every case runs in both languages",
     "--version": "a version number",
@@ -583,18 +603,78 @@ def _run(argv: tuple[str, ...], lang: str) -> str:
     return out.getvalue() + err.getvalue()
 
 
+@contextlib.contextmanager
+def _pictures_drawn() -> Iterator[list[tuple[str, Picture]]]:
+    """(language, picture) of each chart picture ``sikpan … --png`` draws while the block runs: the three
+    renderers of ``bot.images`` (which the CLI looks up when it draws) note the chart they are given and draw
+    it as before. What a picture shows is then read from its scene (:func:`picture_lines`), not from the
+    drawing."""
+    import bot.images
+
+    drawn: list[tuple[str, Picture]] = []
+    saved = {kind: getattr(bot.images, name) for kind, name in PICTURE_RENDERERS.items()}
+
+    def noting(kind: str) -> object:
+        def render(chart: object, lang: str, *place: object) -> bytes:  # render_qizheng takes the place
+            drawn.append((lang, Picture(kind, chart, place[0] if place else None)))
+            return saved[kind](chart, lang, *place)  # type: ignore[no-any-return]
+
+        return render
+
+    for kind, name in PICTURE_RENDERERS.items():
+        setattr(bot.images, name, noting(kind))
+    try:
+        yield drawn
+    finally:
+        for kind, name in PICTURE_RENDERERS.items():
+            setattr(bot.images, name, saved[kind])
+
+
+# the renderer of each picture kind (bot.pictures.KINDS) the CLI's --png calls
+PICTURE_RENDERERS = {"cast": "render_liuren", "liuyao": "render_liuyao", "qizheng": "render_qizheng"}
+
+
 @functools.cache
+def _cli_run(lang: str) -> tuple[tuple[Line, ...], tuple[tuple[str, Picture], ...]]:
+    lines: list[Line] = []
+    pictures: list[tuple[str, Picture]] = []
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), _pictures_drawn() as drawn:
+        for case in CLI_CASES:  # --png writes chart.png in the temporary directory
+            said = "sikpan " + " ".join(case)
+            lines += [Line(f"«{said}»", line, said) for line in _run(case, lang).split("\n")]
+            assert all(drawn_lang == lang for drawn_lang, _ in drawn), said
+            pictures += [(said, picture) for _, picture in drawn]
+            drawn.clear()
+    return tuple(lines), tuple(pictures)
+
+
 def cli_lines(lang: str) -> tuple[Line, ...]:
     """Every line the ``sikpan`` cases print in ``lang`` (cached: once per session)."""
-    out = []
-    for case in CLI_CASES:
-        said = "sikpan " + " ".join(case)
-        out += [Line(f"«{said}»", line, said) for line in _run(case, lang).split("\n")]
-    return tuple(out)
+    return _cli_run(lang)[0]
+
+
+# --- the pictures ---------------------------------------------------------------------------------------------
+
+
+def pictures(lang: str) -> tuple[tuple[str, Picture], ...]:
+    """(what was typed, picture) of every chart picture the renders give in ``lang``: the chat's casts (one
+    picture a command: every channel and page shows the same) and the CLI's ``--png`` cases."""
+    return _chat_run(lang)[1] + _cli_run(lang)[1]
+
+
+def picture_lines(lang: str) -> tuple[Line, ...]:
+    """The words drawn inside each picture of :func:`pictures`: the text of every ``Text`` of its scene
+    (``bot.pictures.scene``, the layout the PNG is drawn from), one line each, ``picture «…» ko``."""
+    return tuple(
+        Line(f"picture «{said}» {lang}", text.text, said)
+        for said, picture in pictures(lang)
+        for text in scene(picture, lang).texts()
+    )
 
 
 def all_lines(lang: str) -> tuple[Line, ...]:
-    return chat_lines(lang) + cli_lines(lang)
+    """What the rules check: the chat, the CLI and the words inside the pictures."""
+    return chat_lines(lang) + cli_lines(lang) + picture_lines(lang)
 
 
 if __name__ == "__main__":

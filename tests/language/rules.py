@@ -7,7 +7,10 @@
   of :func:`readings` (the project's own pairs: the term tables ``locales/ko/terms/*.json``,
   ``locales/ko/hanja.json`` and the terminology tables ``locales/terms/*.json``), and a term of those tables
   spelled otherwise than the table says;
-- :func:`dueum_errors`: in ko, a Sino-Korean word that breaks the 두음 법칙 at its start (라계 → 나계).
+- :func:`dueum_errors`: in ko, a Sino-Korean word that breaks the 두음 법칙 at its start (라계 → 나계);
+- :func:`bare_hanja`: in ko, on a picture's line (a text with Hangul: a header, a legend, a table row), Hanja
+  outside a 한글(漢字) pair (docs/style.md: "A picture's line or table row gives 한글(漢字) on the line"); a
+  grid cell — characters alone, their 한글 small under them where the guide asks for it — is not a line.
 
 The 文言 rules are ``test_wenyan``'s (digits, half-width punctuation, modern words, variants).
 """
@@ -176,11 +179,16 @@ def _spelled() -> dict[str, tuple[str, str]]:
     return out
 
 
+# characters "read" as themselves: a term a ko text meant to give as 한글(漢字) whose reading was not found (乾(乾))
+UNREAD = re.compile(rf"([{HANJA}]+)\(\1\)")
+
+
 def reading_errors(line: str) -> list[str]:
     """The 한글(漢字) pairs of ``line`` whose reading does not match the characters: a character read otherwise
-    than every pair of the project reads it (막월(驀越), 관재(官非)), or a term of the terminology tables given
-    under another spelling (국회(局會): the term is 회국(會局))."""
-    bad = []
+    than every pair of the project reads it (막월(驀越), 관재(官非)), a term of the terminology tables given
+    under another spelling (국회(局會): the term is 회국(會局)), or characters given as their own reading
+    (乾(乾))."""
+    bad = [m.group(0) for m in UNREAD.finditer(line)]
     for m in PAIR.finditer(re.sub(r"</?[a-z]+>|\*\*", "", line)):
         words, hanja = m.group(1).split(), m.group(2)
         ko = words[-1].replace("·", "") if words else ""
@@ -201,6 +209,20 @@ def reading_errors(line: str) -> list[str]:
         if True in read and False in read:
             bad.append(pair)
     return bad
+
+
+# --- a picture's lines (ko) -----------------------------------------------------------------------------------
+
+HANGUL_CHAR = re.compile(f"[{HANGUL}]")
+HANJA_CHARS = re.compile(f"[{HANJA}]+")
+
+
+def bare_hanja(text: str) -> list[str]:
+    """The Hanja of a ko picture's line (a text with Hangul) outside a 한글(漢字) pair or a 「」 quotation; a grid
+    cell (no Hangul: 戊子, 官鬼, a 天將) is left to the guide's own rule for cells."""
+    if not HANGUL_CHAR.search(text):
+        return []
+    return HANJA_CHARS.findall(QUOTE.sub(" ", PAIR.sub(" ", text)))
 
 
 # --- the 두음 법칙 (ko) -------------------------------------------------------------------------------------------

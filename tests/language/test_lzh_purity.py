@@ -15,6 +15,7 @@ The user's own line (» … / $ …) is not checked: it is what they typed.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -59,19 +60,23 @@ LATIN = re.compile(r"[A-Za-z]{2,}")
 DIGIT = re.compile(r"\d+")
 
 
-def _lines() -> list[tuple[str, str, str]]:
+@functools.cache
+def sample_lines() -> tuple[tuple[str, str, str], ...]:
+    """(where, line, what was typed) of every lzh line the samples give: each reply on the three channels with
+    every page of a stored cast, the Discord embeds' titles and footers, and the ``sikpan`` subcommands (rendered
+    once a session: ``test_wenyan`` reads the same lines)."""
     out = []
-    for said, texts in gen_samples.chat_samples("lzh"):
+    for said, texts in gen_samples.chat_samples("lzh", pages=True):
         for channel, text in texts.items():
             out += [(f"{channel} «{said}»", line, said) for line in text.split("\n")]
     for cmd, text in gen_samples.cli_samples("lzh"):
         out += [(f"«{cmd}»", line, cmd) for line in text.split("\n")]
-    return out
+    return tuple(out)
 
 
 @pytest.fixture(scope="module")
-def lines() -> list[tuple[str, str, str]]:
-    return _lines()
+def lines() -> tuple[tuple[str, str, str], ...]:
+    return sample_lines()
 
 
 def _clean(line: str, said: str = "") -> str:

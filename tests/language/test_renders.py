@@ -145,6 +145,33 @@ def test_every_cli_subcommand_and_flag_is_rendered_or_excused():
 
 
 @pytest.mark.parametrize("lang", renders.LANGS)
+def test_the_words_inside_every_picture_are_read(lang):
+    """Issue 33: the labels drawn inside the PNGs are checked like the text. Every chat command of the set whose
+    reply has a picture and every ``sikpan … --png`` case gives its picture's scene to the rules, and the lines
+    read are those of the scene's Text items (the title of each picture among them)."""
+    pictures = renders.pictures(lang)
+    chat = [said for said, _ in pictures if not said.startswith("sikpan ")]
+    cli = [said for said, _ in pictures if said.startswith("sikpan ")]
+    # every cast of the set (the 課體 cover, the 類神 casts, the samples; not the bad one) and its picture
+    casts = [
+        said
+        for said in renders.chat_commands(lang)
+        if said.startswith(("/cast ", "/liuyao", "/qizheng")) and said != "/cast 甲乙 99"
+    ]
+    assert chat == casts and len(casts) == 3 + len(renders.keti_cover()) + len(renders.LEISHEN_CASTS) + 4 + 2
+    png_cases = ["sikpan " + " ".join(c) for c in renders.CLI_CASES if "--png" in c]
+    assert cli == png_cases and len(png_cases) == 3
+    kinds = {(said.startswith("sikpan "), picture.kind) for said, picture in pictures}
+    assert kinds == {(source, kind) for source in (False, True) for kind in ("cast", "liuyao", "qizheng")}
+    lines = renders.picture_lines(lang)
+    assert {line.where for line in lines} == {f"picture «{said}» {lang}" for said, _ in pictures}
+    assert len(pictures) == 61 and len(lines) > 60 * len(pictures)
+    titles = {"ko": ("대육임", "육효", "칠정사여"), "lzh": ("大六壬", "六爻", "七政四餘")}[lang]
+    for title in titles:
+        assert any(line.text.startswith(title) for line in lines), title
+
+
+@pytest.mark.parametrize("lang", renders.LANGS)
 def test_the_cli_runs_each_case(lang):
     for case in renders.CLI_CASES[: -1 - len(renders.LEISHEN_MONTH_CASTS)]:
         said = "sikpan " + " ".join(case)
@@ -188,6 +215,11 @@ def test_each_korean_reading_matches_its_hanja():
 
 def test_korean_words_keep_the_dueum_rule():
     _check("ko", lambda line: rules.dueum_errors(line.text))
+
+
+def test_a_korean_pictures_lines_give_hangul_with_the_characters():
+    """docs/style.md: a picture's line or table row gives 한글(漢字); its grid cells are the guide's cells."""
+    _check("ko", lambda line: rules.bare_hanja(line.text) if line.where.startswith("picture ") else [])
 
 
 # what a user types, besides what test_wenyan's rule already lets through: the console's page numbers (the
@@ -242,6 +274,15 @@ def test_the_reading_rule():
     assert rules.reading_errors("논밭(田土) · 빈 약속(空諾)") == []  # a Korean word glossed, not a reading
     assert rules.reading_errors("학신(遊神)") == ["학신(遊神)"] and rules.reading_errors("유신(遊神)") == []
     assert rules.dueum_errors("뢰풍항(雷風恆)") == ["뢰풍항"]  # 두음 is the 두음 rule's
+    assert rules.reading_errors("본괘 乾(乾)") == ["乾(乾)"] and rules.reading_errors("본괘 건(乾)") == []
+
+
+def test_the_picture_line_rule():
+    assert rules.bare_hanja("대육임 庚辰일 제8국") == ["庚辰"]
+    assert rules.bare_hanja("순공 申酉 · 重審") == ["申酉", "重審"]
+    assert rules.bare_hanja("수 금수(距星 기준)") == ["距星"]
+    assert rules.bare_hanja("대육임 경진(庚辰)일 제8국 · 순공 신유(申酉) · 중심(重審)") == []
+    assert rules.bare_hanja("官鬼") == [] and rules.bare_hanja("勾陳") == []  # a cell, not a line
 
 
 def test_the_dueum_rule():

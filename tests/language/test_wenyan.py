@@ -18,18 +18,14 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.language.test_lzh_purity import IDENTIFIERS, sample_lines
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import gen_samples  # noqa: E402
-
-from tests.language.test_lzh_purity import IDENTIFIERS  # noqa: E402
 
 CJK = "\u3400-\u9fff\uf900-\ufaff"
 
@@ -70,19 +66,9 @@ USAGE = re.compile(r"\[--[a-z][\w-]*(?: [^\[\]\s]+)?\]")
 HALF_WIDTH = re.compile(rf"[{CJK}]\s?[,;:()\[\]]|[,;:()\[\]]\s?[{CJK}]")
 
 
-def _lines() -> list[tuple[str, str, str]]:
-    out = []
-    for said, texts in gen_samples.chat_samples("lzh", pages=True):
-        for channel, text in texts.items():
-            out += [(f"{channel} «{said}»", line, said) for line in text.split("\n")]
-    for cmd, text in gen_samples.cli_samples("lzh"):
-        out += [(f"«{cmd}»", line, cmd) for line in text.split("\n")]
-    return out
-
-
 @pytest.fixture(scope="module")
-def lines() -> list[tuple[str, str, str]]:
-    return _lines()
+def lines() -> tuple[tuple[str, str, str], ...]:
+    return sample_lines()
 
 
 def _unmarked(line: str) -> str:
@@ -114,9 +100,10 @@ def _half_width(line: str) -> list[str]:
     return [m.group(0) for m in HALF_WIDTH.finditer(text)]
 
 
-def _modern(line: str) -> list[str]:
+def _listed(line: str, table: list[tuple[str, tuple[str, ...]]]) -> list[str]:
+    """The words of ``table`` in ``line``, but where one stands inside a word its row keeps."""
     found = []
-    for word, keep in MODERN:
+    for word, keep in table:
         text = line
         for right in keep:
             text = text.replace(right, "〇" * len(right))
@@ -125,15 +112,12 @@ def _modern(line: str) -> list[str]:
     return found
 
 
+def _modern(line: str) -> list[str]:
+    return _listed(line, MODERN)
+
+
 def _variants(line: str) -> list[str]:
-    found = []
-    for avoided, keep in VARIANTS:
-        text = line
-        for right in keep:
-            text = text.replace(right, "〇" * len(right))
-        if avoided in text:
-            found.append(avoided)
-    return found
+    return _listed(line, VARIANTS)
 
 
 def _report(bad: list[tuple[str, str, list[str]]]) -> str:
