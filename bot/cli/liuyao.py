@@ -419,17 +419,17 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
         f"  {_('liuyao.verdict.ying_qi')}: {_(msgid('liuyao.speed', yq['speed']))} · {_(msgid('liuyao.size', yq['size']))}"
         f" ({cite(lang, yq['source'])})"
     )
+    def said(r: dict[str, Any]) -> str:
+        # lzh keeps the engine's classical phrase; ko says the reason as a sentence, as the chat does (issue 33)
+        if lang == "lzh":
+            return f"{_(msgid('liuyao.reason', r['code']))} {r['text']}"
+        return render("cli/liuyao_reason.txt.j2", lang, r={**r, "lines": _lines_named(r["text"])}).strip()
+
     for r in v.get("timing", ()):
-        out.append(f"    {_(msgid('liuyao.reason', r['code']))} {r['text']} ({cite(lang, r['source'])})")
+        out.append(f"    {said(r)} ({cite(lang, r['source'])})")
     out.append(f"  {_('liuyao.verdict.reasons')}:")
     for r in v["reasons"]:
-        # lzh keeps the engine's classical phrase; ko says the reason in Korean as the chat does (issue 33)
-        text = (
-            f"{_(msgid('liuyao.reason', r['code']))} {r['text']}"
-            if lang == "lzh"
-            else render("cli/liuyao_reason.txt.j2", lang, r={**r, "lines": _lines_named(r["text"])}).strip()
-        )
-        out.append(f"    {signed(lang, r['weight'])} {text} ({cite(lang, r['source'])})")
+        out.append(f"    {signed(lang, r['weight'])} {said(r)} ({cite(lang, r['source'])})")
     out.append(f"  {_('liuyao.verdict.weighed')}: {' '.join(b(w) for w in v['weighed'])}")
     out.append(f"  {_('liuyao.verdict.basis')}")
     return out
