@@ -666,6 +666,13 @@ FAMILIES: dict[str, dict[str, str]] = {
         "吉": N_("liuyao.why.ju.吉"),
         "凶": N_("liuyao.why.ju.凶"),
     },
+    # a 六害's relation said from the subject's side (000:47 「我克彼者…彼克我者…」), its 漢字 after it
+    "liuyao.why.relation": {
+        "我生彼": N_("liuyao.why.relation.我生彼"),
+        "彼生我": N_("liuyao.why.relation.彼生我"),
+        "我克彼": N_("liuyao.why.relation.我克彼"),
+        "彼克我": N_("liuyao.why.relation.彼克我"),
+    },
     "liuyao.why.strength": {
         "力大": N_("liuyao.why.strength.力大"),
         "力存": N_("liuyao.why.strength.力存"),

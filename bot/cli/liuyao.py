@@ -263,8 +263,10 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
         head.append(both(lang, j["ju"]))
     if j.get("subject"):
         head.append(_subject(lang, j["subject"]))
-    if j.get("agent"):
+    if j.get("agent") and lang == "lzh":
         head.append(_("liuyao.agent", agent=both(lang, j["agent"]), relation=both(lang, j["relation"])))
+    elif j.get("agent"):  # ko: 상효, 상대가 나를 극함(彼克我) — not 6爻 (피극아(彼克我)) (issue 33)
+        head.append(_("liuyao.agent", agent=_agents(lang, j["agent"]), relation=_relation(lang, j["relation"])))
     status = _("liuyao.holds") if j["holds"] else _("liuyao.not_holds")
     if j["holds"]:
         status += " · " + both(lang, j["direction"])
@@ -284,9 +286,32 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
     ]
     for ch in j["checks"]:
         out.append(
-            f"    {'✓' if ch['ok'] else '✗'} {gettext(lang, msgid('liuyao.check', ch['check']), **both_values(lang, ch))}"
+            f"    {'✓' if ch['ok'] else '✗'} {gettext(lang, msgid('liuyao.check', ch['check']), **_check_values(lang, ch))}"
         )
     return out
+
+
+def _agents(lang: str, agents: str) -> str:
+    """Who acts, as the engine joins them (``日卯,動巳``, ``6爻卯``, ``應``), said in ko as the reasons say them."""
+    return render("cli/liuyao_agents.txt.j2", lang, agents=agents.split(",")).strip()
+
+
+def _relation(lang: str, relation: str) -> str:
+    """A 六害's relation (彼克我) said from the subject's side: 상대가 나를 극함(彼克我) in ko."""
+    return gettext(lang, msgid("liuyao.why.relation", relation))
+
+
+def _check_values(lang: str, ch: dict[str, Any]) -> dict[str, Any]:
+    """A check's values for its message: 漢字 given as 한글(漢字); in ko who acts and a 六害's relation said in words
+    (issue 33: ``일진 묘(卯)``, ``상대가 나를 극함(彼克我)``, not ``일묘(日卯)``, ``피극아(彼克我)``)."""
+    values = both_values(lang, ch)
+    if lang == "lzh":
+        return values
+    if ch.get("by") not in (None, "-"):
+        values["by"] = _agents(lang, str(ch["by"]))
+    if ch.get("direction"):
+        values["direction"] = _relation(lang, str(ch["direction"]))
+    return values
 
 
 def chart_text(c: dict[str, Any], lang: str) -> str:

@@ -226,3 +226,12 @@ def test_a_line_gives_its_relation_and_its_line():
                 relation = dict(r.params)["relation"]
                 assert any(said[relation] in ln and f"({relation})" in ln for ln in lines), (relation, lines)
     assert {dict(r.params)["relation"] for r in harms} == set(HARM_WEIGHT)
+
+
+def test_the_cli_trace_reads_no_formula_and_no_line_number_as_a_name():
+    """The Korean CLI's judgment headings and checks name who acts and how as the reasons do (``← 상효, 상대가 나를
+    극함(彼克我)``, ``진(辰)과 일진 묘(卯)가 서로 해함``), never ``피극아(彼克我)``, ``6爻`` or ``일묘(日卯)``."""
+    for reading in cover():
+        text = chart_text(reading.to_json(), "ko")
+        assert not _FORMULA.search(text)
+        assert not re.search(r"\d爻|[일월][자축인묘진사오미신유술해]\([日月][子丑寅卯辰巳午未申酉戌亥]\)", text)
