@@ -266,7 +266,9 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
     if j.get("agent") and lang == "lzh":
         head.append(_("liuyao.agent", agent=both(lang, j["agent"]), relation=both(lang, j["relation"])))
     elif j.get("agent"):  # ko: 상효, 상대가 나를 극함(彼克我) — not 6爻 (피극아(彼克我)) (issue 33)
-        head.append(_("liuyao.agent", agent=_agents(lang, j["agent"]), relation=_relation(lang, j["relation"])))
+        head.append(
+            _("liuyao.agent", agent=_agents(lang, j["agent"]), relation=_relation(lang, j["relation"]))
+        )
     status = _("liuyao.holds") if j["holds"] else _("liuyao.not_holds")
     if j["holds"]:
         status += " · " + both(lang, j["direction"])
@@ -444,6 +446,7 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
         f"  {_('liuyao.verdict.ying_qi')}: {_(msgid('liuyao.speed', yq['speed']))} · {_(msgid('liuyao.size', yq['size']))}"
         f" ({cite(lang, yq['source'])})"
     )
+
     def said(r: dict[str, Any]) -> str:
         # lzh keeps the engine's classical phrase; ko says the reason as a sentence, as the chat does (issue 33)
         if lang == "lzh":

@@ -164,7 +164,9 @@ def test_the_cover_shows_every_kind():
 def _cli_reasons(reading: Reading) -> list[str]:
     """The Korean CLI's reason lines (and the timing line above them), without their weight."""
     out = chart_text(reading.to_json(), "ko").splitlines()
-    head = next(i for i, ln in enumerate(out) if ln.startswith("  " + gettext("ko", "liuyao.verdict.ying_qi")))
+    head = next(
+        i for i, ln in enumerate(out) if ln.startswith("  " + gettext("ko", "liuyao.verdict.ying_qi"))
+    )
     end = next(i for i, ln in enumerate(out) if ln.startswith("  " + gettext("ko", "liuyao.verdict.weighed")))
     lines = [ln.strip() for ln in out[head + 1 : end] if ln.startswith("    ")]
     return [_uncited(re.sub(r"^[+-]\d+ ", "", ln)) for ln in lines]
@@ -234,4 +236,6 @@ def test_the_cli_trace_reads_no_formula_and_no_line_number_as_a_name():
     for reading in cover():
         text = chart_text(reading.to_json(), "ko")
         assert not _FORMULA.search(text)
-        assert not re.search(r"\d爻|[일월][자축인묘진사오미신유술해]\([日月][子丑寅卯辰巳午未申酉戌亥]\)", text)
+        assert not re.search(
+            r"\d爻|[일월][자축인묘진사오미신유술해]\([日月][子丑寅卯辰巳午未申酉戌亥]\)", text
+        )
