@@ -667,11 +667,21 @@ FAMILIES: dict[str, dict[str, str]] = {
         "凶": N_("liuyao.why.ju.凶"),
     },
     # a 六害's relation said from the subject's side (000:47 「我克彼者…彼克我者…」), its 漢字 after it
+    # where a 局's 中神 stands, and the seat (始 中 終) a day or month hangs on (000:19–27)
+    "liuyao.why.place": {
+        "卦": N_("liuyao.why.place.卦"),
+        "日月": N_("liuyao.why.place.日月"),
+    },
     "liuyao.why.relation": {
         "我生彼": N_("liuyao.why.relation.我生彼"),
         "彼生我": N_("liuyao.why.relation.彼生我"),
         "我克彼": N_("liuyao.why.relation.我克彼"),
         "彼克我": N_("liuyao.why.relation.彼克我"),
+    },
+    "liuyao.why.seat": {
+        "始": N_("liuyao.why.seat.始"),
+        "中": N_("liuyao.why.seat.中"),
+        "終": N_("liuyao.why.seat.終"),
     },
     "liuyao.why.strength": {
         "力大": N_("liuyao.why.strength.力大"),

@@ -313,7 +313,28 @@ def _check_values(lang: str, ch: dict[str, Any]) -> dict[str, Any]:
         values["by"] = _agents(lang, str(ch["by"]))
     if ch.get("direction"):
         values["direction"] = _relation(lang, str(ch["direction"]))
+    if ch.get("source") in ("卦", "日月"):  # where a 局's 中神 stands
+        values["source"] = gettext(lang, msgid("liuyao.why.place", ch["source"]))
+    if ch.get("branches"):  # 子申: 자(子)·신(申), not 자신(子申)
+        values["branches"] = "·".join(both(lang, b) for b in str(ch["branches"]))
+    if ch.get("hang") not in (None, "-"):  # 日終,月始 or 始,終: who hangs on which seat of the 局
+        values["hang"] = ", ".join(_hung(lang, h) for h in str(ch["hang"]).split(","))
+    if ch.get("at"):  # 日,變: where the subject enters its 墓
+        values["at"] = _agents(lang, str(ch["at"]))
+    if ch.get("hidden"):  # 子/申: the 伏神 under its 飛神
+        values["hidden"] = ", ".join(
+            gettext(lang, "liuyao.why.hidden_under", hidden=both(lang, h), flying=both(lang, f))
+            for h, f in (pair.split("/") for pair in str(ch["hidden"]).split(","))
+        )
     return values
+
+
+def _hung(lang: str, hang: str) -> str:
+    """``日終`` (the day on the 局's 終) or ``終`` alone, in words: 일진 묘 자리(終)."""
+    seat = gettext(lang, msgid("liuyao.why.seat", hang[-1]))
+    if len(hang) == 1:
+        return seat
+    return gettext(lang, "liuyao.why.hung", by=gettext(lang, msgid("liuyao.why.by", hang[0])), seat=seat)
 
 
 def chart_text(c: dict[str, Any], lang: str) -> str:

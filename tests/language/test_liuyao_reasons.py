@@ -232,10 +232,15 @@ def test_a_line_gives_its_relation_and_its_line():
 
 def test_the_cli_trace_reads_no_formula_and_no_line_number_as_a_name():
     """The Korean CLI's judgment headings and checks name who acts and how as the reasons do (``← 상효, 상대가 나를
-    극함(彼克我)``, ``진(辰)과 일진 묘(卯)가 서로 해함``), never ``피극아(彼克我)``, ``6爻`` or ``일묘(日卯)``."""
+    극함(彼克我)``, ``진(辰)과 일진 묘(卯)가 서로 해함``), never ``피극아(彼克我)``, ``6爻`` or ``일묘(日卯)``; a check's
+    values are words too (``일진 묘 자리(終)``, not ``日終``)."""
     for reading in cover():
         text = chart_text(reading.to_json(), "ko")
         assert not _FORMULA.search(text)
+        checks = [ln for ln in text.splitlines() if ln.startswith(("    ✓", "    ✗"))]
+        # the values of a check in words too: 일진 묘 자리(終), 괘 안, 사(巳)가 인(寅) 아래 — not 日終, 卦, 巳/寅
+        bare = re.compile(r"[日月][始中終]|(?<![(\w])[卦始終](?![)\w])|[\u4e00-\u9fff]/[\u4e00-\u9fff]")
+        assert [ln for ln in checks if bare.search(ln) or hanja_runs(ln)] == []
         assert not re.search(
             r"\d爻|[일월][자축인묘진사오미신유술해]\([日月][子丑寅卯辰巳午未申酉戌亥]\)", text
         )
