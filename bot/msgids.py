@@ -632,6 +632,95 @@ FAMILIES: dict[str, dict[str, str]] = {
         "速": N_("liuyao.speed.速"),
         "遲": N_("liuyao.speed.遲"),
     },
+    # the verdict's reasons said as Korean sentences (issue 33): a family per kind, keyed by the engine's value
+    "liuyao.why": {
+        "an_dong": N_("liuyao.why.an_dong"),
+        "chong_san": N_("liuyao.why.chong_san"),
+        "empty": N_("liuyao.why.empty"),
+        "month_break": N_("liuyao.why.month_break"),
+        "ri_po": N_("liuyao.why.ri_po"),
+    },
+    "liuyao.why.by": {
+        "日": N_("liuyao.why.by.日"),
+        "月": N_("liuyao.why.by.月"),
+        "動": N_("liuyao.why.by.動"),
+        "變": N_("liuyao.why.by.變"),
+        "應": N_("liuyao.why.by.應"),
+    },
+    "liuyao.why.day": {
+        "日生": N_("liuyao.why.day.日生"),
+        "日比": N_("liuyao.why.day.日比"),
+        "日克": N_("liuyao.why.day.日克"),
+    },
+    "liuyao.why.harm": {
+        "我生彼": N_("liuyao.why.harm.我生彼"),
+        "彼生我": N_("liuyao.why.harm.彼生我"),
+        "我克彼": N_("liuyao.why.harm.我克彼"),
+        "彼克我": N_("liuyao.why.harm.彼克我"),
+    },
+    "liuyao.why.helper": {
+        "原神": N_("liuyao.why.helper.原神"),
+        "忌神": N_("liuyao.why.helper.忌神"),
+        "仇神": N_("liuyao.why.helper.仇神"),
+    },
+    "liuyao.why.ju": {
+        "吉": N_("liuyao.why.ju.吉"),
+        "凶": N_("liuyao.why.ju.凶"),
+    },
+    # a 六害's relation said from the subject's side (000:47 「我克彼者…彼克我者…」), its 漢字 after it
+    # where a 局's 中神 stands, and the seat (始 中 終) a day or month hangs on (000:19–27)
+    "liuyao.why.place": {
+        "卦": N_("liuyao.why.place.卦"),
+        "日月": N_("liuyao.why.place.日月"),
+    },
+    "liuyao.why.relation": {
+        "我生彼": N_("liuyao.why.relation.我生彼"),
+        "彼生我": N_("liuyao.why.relation.彼生我"),
+        "我克彼": N_("liuyao.why.relation.我克彼"),
+        "彼克我": N_("liuyao.why.relation.彼克我"),
+    },
+    "liuyao.why.seat": {
+        "始": N_("liuyao.why.seat.始"),
+        "中": N_("liuyao.why.seat.中"),
+        "終": N_("liuyao.why.seat.終"),
+    },
+    "liuyao.why.strength": {
+        "力大": N_("liuyao.why.strength.力大"),
+        "力存": N_("liuyao.why.strength.力存"),
+        "力小": N_("liuyao.why.strength.力小"),
+    },
+    "liuyao.why.transform": {
+        "化進神": N_("liuyao.why.transform.化進神"),
+        "化退神": N_("liuyao.why.transform.化退神"),
+        "回頭生": N_("liuyao.why.transform.回頭生"),
+        "回頭剋": N_("liuyao.why.transform.回頭剋"),
+        "化墓": N_("liuyao.why.transform.化墓"),
+        "化絕": N_("liuyao.why.transform.化絕"),
+        "化空": N_("liuyao.why.transform.化空"),
+        "化破": N_("liuyao.why.transform.化破"),
+        "反吟": N_("liuyao.why.transform.反吟"),
+        "伏吟": N_("liuyao.why.transform.伏吟"),
+    },
+    "liuyao.why.vitality": {
+        "旺": N_("liuyao.why.vitality.旺"),
+        "相": N_("liuyao.why.vitality.相"),
+        "休": N_("liuyao.why.vitality.休"),
+        "囚": N_("liuyao.why.vitality.囚"),
+        "死": N_("liuyao.why.vitality.死"),
+    },
+    "liuyao.why.who": {
+        "世": N_("liuyao.why.who.世"),
+        "用": N_("liuyao.why.who.用"),
+    },
+    "liuyao.why.xing": {
+        "刑": N_("liuyao.why.xing.刑"),
+        "真刑": N_("liuyao.why.xing.真刑"),
+        "墓開": N_("liuyao.why.xing.墓開"),
+    },
+    "liuyao.why.xing_only": {
+        "刑": N_("liuyao.why.xing_only.刑"),
+        "真刑": N_("liuyao.why.xing_only.真刑"),
+    },
     "other": {
         "daily.palace": N_("daily.palace"),
         "liuren.lesson_n": N_("liuren.lesson_n"),

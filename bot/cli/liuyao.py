@@ -263,8 +263,12 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
         head.append(both(lang, j["ju"]))
     if j.get("subject"):
         head.append(_subject(lang, j["subject"]))
-    if j.get("agent"):
+    if j.get("agent") and lang == "lzh":
         head.append(_("liuyao.agent", agent=both(lang, j["agent"]), relation=both(lang, j["relation"])))
+    elif j.get("agent"):  # ko: 상효, 상대가 나를 극함(彼克我) — not 6爻 (피극아(彼克我)) (issue 33)
+        head.append(
+            _("liuyao.agent", agent=_agents(lang, j["agent"]), relation=_relation(lang, j["relation"]))
+        )
     status = _("liuyao.holds") if j["holds"] else _("liuyao.not_holds")
     if j["holds"]:
         status += " · " + both(lang, j["direction"])
@@ -284,9 +288,53 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
     ]
     for ch in j["checks"]:
         out.append(
-            f"    {'✓' if ch['ok'] else '✗'} {gettext(lang, msgid('liuyao.check', ch['check']), **both_values(lang, ch))}"
+            f"    {'✓' if ch['ok'] else '✗'} {gettext(lang, msgid('liuyao.check', ch['check']), **_check_values(lang, ch))}"
         )
     return out
+
+
+def _agents(lang: str, agents: str) -> str:
+    """Who acts, as the engine joins them (``日卯,動巳``, ``6爻卯``, ``應``), said in ko as the reasons say them."""
+    return render("cli/liuyao_agents.txt.j2", lang, agents=agents.split(",")).strip()
+
+
+def _relation(lang: str, relation: str) -> str:
+    """A 六害's relation (彼克我) said from the subject's side: 상대가 나를 극함(彼克我) in ko."""
+    return gettext(lang, msgid("liuyao.why.relation", relation))
+
+
+def _check_values(lang: str, ch: dict[str, Any]) -> dict[str, Any]:
+    """A check's values for its message: 漢字 given as 한글(漢字); in ko who acts and a 六害's relation said in words
+    (issue 33: ``일진 묘(卯)``, ``상대가 나를 극함(彼克我)``, not ``일묘(日卯)``, ``피극아(彼克我)``)."""
+    values = both_values(lang, ch)
+    if lang == "lzh":
+        return values
+    if ch.get("by") not in (None, "-"):
+        values["by"] = _agents(lang, str(ch["by"]))
+    if ch.get("direction"):
+        values["direction"] = _relation(lang, str(ch["direction"]))
+    if ch.get("source") in ("卦", "日月"):  # where a 局's 中神 stands
+        values["source"] = gettext(lang, msgid("liuyao.why.place", ch["source"]))
+    if ch.get("branches"):  # 子申: 자(子)·신(申), not 자신(子申)
+        values["branches"] = "·".join(both(lang, b) for b in str(ch["branches"]))
+    if ch.get("hang") not in (None, "-"):  # 日終,月始 or 始,終: who hangs on which seat of the 局
+        values["hang"] = ", ".join(_hung(lang, h) for h in str(ch["hang"]).split(","))
+    if ch.get("at"):  # 日,變: where the subject enters its 墓
+        values["at"] = _agents(lang, str(ch["at"]))
+    if ch.get("hidden"):  # 子/申: the 伏神 under its 飛神
+        values["hidden"] = ", ".join(
+            gettext(lang, "liuyao.why.hidden_under", hidden=both(lang, h), flying=both(lang, f))
+            for h, f in (pair.split("/") for pair in str(ch["hidden"]).split(","))
+        )
+    return values
+
+
+def _hung(lang: str, hang: str) -> str:
+    """``日終`` (the day on the 局's 終) or ``終`` alone, in words: 일진 묘 자리(終)."""
+    seat = gettext(lang, msgid("liuyao.why.seat", hang[-1]))
+    if len(hang) == 1:
+        return seat
+    return gettext(lang, "liuyao.why.hung", by=gettext(lang, msgid("liuyao.why.by", hang[0])), seat=seat)
 
 
 def chart_text(c: dict[str, Any], lang: str) -> str:
@@ -419,17 +467,18 @@ def _verdict_lines(lang: str, v: dict[str, Any]) -> list[str]:
         f"  {_('liuyao.verdict.ying_qi')}: {_(msgid('liuyao.speed', yq['speed']))} · {_(msgid('liuyao.size', yq['size']))}"
         f" ({cite(lang, yq['source'])})"
     )
+
+    def said(r: dict[str, Any]) -> str:
+        # lzh keeps the engine's classical phrase; ko says the reason as a sentence, as the chat does (issue 33)
+        if lang == "lzh":
+            return f"{_(msgid('liuyao.reason', r['code']))} {r['text']}"
+        return render("cli/liuyao_reason.txt.j2", lang, r={**r, "lines": _lines_named(r["text"])}).strip()
+
     for r in v.get("timing", ()):
-        out.append(f"    {_(msgid('liuyao.reason', r['code']))} {r['text']} ({cite(lang, r['source'])})")
+        out.append(f"    {said(r)} ({cite(lang, r['source'])})")
     out.append(f"  {_('liuyao.verdict.reasons')}:")
     for r in v["reasons"]:
-        # lzh keeps the engine's classical phrase; ko says the reason in Korean as the chat does (issue 33)
-        text = (
-            f"{_(msgid('liuyao.reason', r['code']))} {r['text']}"
-            if lang == "lzh"
-            else render("cli/liuyao_reason.txt.j2", lang, r={**r, "lines": _lines_named(r["text"])}).strip()
-        )
-        out.append(f"    {signed(lang, r['weight'])} {text} ({cite(lang, r['source'])})")
+        out.append(f"    {signed(lang, r['weight'])} {said(r)} ({cite(lang, r['source'])})")
     out.append(f"  {_('liuyao.verdict.weighed')}: {' '.join(b(w) for w in v['weighed'])}")
     out.append(f"  {_('liuyao.verdict.basis')}")
     return out

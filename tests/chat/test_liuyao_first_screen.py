@@ -63,7 +63,13 @@ def reason_terms(lang: str, reason: Reason) -> list[str]:
         return [typeset(lang, reason.text)]  # lzh writes the engine's own compact phrase (剋 for 克)
     params = dict(reason.params)
     if reason.code == "judgment":
-        return [term(lang, params["rule"])]
+        # ko says a judgment as a sentence (issue 33) that names what it finds: 형(刑), 극해(克害), 회국(會局)
+        rule = params["rule"]
+        if lang == "ko" and rule == "穿心六害":
+            return [term(lang, params["type"])]  # 극해(克害) or 생해(生害)
+        return [term(lang, "刑" if lang == "ko" and rule == "三刑" else rule)]
+    if reason.code == "day" and lang == "ko":
+        return [reason.text]  # 일진의 생을 받음(日生): the term's characters after the sentence
     if reason.code == "vitality":
         return [term(lang, params["vitality"])]
     if reason.code == "helper":
@@ -171,7 +177,8 @@ async def test_console_first_screen_answers_first(ctx, clock, lang, digits, word
     assert first.startswith(gettext(lang, "bot.liuyao.title") + " · #1")
     head = assert_first_screen(first, lang, digits, word)
     if (digits, word) == ("878878", "소송"):  # the seed-000 citation of the deciding 大凶 (000:39)
-        assert head[1].endswith(f"({cite_short(lang, '000:39')})") and term(lang, "大凶") in head[1]
+        # ko says it as a sentence ending 크게 흉함(大凶) (issue 33), lzh as the term: the characters in both
+        assert head[1].endswith(f"({cite_short(lang, '000:39')})") and "大凶" in head[1]
 
 
 def test_the_first_page_fits_a_caption_whatever_the_cast():
