@@ -152,20 +152,29 @@ def test_the_words_inside_every_picture_are_read(lang):
     pictures = renders.pictures(lang)
     chat = [said for said, _ in pictures if not said.startswith("sikpan ")]
     cli = [said for said, _ in pictures if said.startswith("sikpan ")]
-    # every cast of the set (the 課體 cover, the 類神 casts, the samples; not the bad one) and its picture
+    # every cast of the set (the 課體 cover, the 類神 casts with and without a month, the samples; not the bad
+    # one) and its picture
     casts = [
         said
         for said in renders.chat_commands(lang)
         if said.startswith(("/cast ", "/liuyao", "/qizheng")) and said != "/cast 甲乙 99"
     ]
-    assert chat == casts and len(casts) == 3 + len(renders.keti_cover()) + len(renders.LEISHEN_CASTS) + 4 + 2
+    assert chat == casts and len(casts) == (
+        3
+        + len(renders.keti_cover())
+        + len(renders.LEISHEN_CASTS)
+        + len(renders.LEISHEN_MONTH_CHAT)
+        + len(renders.MONTH_WORD_CASTS)
+        + 4
+        + 2
+    )
     png_cases = ["sikpan " + " ".join(c) for c in renders.CLI_CASES if "--png" in c]
     assert cli == png_cases and len(png_cases) == 3
     kinds = {(said.startswith("sikpan "), picture.kind) for said, picture in pictures}
     assert kinds == {(source, kind) for source in (False, True) for kind in ("cast", "liuyao", "qizheng")}
     lines = renders.picture_lines(lang)
     assert {line.where for line in lines} == {f"picture «{said}» {lang}" for said, _ in pictures}
-    assert len(pictures) == 61 and len(lines) > 60 * len(pictures)
+    assert len(pictures) == len(casts) + len(png_cases) == 67 and len(lines) > 60 * len(pictures)
     titles = {"ko": ("대육임", "육효", "칠정사여"), "lzh": ("大六壬", "六爻", "七政四餘")}[lang]
     for title in titles:
         assert any(line.text.startswith(title) for line in lines), title
