@@ -309,3 +309,38 @@ def test_kept_pictures_drop_the_least_recently_used() -> None:
     kept.keep(("c",), b"C")
     assert kept.get(("b",)) is None and kept.get(("a",)) == b"A" and kept.get(("c",)) == b"C"
     assert (stats["hit"], stats["miss"]) == (1, 0)
+
+
+def test_a_kerned_korean_header_is_drawn_from_pieces_another_picture_shares() -> None:
+    """A Korean 六爻 header kerns across the space inside 「월건 인(寅)」 (two 한글 words): the line is cut at its
+    other spaces, so another chart of the same month and another day rasterises its day piece alone, not the
+    whole line of ≈ 1,000 px again (issue 31: two such lines a Korean picture, ≈ 1 ms, and their masks pushed
+    the recurring ones out of the bound)."""
+    from engine.core.cycle import Branch, GanZhi
+    from engine.liuyao import build_chart, cast_manual
+
+    def header(day: str) -> Text:
+        chart = build_chart(cast_manual("877777"), Branch.YIN, GanZhi.parse(day))
+        scene = liuyao.layout(chart, "ko").scene
+        return next(t for t in scene.items if isinstance(t, Text) and t.text.startswith("월건 "))
+
+    first, second = header("戊戌"), header("甲子")
+    assert first.text.startswith(
+        "월건 인(寅) · 일진 무술(戊戌) · "
+    )  # the month 寅, the day 戊戌 (the inputs)
+    assert not _whole_line_adds_up(first.text, first.size, first.bold)  # it kerns: not word by word
+    pieces = draw._pieces(first.text, first.size, first.bold)
+    assert pieces is not None
+    texts = [text for _, text in pieces[0]]
+    assert texts[:3] == ["월건 인(寅)", "·", "일진 무술(戊戌)"]  # the kerned join stays inside its piece
+    for kept in (draw.text_mask, draw._runs, draw._glyphs, draw._pieces):
+        kept.cache_clear()
+    draw.render(Scene(liuyao.WIDTH, 200, (first,)))
+    before = set(draw.text_mask.cache)
+    draw.render(Scene(liuyao.WIDTH, 200, (second,)))
+    new = {key[0] for key in set(draw.text_mask.cache) - before}
+    # another day (甲子, its 旬空 戌亥): the 일진 and 순공 pieces are new, the month, the dots and the flag are not
+    assert new == {"일진 갑자(甲子)", "순공 술해(戌亥)"}, new
+    for line in (first, second):
+        scene = Scene(liuyao.WIDTH, 200, (line,))
+        assert draw.render(scene).tobytes() == rgb_then_quantized(scene).tobytes(), line.text
