@@ -115,8 +115,10 @@ def _blend_table(ink: str) -> np.ndarray:
 TEXT_MASKS_KEPT = 4096
 # Bounded in bytes too (issue 36 item 7): a mask is width × height bytes in Pillow's memory (and an object of
 # ≈ 0.5 kB), so 4,096 masks of a 七政 wheel's labels at 16 sub-pixel starts each held tens of MB. A mask not
-# kept is rasterised again (≈ 50–250 µs).
-TEXT_MASKS_BYTES = 4 << 20
+# kept is rasterised again (≈ 50–250 µs; a 六爻 title ≈ 0.6 ms). The 六爻 pictures of both languages need
+# ≈ 5.8 MB of masks once every title, header piece and cell has been met (1,164 masks: the titles ≈ 3 MB, the
+# header pieces ≈ 1.1 MB): at 4 MB a new Korean picture still rasterised ≈ 0.5 masks (issue 31).
+TEXT_MASKS_BYTES = 8 << 20
 IMAGE_OVERHEAD = 512  # bytes of a small Pillow image besides its pixels (the object, its line pointers)
 
 
@@ -194,9 +196,10 @@ def draw_text(canvas: Canvas, item: Text) -> None:
 
     A line of several words (the headers, the 七政 table, the 六爻 column heads: different in every picture, so
     FreeType rasterised each whole, ≈ 0.15–0.3 ms a line; left-anchored, centred or right-aligned,
-    ``SPLIT_ANCHORS``) is drawn word by word from the word masks, each at the pen position the line puts it at — the sum of the advances before it, when the advances add up to the
-    line's (no kerning across a space; checked once per item and join, :func:`_words_add_up`) — which gives
-    the line's own pixels."""
+    ``SPLIT_ANCHORS``) is drawn piece by piece from the pieces' masks, each at the pen position the line puts
+    it at — the sum of the advances before it —, cut at every space that does not kern (checked once per item
+    and join, :func:`_pieces`: mostly one word a piece, 「월건 인(寅)」 one piece of a Korean header), which
+    gives the line's own pixels."""
     runs = None if "\n" in item.text else _runs(item)
     if runs is None:  # not used by the layouts
         _draw_text_through_rgb(canvas, item)
@@ -241,25 +244,19 @@ Run = tuple[tuple[int, int, int, int], MaskKey, int, int]
 @lru_cache(maxsize=TEXT_RUNS_KEPT)
 def _runs(item: Text) -> tuple[Run, ...] | None:
     """The runs of one single-line text item: (box on the picture, mask key, :func:`tiles` of the box) for each
-    non-empty mask — the whole text, or each word of a line whose advances add up (left-anchored, centred or
-    right-aligned, ``SPLIT_ANCHORS``; see :func:`draw_text`); None for a text with a point left of or above
+    non-empty mask — the whole text, or each piece of a line cut where its advances add up (left-anchored,
+    centred or right-aligned, ``SPLIT_ANCHORS``; :func:`_pieces`, :func:`draw_text`); None for a text with a point left of or above
     the picture (not used by the layouts), whose masks :func:`text_mask` does not make."""
     at_x, at_y = snap(item.x), snap(item.y)
     anchor = item.anchor.value
     pieces = [(at_x, item.text)]
-    if " " in item.text and item.anchor in SPLIT_ANCHORS:
-        words = item.text.split(" ")
-        space = advance(" ", item.size, item.bold)
-        widths = [advance(word, item.size, item.bold) for word in words]
-        if _words_add_up(item.text, words, item.size, item.bold):
-            anchor, to_pen = SPLIT_ANCHORS[item.anchor]
-            if to_pen:  # Pillow's anchor offset: (half) the line's advance, in 26.6, rounded to a pixel
-                at_x -= _pixel(round((sum(widths) + space * (len(words) - 1)) * 64) // to_pen)
-            pieces = []
-            for word, width in zip(words, widths, strict=True):
-                if word:
-                    pieces.append((at_x, word))
-                at_x += width + space
+    split = _pieces(item.text, item.size, item.bold) if item.anchor in SPLIT_ANCHORS else None
+    if split is not None:
+        offsets, line = split
+        anchor, to_pen = SPLIT_ANCHORS[item.anchor]
+        if to_pen:  # Pillow's anchor offset: (half) the line's advance, in 26.6, rounded to a pixel
+            at_x -= _pixel(round(line * 64) // to_pen)
+        pieces = [(at_x + offset, piece) for offset, piece in offsets]
     if at_y < 0 or min(x for x, _ in pieces) < 0:
         return None
     runs = []
@@ -275,27 +272,62 @@ def _runs(item: Text) -> tuple[Run, ...] | None:
     return tuple(runs)
 
 
-def _words_add_up(text: str, words: list[str], size: int, bold: bool) -> bool:
-    """Whether the advances of the words of a line and of its spaces add up to the line's: checked join by
-    join (:func:`_join_adds_up`) — a kerning across a space shows where the words meet (「대육임 甲子일 제1국」) —
-    instead of laying out the whole line (``getlength`` of a new header line, ≈ 40 µs alone and ≈ 0.1–0.2 ms
-    in the bot, was most of what a new 六爻 picture's text cost there, issue 18). Both give the same answer on
-    every header line of the 六爻 and 大六壬 layouts and on the 七政 lines tested
-    (``tests/images/test_picture_cache.py``); a line that starts or ends with a space is laid out whole."""
+# A line cut where it is drawn piece by piece: each piece's pen offset from the line's start and its text
+# (words, or words joined where the line's shaping kerns across their space), and the line's advance
+Pieces = tuple[tuple[tuple[float, str], ...], float]
+
+
+@lru_cache(maxsize=TEXT_MASKS_KEPT)
+def _pieces(text: str, size: int, bold: bool) -> Pieces | None:
+    """Where a line of several words is cut to be drawn piece by piece (see :func:`draw_text`); None for one
+    piece (a line without a space, or one whose every join kerns), drawn whole.
+
+    The line is cut at each space whose join adds up — the advances of the word before it, the spaces and
+    the word after it laid out alone add up to laid out together (:func:`_join_adds_up`) — instead of laying
+    out the whole line (``getlength`` of a new header line, ≈ 40 µs alone and ≈ 0.1–0.2 ms in the bot, was
+    most of what a new 六爻 picture's text cost there, issue 18); a join that kerns (a Korean space between
+    two 한글 words, 「월건 인(寅)」) stays inside its piece, laid out with it. Words all cut give the same answer
+    as the whole line on every header line of the 六爻 and 大六壬 layouts and on the 七政 lines tested
+    (``tests/images/test_picture_cache.py``); a line with a join kept whole is cut only when its pieces' advances
+    also add up to the line's (one layout of the new line, ≈ 40 µs, against ≈ 0.5–1 ms to rasterise a header
+    line of 1,000 × 45 px whole — and to keep its mask, unlike its pieces, for no other picture: issue 31).
+    A line that starts or ends with a space is cut into all its words when they add up to it, else whole."""
+    if " " not in text:
+        return None
+    space = advance(" ", size, bold)
+    words = text.split(" ")
+    pieces: list[str] = []
+    gaps: list[int] = []  # the spaces before each piece
+    kept_whole = False
     if text[0] == " " or text[-1] == " ":
-        space = advance(" ", size, bold)
-        return sum(advance(w, size, bold) for w in words) + space * (len(words) - 1) == advance(
-            text, size, bold
-        )
-    left, spaces = "", 0
-    for word in words:
-        if not word:
-            spaces += 1
-            continue
-        if left and not _join_adds_up(left, spaces, word[0], size, bold):
-            return False
-        left, spaces = word[-1], 1
-    return True
+        if sum(advance(w, size, bold) for w in words) + space * (len(words) - 1) != advance(text, size, bold):
+            return None
+        pieces, gaps = words, [0] + [1] * (len(words) - 1)
+    else:
+        spaces = 0
+        for word in words:
+            if not word:
+                spaces += 1
+                continue
+            if not pieces or _join_adds_up(pieces[-1][-1], spaces, word[0], size, bold):
+                pieces.append(word)
+                gaps.append(spaces)
+            else:
+                pieces[-1] += " " * spaces + word
+                kept_whole = True
+            spaces = 1
+        if len(pieces) == 1:
+            return None
+    offsets = []
+    pen = 0.0
+    for piece, gap in zip(pieces, gaps, strict=True):
+        pen += gap * space
+        if piece:
+            offsets.append((pen, piece))
+            pen += advance(piece, size, bold)
+    if not offsets or (kept_whole and pen != advance(text, size, bold)):
+        return None
+    return tuple(offsets), pen
 
 
 @lru_cache(maxsize=TEXT_MASKS_KEPT)

@@ -177,15 +177,18 @@ def test_lines_drawn_word_by_word_have_the_whole_lines_pixels() -> None:
     for k, text in enumerate(("甲 a", "a 甲 ·", "· 乾", "본괘 a b")):
         lines.add(Text(100 + k, 40, text, 30, anchor=Anchor.LT))
     assert len(lines) > 100 and any(t.anchor is Anchor.MM for t in lines)
-    split = 0
+    split = kerned = 0
     for t in sorted(lines, key=lambda t: (t.text, t.y)):
         scene = Scene(1080, int(t.y) + 80, (t,))
         words = t.text.split(" ")
         space = draw.advance(" ", t.size, t.bold)
         widths = sum(draw.advance(w, t.size, t.bold) for w in words) + space * (len(words) - 1)
         split += widths == draw.advance(t.text, t.size, t.bold)
+        pieces = draw._pieces(t.text, t.size, t.bold)
+        kerned += widths != draw.advance(t.text, t.size, t.bold) and pieces is not None
         assert draw.render(scene).tobytes() == rgb_then_quantized(scene).tobytes(), t.text
     assert split > len(lines) / 2  # most lines did go word by word
+    assert kerned > 10  # and Korean lines kerned across a space went piece by piece (issue 31)
 
 
 def _whole_line_adds_up(text: str, size: int, bold: bool) -> bool:
@@ -196,9 +199,10 @@ def _whole_line_adds_up(text: str, size: int, bold: bool) -> bool:
     )
 
 
-def test_words_add_up_join_by_join_as_the_whole_line_does() -> None:
-    """``draw._words_add_up`` (each join of two words laid out alone) decides as laying out the whole line did,
-    on every header line of the 六爻 layout (all 64 × 64 本卦 and 之卦 and the 64 static ones, months and days
+def test_lines_are_cut_join_by_join_as_the_whole_line_is_laid_out() -> None:
+    """``draw._pieces`` (each join of two words laid out alone) cuts a line at every space exactly when laying
+    out the whole line gives the words' advances, and the pieces it cuts a kerned line into add up to the
+    line's advance, on every header line of the 六爻 layout (all 64 × 64 本卦 and 之卦 and the 64 static ones, months and days
     varied, a 用神 in some) and of the 大六壬 layout (all 720 課), both languages, and on the 七政 lines of 120
     charts — lines that kern across a space among them — so the words go where they went."""
     from datetime import timedelta
@@ -240,9 +244,17 @@ def test_words_add_up_join_by_join_as_the_whole_line_does() -> None:
     }
     decided = Counter(_whole_line_adds_up(*line) for line in lines)
     assert decided[True] > 10_000 and decided[False] > 500, decided
+    in_pieces = 0
     for text, size, bold in lines:
-        words = text.split(" ")
-        assert draw._words_add_up(text, words, size, bold) == _whole_line_adds_up(text, size, bold), text
+        pieces = draw._pieces(text, size, bold)
+        every_word = pieces is not None and len(pieces[0]) == sum(1 for w in text.split(" ") if w)
+        assert every_word == _whole_line_adds_up(text, size, bold), text
+        if pieces is not None:  # each piece at the pen the whole line gives it: the line's advance
+            offsets, line = pieces
+            assert line == draw.advance(text, size, bold), text
+            assert " ".join(p for _, p in offsets).replace(" ", "") == text.replace(" ", ""), text
+            in_pieces += not every_word
+    assert in_pieces > 100  # most kerned lines are cut where they do not kern (issue 31)
     kept = draw._join_adds_up.cache_info()  # the joins met are kept, within their bound
     assert kept.hits > kept.misses and kept.maxsize == draw.TEXT_MASKS_KEPT >= kept.currsize
 
@@ -297,3 +309,38 @@ def test_kept_pictures_drop_the_least_recently_used() -> None:
     kept.keep(("c",), b"C")
     assert kept.get(("b",)) is None and kept.get(("a",)) == b"A" and kept.get(("c",)) == b"C"
     assert (stats["hit"], stats["miss"]) == (1, 0)
+
+
+def test_a_kerned_korean_header_is_drawn_from_pieces_another_picture_shares() -> None:
+    """A Korean 六爻 header kerns across the space inside 「월건 인(寅)」 (two 한글 words): the line is cut at its
+    other spaces, so another chart of the same month and another day rasterises its day piece alone, not the
+    whole line of ≈ 1,000 px again (issue 31: two such lines a Korean picture, ≈ 1 ms, and their masks pushed
+    the recurring ones out of the bound)."""
+    from engine.core.cycle import Branch, GanZhi
+    from engine.liuyao import build_chart, cast_manual
+
+    def header(day: str) -> Text:
+        chart = build_chart(cast_manual("877777"), Branch.YIN, GanZhi.parse(day))
+        scene = liuyao.layout(chart, "ko").scene
+        return next(t for t in scene.items if isinstance(t, Text) and t.text.startswith("월건 "))
+
+    first, second = header("戊戌"), header("甲子")
+    assert first.text.startswith(
+        "월건 인(寅) · 일진 무술(戊戌) · "
+    )  # the month 寅, the day 戊戌 (the inputs)
+    assert not _whole_line_adds_up(first.text, first.size, first.bold)  # it kerns: not word by word
+    pieces = draw._pieces(first.text, first.size, first.bold)
+    assert pieces is not None
+    texts = [text for _, text in pieces[0]]
+    assert texts[:3] == ["월건 인(寅)", "·", "일진 무술(戊戌)"]  # the kerned join stays inside its piece
+    for kept in (draw.text_mask, draw._runs, draw._glyphs, draw._pieces):
+        kept.cache_clear()
+    draw.render(Scene(liuyao.WIDTH, 200, (first,)))
+    before = set(draw.text_mask.cache)
+    draw.render(Scene(liuyao.WIDTH, 200, (second,)))
+    new = {key[0] for key in set(draw.text_mask.cache) - before}
+    # another day (甲子, its 旬空 戌亥): the 일진 and 순공 pieces are new, the month, the dots and the flag are not
+    assert new == {"일진 갑자(甲子)", "순공 술해(戌亥)"}, new
+    for line in (first, second):
+        scene = Scene(liuyao.WIDTH, 200, (line,))
+        assert draw.render(scene).tobytes() == rgb_then_quantized(scene).tobytes(), line.text
