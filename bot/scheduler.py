@@ -87,6 +87,9 @@ POLL_EVERY = 5.0  # seconds (real time) between looks at the due index (rows wri
 DB_RETRY_FIRST = 0.25
 DB_RETRY_MAX = 2.0
 OUTCOME_PATIENCE = 90.0
+# A queue job that met an unexpected error (not a lost connection) runs again after this (seconds): arq would
+# end it, and its row (still ``claimed`` unless its request was made) would wait for ``requeue_after``.
+JOB_ERROR_RETRY = 30.0
 STATUSES = ("claimed", "sending", "sent", "skipped", "blocked", "failed", "uncertain")
 
 
@@ -250,8 +253,10 @@ class LostDatabase:
     def __init__(self, ask: BeforeRequest) -> None:
         self.ask = ask
         self.error: BaseException | None = None
+        self.asked = False  # awaited by the sender: from here on a request may have been made
 
     async def __call__(self) -> bool:
+        self.asked = True
         try:
             return await self.ask()
         except database_errors() as exc:
@@ -259,6 +264,15 @@ class LostDatabase:
                 raise
             self.error = exc
             return False
+
+    def lost_before_asking(self, exc: BaseException) -> bool:
+        """True when ``exc``, raised by a send that never awaited this ``before_request`` (so never reached its
+        first request: the transport's own reads before it, e.g. the picture setting), is a lost database
+        connection; remembered like one met while asking, so the send counts as not attempted."""
+        if self.asked or not isinstance(exc, database_errors()) or not connection_lost(exc):
+            return False
+        self.error = exc
+        return True
 
 
 @dataclass(slots=True)
@@ -809,7 +823,7 @@ async def send_and_record(
     delivery_id: int,
     sub: Subscription,
     text: str,
-    before_request: BeforeRequest,
+    before_request: LostDatabase,
     attempt: int,
     max_attempts: int,
     clock: Clock,
@@ -820,11 +834,15 @@ async def send_and_record(
     ``not_attempted`` | ``uncertain`` | ``sent`` | ``blocked`` | ``failed`` | ``retry`` (the row is ``claimed``
     again: provably not delivered). Shared by the scheduler's in-process workers and the queue workers.
     ``moment``: the reading's moment, for its picture (:func:`reading_picture`). Every settled outcome is
-    counted (:func:`bot.metrics.delivery`)."""
+    counted (:func:`bot.metrics.delivery`). A lost database connection raised by the transport before it
+    awaited ``before_request`` (the picture setting's read: no request made) is ``not_attempted`` with
+    ``before_request.error`` set, like one met by ``before_request`` itself — never a failed attempt."""
     try:
         outcome = await transport.send(sub, text, before_request=before_request, moment=moment)
         ok, error, parts = outcome.ok, outcome.error, outcome.parts
     except Exception as exc:  # the sender handles platform errors; this is the unexpected rest
+        if before_request.lost_before_asking(exc):  # no request made: the caller's lost-database back-off
+            return "not_attempted"
         log.exception("daily: sending delivery %s failed", delivery_id)
         ok, error, parts = False, f"exception: {exc!r}", 0
     now = await clock.now()
@@ -917,15 +935,21 @@ class DeliveryWorker:
         A lost database connection (a restart, a network cut: :func:`bot.faults.connection_lost`)
         before the request leaves the row ``claimed`` and runs the job again after a back-off
         (:func:`db_backoff`, the worker's consecutive failures), so the reading goes out seconds after the
-        database is back — not when the scheduler's ``requeue_after`` finds the row."""
+        database is back — not when the scheduler's ``requeue_after`` finds the row. So does a lost connection
+        met by the transport's own reads before the request (:meth:`LostDatabase.lost_before_asking`). Any
+        other error the job meets runs it again after :data:`JOB_ERROR_RETRY` (logged with its traceback)
+        instead of ending it: the row's state decides the re-run (only a ``claimed`` row is sent), so it
+        never sends twice, and a reading stuck on a passing fault is not 10 minutes late."""
         started = asyncio.get_running_loop().time()
         with logs.ids(delivery=delivery_id):
             try:
                 result = await self._deliver(delivery_id)
-            except database_errors() as exc:
-                if not connection_lost(exc):
-                    raise
-                result = self._lost_database(delivery_id, exc)
+            except Exception as exc:  # the job's boundary: a job that raised would end, its row left claimed
+                if isinstance(exc, database_errors()) and connection_lost(exc):
+                    result = self._lost_database(delivery_id, exc)
+                else:
+                    log.exception("queue: delivery %s: unexpected error; its job runs again", delivery_id)
+                    result = "error", JOB_ERROR_RETRY
             else:
                 if result[0] != "db_unreachable":
                     self._db_failures = 0
