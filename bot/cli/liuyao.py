@@ -13,6 +13,7 @@ and the reading's JSON, so the CLI shows exactly what ``--json`` carries.
 from __future__ import annotations
 
 import argparse
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -264,7 +265,7 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
     if j.get("subject"):
         head.append(_subject(lang, j["subject"]))
     if j.get("agent") and lang == "lzh":
-        head.append(_("liuyao.agent", agent=both(lang, j["agent"]), relation=both(lang, j["relation"])))
+        head.append(_("liuyao.agent", agent=_named_lines(j["agent"]), relation=both(lang, j["relation"])))
     elif j.get("agent"):  # ko: 상효, 상대가 나를 극함(彼克我) — not 6爻 (피극아(彼克我)) (issue 33)
         head.append(
             _("liuyao.agent", agent=_agents(lang, j["agent"]), relation=_relation(lang, j["relation"]))
@@ -293,6 +294,12 @@ def _judgment_lines(lang: str, j: dict[str, Any]) -> list[str]:
     return out
 
 
+def _named_lines(agents: str) -> str:
+    """Who acts, as the engine joins them, with a line given by number said by its name in 文言 (``6爻戌`` →
+    ``上爻戌``; issue 33: no Arabic digit in a 文言 reply)."""
+    return re.sub(r"([1-6])爻", lambda m: LINE_NAMES[int(m.group(1)) - 1], agents)
+
+
 def _agents(lang: str, agents: str) -> str:
     """Who acts, as the engine joins them (``日卯,動巳``, ``6爻卯``, ``應``), said in ko as the reasons say them."""
     return render("cli/liuyao_agents.txt.j2", lang, agents=agents.split(",")).strip()
@@ -308,6 +315,8 @@ def _check_values(lang: str, ch: dict[str, Any]) -> dict[str, Any]:
     (issue 33: ``일진 묘(卯)``, ``상대가 나를 극함(彼克我)``, not ``일묘(日卯)``, ``피극아(彼克我)``)."""
     values = both_values(lang, ch)
     if lang == "lzh":
+        if ch.get("by") not in (None, "-"):
+            values["by"] = _named_lines(str(ch["by"]))
         return values
     if ch.get("by") not in (None, "-"):
         values["by"] = _agents(lang, str(ch["by"]))

@@ -207,7 +207,9 @@ def _judgment_reason(j: Judgment) -> Reason | None:
         xing = (("who", who), ("type", j.type), ("against", against))
         return Reason("judgment", text, j.source, W_XING[j.type], (("rule", j.name), *xing))
     if j.rule == LIU_HAI:
-        text = f"{who}{j.name}{j.type}{j.get('relation')}({j.get('agent')})"
+        agent = str(j.get("agent"))  # 日 月 動 變 應, or a partner line by number (6爻): said as 上爻 in the text
+        said = LINE_NAMES[int(agent[:-1]) - 1] if agent[:-1].isdigit() else agent
+        text = f"{who}{j.name}{j.type}{j.get('relation')}({said})"
         parts = (
             ("who", who),
             ("name", j.name),

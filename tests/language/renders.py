@@ -519,6 +519,8 @@ CLI_CASES: tuple[tuple[str, ...], ...] = (
     ("cast", "--day", "甲子", "--ju", "2"),
     ("liuyao", "--coins", "696969", "--month", "寅", "--day", "戊戌"),
     ("liuyao", "--coins", "878878", "--month", "午", "--day", "丁卯", "--use", "疏"),
+    # a 六害卦 (姤) whose 用's partner line harms it: the partner named as a line (三爻, 上爻; 文言 has no 3爻)
+    ("liuyao", "--coins", "877777", "--month", "寅", "--day", "甲子", "--use", "官鬼"),
     ("cast", "--day", "甲乙", "--ju", "8"),
     *LEISHEN_MONTH_CASTS,
 )
