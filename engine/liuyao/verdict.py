@@ -207,7 +207,8 @@ def _judgment_reason(j: Judgment) -> Reason | None:
         xing = (("who", who), ("type", j.type), ("against", against))
         return Reason("judgment", text, j.source, W_XING[j.type], (("rule", j.name), *xing))
     if j.rule == LIU_HAI:
-        agent = str(j.get("agent"))  # 日 月 動 變 應, or a partner line by number (6爻): said as 上爻 in the text
+        # who acts: 日 月 動 變 應, or a partner line by number (6爻), which the text says by its name (上爻)
+        agent = str(j.get("agent"))
         said = LINE_NAMES[int(agent[:-1]) - 1] if agent[:-1].isdigit() else agent
         text = f"{who}{j.name}{j.type}{j.get('relation')}({said})"
         parts = (
