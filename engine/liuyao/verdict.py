@@ -307,7 +307,8 @@ def _vitality_source(use: UseLine) -> str:
         return "000:3 「世爻逢旺相者弗能傷」; 「月令旺相休囚死」 (spec §3)"
     if use.relative == Relative.OFFICIAL:
         return "000:15 「旺大衰小」; 「月令旺相休囚死」 (spec §3)"
-    return "「月令旺相休囚死」 (spec §3); 《增刪卜易》 用神旺相 (outside the seeds)"
+    # 《增刪卜易》 names the book (its 用神旺相 is a topic, not a line to quote)
+    return "「月令旺相休囚死」 (spec §3); 《增刪卜易》 (outside the seeds)"
 
 
 # How a line's 五行 stands to the 用 (named from the line's side). The seeds weigh 世/應 only inside 六害 (000:47

@@ -521,6 +521,8 @@ CLI_CASES: tuple[tuple[str, ...], ...] = (
     ("liuyao", "--coins", "878878", "--month", "午", "--day", "丁卯", "--use", "疏"),
     # a 六害卦 (姤) whose 用's partner line harms it: the partner named as a line (三爻, 上爻; 文言 has no 3爻)
     ("liuyao", "--coins", "877777", "--month", "寅", "--day", "甲子", "--use", "官鬼"),
+    # a 妻財 用: its month strength rests on a rule outside the seeds (《增刪卜易》), cited by the book's name
+    ("liuyao", "--coins", "877777", "--month", "寅", "--day", "甲子", "--use", "妻財"),
     ("cast", "--day", "甲乙", "--ju", "8"),
     *LEISHEN_MONTH_CASTS,
 )
