@@ -361,6 +361,7 @@ class FakeTelegram(LoopbackServer):
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> FakeTelegram:
+        self._closing = False
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
         app.router.add_get("/file/bot{token}/{path:.*}", self._file)
