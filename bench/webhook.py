@@ -155,24 +155,46 @@ def servers(db: str, redis: bool, tmp: str) -> Iterator[dict[str, str]]:
         yield env
 
 
-def replica_env(base: dict[str, str], fake_url: str, port: int, monitor: int, tmp: str) -> dict[str, str]:
+def replica_env(
+    base: dict[str, str],
+    fake_url: str,
+    port: int,
+    monitor: int,
+    tmp: str,
+    *,
+    token: str = TOKEN,
+    secret: str = SECRET,
+    send_rate: int = 10000,  # the cap lifted (the most the setting takes) (the fake has no flood limit either)
+) -> dict[str, str]:
+    """The environment of one ``sikpan run --role webhook`` replica (also tests/webhook/test_replicas.py's):
+    this one's ``SIKPAN_*``/``TELEGRAM_*``/``DISCORD_*`` left out, ``base`` (the database, Redis) added, the
+    webhook on ``port`` and the metrics on ``monitor`` (replicas on one host: a monitoring port each)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SIKPAN_", "TELEGRAM_", "DISCORD_"))}
     return {
         **env,
         **base,
         "PYTHONUNBUFFERED": "1",
-        "TELEGRAM_BOT_TOKEN": TOKEN,
+        "TELEGRAM_BOT_TOKEN": token,
         "TELEGRAM_API_BASE_URL": fake_url,
         "SIKPAN_LANG": "ko",
         "SIKPAN_ENV_FILE": f"{tmp}/none.env",
         "TELEGRAM_WEBHOOK_URL": "https://bot.example.org/hook",
-        "TELEGRAM_WEBHOOK_SECRET": SECRET,
+        "TELEGRAM_WEBHOOK_SECRET": secret,
         "TELEGRAM_WEBHOOK_LISTEN": "127.0.0.1",
         "TELEGRAM_WEBHOOK_PORT": str(port),
         "TELEGRAM_WEBHOOK_PATH": "hook",
-        "TELEGRAM_SEND_RATE": "10000",  # the cap lifted (the most the setting takes) (the fake has no flood limit either)
+        "TELEGRAM_SEND_RATE": str(send_rate),
         "SIKPAN_METRICS_PORT": str(monitor),
     }
+
+
+async def start_replica(env: dict[str, str], log: Path, *args: str) -> asyncio.subprocess.Process:
+    """``sikpan run --role webhook`` (``python -m bot.cli``) with ``env`` and more ``args``, its stderr to
+    ``log``."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.cli", "run", "--role", "webhook", *args,
+        env=env, stdout=asyncio.subprocess.DEVNULL, stderr=log.open("wb"),
+    )  # fmt: skip
 
 
 async def migrate(env: dict[str, str]) -> None:
@@ -245,20 +267,7 @@ async def run(replicas: int, n: int, warmup: int, concurrency: int, db: str, red
             envs = [replica_env(base, fake.base_url, p, m, tmp) for p, m in zip(ports, monitors)]
             await migrate(envs[0])
             logs = [Path(tmp) / f"replica{k}.log" for k in range(replicas)]
-            procs = [
-                await asyncio.create_subprocess_exec(
-                    sys.executable,
-                    "-m",
-                    "bot.cli",
-                    "run",
-                    "--role",
-                    "webhook",
-                    env=env,
-                    stdout=asyncio.subprocess.DEVNULL,
-                    stderr=log.open("wb"),
-                )  # fmt: skip
-                for env, log in zip(envs, logs)
-            ]
+            procs = [await start_replica(env, log) for env, log in zip(envs, logs)]
             try:
                 connector = aiohttp.TCPConnector(limit=concurrency * 2)
                 async with aiohttp.ClientSession(connector=connector) as http:

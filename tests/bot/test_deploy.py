@@ -138,6 +138,8 @@ def test_the_floors_are_the_lower_bounds_of_pyproject(tmp_path):
     # The project's own: every floor has a bound and tests that exist.
     assert set(floors.REQUIRED) <= floors.floors().keys()
     assert all((ROOT / path).exists() for path in floors.paths_of(floors.floors()))
+    # and every test it leaves out is still there, in a module it runs
+    assert len(floors.deselected(floors.paths_of(floors.floors()))) == len(floors.LEFT_OUT)
 
 
 def test_the_floors_venv_pins_the_floors_and_caps_the_rest():

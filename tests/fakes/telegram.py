@@ -357,13 +357,22 @@ class FakeTelegram(LoopbackServer):
         self._long_poll: _LongPoll | None = None  # the getUpdates being held, if any
         self._next_conflict = 0.0  # monotonic time before which a 409 is answered only after a delay
         self.conflicts = 0  # 409 answers to getUpdates
+        self._closing = False  # close() ends a long poll still held: the server stops without waiting for it
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> FakeTelegram:
+        self._closing = False
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
         app.router.add_get("/file/bot{token}/{path:.*}", self._file)
         return await self._serve(app)
+
+    async def close(self) -> None:
+        """Stop serving; a long poll still held (its client gone or going) is answered at once first, so
+        the server does not wait out its hold."""
+        self._closing = True
+        await self._notify()
+        await super().close()
 
     @property
     def base_url(self) -> str:
@@ -853,7 +862,10 @@ class FakeTelegram(LoopbackServer):
             try:
                 async with self._changed:
                     await asyncio.wait_for(
-                        self._changed.wait_for(lambda: bool(pending()) or poll.ended is not None), hold
+                        self._changed.wait_for(
+                            lambda: bool(pending()) or poll.ended is not None or self._closing
+                        ),
+                        hold,
                     )
             except TimeoutError:
                 pass

@@ -192,6 +192,7 @@ def test_text_pasted_on_untouched_tiles_is_text_drawn_over_the_pixels_read() -> 
 def test_uniform_tiles_of_a_base_are_its_tiles_of_one_index() -> None:
     for scene in _varied_scenes():
         base = draw._base(scene.width, scene.height, scene.background, scene.base)
+        pixels = base.pixels  # a copy of the whole picture each time it is read: once a scene
         listed = {}
         for index, bits in base.uniform.items():
             for b in range(-(-scene.height // draw.BAND)):
@@ -202,7 +203,7 @@ def test_uniform_tiles_of_a_base_are_its_tiles_of_one_index() -> None:
         for b in range(-(-scene.height // draw.BAND)):
             for c in range(min(draw.TILE_COLUMNS, -(-scene.width // draw.TILE_WIDTH))):
                 right = scene.width if c == draw.TILE_COLUMNS - 1 else (c + 1) * draw.TILE_WIDTH
-                tile = base.pixels[b * draw.BAND : (b + 1) * draw.BAND, c * draw.TILE_WIDTH : right]
+                tile = pixels[b * draw.BAND : (b + 1) * draw.BAND, c * draw.TILE_WIDTH : right]
                 if tile.min() == tile.max():
                     expected[(b, c)] = int(tile.min())
         assert listed == expected

@@ -7,17 +7,15 @@ SIGTERM mid-stream. Every update gets exactly one reply at the fake Telegram: no
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import re
 import signal
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 import aiohttp
 
+from bench.webhook import replica_env, start_replica, wait_ready
 from bot.storage import Storage
 from tests.fakes.telegram import FakeTelegram
 from tests.servers import fresh_pg_url
@@ -29,53 +27,6 @@ CUT_SHARE = 0.03  # POSTs the driver cuts before their answer (a timeout, a drop
 STOP_AFTER = 700  # answered updates before replica A gets SIGTERM
 
 
-def replica_env(tg: FakeTelegram, db: str, port: int, tmp: Path, monitor: int) -> dict[str, str]:
-    return {
-        **os.environ,
-        "TELEGRAM_BOT_TOKEN": tg.token,
-        "TELEGRAM_API_BASE_URL": tg.base_url,
-        "SIKPAN_DB": db,
-        "SIKPAN_LANG": "ko",
-        "SIKPAN_ENV_FILE": str(tmp / "none.env"),
-        "TELEGRAM_WEBHOOK_URL": "https://bot.example.org/hook",
-        "TELEGRAM_WEBHOOK_SECRET": SECRET,
-        "TELEGRAM_WEBHOOK_LISTEN": "127.0.0.1",
-        "TELEGRAM_WEBHOOK_PORT": str(port),
-        "TELEGRAM_WEBHOOK_PATH": "hook",
-        "TELEGRAM_SEND_RATE": "2000",
-        "SIKPAN_METRICS_PORT": str(monitor),  # two replicas on one host: a monitoring port each
-    }
-
-
-async def start_replica(env: dict[str, str], log: Path) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot.cli",
-        "run",
-        "--role",
-        "webhook",
-        "--log-level",
-        "INFO",
-        env=env,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=log.open("wb"),
-    )
-
-
-async def wait_healthy(http: aiohttp.ClientSession, base: str, proc: asyncio.subprocess.Process) -> None:
-    for _ in range(600):
-        assert proc.returncode is None, f"replica exited with {proc.returncode}"
-        try:
-            async with http.get(base + "/healthz") as r:
-                if r.status == 200:
-                    return
-        except aiohttp.ClientError:
-            pass
-        await asyncio.sleep(0.05)
-    raise TimeoutError(f"{base} never became healthy")
-
-
 async def test_two_replicas_2000_updates_sigterm_one_mid_stream(tg, tmp_path):
     tg.poll_hold = 0.1
     with fresh_pg_url() as db:
@@ -83,16 +34,26 @@ async def test_two_replicas_2000_updates_sigterm_one_mid_stream(tg, tmp_path):
         await storage.close()
         ports, monitors = [free_port(), free_port()], [free_port(), free_port()]
         logs = [tmp_path / "a.log", tmp_path / "b.log"]
-        procs = [
-            await start_replica(replica_env(tg, db, p, tmp_path, m), lg)
-            for p, m, lg in zip(ports, monitors, logs)
+        envs = [
+            replica_env(
+                {"SIKPAN_DB": db},
+                tg.base_url,
+                p,
+                m,
+                str(tmp_path),
+                token=tg.token,
+                secret=SECRET,
+                send_rate=2000,
+            )
+            for p, m in zip(ports, monitors)
         ]
+        procs = [await start_replica(env, lg, "--log-level", "INFO") for env, lg in zip(envs, logs)]
         bases = [f"http://127.0.0.1:{p}" for p in ports]
         try:
             connector = aiohttp.TCPConnector(limit=IN_FLIGHT * 2)
             async with aiohttp.ClientSession(connector=connector) as http:
-                for monitor, proc in zip(monitors, procs):
-                    await wait_healthy(http, f"http://127.0.0.1:{monitor}", proc)
+                for port, monitor, proc, lg in zip(ports, monitors, procs, logs):
+                    await wait_ready(http, (monitor, port), proc, lg)
                 stats = await drive(tg, http, bases, procs)
             await asyncio.wait_for(procs[0].wait(), 30)
             assert procs[0].returncode == 0, logs[0].read_text()[-2000:]
