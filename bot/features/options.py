@@ -328,7 +328,12 @@ def refusal(option: Setting, value: str, user: UserSettings | None) -> str | Non
 
 # ---- names (issue 32 item 6): an option, a value or a group found by the name it is shown by -------------
 
-_PUNCT = frozenset(" \t\u3000()（）《》〈〉「」『』[]【】,，、.。:：;；·・'\"")
+_PUNCT = frozenset(" \t\u3000()（）《》〈〉「」『』[]【】,，、.。:：;；·・~='\"")
+# where a name's phrases end (brackets, commas, colons): a typed name is words of one phrase
+_PHRASE_ENDS = frozenset("()（）《》〈〉「」『』[]【】,，、。:：;；")
+# the endings of a Korean word that leans on the next (하루의, 화를, 중신은, 정하지): not a name alone
+_LEANING = ("의", "을", "를", "은", "는", "에", "로", "지")
+_NEGATIONS = frozenset({"안", "못"})  # a Korean negation before its verb (계산 안 함)
 
 
 def compact(text: str, lower: bool = True) -> str:
@@ -338,27 +343,80 @@ def compact(text: str, lower: bool = True) -> str:
     return "".join(ch for ch in (text.lower() if lower else text) if ch not in _PUNCT)
 
 
-def _words(text: str) -> set[str]:
-    """The parts of a name (split at spaces, brackets and punctuation) of two or more letters."""
-    out: set[str] = set()
+def _parts(text: str, lower: bool = True) -> list[str]:
+    """The parts of a name in order, split at spaces, brackets and punctuation (NFKC; lower case unless
+    ``lower`` is False: how they are shown)."""
+    text = unicodedata.normalize("NFKC", text)
+    out: list[str] = []
     part: list[str] = []
-    for ch in unicodedata.normalize("NFKC", text).lower():
+    for ch in text.lower() if lower else text:
         if ch in _PUNCT:
-            if len(part) >= 2:
-                out.add("".join(part))
+            out += ["".join(part)] if part else []
             part = []
         else:
             part.append(ch)
-    if len(part) >= 2:
-        out.add("".join(part))
-    return out
+    return out + (["".join(part)] if part else [])
 
 
-def typed_name(msgid: str | None, fallback: str, lang: str) -> str:
-    """How the name of an option or a value is typed in ``lang`` (its :func:`compact` label)."""
+def _words(text: str) -> set[str]:
+    """The parts of a name (split at spaces, brackets and punctuation) of two or more letters."""
+    return {part for part in _parts(text) if len(part) >= 2}
+
+
+def _phrase_words(phrase: str) -> list[str]:
+    """The words of a phrase as typed: split at spaces and · (its parts), a range kept whole (``묘신시`` of
+    ``묘~신시``), a word leaning on the next joined to it (``하루의시작``, ``정하지않음``), a negation joined to
+    both sides (``계산안함``: never ``계산`` alone), a particle the phrase starts with dropped (``의 장생`` after
+    ``토(土)``)."""
+    words: list[str] = []
+    leaning = False
+    for part in _parts(phrase.replace("~", ""), lower=False):
+        if words and (leaning or part in _NEGATIONS):
+            words[-1] += part
+        elif words or part not in _LEANING:
+            words.append(part)
+        leaning = part.endswith(_LEANING) or part in _NEGATIONS
+    return words
+
+
+def _typed_candidates(text: str, lang: str) -> list[str]:
+    """The ways a shown name may be typed, the most natural first: each word of the name (:func:`_phrase_words`
+    of each phrase between its brackets, commas and colons), in order; then runs of words of one phrase,
+    shorter first; last the whole name compacted. A Korean name's Hangul words come before its 漢字 ones, and
+    only words of letters and digits are typed (``=``, ``°`` are not)."""
+    text = unicodedata.normalize("NFKC", text)
+    phrases = [
+        _phrase_words(p) for p in "".join("\n" if ch in _PHRASE_ENDS else ch for ch in text).split("\n")
+    ]
+    words = [w for ws in phrases for w in ws]
+    runs = sorted(
+        ("".join(ws[i:j]) for ws in phrases for i in range(len(ws)) for j in range(i + 2, len(ws) + 1)),
+        key=len,
+    )
+    typed = [w for w in (*words, *runs) if w.isalnum() and not w.endswith(_LEANING)]
+    if lang == "ko":
+        typed.sort(key=lambda w: not any("\uac00" <= ch <= "\ud7a3" for ch in w))
+    return [*typed, compact(text, lower=False)]
+
+
+def typed_option(option: Setting, lang: str) -> str:
+    """The shortest natural word of an option's name in ``lang`` that ``/settings`` takes for exactly that
+    option (:func:`option_named`): ``수`` (宿), ``하루의시작``; its key when its name has none."""
+    if option.label is None:
+        return option.key
+    found = (w for w in _typed_candidates(gettext(lang, option.label), lang) if option_named(w) == option)
+    return next(found, option.key)
+
+
+def typed_value(option: Setting, value: str, lang: str) -> str:
+    """The shortest natural word of a value's name in ``lang`` that ``/settings`` takes for exactly that value
+    of ``option`` (:func:`normalize_setting`): ``참수`` (금수·참수 거성 오리온자리 δ), ``자정``; the value itself
+    when its name has none."""
+    msgid = dict(option.value_labels).get(value)
     if msgid is None:
-        return fallback
-    return compact(gettext(lang, msgid), lower=False) or fallback
+        return value
+    found = (w for w in _typed_candidates(gettext(lang, msgid), lang) if value_named(option, w) == value)
+    return next(found, value)
 
 
 def _match(word: str, names: list[tuple[str, str]]) -> list[str]:
@@ -402,6 +460,16 @@ def named(word: str) -> list[tuple[str, str | None]]:
         for v in s.choices:
             values += [(f"{s.key}={v}", t) for t in _label_texts(labels.get(v))]
     return [(k.split("=", 1)[0], k.split("=", 1)[1]) for k in _match(word, values)]
+
+
+def option_named(word: str) -> Setting | None:
+    """The option ``word`` names before a value (``/settings <option> <value>``): its key or an alias
+    (:func:`setting`), else a name (ko or lzh) that fits that option alone, not a group."""
+    found = setting(word)
+    if found is not None:
+        return found
+    keys = sorted({key for key, _ in named(word)})
+    return setting(keys[0]) if len(keys) == 1 and keys[0] not in GROUPS else None
 
 
 def value_named(option: Setting, word: str) -> str | None:

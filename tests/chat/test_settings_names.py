@@ -108,3 +108,66 @@ async def test_a_name_several_options_fit_offers_them(say):
 async def test_an_unknown_name_is_refused(say):
     r = await say("/settings 어쩌구저쩌구")
     assert r.view == "error" and r.context["code"] == "bot.error.unknown_option"
+
+
+# --- issue 33: the typed forms the option pages show are words a practitioner types --------------------------
+
+LINE = re.compile(r"^(.*)[:：] ?(/settings \S+ \S+)$", re.M)
+
+
+@pytest.mark.parametrize("lang", ["ko", "lzh"])
+async def test_every_typed_line_shown_sets_exactly_its_value(say, ctx, lang):
+    """Round trip: for every option and every value, the line its page shows to type (``/settings 수 참수``),
+    typed back, selects exactly that option and that value; each typed word is one word of letters and digits
+    (no bracket, no punctuation) and is no longer than the name compacted (the form shown before)."""
+    await say("/place 서울", lang_hint=lang)  # 晝夜 by sunrise and true solar time need a place
+    for s in model.model():
+        page = await say(f"/settings {s.key}", lang_hint=lang)
+        lines = [line for _, line in LINE.findall(render(page, "console"))]
+        assert len(lines) == len(s.choices), (s.key, lines)
+        labels = dict(s.value_labels)
+        for line, value in zip(lines, s.choices, strict=True):
+            _, word, typed = line.split(" ")
+            assert word.isalnum() and typed.isalnum(), line
+            assert len(word) <= len(model.compact(gettext(lang, s.label), lower=False)), line
+            assert len(typed) <= len(model.compact(gettext(lang, labels[value]), lower=False)), line
+            assert (await say(f"/settings {word}", lang_hint=lang)).context["option"] == s.key, line
+            done = await say(line, lang_hint=lang)
+            assert done.view == "settings" and done.context["changed_key"] == s.key, (line, done.context)
+            assert (await ctx.storage.get_user("console:u1")).options[s.key] == value, line
+
+
+async def test_the_mansions_page_shows_the_word_that_tells_each_value_apart(say):
+    """qizheng.mansions in Korean: 수 (宿) and, of each value's name, its first word no other value shares —
+    not the whole name compacted (``금수今宿거성距星기준``, ``금수참수거성오리온자리δ``). 금수 and 거성 are in
+    three values' names, so 「금수(今宿), 거성(距星) 기준」 is typed by 기준; 「금수·참수 거성 오리온자리 δ」 by 참수
+    (參宿, whose 距星 is δ Ori), 「금수·규수 …」 by 규수 (奎宿), 「고수(수시력 황도수도)」 by 고수, 「적도수도(…)」 by
+    적도수도."""
+    text = render(await say("/settings qizheng.mansions", lang_hint="ko"), "console")
+    shown = dict((label.split(" ←")[0], line) for label, line in LINE.findall(text))
+    assert shown == {
+        "금수(今宿), 거성(距星) 기준": "/settings 수 기준",
+        "금수·참수 거성 오리온자리 δ": "/settings 수 참수",
+        "금수·규수 거성 안드로메다자리 η": "/settings 수 규수",
+        "고수(수시력 황도수도)": "/settings 수 고수",
+        "적도수도(赤道宿度), 거성(距星) 적경": "/settings 수 적도수도",
+    }
+    assert "금수今宿" not in text and "오리온자리δ" not in text
+
+
+@pytest.mark.parametrize(
+    ("lang", "key", "typed", "want"),
+    [
+        ("ko", "day_starts", "하루의시작", {"23:00": "자시", "00:00": "자정"}),  # 하루의 leans on 시작
+        ("ko", "liuren.daynight", "주야", {"maoshen": "묘신시", "sishu": "사술시", "ziwu": "자사시", "sun": "일출일몰"}),
+        ("ko", "liuyao.scatter", "판정", {"day_clash": "일충", "none": "계산안함"}),  # never 계산 (its opposite)
+        ("lzh", "liuren.shehai", "涉害", {"depth": "連所臨", "depth_noseat": "不連所臨", "mzj": "孟仲季"}),
+        ("lzh", "qizheng.mansions", "宿", {"delta_ori": "參用δ", "eta_and": "奎用η", "shoushi": "古宿"}),
+    ],
+)  # fmt: skip
+def test_typed_words_of_some_names(lang, key, typed, want):
+    """A range is one word (묘~신시 → 묘신시), a word leaning on the next is joined to it, a negation to both
+    sides; in 文言 the phrase in the brackets when the head is shared (計深淺 is in both 深淺 values)."""
+    option = model.setting(key)
+    assert model.typed_option(option, lang) == typed
+    assert {v: model.typed_value(option, v, lang) for v in want} == want

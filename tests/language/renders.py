@@ -660,10 +660,40 @@ def cli_lines(lang: str) -> tuple[Line, ...]:
 # --- the pictures ---------------------------------------------------------------------------------------------
 
 
+# the daily readings (``bot.features.daily``): each kind, without a topic and with one, as ``/daily`` subscribes
+# them; the scheduled reading sends its picture (``bot.features.daily.reading.picture``), ``/today`` shows the
+# same reading
+DAILY_READINGS: tuple[tuple[str, str | None], ...] = (
+    ("liuren", None),
+    ("liuren", "求財"),
+    ("liuyao", None),
+    ("liuyao", "求財"),
+)
+DAILY_AT = datetime(2024, 2, 4, 7, 0)  # a wall clock in the renders' zone (Asia/Seoul): the default 07:00
+
+
+def daily_pictures() -> tuple[tuple[str, Picture], ...]:
+    """(the ``/daily`` that subscribes it, picture) of each reading of :data:`DAILY_READINGS` at
+    :data:`DAILY_AT`: what the scheduled reading draws (``bot.features.daily.reading.chart_picture``)."""
+    from zoneinfo import ZoneInfo
+
+    from bot.features.daily.reading import Moment, chart_picture
+
+    instant = DAILY_AT.replace(tzinfo=ZoneInfo("Asia/Seoul"))
+    return tuple(
+        (
+            " ".join(("/daily", DAILY_AT.strftime("%H:%M"), kind, *((topic,) if topic else ()))),
+            chart_picture(Moment.of(instant, "Asia/Seoul", kind, topic=topic)),
+        )
+        for kind, topic in DAILY_READINGS
+    )
+
+
 def pictures(lang: str) -> tuple[tuple[str, Picture], ...]:
     """(what was typed, picture) of every chart picture the renders give in ``lang``: the chat's casts (one
-    picture a command: every channel and page shows the same) and the CLI's ``--png`` cases."""
-    return _chat_run(lang)[1] + _cli_run(lang)[1]
+    picture a command: every channel and page shows the same), the CLI's ``--png`` cases and the daily
+    readings (:func:`daily_pictures`)."""
+    return _chat_run(lang)[1] + _cli_run(lang)[1] + daily_pictures()
 
 
 def picture_lines(lang: str) -> tuple[Line, ...]:

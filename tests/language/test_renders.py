@@ -150,8 +150,9 @@ def test_the_words_inside_every_picture_are_read(lang):
     reply has a picture and every ``sikpan … --png`` case gives its picture's scene to the rules, and the lines
     read are those of the scene's Text items (the title of each picture among them)."""
     pictures = renders.pictures(lang)
-    chat = [said for said, _ in pictures if not said.startswith("sikpan ")]
+    chat = [said for said, _ in pictures if not said.startswith(("sikpan ", "/daily "))]
     cli = [said for said, _ in pictures if said.startswith("sikpan ")]
+    daily = [(said, picture.kind) for said, picture in pictures if said.startswith("/daily ")]
     # every cast of the set (the 課體 cover, the 類神 casts with and without a month, the samples; not the bad
     # one) and its picture
     casts = [
@@ -170,11 +171,18 @@ def test_the_words_inside_every_picture_are_read(lang):
     )
     png_cases = ["sikpan " + " ".join(c) for c in renders.CLI_CASES if "--png" in c]
     assert cli == png_cases and len(png_cases) == 3
+    # every kind of daily reading (大六壬: a 課, 六爻: a 卦), without a topic and with one
+    assert daily == [
+        ("/daily 07:00 liuren", "cast"),
+        ("/daily 07:00 liuren 求財", "cast"),
+        ("/daily 07:00 liuyao", "liuyao"),
+        ("/daily 07:00 liuyao 求財", "liuyao"),
+    ]
     kinds = {(said.startswith("sikpan "), picture.kind) for said, picture in pictures}
     assert kinds == {(source, kind) for source in (False, True) for kind in ("cast", "liuyao", "qizheng")}
     lines = renders.picture_lines(lang)
     assert {line.where for line in lines} == {f"picture «{said}» {lang}" for said, _ in pictures}
-    assert len(pictures) == len(casts) + len(png_cases) == 67 and len(lines) > 60 * len(pictures)
+    assert len(pictures) == len(casts) + len(png_cases) + len(daily) == 71 and len(lines) > 60 * len(pictures)
     titles = {"ko": ("대육임", "육효", "칠정사여"), "lzh": ("大六壬", "六爻", "七政四餘")}[lang]
     for title in titles:
         assert any(line.text.startswith(title) for line in lines), title

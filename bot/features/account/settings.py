@@ -145,14 +145,10 @@ def _option_rows(options: dict[str, Any]) -> list[dict[str, Any]]:
                 "choices": list(s.choices),
                 "label": s.label,
                 "value_labels": dict(s.value_labels),
-                # how the option and each value are typed by name, per language (/settings 섭해계산 맹중계약법)
-                "typed": {lang: engine_options.typed_name(s.label, s.key, lang) for lang in LANGS},
+                # how the option and each value are typed by name, per language (/settings 섭해 맹중계)
+                "typed": {lang: engine_options.typed_option(s, lang) for lang in LANGS},
                 "typed_values": {
-                    v: {
-                        lang: engine_options.typed_name(dict(s.value_labels).get(v), v, lang)
-                        for lang in LANGS
-                    }
-                    for v in s.choices
+                    v: {lang: engine_options.typed_value(s, v, lang) for lang in LANGS} for v in s.choices
                 },
             }
         )
@@ -204,18 +200,14 @@ async def settings(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -
     elif len(args) == 1 and args[0].lower() in engine_options.GROUPS:
         group = args[0].lower()
     elif args:
-        option = engine_options.setting(args[0])
-        if option is None:  # an option, a value or a group by the name it is shown by (섭해, 涉害, 맹중계)
-            found = engine_options.named(args[0])
-            keys = sorted({key for key, _ in found})
-            if not keys:
-                raise CommandError("bot.error.unknown_option", name=args[0][:32])
+        # an option by its key, or by the name it is shown by (섭해, 涉害)
+        option = engine_options.option_named(args[0])
+        if option is None:  # a value or a group by the name it is shown by (맹중계, 대육임), or several
+            keys = sorted({key for key, _ in engine_options.named(args[0])})
             if len(keys) > 1 and len(args) == 1:
                 matches = [k for k in keys if k not in engine_options.GROUPS]
-            elif keys[0] in engine_options.GROUPS and len(keys) == 1 and len(args) == 1:
+            elif len(keys) == 1 and keys[0] in engine_options.GROUPS and len(args) == 1:
                 group = keys[0]
-            elif len(keys) == 1 and keys[0] not in engine_options.GROUPS:
-                option = engine_options.setting(keys[0])
             else:
                 raise CommandError("bot.error.unknown_option", name=args[0][:32])
         if option is not None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from bot.bounded import BoundedCache, cached
 from bot.features.base import Reply
 from bot.features.daily import summary
+from bot.pictures import Picture
 from bot.zones import zone as zone_named
 
 if TYPE_CHECKING:
@@ -318,18 +319,30 @@ def picture(moment: Moment, lang: str) -> bytes:
 
 
 def _draw(moment: Moment, pillars: Any, lang: str) -> bytes:
-    from bot.features import options as engine_options
     from bot.images import render_liuren, render_liuyao
+
+    drawn = chart_picture(moment, pillars)
+    if drawn.kind == "liuyao":
+        return render_liuyao(drawn.chart, lang)
+    return render_liuren(drawn.chart, lang)
+
+
+def chart_picture(moment: Moment, pillars: Any | None = None) -> Picture:
+    """What a reading's picture is drawn from (``bot.pictures.Picture``: the 大六壬 課 of the moment, kind
+    ``cast``, or its 六爻 time cast's 卦, kind ``liuyao``): :func:`picture` draws it, and the language tests read
+    its words from its scene (``bot.pictures.scene``)."""
+    from bot.features import options as engine_options
     from engine.calendar import DayStart
     from engine.liuren import chart_at
     from engine.liuyao import build, cast_time
 
+    p = pillars if pillars is not None else pillars_of(moment)
     day_starts = DayStart.parse(moment.day_starts)
     if moment.kind == "liuyao":
         cast = cast_time(moment.local, day_starts=day_starts)
-        return render_liuyao(build(cast, pillars.month.branch, pillars.day).chart, lang)
+        return Picture("liuyao", build(cast, p.month.branch, p.day).chart)
     options = engine_options.from_json("liuren", dict(moment.options))
-    return render_liuren(chart_at(moment.local, options, day_starts=day_starts), lang)
+    return Picture("cast", chart_at(moment.local, options, day_starts=day_starts))
 
 
 __all__ = [
@@ -339,6 +352,7 @@ __all__ = [
     "KINDS",
     "Moment",
     "Prepared",
+    "chart_picture",
     "check_moment",
     "daily_context",
     "daily_reply",
