@@ -9,12 +9,21 @@ from datetime import datetime
 from typing import Any
 
 from bot.commands import pages
+from bot.console import ConsoleSession
 from bot.seal import unsealed
 from tests.adapters.conftest import Running, running, tg_settings
 from tests.conftest import discord_bot, discord_settings
 from tests.fakes.clock import ManualClock
 from tests.fakes.discord import FakeDiscord
 from tests.fakes.telegram import FakeTelegram, visible_text
+
+
+async def console_in(ctx: Any, lang: str) -> ConsoleSession:
+    """A console chat on ``ctx`` that speaks ``lang`` (ko is the console's own; lzh is asked for first)."""
+    session = ConsoleSession(ctx)
+    if lang == "lzh":
+        await session.answer("/lang lzh")
+    return session
 
 
 def telegram_at(

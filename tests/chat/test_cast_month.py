@@ -15,13 +15,21 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.console import ConsoleSession
 from bot.features.base import CommandError
 from bot.features.liuren.command import split_month
 from bot.i18n import gettext, typeset
 from engine.core.cycle import Branch, GanZhi
 from engine.liuren import build_chart, reading
-from tests.chat._views import ask, buttons, discord_at, page_of, press, press_component, telegram_at
+from tests.chat._views import (
+    ask,
+    buttons,
+    console_in,
+    discord_at,
+    page_of,
+    press,
+    press_component,
+    telegram_at,
+)
 from tests.fakes.discord import FakeDiscord
 from tests.fakes.telegram import visible_text
 
@@ -128,9 +136,7 @@ def _shown(text: str, lang: str) -> list[str]:
 @pytest.mark.parametrize("lang", ["ko", "lzh"])
 async def test_console_shows_the_months_leishen_on_the_reading_page(ctx, clock, lang):
     clock.set(AT)
-    session = ConsoleSession(ctx)
-    if lang == "lzh":
-        await session.answer("/lang lzh")
+    session = await console_in(ctx, lang)
     await session.answer(LINE)
     assert _shown(await session.answer("2"), lang) == _want(lang)[0]  # page 2: the reading
     assert "寅月" in gettext(lang, "bot.usage.cast")  # /help cast says how

@@ -20,7 +20,6 @@ from os.path import commonprefix
 
 import pytest
 
-from bot.console import ConsoleSession
 from bot.features.base import Reply
 from bot.features.liuyao.command import cast_of
 from bot.features.topics import asked
@@ -31,7 +30,7 @@ from engine import lexicon
 from engine.core.cycle import Branch, GanZhi
 from engine.liuyao import Reading, build, cast_manual
 from engine.liuyao.verdict import Reason
-from tests.chat._views import ask, discord_at, telegram_at
+from tests.chat._views import ask, console_in, discord_at, telegram_at
 from tests.fakes.telegram import visible_text
 
 WU_DINGMAO = datetime(2026, 6, 22, 3, 0, tzinfo=UTC)  # 12:00 in Seoul: month 午, day 丁卯 (test_liuyao_views)
@@ -170,9 +169,7 @@ def test_a_short_citation_names_the_first_passage_and_every_reason_has_one():
 )
 async def test_console_first_screen_answers_first(ctx, clock, lang, digits, word):
     clock.set(WU_DINGMAO)
-    session = ConsoleSession(ctx)
-    if lang == "lzh":
-        await session.answer("/lang lzh")
+    session = await console_in(ctx, lang)
     first = await session.answer(" ".join(p for p in ("/liuyao", digits, word) if p))
     assert first.startswith(gettext(lang, "bot.liuyao.title") + " · #1")
     head = assert_first_screen(first, lang, digits, word)

@@ -32,6 +32,7 @@ from tests.chat._views import (
     ask,
     buttons,
     components,
+    console_in,
     discord_at,
     page_of,
     press,
@@ -110,9 +111,7 @@ def test_the_seed_table_covers_every_button_topic():
 @pytest.mark.parametrize(("lang", "word"), [("ko", "재물"), ("lzh", "財")])
 async def test_console_first_screen_topics_typed_and_basis(ctx, clock, lang, word):
     clock.set(AT)
-    session = ConsoleSession(ctx)
-    if lang == "lzh":
-        await session.answer("/lang lzh")
+    session = await console_in(ctx, lang)
     first = await session.answer(f"/cast 庚辰 8 {word}")
     assert_leads(first, lang, "求財")
     heading = gettext(lang, "chat.page.console_topics", topics="")
@@ -221,9 +220,7 @@ def assert_basis_of(text: str, lang: str, topic: str, other: str) -> None:
 @pytest.mark.parametrize("lang", ["ko", "lzh"])
 async def test_console_basis_follows_the_topic_turned_to(ctx, clock, lang):
     clock.set(AT)
-    session = ConsoleSession(ctx)
-    if lang == "lzh":
-        await session.answer("/lang lzh")
+    session = await console_in(ctx, lang)
     await session.answer("/cast 庚辰 8 " + ("재물" if lang == "ko" else "財"))
     await session.answer(gettext(lang, "chat.topic.hunyin"))  # 혼인 / 婚姻 typed: the row read for 婚姻
     basis = await session.answer(gettext(lang, "chat.page.cast.basis").split()[0])
