@@ -175,7 +175,8 @@ class ConsoleSession:
                 return topic.name
         if self.names_command(console_incoming(line)):
             return None  # a command typed without its /
-        return topic_named(self.last[1], line.strip())  # any word of the topic (돈, 婚姻, 財): as /cast reads it
+        # any word naming a topic (돈, 婚姻, 財) or a 類神 heading (천문), read as /cast reads it
+        return topic_named(self.last[1], line.strip())
 
     async def answer(self, line: str) -> str:
         """The console text answering one input line: a page of the cast shown last (its number or name), a
