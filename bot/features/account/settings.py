@@ -152,7 +152,7 @@ def _option_rows(options: dict[str, Any]) -> list[dict[str, Any]]:
                         lang: engine_options.typed_name(dict(s.value_labels).get(v), v, lang)
                         for lang in LANGS
                     }
-                    for v in s.choices
+                    for v in s.choices or (s.default,)  # a typed option: how its default is typed
                 },
             }
         )

@@ -318,7 +318,7 @@ def ask_topic(inputs: Mapping[str, Any], page: str) -> dict[str, Any]:
     if match is None:  # every page's target is one of the lexicon (tests/chat/test_topic_screen.py)
         raise ValueError(f"no lexicon topic {name!r}")
     rest = {key: value for key, value in inputs.items() if key != "asked"}
-    if match.topic is None:  # a 類神 heading by name: the chart shows it, no topic leads (as /cast 庚辰 8 천문)
+    if match.topic is None:  # a 類神 heading by name: shown, no topic leading (as /cast 庚辰 8 천문)
         return {**rest, "category": match.heading}
     return {**rest, "category": match.heading, "asked": {**asked(match), "word": None}}
 
@@ -594,13 +594,16 @@ async def asker_nianming(
 ) -> dict[str, Any] | None:
     """The asker's 年命 for this cast (``engine.liuren.nianming``), kept in its inputs: from a birth year typed
     in the line, else — in a private chat only (a group never reads what the user saved) — from the birth
-    saved with ``/qizheng … save`` (its 立春 year). The sex typed with the year, else the saved ``sex`` option
+    saved with ``/qizheng … save`` (its 立春 year), else the year saved with ``/settings 생년`` (a saved birth
+    date wins: it also knows whether the birthday fell before 立春). The sex typed with the year, else the saved ``sex`` option
     (private chats only); without one, no 行年 (the reply says how to give it). The year asked in is the cast's
     立春 year, or this year's for a cast by day and 局."""
     private = incoming.chat_kind == "private"
     typed = birth_year is not None
     if not typed and private and user is not None and user.birth and user.birth.get("at"):
         birth_year = lichun_year(datetime.fromisoformat(str(user.birth["at"])))
+    if birth_year is None and private and user is not None:  # no birth saved: the year of /settings 생년
+        birth_year = engine_options.saved_birth_year(user.options)
     if birth_year is None:
         return None
     if sex is None and private and user is not None:
