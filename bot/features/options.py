@@ -299,8 +299,8 @@ def model() -> list[Setting]:
     """Every per-user option, the bot's first, then each engine area's in its dataclass order."""
     if not _MODEL:
         for name, allowed in BOT_OPTIONS.items():
-            choices = () if name in FREE_OPTIONS else tuple(allowed)
-            _MODEL.append(_setting(name, BOT_GROUP, name, allowed[0], choices))
+            typed_or_chosen = () if name in FREE_OPTIONS else tuple(allowed)
+            _MODEL.append(_setting(name, BOT_GROUP, name, allowed[0], typed_or_chosen))
         for area in AREAS:
             for name, (default, choices) in fields(area).items():
                 _MODEL.append(_setting(f"{area}.{name}", area, name, default, tuple(choices)))
