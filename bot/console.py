@@ -4,7 +4,8 @@ Each input line is one command (``/cast now``; the leading ``/`` may be left out
 ``console`` rendering of the reply. A stored cast answers with its first page and a line naming the others
 (``bot.features.base.pages_of``); typing a page's number or name (``2``, ``解``, ``풀이``, ``read``) then shows that page of
 the same stored cast, read again from the history (:mod:`bot.commands.pages`); a topic's name (``재물``, ``求財``)
-shows its first page read for that topic (issue 32). End of input (Ctrl-D), ``/quit`` or the stop event ends
+shows its first page read for that topic (issue 32), and so does any word naming a topic as ``/cast`` reads
+it (``돈``, ``婚姻``, ``財``, ``천문``); a word close to the topics but naming none gets the closest. End of input (Ctrl-D), ``/quit`` or the stop event ends
 the chat.
 """
 
@@ -15,6 +16,7 @@ import contextlib
 import os
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
@@ -28,7 +30,15 @@ from bot.commands import (
     resolve_lang,
     split_command,
 )
-from bot.features.base import Attachment, on_topic, page_topic, pages_of, topic_pages
+from bot.features.base import (
+    Attachment,
+    on_topic,
+    page_topic,
+    pages_of,
+    topic_named,
+    topic_pages,
+    topic_unknown,
+)
 from bot.i18n import gettext
 from bot.msgids import msgid
 from bot.presentation import Message, present
@@ -163,7 +173,10 @@ class ConsoleSession:
         for topic in topic_pages(self.last[1]):  # issue 32: a topic's name reads the same cast for it
             if word in {gettext(lang, topic.label_msgid).lower() for lang in ("ko", "lzh")}:
                 return topic.name
-        return None
+        if self.names_command(console_incoming(line)):
+            return None  # a command typed without its /
+        # any word naming a topic (돈, 婚姻, 財) or a 類神 heading (천문), read as /cast reads it
+        return topic_named(self.last[1], line.strip())
 
     async def answer(self, line: str) -> str:
         """The console text answering one input line: a page of the cast shown last (its number or name), a
@@ -177,7 +190,12 @@ class ConsoleSession:
             and line.strip()[0] not in "/／"
             and not self.names_command(incoming)
         ):
-            return gettext(await resolve_lang(incoming, self.ctx), "chat.hint")
+            lang = await resolve_lang(incoming, self.ctx)
+            # a word close to the topics of the cast in view but naming none: the closest, as /cast answers it
+            choose = topic_unknown(self.last[1], line.strip()) if self.last is not None else None
+            if choose is not None:
+                return shown_text(present(replace(choose, lang=lang), "console", incoming.user_id))
+            return gettext(lang, "chat.hint")
         if page is not None and self.last is not None:
             lang = await resolve_lang(incoming, self.ctx)
             if self.shared is not None:  # a shared reading's page: while its link lives

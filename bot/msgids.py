@@ -151,6 +151,7 @@ FAMILIES: dict[str, dict[str, str]] = {
     "bot.opt": {
         "daily_picture": N_("bot.opt.daily_picture"),
         "sex": N_("bot.opt.sex"),
+        "birth_year": N_("bot.opt.birth_year"),
         "day_starts": N_("bot.opt.day_starts"),
         "liuyao.allow_static": N_("bot.opt.liuyao.allow_static"),
         "liuyao.changed_relatives": N_("bot.opt.liuyao.changed_relatives"),
@@ -189,6 +190,7 @@ FAMILIES: dict[str, dict[str, str]] = {
         "sex=unset": N_("bot.optval.sex.unset"),
         "sex=male": N_("bot.optval.sex.male"),
         "sex=female": N_("bot.optval.sex.female"),
+        "birth_year=unset": N_("bot.optval.birth_year.unset"),
         "liuren.gui_rule=liuren": N_("liuren.optval.liuren"),
         "liuren.gui_rule=sanming": N_("liuren.optval.sanming"),
         "liuren.gui_rule=kinliuren": N_("liuren.optval.kinliuren"),

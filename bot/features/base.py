@@ -141,6 +141,13 @@ class Topics:
 
     pages: tuple[Page, ...]  # name: a–z, 1–8 characters, none a page's; label: the topic's button
     ask: Ask
+    # the topic pages without a button, reached by a word typed (the console; issue 32 limit 1): names as above
+    typed: tuple[str, ...] = ()
+    # a word in the user's own words → the topic page it names, read as the command's line reads a topic word
+    # (재물, 돈, 婚姻, 천문 …), or None
+    named: Callable[[str], str | None] | None = None
+    # a word close to the topics but naming none → the reply suggesting the closest (``choose``), or None
+    unknown: Callable[[str], Reply | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -234,9 +241,10 @@ def check(spec: CommandSpec) -> None:
     stored = spec.stored
     if stored is not None:
         problems += [f"bad page name {p.name!r}" for p in stored.pages if not _PAGE.match(p.name)]
-        for p in stored.topics.pages if stored.topics is not None else ():
-            if not _PAGE.match(p.name) or p.name in (q.name for q in stored.pages):
-                problems.append(f"bad topic page name {p.name!r}")
+        typed = stored.topics.typed if stored.topics is not None else ()
+        for name in (*(p.name for p in (stored.topics.pages if stored.topics is not None else ())), *typed):
+            if not _PAGE.match(name) or name in (q.name for q in stored.pages):
+                problems.append(f"bad topic page name {name!r}")
         if stored.picture and stored.picture not in pictures.KINDS:
             problems.append(f"no picture kind {stored.picture!r} (bot.pictures.KINDS)")
         if stored.kind in _KINDS:
@@ -402,6 +410,30 @@ def topic_pages(view: str) -> tuple[Page, ...]:
     return topics.pages if topics is not None else ()
 
 
+def topic_names(view: str) -> frozenset[str]:
+    """The names of every topic page of ``view``: its topic buttons' and those reached by a word typed."""
+    spec = _VIEWS.get(view)
+    topics = spec.stored.topics if spec is not None and spec.stored is not None else None
+    if topics is None:
+        return frozenset()
+    return frozenset((*(p.name for p in topics.pages), *topics.typed))
+
+
+def topic_named(view: str, word: str) -> str | None:
+    """The topic page of ``view`` a word in the user's own words names (``Topics.named``), or None."""
+    spec = _VIEWS.get(view)
+    topics = spec.stored.topics if spec is not None and spec.stored is not None else None
+    return topics.named(word) if topics is not None and topics.named is not None else None
+
+
+def topic_unknown(view: str, word: str) -> Reply | None:
+    """The reply suggesting the closest topics of ``view`` to a word naming none (``Topics.unknown``), or
+    None (no topics, or a word close to none of them)."""
+    spec = _VIEWS.get(view)
+    topics = spec.stored.topics if spec is not None and spec.stored is not None else None
+    return topics.unknown(word) if topics is not None and topics.unknown is not None else None
+
+
 # a page read for a topic the user turned to (issue 32 limit): ``<page>.<topic page>`` — ``basis.hun`` is the
 # 근거 page of the row read for 婚姻, reached from the 혼인 button's page; a topic page alone (``hun``) is the
 # first page read for its topic
@@ -414,7 +446,7 @@ def page_topic(view: str, page: str | None) -> tuple[str | None, str | None]:
     if page is None:
         return None, None
     name, mark, topic = page.partition(TOPIC_MARK)
-    topics = {p.name for p in topic_pages(view)}
+    topics = topic_names(view)
     if mark:
         return name, topic if topic in topics else None
     return page, page if page in topics else None
@@ -424,7 +456,7 @@ def is_page(view: str, page: str) -> bool:
     """Whether ``page`` names a page of ``view``: one of its pages, a topic page, or a page (not the first)
     read for a topic page."""
     name, mark, topic = page.partition(TOPIC_MARK)
-    topics = {p.name for p in topic_pages(view)}
+    topics = topic_names(view)
     if mark:
         return name in pages_of(view) and name != first_page(view) and topic in topics
     return page in pages_of(view) or page in topics
@@ -452,7 +484,7 @@ def ask_topic(view: str, inputs: Mapping[str, Any], page: str) -> Mapping[str, A
 def shown_page(view: str, page: str | None) -> str | None:
     """The page whose template shows ``page``: a topic page is the first page read for its topic; a page read
     for a topic (``basis.hun``) is that page."""
-    if page is not None and page in (p.name for p in topic_pages(view)):
+    if page is not None and page in topic_names(view):
         return first_page(view)
     return page_topic(view, page)[0] if page is not None and TOPIC_MARK in page else page
 

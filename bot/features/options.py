@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from bot.storage import UserSettings
 from engine.core.cycle import Branch, Stem
 from engine.errors import EngineInputError
 from engine.liuren import Options as LiurenOptions
+from engine.liuren.nianming import check_birth_year
 from engine.liuyao import Options as LiuyaoOptions
 from engine.qizheng import QizhengOptions
 
@@ -192,7 +194,12 @@ BOT_OPTIONS: dict[str, tuple[str, ...]] = {
     # the asker's sex: where the 行年 starts and which way it runs (男 丙寅 順行, 女 壬申 逆行:
     # engine.liuren.nianming); asked once, when a 行年 is wanted and it is not set (issue 32 item 5)
     "sex": ("unset", "male", "female"),
+    # the asker's birth year alone (本命, and with the sex the 行年), for /cast in private chats when no birth
+    # is saved with /qizheng … save (issue 32 limit 2): free text, a year of FIRST_YEAR–LAST_YEAR or "unset"
+    "birth_year": ("unset",),
 }
+# Bot options whose value is typed rather than chosen: no list of values (``Setting.choices`` empty)
+FREE_OPTIONS = frozenset({"birth_year"})
 BOT_GROUP = "bot"
 GROUPS: tuple[str, ...] = (BOT_GROUP, *AREAS)  # the order /settings shows them in
 
@@ -214,6 +221,12 @@ ALIASES = {
     "男女": "sex",
     "性別": "sex",
     "性别": "sex",
+    "생년": "birth_year",
+    "출생연도": "birth_year",
+    "태어난해": "birth_year",
+    "生年": "birth_year",
+    "birth": "birth_year",
+    "year": "birth_year",
 }
 # The asker's sex as typed (``/settings 성별 남``, ``/cast now 1990 여``, ``1990年生 男``).
 SEX_WORDS = {
@@ -235,7 +248,10 @@ SEX_WORDS = {
 _VALUE_WORDS = {
     "day_starts": {"23": "23:00", "0": "00:00", "00": "00:00", "24": "00:00"},
     "sex": {**SEX_WORDS, "모름": "unset", "미정": "unset", "未定": "unset"},
+    "birth_year": {"모름": "unset", "미정": "unset", "없음": "unset", "未定": "unset", "無": "unset"},
 }
+# a birth year as typed on its own: 1990, 1990년, 1990년생, 1990年, 1990年生
+_YEAR_RE = re.compile(r"^(\d{1,4})(?:년생|년|생|年生|年|生)?$")
 
 # Where the label of an option lives: the engine areas' own catalogs (liuren.opt.*, qizheng.opt.*), else ours.
 _LABEL_IDS = {BOT_GROUP: "bot.opt.{name}", "liuren": "liuren.opt.{name}", "qizheng": "qizheng.opt.{name}"}
@@ -268,8 +284,10 @@ def _setting(key: str, group: str, name: str, default: str, choices: tuple[str, 
     label = _label(group, name)
     names = FAMILIES["settings.value"]  # every value's name, written out once (bot/msgids.py) …
     switch = FAMILIES["chat.settings.switch"]  # … and on / off of any on/off option
-    value_labels = tuple(
-        (v, names.get(f"{key}={v}") or switch[v]) for v in choices if f"{key}={v}" in names or v in switch
+    value_labels = tuple(  # a typed option names its default ("unset") only
+        (v, names.get(f"{key}={v}") or switch[v])
+        for v in (choices or (default,))
+        if f"{key}={v}" in names or v in switch
     )
     return Setting(key, group, name, default, choices, label, value_labels)
 
@@ -281,7 +299,8 @@ def model() -> list[Setting]:
     """Every per-user option, the bot's first, then each engine area's in its dataclass order."""
     if not _MODEL:
         for name, allowed in BOT_OPTIONS.items():
-            _MODEL.append(_setting(name, BOT_GROUP, name, allowed[0], tuple(allowed)))
+            typed_or_chosen = () if name in FREE_OPTIONS else tuple(allowed)
+            _MODEL.append(_setting(name, BOT_GROUP, name, allowed[0], typed_or_chosen))
         for area in AREAS:
             for name, (default, choices) in fields(area).items():
                 _MODEL.append(_setting(f"{area}.{name}", area, name, default, tuple(choices)))
@@ -303,12 +322,37 @@ def normalize_setting(option: Setting, text: str) -> str:
     if option.group != BOT_GROUP:
         return normalize(option.group, option.name, text)
     value = text.strip()
+    if option.key == "birth_year":
+        return birth_year_value(value)
     if option.choices == ("off", "on") or option.choices == ("on", "off"):
         return "on" if parse_bool(value, option.key) else "off"
     value = _VALUE_WORDS.get(option.key, {}).get(value.lower(), value)
     if value not in option.choices:
         raise CommandError("bot.error.bad_option_value", name=option.key, value=value[:20])
     return value
+
+
+def birth_year_value(text: str) -> str:
+    """The stored text of a birth year typed alone (``1990``, ``1990년생``, ``1990年``; ``모름``/``未定``:
+    "unset"): a year the 年命 can be counted from (``engine.liuren.nianming``), else CommandError
+    ``error.liuren.bad_birth_year`` (the one the cast line's year gets)."""
+    word = text.strip()
+    unset = _VALUE_WORDS["birth_year"].get(word.lower(), word.lower())
+    if unset == "unset":
+        return "unset"
+    m = _YEAR_RE.match(word)
+    if m is None:
+        raise CommandError("error.liuren.bad_birth_year", value=word[:20])
+    try:
+        return str(check_birth_year(int(m.group(1))))
+    except EngineInputError:
+        raise CommandError("error.liuren.bad_birth_year", value=word[:20]) from None
+
+
+def saved_birth_year(options: Mapping[str, Any]) -> int | None:
+    """The birth year saved with ``/settings 생년`` (the ``birth_year`` option), or None."""
+    value = str(options.get("birth_year", "unset"))
+    return int(value) if value.isdigit() else None
 
 
 def refusal(option: Setting, value: str, user: UserSettings | None) -> str | None:
@@ -475,6 +519,6 @@ def option_named(word: str) -> Setting | None:
 def value_named(option: Setting, word: str) -> str | None:
     """The value of ``option`` that ``word`` names by its shown name (ko or lzh), if exactly one."""
     labels = dict(option.value_labels)
-    names = [(v, t) for v in option.choices for t in _label_texts(labels.get(v))]
+    names = [(v, t) for v in option.choices or (option.default,) for t in _label_texts(labels.get(v))]
     found = _match(word, names)
     return found[0] if len(found) == 1 else None

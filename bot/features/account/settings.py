@@ -148,7 +148,8 @@ def _option_rows(options: dict[str, Any]) -> list[dict[str, Any]]:
                 # how the option and each value are typed by name, per language (/settings 섭해 맹중계)
                 "typed": {lang: engine_options.typed_option(s, lang) for lang in LANGS},
                 "typed_values": {
-                    v: {lang: engine_options.typed_value(s, v, lang) for lang in LANGS} for v in s.choices
+                    v: {lang: engine_options.typed_value(s, v, lang) for lang in LANGS}
+                    for v in s.choices or (s.default,)  # a typed option: how its default is typed
                 },
             }
         )

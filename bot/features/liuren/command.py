@@ -285,15 +285,59 @@ TOPIC_BUTTONS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+# the topics of seed 003 without a button, reached on the console by a word typed (issue 32 limit 1): (page
+# name, topic); the 類神 headings of seed 002 are reached the same way, each page named by its id (tianwen …)
+TYPED_TOPICS: tuple[tuple[str, str], ...] = (
+    ("tianshi", "天時"),
+    ("taichan", "胎產"),
+    ("xingren", "行人"),
+    ("touye", "投謁"),
+)
+
+
+def topic_targets() -> dict[str, str]:
+    """Every topic page's name → the lexicon target it asks (a topic of seed 003, or a 類神 heading)."""
+    found = {key: topic for key, topic, _ in TOPIC_BUTTONS}
+    found.update(TYPED_TOPICS)
+    found.update((leishen.category_id(name), name) for name in leishen.categories())
+    return found
+
+
+def typed_topic_pages() -> tuple[str, ...]:
+    """The topic pages without a button (:data:`TYPED_TOPICS` and the 類神 headings)."""
+    buttons = {key for key, _, _ in TOPIC_BUTTONS}
+    return tuple(name for name in topic_targets() if name not in buttons)
+
+
 def ask_topic(inputs: Mapping[str, Any], page: str) -> dict[str, Any]:
-    """A row's inputs asking the topic of the button ``page`` instead of what they asked: what ``/cast`` stores
-    for that topic typed by name (its 類神 heading, the ``asked`` view), all else (the moment, the day and
-    局) the same."""
-    name = next(topic for key, topic, _ in TOPIC_BUTTONS if key == page)
+    """A row's inputs asking the topic of the topic page ``page`` instead of what they asked: what ``/cast``
+    stores for that topic typed by name (its 類神 heading, the ``asked`` view; a heading alone asks no
+    topic), all else (the moment, the day and 局) the same."""
+    name = topic_targets()[page]
     match = resolve(name, "liuren")
-    if match is None:  # every button's topic is a topic of the lexicon (tests/chat/test_topic_screen.py)
+    if match is None:  # every page's target is one of the lexicon (tests/chat/test_topic_screen.py)
         raise ValueError(f"no lexicon topic {name!r}")
-    return {**inputs, "category": match.heading, "asked": {**asked(match), "word": None}}
+    rest = {key: value for key, value in inputs.items() if key != "asked"}
+    if match.topic is None:  # a 類神 heading by name: shown, no topic leading (as /cast 庚辰 8 천문)
+        return {**rest, "category": match.heading}
+    return {**rest, "category": match.heading, "asked": {**asked(match), "word": None}}
+
+
+def topic_page_named(word: str) -> str | None:
+    """The topic page a word names, read as the cast line reads its last word (:func:`split_topic`: 재물, 돈,
+    婚姻, 財, 천문 …), or None."""
+    match = split_topic((word,))[1]
+    if match is None:
+        return None
+    return next((key for key, target in topic_targets().items() if target == match.target), None)
+
+
+def topic_choices(word: str) -> Reply | None:
+    """For a word naming no topic but close to some (as :func:`unknown_topic` asks): the ``choose`` reply of
+    the closest, each typed alone (the cast in view is read for it); else None."""
+    if not lexicon.suggest(word, "liuren", fallback=False):
+        return None
+    return choose_reply(word, "liuren", "")
 
 
 def split_month(args: tuple[str, ...]) -> tuple[tuple[str, ...], Branch | None]:
@@ -451,7 +495,13 @@ def cast_of(inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Cast:
             Page("trace", N_("chat.page.cast.trace")),
             Page("basis", N_("chat.page.cast.basis"), extras=False),
         ),
-        topics=Topics(tuple(Page(key, label) for key, _, label in TOPIC_BUTTONS), ask_topic),
+        topics=Topics(
+            tuple(Page(key, label) for key, _, label in TOPIC_BUTTONS),
+            ask_topic,
+            typed=typed_topic_pages(),
+            named=topic_page_named,
+            unknown=topic_choices,
+        ),
         picture="cast",
         extras=gloss,
         # a group sees the 課 and its reading, the moment on the clock, never the saved place (true solar
@@ -544,13 +594,16 @@ async def asker_nianming(
 ) -> dict[str, Any] | None:
     """The asker's 年命 for this cast (``engine.liuren.nianming``), kept in its inputs: from a birth year typed
     in the line, else — in a private chat only (a group never reads what the user saved) — from the birth
-    saved with ``/qizheng … save`` (its 立春 year). The sex typed with the year, else the saved ``sex`` option
+    saved with ``/qizheng … save`` (its 立春 year), else the year saved with ``/settings 생년`` (a saved birth
+    date wins: it also knows whether the birthday fell before 立春). The sex typed with the year, else the saved ``sex`` option
     (private chats only); without one, no 行年 (the reply says how to give it). The year asked in is the cast's
     立春 year, or this year's for a cast by day and 局."""
     private = incoming.chat_kind == "private"
     typed = birth_year is not None
     if not typed and private and user is not None and user.birth and user.birth.get("at"):
         birth_year = lichun_year(datetime.fromisoformat(str(user.birth["at"])))
+    if birth_year is None and private and user is not None:  # no birth saved: the year of /settings 생년
+        birth_year = engine_options.saved_birth_year(user.options)
     if birth_year is None:
         return None
     if sex is None and private and user is not None:
