@@ -1,4 +1,4 @@
-"""The arithmetic of ``bench/bot.py``'s figures (issue #18): ratios per run, their median and range over
+"""The arithmetic of ``bench/bot.py``'s figures (issue #18): percentiles, ratios per run, their median and range over
 ``--repeat`` runs, and the bot's CPU split by thread from two snapshots of ``/proc/<pid>/task``."""
 
 from __future__ import annotations
@@ -9,6 +9,16 @@ from typing import Any
 
 # a thread's (name, CPU seconds: user + system), by thread id
 Snapshot = Mapping[int, tuple[str, float]]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` (linear between the two nearest ranks); NaN when there are none."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
 def ratio(numerator: float | None, denominator: float | None) -> float | None:

@@ -86,15 +86,6 @@ MIX = ("/cast now", "/liuyao", "/shensha")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    k = (len(ordered) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
-
-
 def cpu_times(pid: int, thread: int | None = None) -> tuple[float, float]:
     """(user, system) CPU seconds of a process (all its threads), or of one of its threads, from /proc."""
     with open(f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat") as f:
@@ -590,8 +581,8 @@ async def drive(
         "threads": split,
         "seconds": round(t1 - t0, 2),
         "commands_per_s": round(done / (t1 - t0), 1),
-        "p50_ms": round(percentile(lat, 0.50) * 1000, 1),
-        "p99_ms": round(percentile(lat, 0.99) * 1000, 1),
+        "p50_ms": round(_figures.percentile(lat, 0.50) * 1000, 1),
+        "p99_ms": round(_figures.percentile(lat, 0.99) * 1000, 1),
         "max_ms": round(max(lat) * 1000, 1) if lat else None,
         "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
         "bot_errors_logged": len(errors),

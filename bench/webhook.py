@@ -48,11 +48,12 @@ from collections.abc import Iterator  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from typing import Any  # noqa: E402
 
+from bench import _figures, _threads  # noqa: E402
+
 TOKEN = "7000000001:AAbenchmark-token-not-a-real-one-000"
 SECRET = "bench-Secret_1"
 HEADER = "X-Telegram-Bot-Api-Secret-Token"
 MIX = ("/cast now", "/liuyao", "/shensha")
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -61,19 +62,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    k = (len(ordered) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
-
-
 def cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return (int(fields[11]) + int(fields[12])) / _threads.CLK_TCK
 
 
 def rss_mib(pid: int) -> float:
@@ -197,6 +189,15 @@ async def start_replica(env: dict[str, str], log: Path, *args: str) -> asyncio.s
     )  # fmt: skip
 
 
+async def stop_replicas(procs: list[asyncio.subprocess.Process], timeout: float) -> None:
+    """SIGTERM to every replica still running, then wait for each to exit (``timeout`` seconds each)."""
+    for proc in procs:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        await asyncio.wait_for(proc.wait(), timeout)
+
+
 async def migrate(env: dict[str, str]) -> None:
     """``sikpan migrate`` once before the replicas start, as docs/deploy.md says."""
     proc = await asyncio.create_subprocess_exec(
@@ -307,11 +308,7 @@ async def run(replicas: int, n: int, warmup: int, concurrency: int, db: str, red
                     rss = [round(rss_mib(p.pid), 1) for p in procs]
                     seen = fake.count()
             finally:
-                for proc in procs:
-                    if proc.returncode is None:
-                        proc.send_signal(signal.SIGTERM)
-                for proc in procs:
-                    await asyncio.wait_for(proc.wait(), 60)
+                await stop_replicas(procs, 60)
             errors = sum(log.read_text(errors="replace").count(" ERROR ") for log in logs)
     finally:
         fake.stop()
@@ -331,8 +328,8 @@ async def run(replicas: int, n: int, warmup: int, concurrency: int, db: str, red
         "seconds": round(seconds, 2),
         "updates_per_s": round(done / seconds, 1),
         "updates_per_s_per_replica": round(done / seconds / replicas, 1),
-        "p50_ms": round(percentile(latencies, 0.5) * 1000, 1),
-        "p99_ms": round(percentile(latencies, 0.99) * 1000, 1),
+        "p50_ms": round(_figures.percentile(latencies, 0.5) * 1000, 1),
+        "p99_ms": round(_figures.percentile(latencies, 0.99) * 1000, 1),
         "cpu_ms_per_update": round(cpu * 1000 / done, 2) if done else None,
         "cpu_share_per_replica": [round((b - a) / seconds, 2) for a, b in zip(cpu0, cpu1)],
         "rss_mib": rss,

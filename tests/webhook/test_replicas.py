@@ -15,7 +15,7 @@ from collections import Counter
 
 import aiohttp
 
-from bench.webhook import replica_env, start_replica, wait_ready
+from bench.webhook import replica_env, start_replica, stop_replicas, wait_ready
 from bot.storage import Storage
 from tests.fakes.telegram import FakeTelegram
 from tests.servers import fresh_pg_url
@@ -60,11 +60,7 @@ async def test_two_replicas_2000_updates_sigterm_one_mid_stream(tg, tmp_path):
             await tg.wait_for("sendMessage", count=UPDATES, timeout=60)
             await asyncio.sleep(0.5)  # anything doubled would arrive now
         finally:
-            for proc in procs:
-                if proc.returncode is None:
-                    proc.send_signal(signal.SIGTERM)
-            for proc in procs:
-                await asyncio.wait_for(proc.wait(), 30)
+            await stop_replicas(procs, 30)
     replies = Counter(call.params["chat_id"] for call in tg.sent)
     chats = {10_000 + i for i in range(UPDATES)}
     assert set(replies) == chats, f"lost: {sorted(chats - set(replies))[:10]}"
