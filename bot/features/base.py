@@ -403,17 +403,21 @@ def pages_of(view: str) -> tuple[str, ...]:
     return tuple(p.name for p in spec.stored.pages) if spec is not None and spec.stored is not None else ()
 
 
+def _topics(view: str) -> Topics | None:
+    """The topics of ``view``'s stored casts (``Stored.topics``), or None."""
+    spec = _VIEWS.get(view)
+    return spec.stored.topics if spec is not None and spec.stored is not None else None
+
+
 def topic_pages(view: str) -> tuple[Page, ...]:
     """The topic pages of ``view`` (``Stored.topics``: each a button re-reading the row for its topic)."""
-    spec = _VIEWS.get(view)
-    topics = spec.stored.topics if spec is not None and spec.stored is not None else None
+    topics = _topics(view)
     return topics.pages if topics is not None else ()
 
 
 def topic_names(view: str) -> frozenset[str]:
     """The names of every topic page of ``view``: its topic buttons' and those reached by a word typed."""
-    spec = _VIEWS.get(view)
-    topics = spec.stored.topics if spec is not None and spec.stored is not None else None
+    topics = _topics(view)
     if topics is None:
         return frozenset()
     return frozenset((*(p.name for p in topics.pages), *topics.typed))
@@ -421,16 +425,14 @@ def topic_names(view: str) -> frozenset[str]:
 
 def topic_named(view: str, word: str) -> str | None:
     """The topic page of ``view`` a word in the user's own words names (``Topics.named``), or None."""
-    spec = _VIEWS.get(view)
-    topics = spec.stored.topics if spec is not None and spec.stored is not None else None
+    topics = _topics(view)
     return topics.named(word) if topics is not None and topics.named is not None else None
 
 
 def topic_unknown(view: str, word: str) -> Reply | None:
     """The reply suggesting the closest topics of ``view`` to a word naming none (``Topics.unknown``), or
     None (no topics, or a word close to none of them)."""
-    spec = _VIEWS.get(view)
-    topics = spec.stored.topics if spec is not None and spec.stored is not None else None
+    topics = _topics(view)
     return topics.unknown(word) if topics is not None and topics.unknown is not None else None
 
 
@@ -473,8 +475,7 @@ def on_topic(view: str, page: str, topic: str | None) -> str:
 def ask_topic(view: str, inputs: Mapping[str, Any], page: str) -> Mapping[str, Any] | None:
     """A row's ``inputs`` asking the topic of the topic page ``page`` of ``view`` (or of a page read for a
     topic, ``basis.hun``); None: no topic page."""
-    spec = _VIEWS.get(view)
-    topics = spec.stored.topics if spec is not None and spec.stored is not None else None
+    topics = _topics(view)
     topic = page_topic(view, page)[1]
     if topics is None or topic is None:
         return None

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from bot.context import AppContext
@@ -295,12 +297,14 @@ TYPED_TOPICS: tuple[tuple[str, str], ...] = (
 )
 
 
-def topic_targets() -> dict[str, str]:
-    """Every topic page's name → the lexicon target it asks (a topic of seed 003, or a 類神 heading)."""
+@functools.cache
+def topic_targets() -> Mapping[str, str]:
+    """Every topic page's name → the lexicon target it asks (a topic of seed 003, or a 類神 heading); built
+    once (the tables do not change while the process runs)."""
     found = {key: topic for key, topic, _ in TOPIC_BUTTONS}
     found.update(TYPED_TOPICS)
     found.update((leishen.category_id(name), name) for name in leishen.categories())
-    return found
+    return MappingProxyType(found)
 
 
 def typed_topic_pages() -> tuple[str, ...]:
