@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -443,6 +444,9 @@ def _typed_candidates(text: str, lang: str) -> list[str]:
     return [*typed, compact(text, lower=False)]
 
 
+# The typed words are searched once per option, value and language (≈ 19 ms for a /settings page otherwise, on
+# the event loop): the catalogs and the model do not change while the process runs.
+@functools.cache
 def typed_option(option: Setting, lang: str) -> str:
     """The shortest natural word of an option's name in ``lang`` that ``/settings`` takes for exactly that
     option (:func:`option_named`): ``수`` (宿), ``하루의시작``; its key when its name has none."""
@@ -452,6 +456,7 @@ def typed_option(option: Setting, lang: str) -> str:
     return next(found, option.key)
 
 
+@functools.cache
 def typed_value(option: Setting, value: str, lang: str) -> str:
     """The shortest natural word of a value's name in ``lang`` that ``/settings`` takes for exactly that value
     of ``option`` (:func:`normalize_setting`): ``참수`` (금수·참수 거성 오리온자리 δ), ``자정``; the value itself
