@@ -824,6 +824,9 @@ def environment(lang: str) -> jinja2.Environment:
 
 _CJK = "\u3400-\u9fff\uf900-\ufaff"
 _HALF_COLON = re.compile(rf"(?<=[{_CJK}）」』》])((?:\*\*|\*|</b>|</i>)?):[ \t]?")
+# a label's colon before the /command it names (``今宿·參用δ: /settings 宿 參用δ``): full-width whatever the label
+# ends in (a star's Greek letter, a value shown by its code), as after Chinese; a URL's ``://`` is not one
+_COMMAND_COLON = re.compile(r"(?<=\S)((?:\*\*|\*|</b>|</i>)?):[ \t]+(?=(?:`|<code>)?/(?!/))")
 _HALF_PAREN = re.compile(rf"(?<=[{_CJK}）」』》])((?:\*\*|\*|</b>|</i>)?)[ \t]?\(([^()\n]*)\)")
 _SPACE_AFTER_STOP = re.compile(rf"(?<=[。；，、])[ \t]+(?=[{_CJK}])")
 # 《易冒》·三, 《易冒》·七 → 《易冒》·三，《易冒》·七 (and ; → ；) between Chinese words
@@ -858,7 +861,7 @@ def typeset(lang: str, text: str) -> str:
     if "\t" in text or any(stop + " " in text for stop in "。；，、"):
         text = _SPACE_AFTER_STOP.sub("", text)
     if ":" in text:
-        text = _HALF_COLON.sub(r"\1：", text)
+        text = _HALF_COLON.sub(r"\1：", _COMMAND_COLON.sub(r"\1：", text))
     return text
 
 

@@ -269,6 +269,10 @@ class Setting:
     choices: tuple[str, ...]  # every allowed value, in the model's order; empty: free text
     label: str | None  # the message id of its label, if a catalog has one
     value_labels: tuple[tuple[str, str], ...] = ()  # (value, message id) where a catalog names a value
+    # the message ids of the words typed for it and its values where the names give none short and natural
+    # (``settings.word``: 今宿 for 今宿（距星）); a name's own words are typed otherwise (:func:`typed_value`)
+    word: str | None = None
+    value_words: tuple[tuple[str, str], ...] = ()
 
 
 def _label(group: str, name: str) -> str | None:
@@ -290,7 +294,9 @@ def _setting(key: str, group: str, name: str, default: str, choices: tuple[str, 
         for v in (choices or (default,))
         if f"{key}={v}" in names or v in switch
     )
-    return Setting(key, group, name, default, choices, label, value_labels)
+    words = FAMILIES["settings.word"]
+    value_words = tuple((v, words[f"{key}={v}"]) for v in (choices or (default,)) if f"{key}={v}" in words)
+    return Setting(key, group, name, default, choices, label, value_labels, words.get(key), value_words)
 
 
 _MODEL: list[Setting] = []
@@ -448,24 +454,34 @@ def _typed_candidates(text: str, lang: str) -> list[str]:
 # the event loop): the catalogs and the model do not change while the process runs.
 @functools.cache
 def typed_option(option: Setting, lang: str) -> str:
-    """The shortest natural word of an option's name in ``lang`` that ``/settings`` takes for exactly that
-    option (:func:`option_named`): ``수`` (宿), ``하루의시작``; its key when its name has none."""
+    """The word typed for an option in ``lang`` that ``/settings`` takes for exactly that option
+    (:func:`option_named`): its catalog word (``settings.word``: 하루시작), else the shortest natural word of
+    its name (``수`` of 宿); its key when its name has none."""
     if option.label is None:
         return option.key
-    found = (w for w in _typed_candidates(gettext(lang, option.label), lang) if option_named(w) == option)
+    shown = _typed_candidates(gettext(lang, option.label), lang)
+    found = (w for w in (*_catalog_word(option.word, lang), *shown) if option_named(w) == option)
     return next(found, option.key)
 
 
 @functools.cache
 def typed_value(option: Setting, value: str, lang: str) -> str:
-    """The shortest natural word of a value's name in ``lang`` that ``/settings`` takes for exactly that value
-    of ``option`` (:func:`normalize_setting`): ``참수`` (금수·참수 거성 오리온자리 δ), ``자정``; the value itself
-    when its name has none."""
+    """The word typed for a value in ``lang`` that ``/settings`` takes for exactly that value of ``option``
+    (:func:`normalize_setting`): its catalog word (``settings.word``: 今宿 for 今宿（距星）, 인 for 인(寅): 토는
+    화를 따름), else the shortest natural word of its name (``참수`` of 금수·참수 거성 오리온자리 δ, ``자정``); the
+    value itself when its name has none. The words shown before stay accepted: they are words of the name."""
     msgid = dict(option.value_labels).get(value)
     if msgid is None:
         return value
-    found = (w for w in _typed_candidates(gettext(lang, msgid), lang) if value_named(option, w) == value)
+    shown = _typed_candidates(gettext(lang, msgid), lang)
+    word = _catalog_word(dict(option.value_words).get(value), lang)
+    found = (w for w in (*word, *shown) if value_named(option, w) == value)
     return next(found, value)
+
+
+def _catalog_word(msgid: str | None, lang: str) -> list[str]:
+    """The word the catalog of ``lang`` gives for typing an option or a value (``settings.word``), if any."""
+    return [catalog(lang)[msgid]] if msgid is not None and msgid in catalog(lang) else []
 
 
 def _match(word: str, names: list[tuple[str, str]]) -> list[str]:
@@ -500,14 +516,17 @@ def named(word: str) -> list[tuple[str, str | None]]:
         names += [(g, g)] + [(g, t) for t in _label_texts(groups.get(g))]
     for s in model():
         names += [(s.key, s.key), (s.key, s.name)] + [(s.key, t) for t in _label_texts(s.label)]
+        names += [(s.key, t) for t in _label_texts(s.word)]
     found: list[tuple[str, str | None]] = [(k, None) for k in _match(word, names)]
     if found:
         return found
     values: list[tuple[str, str]] = []
     for s in model():
-        labels = dict(s.value_labels)
+        labels, words = dict(s.value_labels), dict(s.value_words)
         for v in s.choices:
-            values += [(f"{s.key}={v}", t) for t in _label_texts(labels.get(v))]
+            values += [
+                (f"{s.key}={v}", t) for t in (*_label_texts(labels.get(v)), *_label_texts(words.get(v)))
+            ]
     return [(k.split("=", 1)[0], k.split("=", 1)[1]) for k in _match(word, values)]
 
 
@@ -523,7 +542,11 @@ def option_named(word: str) -> Setting | None:
 
 def value_named(option: Setting, word: str) -> str | None:
     """The value of ``option`` that ``word`` names by its shown name (ko or lzh), if exactly one."""
-    labels = dict(option.value_labels)
-    names = [(v, t) for v in option.choices or (option.default,) for t in _label_texts(labels.get(v))]
+    labels, words = dict(option.value_labels), dict(option.value_words)
+    names = [
+        (v, t)
+        for v in option.choices or (option.default,)
+        for t in (*_label_texts(labels.get(v)), *_label_texts(words.get(v)))
+    ]
     found = _match(word, names)
     return found[0] if len(found) == 1 else None

@@ -99,6 +99,7 @@ def typeset_every_rule(text: str) -> str:
     text = i18n._CJK_PAREN.sub(r"（\1）", i18n._HALF_PAREN.sub(r"\1（\2）", text))
     text = i18n._HALF_COMMA.sub(lambda m: m.group(1) + ("，" if m.group(2) == "," else "；"), text)
     text = i18n._SPACE_AFTER_STOP.sub("", text)
+    text = i18n._COMMAND_COLON.sub(r"\1：", text)
     return i18n._one_form(i18n._HALF_COLON.sub(r"\1：", text))
 
 
@@ -112,6 +113,8 @@ def test_typeset_gives_what_every_rule_applied_gives():
         "世 [囚 死]",
         "甲, 乙。 丙 (丁): 戊 [己]",
         "10:00 /cast now (UTC+09:00), [link](x)",
+        "今宿·參用δ: /settings 宿 參用δ",
+        "今宿·參用δ: `/settings 宿 參用δ`, https://example.org/x",
         "全無標點之文",
         "",
     ]

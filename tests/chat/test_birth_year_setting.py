@@ -1,7 +1,8 @@
 """Issue 32 limit 2: the asker's birth year saved alone (``/settings 생년 1990``, ``/settings 生年 1990``) — shown
 on the settings page, a bad year refused in the reader's language, cleared by ``모름``/``未定`` and by
 ``/settings reset`` — gives /cast its 年命 in private chats when no birth is saved with ``/qizheng … save``
-(a saved birth wins); a group never reads it. Console in ko and lzh, the fake Telegram in ko and lzh.
+(a saved birth wins); a group never reads it. Console in ko and lzh, the fake Telegram in ko and lzh, the fake Discord (the real
+discord.py client: slash command options, the bot's DM and a guild channel) in ko and lzh.
 
 Expected values by the rule, by hand (as tests/chat/test_nianming.py): a cast in 2026 (after 立春) of one born
 in 1990 (庚午), a man: 세는나이 37, 行年 丙寅 + 36 = 壬寅; born in 1985 (乙丑), a man: 42, 丙寅 + 41 = 丁未.
@@ -9,13 +10,16 @@ in 1990 (庚午), a man: 세는나이 37, 行年 丙寅 + 36 = 壬寅; born in 1
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bot.console import ConsoleSession
 from bot.features import options as engine_options
 from bot.i18n import gettext, term
-from tests.chat._views import ask, telegram_at
+from tests.chat._views import ask, discord_at, telegram_at
 from tests.chat.test_nianming import AT, _head, _line
+from tests.fakes.discord import FakeDiscord
 from tests.fakes.telegram import visible_text
 
 WORDS = {  # how each language types the option and its values
@@ -109,3 +113,40 @@ async def test_telegram_saved_year_private_only(tg, tmp_path, lang):
         assert "1990" not in public_text  # (庚午 is this hour's pillar: not a sign of the year)
         [refused] = await ask(tg, run, f"/settings {w['year']} 1850", chat, language_code=lang)
         assert _head(lang, "error.liuren.bad_birth_year") in visible_text(refused.html, "HTML")
+
+
+async def _discord(dc: FakeDiscord, name: str, options: dict[str, str] | None = None, **kw: object) -> str:
+    """What a slash command shows (its follow-ups' content and embeds), as a user runs it."""
+    inter = await dc.slash(name, options, **kw)
+    await dc.wait_followups(inter, 1, timeout=10)
+    await asyncio.sleep(0.1)  # later parts, if any
+    parts = []
+    for m in inter.followups:
+        parts.append(m.get("content") or "")
+        parts += [e.get(k) or "" for e in m.get("embeds") or [] for k in ("title", "description")]
+    return "\n".join(p for p in parts if p).replace("**", "")
+
+
+@pytest.mark.usefixtures("restore_discord_endpoints")
+@pytest.mark.parametrize(("locale", "lang"), [("ko", "ko"), ("zh-TW", "lzh")])
+async def test_discord_saved_year_through_the_slash_command(dc, tmp_path, locale, lang):
+    """``/settings option:생년 value:1990`` in the bot's DM saves 1990 (the stored option, the page's line);
+    ``/cast now`` there then shows 本命 庚午 and, with the sex set, 行年 壬寅; in a guild channel it is not read."""
+    user = 5501
+    w = WORDS[lang]
+    async with discord_at(dc, str(tmp_path / "db.sqlite"), AT, lang) as ctx:
+        dm = {"dm": True, "user_id": user, "locale": locale}
+        before = await _discord(dc, "cast", {"when": "now"}, **dm)
+        assert not _line(before, lang, "chat.cast.benming")  # nothing saved: no 年命
+        saved = await _discord(dc, "settings", {"option": w["year"], "value": "1990"}, **dm)
+        assert gettext(lang, "bot.settings.changed") in saved
+        row = [ln for ln in saved.splitlines() if ln.startswith(gettext(lang, "bot.opt.birth_year"))]
+        assert row and row[0].endswith("1990")
+        stored = await ctx.storage.get_user(f"discord:{user}")
+        assert stored is not None and stored.options["birth_year"] == "1990"
+        await _discord(dc, "settings", {"option": w["sex"], "value": w["man"]}, **dm)
+        cast = await _discord(dc, "cast", {"when": "now"}, **dm)
+        assert term(lang, "庚午") in _line(cast, lang, "chat.cast.benming")
+        assert term(lang, "壬寅") in _line(cast, lang, "chat.cast.xingnian")
+        public = await _discord(dc, "cast", {"when": "now"}, user_id=user, locale=locale)
+        assert not _line(public, lang, "chat.cast.benming") and not _line(public, lang, "chat.cast.xingnian")

@@ -165,6 +165,14 @@ def test_typeset_reaches_through_markup() -> None:
     assert typeset("lzh", "**初傳 亥** (遁 己): 朱雀") == "**初傳 亥**（遁 己）：朱雀"
     assert typeset("lzh", "中傳空曰斷橋。 凡占人占事以無中論。") == "中傳空曰斷橋。凡占人占事以無中論。"
     assert typeset("lzh", "07:30 (Asia/Seoul)") == "07:30 (Asia/Seoul)"
+    # a label's colon before its /command, whatever the label ends in (a star's Greek letter); not a URL's
+    assert typeset("lzh", "今宿·參用δ: /settings 宿 參用δ") == "今宿·參用δ：/settings 宿 參用δ"
+    assert typeset("lzh", "今宿·奎用η: `/settings 宿 奎用η`") == "今宿·奎用η：`/settings 宿 奎用η`"
+    assert typeset("lzh", "見 https://example.org/x") == "見 https://example.org/x"
+    assert (
+        typeset("ko", "금수·참수 거성 오리온자리 δ: /settings 수 참수")
+        == "금수·참수 거성 오리온자리 δ: /settings 수 참수"
+    )
     assert typeset("ko", "<b>초전 해</b> (둔간 기): 주작") == "<b>초전 해</b> (둔간 기): 주작"
 
 
