@@ -223,13 +223,14 @@ def _keti(chart: Chart) -> _KeTi:
 
 
 def clear_caches() -> None:
-    """Forget every memoized chart and 課體 (benchmarks measure the cold cost with this)."""
-    from engine.liuren import generals, methods, patterns
+    """Forget every memoized chart, 課體, reading and verdict (benchmarks measure the cold cost with this)."""
+    from engine.liuren import generals, methods, patterns, reading, verdict
 
     _build.cache_clear()
     _keti_cache.clear()
     patterns.clear_caches()
-    patterns.clear_caches()
+    reading.cached_read.cache_clear()
+    verdict.cached_judge.cache_clear()
     methods.solve.cache_clear()
     methods.make_lessons.cache_clear()
     generals.general_positions.cache_clear()

@@ -14,9 +14,9 @@ templates under ``templates/liuren/``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache, lru_cache
 from typing import Any, Protocol
 
 from engine.core.cycle import Branch, GanZhi, Stem, xun_dun_stem
@@ -36,8 +36,9 @@ ROLES = ("initial", "middle", "final", "gan_upper", "zhi_upper", "hour", "birth"
 RELATION_KINDS = ("刑", "沖", "破", "害", "合")
 
 
-class ReadableChart(ChartLike, Protocol):
-    """What a reading needs beyond pattern detection (``engine.liuren.Chart`` satisfies it)."""
+class ReadableChart(ChartLike, Hashable, Protocol):
+    """What a reading needs beyond pattern detection (``engine.liuren.Chart`` satisfies it): hashable, the
+    key of the cache of its readings."""
 
     @property
     def ju(self) -> int: ...
@@ -405,7 +406,37 @@ def read(
     birth: Branch | None = None,
     xingnian: Branch | None = None,
 ) -> tuple[Reading, ...]:
-    """What to show for a chart: the seed-003 reading first when there is one, then the composed reading."""
+    """What to show for a chart: the seed-003 reading first when there is one, then the composed reading.
+
+    Cached (:func:`cached_read`): a chart cast for an instant is read as the same 課 without its instant, with the
+    instant's 月建 and 太歲 (all :func:`compose` reads of it), so every cast of one 課 in a 時辰 shares an entry.
+    """
+    moment = getattr(chart, "moment", None)
+    if moment is not None:
+        month = moment.month.branch if month is None else month
+        year = moment.year.branch if year is None else year
+        chart = replace(chart, moment=None)  # type: ignore[type-var]  # a chart with a moment is a Chart
+    return cached_read(chart, category, month, year, birth, xingnian)
+
+
+# The readings of the last READ_CACHE_SIZE (課, question) pairs: a 課's reading is a pure function of the chart
+# (its 天地盤, 三傳, 天將, options) and the question (category, 月建, 太歲, the asker's 本命 and 行年), and every
+# `/cast now` in one 時辰 asks the same 課 (issue 31 item 8: a repeated /cast now's chart_view 1.3 → 0.28 ms of
+# CPU with this and cached_judge, medians; 12 lines). The values are frozen (Reading, its tuples of frozen
+# positions and hits). ≈ 21 kB an entry with its verdict (tracemalloc): ≈ 5 MB at most.
+READ_CACHE_SIZE = 256
+
+
+@lru_cache(maxsize=READ_CACHE_SIZE, typed=True)  # typed: an int is no Branch (compose rejects it)
+def cached_read(
+    chart: ReadableChart,
+    category: str | None,
+    month: Branch | None,
+    year: Branch | None,
+    birth: Branch | None,
+    xingnian: Branch | None,
+) -> tuple[Reading, ...]:
+    """:func:`read` of a chart without an instant, all arguments given (the cache's key)."""
     composed = compose(chart, category, month=month, year=year, birth=birth, xingnian=xingnian)
     seed = seed_reading(chart)
     return (seed, composed) if seed is not None else (composed,)

@@ -27,8 +27,9 @@ gives no 吉凶 rule of a category's own (note ``category_no_rule``) except 數�
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import Any, Protocol
 
 from engine.core.cycle import Branch, xun_dun_stem
@@ -57,8 +58,9 @@ PATTERNS = "patterns"
 DIRECTIONS = ("吉", "凶", "平")
 
 
-class VerdictChart(ChartLike, Protocol):
-    """What a verdict reads (``engine.liuren.Chart`` satisfies it)."""
+class VerdictChart(ChartLike, Hashable, Protocol):
+    """What a verdict reads (``engine.liuren.Chart`` satisfies it): hashable, the
+    key of the cache of its verdicts."""
 
     @property
     def xunkong(self) -> tuple[Branch, Branch]: ...
@@ -137,6 +139,7 @@ def _meanings() -> Mapping[str, Mapping[str, Any]]:
     return meanings002()
 
 
+@cache  # one pair per glossary id (a few hundred, from the seeds' data files): 17 a verdict's JSON (1 line)
 def _texts(reason_id: str) -> tuple[str, str]:
     if reason_id.startswith("pattern."):
         p = entry(reason_id.removeprefix("pattern."))
@@ -260,8 +263,23 @@ def judge(
     """The verdict of a chart for a 類神 category (name or id), or the general one when ``category`` is None.
 
     With a category, the positions are those whose branch or 天將 has an entry in its table, and each lists
-    what it stands for there (``leishen`` reasons, not counted).
+    what it stands for there (``leishen`` reasons, not counted). Cached (:func:`cached_judge`).
     """
+    return cached_judge(chart, category, birth, xingnian)
+
+
+# The verdicts of the last JUDGE_CACHE_SIZE (課, question) pairs: pure in the chart, the category and the
+# asker's 本命 and 行年 (it reads no instant); every `/cast now` in one 時辰 asks the same 課 (issue 31 item 8:
+# /cast now's view asks it beside the reading; with cached_read a repeated chart_view 1.3 → 0.28 ms; 4 lines).
+# The Verdict and its reasons are frozen.
+JUDGE_CACHE_SIZE = 256
+
+
+@lru_cache(maxsize=JUDGE_CACHE_SIZE, typed=True)
+def cached_judge(
+    chart: VerdictChart, category: str | None, birth: Branch | None, xingnian: Branch | None
+) -> Verdict:
+    """:func:`judge`, all arguments given (the cache's key)."""
     name = GENERAL if category is None else check_category(category)
     notes = ["no_weights"]
     reasons: list[Reason] = []

@@ -28,13 +28,18 @@ from engine.shensha.model import Value
 
 
 def plain_value(value: Value | None) -> Any:
-    """A star's value as JSON: 干支/干/支 as characters, tuples element-wise, words and flags kept."""
-    if isinstance(value, GanZhi):
-        return value.chars
-    if isinstance(value, Branch | Stem):
+    """A star's value as JSON: 干支/干/支 as characters, tuples element-wise, words and flags kept.
+
+    The commonest first, one class a test (146 of a day's 170 stars fall on a branch; ``isinstance`` with a
+    ``Branch | Stem`` union is slower): a /shensha's stars 0.20 → 0.11 ms (issue 31 item 8, same lines)."""
+    if isinstance(value, Branch):
         return value.char
     if isinstance(value, tuple):
         return [plain_value(v) for v in value]
+    if isinstance(value, GanZhi):
+        return value.chars
+    if isinstance(value, Stem):
+        return value.char
     return value
 
 
