@@ -370,8 +370,9 @@ def _draw_run(canvas: Canvas, run: Run, ink: str) -> None:
 
     The run is written into the canvas's rows by numpy, the image being mapped on them (:class:`Canvas`):
     ``Image.paste`` of the indices and ``crop`` then ``getextrema`` of the pixels under them cost ≈ 4.6 and
-    13.5 µs a run against 1.8 and 6 µs (≈ 70 runs a 六爻 picture; ``bench/images.py --kind liuyao``: render
-    0.9× of the paste's), for 2 lines more."""
+    13.5 µs a run against 1.8 and 6 µs on the mapped canvas (≈ 70 runs a 六爻 picture; ``bench/images.py
+    --kind liuyao`` against the mapped canvas with Pillow's paste: render 2.94 → 1.38 ms): 3 lines fewer
+    (19 in, 22 out)."""
     box, key, touched, bands = run
     x, y, x1, y1 = box
     if x >= 0 and y >= 0 and x1 <= canvas.width and y1 <= canvas.height:
@@ -472,8 +473,9 @@ class Canvas:
     The image is mapped on ``scanlines``, the PNG's rows before deflating (:func:`_mapped`): Pillow draws and
     pastes straight into them, so nothing is copied out of the image for its PNG, and the base's rows are put
     back by numpy (:meth:`restore`). Copying the drawn bands out of Pillow (``crop`` and ``tobytes`` in pieces
-    of < 64 KiB) was ≈ 0.5 ms of a 六爻 picture alone and ≈ 1.2 ms in the bot (``bench/images.py --kind
-    liuyao``: to_png 0.88× of main; in the bot's mix, ≈ 0.35 ms of CPU per command): 20 lines fewer.
+    of < 64 KiB) was ≈ 1.1 ms of a new 六爻 picture's PNG and ≈ 1.2 ms in the bot's mix (``bench/images.py
+    --kind liuyao --against`` main: encode 2.15 → 1.07 ms, 3 fresh processes each; Pillow's ``crop`` of a
+    mapped image is slower, 8 → 13 µs, which :func:`_draw_run` no longer calls): 1 line more (31 in, 30 out).
 
     ``base`` is the base canvas this one equals but for what was drawn since it was copied in: ``drawn`` and
     ``bands``, the :func:`tiles` bits of every item drawn since (None: unknown, the next picture copies the
