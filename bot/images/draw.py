@@ -127,10 +127,6 @@ def _mask_bytes(found: tuple[Image.Image, tuple[int, int]]) -> int:
     return width * height + IMAGE_OVERHEAD
 
 
-def _image_bytes(image: Image.Image) -> int:
-    return image.size[0] * image.size[1] + IMAGE_OVERHEAD
-
-
 def _array_bytes(array: np.ndarray) -> int:
     return int(array.nbytes) + 112
 
@@ -175,12 +171,14 @@ def _coverage(key: MaskKey) -> np.ndarray:
     return cover
 
 
-@cached("draw.glyphs", maxsize=TEXT_MASKS_KEPT, max_bytes=TEXT_MASKS_BYTES, size_of=_image_bytes)
-def _glyphs(key: MaskKey, ink: str, bg: int) -> Image.Image:
-    """The text as palette indices over a uniform background ``bg`` (an image of mode L, pasted as it is): its
-    mask through :func:`ladder`."""
+@cached("draw.glyphs", maxsize=TEXT_MASKS_KEPT, max_bytes=TEXT_MASKS_BYTES, size_of=_array_bytes)
+def _glyphs(key: MaskKey, ink: str, bg: int) -> np.ndarray:
+    """The text as palette indices over a uniform background ``bg`` (a (height, width) array, put into the
+    canvas's rows as it is): its mask through :func:`ladder`."""
     mask, _ = text_mask(*key)
-    return mask.point(ladder(ink, bg))
+    indices = np.asarray(mask.point(ladder(ink, bg)))
+    indices.flags.writeable = False
+    return indices
 
 
 @lru_cache(maxsize=TEXT_MASKS_KEPT)
@@ -367,32 +365,32 @@ def _pixel(v: int) -> int:
 def _draw_run(canvas: Canvas, run: Run, ink: str) -> None:
     """One run of text (a mask, :func:`_runs`) in ``ink`` at its box. Over one palette index the cached indices
     are pasted: the index is the base's when the run's tiles are uniform there and nothing of this picture
-    has been drawn on them yet (:meth:`Canvas.untouched`), else read from the pixels (``getextrema`` of a
-    crop: ≈ 5 µs a run, ≈ 1.4 µs through Pillow's core image before issue 31)."""
+    has been drawn on them yet (:meth:`Canvas.untouched`), else read from the pixels (their minimum and
+    maximum).
+
+    The run is written into the canvas's rows by numpy, the image being mapped on them (:class:`Canvas`):
+    ``Image.paste`` of the indices and ``crop`` then ``getextrema`` of the pixels under them cost ≈ 4.6 and
+    13.5 µs a run against 1.8 and 6 µs on the mapped canvas (≈ 70 runs a 六爻 picture; ``bench/images.py
+    --kind liuyao`` against the mapped canvas with Pillow's paste: render 2.94 → 1.38 ms): 3 lines fewer
+    (19 in, 22 out)."""
     box, key, touched, bands = run
     x, y, x1, y1 = box
-    image = canvas.image
     if x >= 0 and y >= 0 and x1 <= canvas.width and y1 <= canvas.height:
+        under = canvas.scanlines[y:y1, x + 1 : x1 + 1]  # the run's box in the rows (after the filter byte)
         lo = hi = canvas.untouched(touched)
-        region = None
         if lo is None:
-            region = image.crop(box)
-            low, high = region.getextrema()
-            assert isinstance(low, int) and isinstance(high, int)  # one band
-            lo, hi = low, high
+            lo, hi = int(under.min()), int(under.max())
         if lo == hi:
-            image.paste(_glyphs(key, ink, lo), box)
+            under[...] = _glyphs(key, ink, lo)
         else:
             # over mixed pixels (a 宿 name across a boundary, a body over a ray): each pixel's index from its
             # own background index and the coverage, through the ladders of those backgrounds
-            assert region is not None  # a uniform tile has one index
-            under = np.asarray(region)
-            blended = _blend_table(ink)[under, _coverage(key)]
-            image.paste(Image.fromarray(blended), box)
+            under[...] = _blend_table(ink)[under, _coverage(key)]
         canvas.drawn |= touched
         canvas.bands |= bands
         return
     canvas.mark(x, y, x1, y1)
+    image = canvas.image
     mask = text_mask(*key)[0]
     region = image.crop(box)
     region.putpalette(source_palette())
@@ -426,9 +424,6 @@ def _wedge_polygon(w: Wedge) -> list[tuple[float, float]]:
 # last one touched (≈ 35 of a 六爻 picture's 67), and a text run on untouched tiles that are one palette index
 # in the base is pasted without reading the pixels under it.
 BAND = 16
-# bytes of the image read at a time for its PNG: Pillow's ``tobytes`` block (``ImageFile.MAXBLOCK``), and
-# under the allocator's threshold for mapping a block of its own
-PIECE = 65536
 TILE_WIDTH = 17
 TILE_COLUMNS = 64
 
@@ -475,6 +470,13 @@ class Canvas:
     are the palette indices (an image of mode P would carry its palette through every crop and paste);
     :meth:`copy` gives the picture with its palette, :meth:`rows` the PNG's rows.
 
+    The image is mapped on ``scanlines``, the PNG's rows before deflating (:func:`_mapped`): Pillow draws and
+    pastes straight into them, so nothing is copied out of the image for its PNG, and the base's rows are put
+    back by numpy (:meth:`restore`). Copying the drawn bands out of Pillow (``crop`` and ``tobytes`` in pieces
+    of < 64 KiB) was ≈ 1.1 ms of a new 六爻 picture's PNG and ≈ 1.2 ms in the bot's mix (``bench/images.py
+    --kind liuyao --against`` main: encode 2.15 → 1.07 ms, 3 fresh processes each; Pillow's ``crop`` of a
+    mapped image is slower, 8 → 13 µs, which :func:`_draw_run` no longer calls): 1 line more (31 in, 30 out).
+
     ``base`` is the base canvas this one equals but for what was drawn since it was copied in: ``drawn`` and
     ``bands``, the :func:`tiles` bits of every item drawn since (None: unknown, the next picture copies the
     whole base). A base canvas keeps ``frozen``, its pixels as an array (what :meth:`restore` pastes back),
@@ -488,7 +490,6 @@ class Canvas:
         "image",
         "pen",
         "scanlines",
-        "stale",
         "frozen",
         "uniform",
         "unlike",
@@ -498,11 +499,9 @@ class Canvas:
 
     def __init__(self, width: int, height: int, background: int = 0) -> None:
         self.width, self.height = width, height
-        self.image = Image.new("L", (width, height), background)
-        self.pen: ImageDraw.ImageDraw | None = ImageDraw.Draw(self.image)
         # the PNG's rows before deflating: each row's filter byte (0, none), then its palette indices
-        self.scanlines: np.ndarray | None = None
-        self.stale = -1  # the bits of the bands ``scanlines`` may not have as the image has them: all
+        self.scanlines, self.image = _mapped(width, height, background)
+        self.pen: ImageDraw.ImageDraw | None = ImageDraw.Draw(self.image)
         self.frozen = np.zeros((0, 0), dtype=np.uint8)  # a base's pixels (:meth:`freeze`)
         self.base: Canvas | None = None
         self.drawn = self.bands = 0
@@ -520,6 +519,7 @@ class Canvas:
         self.frozen = self.pixels
         self.frozen.flags.writeable = False
         self.image = Image.frombuffer("L", (self.width, self.height), self.frozen, "raw", "L", 0, 1)
+        self.scanlines = np.zeros((0, 0), dtype=np.uint8)
         self.pen = None
         self.uniform = _uniform_tiles(self.frozen)
 
@@ -532,16 +532,10 @@ class Canvas:
         elif self.base is not None:
             bands = self.bands | base.differs(self.base)
         else:
-            self.image.paste(base.image)
+            self.scanlines[:, 1:] = base.frozen
             bands = 0
-            self.stale = -1
-        self.stale |= bands | self.bands
         for top, bottom in self.runs(bands):
-            # the base's rows as an image mapped on its array (no copy but the paste's)
-            rows = Image.frombuffer(
-                "L", (self.width, bottom - top), base.frozen[top:bottom], "raw", "L", 0, 1
-            )
-            self.image.paste(rows, (0, top))
+            self.scanlines[top:bottom, 1:] = base.frozen[top:bottom]
         self.base = base
         self.drawn = self.bands = 0
 
@@ -577,7 +571,6 @@ class Canvas:
     def forget(self) -> None:
         """Note that the canvas was drawn on anywhere (the next :meth:`restore` copies the whole base)."""
         self.base = None
-        self.stale = -1
 
     def untouched(self, touched: int) -> int | None:
         """The palette index of the tiles ``touched`` when nothing was drawn on them since the base was copied
@@ -598,20 +591,27 @@ class Canvas:
 
     def rows(self) -> np.ndarray:
         """The PNG's rows before deflating, (height, width + 1): each row's filter byte (0, none), then its
-        palette indices — one array per canvas, where only the bands that may have changed since the last
-        call (``stale`` and ``bands``) are read again from the image, in pieces of < 64 KiB: ``tobytes`` of
-        the whole picture, a fresh 1.1–1.8 MB ``bytes`` each time, was mapped and page-faulted anew by the
-        allocator (≈ 0.9 ms a 六爻 picture, against ≈ 0.1 ms to copy it)."""
-        if self.scanlines is None:
-            self.scanlines = np.zeros((self.height, self.width + 1), dtype=np.uint8)
-        piece = max(1, PIECE // self.width)  # rows: ``tobytes`` returns them as one block of ≤ 64 KiB
-        for top, bottom in self.runs(self.stale | self.bands):
-            for start in range(top, bottom, piece):
-                stop = min(bottom, start + piece)
-                data = self.image.crop((0, start, self.width, stop)).tobytes()
-                self.scanlines[start:stop, 1:] = np.frombuffer(data, dtype=np.uint8).reshape(-1, self.width)
-        self.stale = 0
+        palette indices — the array the image is mapped on."""
         return self.scanlines
+
+
+def _mapped(width: int, height: int, background: int) -> tuple[np.ndarray, Image.Image]:
+    """The rows of a PNG of ``width`` × ``height`` filled with ``background`` (each row's filter byte 0), and an
+    image of mode L mapped on them (from each row's second byte, a row ``width + 1`` bytes apart), which Pillow
+    draws and pastes into in place. ``Image.frombuffer`` maps the array read-only (an image drawn on would copy
+    it first); the flag is lifted, and a pixel pasted through the image is checked to reach the array (a
+    Pillow that copied instead would fail here, not draw pictures that never reach their PNG)."""
+    stride = width + 1
+    flat = np.zeros(height * stride + 1, dtype=np.uint8)  # + 1: the map starts at the first row's 2nd byte
+    rows = flat[: height * stride].reshape(height, stride)
+    rows[:, 1:] = background
+    image = Image.frombuffer("L", (width, height), flat[1:], "raw", "L", stride, 1)
+    image.readonly = 0
+    image.paste(background ^ 1, (0, 0, 1, 1))
+    if rows[0, 1] != background ^ 1 or rows[0, 0] != 0:
+        raise RuntimeError("Pillow no longer draws in place on an image mapped on an array")
+    rows[0, 1] = background
+    return rows, image
 
 
 _canvases = threading.local()
