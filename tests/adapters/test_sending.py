@@ -20,7 +20,7 @@ from bot.sending import (
     split_telegram_html,
     utf16_len,
 )
-from bot.telegram.sender import TelegramSender, retry_after_seconds, telegram_request
+from bot.telegram.sender import Keyboard, TelegramSender, retry_after_seconds, telegram_request
 from tests.fakes.telegram import EntityParseError, FakeTelegram, visible_text
 
 
@@ -462,7 +462,10 @@ async def test_the_sender_puts_on_the_wire_what_python_telegram_bot_would(tg):
 
 
 async def _sender_and_bot_on_the_wire(tg, bot):
-    markup = telegram.InlineKeyboardMarkup([[telegram.InlineKeyboardButton("盤", callback_data="p:1")]])
+    rows = [[("• 盤 판", "p:1:2:brief"), ("解", "p:1:2:read")], [("재물", "p:1:2:cai")], [("○ 驗", "w:/note 2 held")]]
+    markup = telegram.InlineKeyboardMarkup(
+        [[telegram.InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows]
+    )
     await bot.send_message(
         chat_id=501, text="<b>甲子</b> 하루", parse_mode="HTML", disable_web_page_preview=True,
         reply_to_message_id=7, allow_sending_without_reply=True, reply_markup=markup,
@@ -472,7 +475,7 @@ async def _sender_and_bot_on_the_wire(tg, bot):
         parse_mode="HTML", reply_to_message_id=7, allow_sending_without_reply=True, reply_markup=markup,
     )  # fmt: skip
     sender = TelegramSender(bot)
-    keyboard = markup
+    keyboard = Keyboard(rows)  # ours: its own to_dict, the same request
     text = await sender.send(502, "<b>甲子</b> 하루", reply_to_message_id=7, reply_markup=keyboard)
     photo = await sender.send(
         502, "", photo=_png("green"), caption="<i>盤</i>", reply_to_message_id=7, reply_markup=keyboard
