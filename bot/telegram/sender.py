@@ -97,7 +97,8 @@ class Keyboard(InlineKeyboardMarkup):
             return super().to_dict(recursive=recursive)
         return {
             "inline_keyboard": [
-                [{"callback_data": b.callback_data, "text": b.text} for b in row] for row in self.inline_keyboard
+                [{"callback_data": b.callback_data, "text": b.text} for b in row]
+                for row in self.inline_keyboard
             ]
         }
 

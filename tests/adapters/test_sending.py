@@ -462,7 +462,11 @@ async def test_the_sender_puts_on_the_wire_what_python_telegram_bot_would(tg):
 
 
 async def _sender_and_bot_on_the_wire(tg, bot):
-    rows = [[("• 盤 판", "p:1:2:brief"), ("解", "p:1:2:read")], [("재물", "p:1:2:cai")], [("○ 驗", "w:/note 2 held")]]
+    rows = [
+        [("• 盤 판", "p:1:2:brief"), ("解", "p:1:2:read")],
+        [("재물", "p:1:2:cai")],
+        [("○ 驗", "w:/note 2 held")],
+    ]
     markup = telegram.InlineKeyboardMarkup(
         [[telegram.InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows]
     )
@@ -488,6 +492,30 @@ async def _sender_and_bot_on_the_wire(tg, bot):
         assert list(mine.files) == list(theirs.files)  # the upload's part name
     # the outcome names the messages Telegram created
     assert [text.message_ids[0], photo.message_ids[0]] == [c.result["message_id"] for c in ours]
+
+
+async def test_a_sent_message_comes_back_without_its_echoed_keyboard_and_updates_keep_theirs(tg):
+    """Telegram answers a send with the message it made, the keyboard echoed; the transport drops that echo
+    before PTB builds the ``Message`` (nothing reads it: bot.telegram.aiohttprequest), and keeps the keyboard of
+    a message in an update, which a button press reads (``bot.telegram.shows``)."""
+    request, polling = telegram_request(8), telegram_request(1)
+    async with telegram.Bot(
+        tg.token, base_url=tg.base_url, request=request, get_updates_request=polling
+    ) as bot:
+        keyboard = Keyboard(
+            [[("• 盤 판", "p:801:2:brief"), ("解", "p:801:2:read")], [("재물", "p:801:2:cai")]]
+        )
+        sent = await bot.send_message(801, "<b>甲子</b>", parse_mode="HTML", reply_markup=keyboard)
+        [call] = tg.sent_to(801)
+        assert (
+            call.result["reply_markup"] == keyboard.to_dict()
+        )  # what Telegram answered: the keyboard echoed
+        assert sent.reply_markup is None  # not built again
+        assert (sent.message_id, sent.text, sent.chat.id) == (call.result["message_id"], "甲子", 801)
+        tg.callback_query("p:801:2:read", chat_id=801, message_id=sent.message_id, message=call.result)
+        [update] = await bot.get_updates(timeout=0)
+        assert update.callback_query is not None and update.callback_query.message is not None
+        assert update.callback_query.message.reply_markup == keyboard
 
 
 async def test_a_picture_sent_before_goes_as_its_file_id_and_is_not_uploaded_again(tg, bot):
