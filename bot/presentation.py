@@ -293,7 +293,8 @@ def sealed(shown: Message, seal: ButtonSeal, chat_id: str, owner: str, *, privat
     if not shown.buttons:
         return shown
     # Button(label, data, current) rather than dataclasses.replace (≈ 2.6 against 0.8 µs a button, 19 under a
-    # /cast now reply): a Button is those three fields
+    # /cast now reply): a Button is those three fields. With the seal's one-shot HMAC (bot.seal): sealing a
+    # /cast now reply ≈ 0.23 → 0.12 ms warm, 0.33 → 0.29 ms right after its dispatch (in process, medians)
     rows = tuple(
         tuple(
             Button(
