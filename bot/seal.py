@@ -32,6 +32,7 @@ SEAL_CHARS: Final = 16  # base64url characters of the HMAC kept (96 bits)
 SEPARATOR: Final = "|"
 # what the data inside may take: the whole data, seal included, fits Telegram's 64 bytes
 INNER_LIMIT: Final = DATA_LIMIT - len(SEPARATOR) - SEAL_CHARS
+_SEAL_BYTES: Final = SEAL_CHARS * 3 // 4  # the HMAC's bytes those characters write
 EVERYONE: Final = "*"  # the audience of a message everyone in the chat reads
 KEY_BYTES: Final = 32
 
@@ -73,9 +74,13 @@ class ButtonSeal:
         return cls(hashlib.sha256(b"sikpan buttons\0" + secret.encode()).digest())
 
     def _mac(self, platform: str, chat_id: str, audience: str, data: str) -> str:
+        """The first :data:`SEAL_CHARS` base64url characters of the HMAC: those of its first 12 bytes (base64
+        writes 3 bytes as 4 characters). ``hmac.digest`` is the one-shot C HMAC, the same digest as
+        ``hmac.new(…).digest()`` without its Python object: ≈ 5.7 → 3.5 µs a button (a ``/cast now`` reply
+        seals 19)."""
         message = "\x1f".join((platform, chat_id, audience, data)).encode()
-        digest = hmac.new(self.key, message, hashlib.sha256).digest()
-        return base64.urlsafe_b64encode(digest).decode()[:SEAL_CHARS]
+        digest = hmac.digest(self.key, message, hashlib.sha256)
+        return base64.urlsafe_b64encode(digest[:_SEAL_BYTES]).decode()
 
     def seal(self, platform: str, chat_id: str, data: str, audience: str = EVERYONE) -> str:
         """``data`` sealed for ``chat_id`` of ``platform`` and ``audience`` (``*`` or one user id)."""

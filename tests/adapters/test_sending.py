@@ -20,7 +20,7 @@ from bot.sending import (
     split_telegram_html,
     utf16_len,
 )
-from bot.telegram.sender import TelegramSender, retry_after_seconds, telegram_request
+from bot.telegram.sender import Keyboard, TelegramSender, retry_after_seconds, telegram_request
 from tests.fakes.telegram import EntityParseError, FakeTelegram, visible_text
 
 
@@ -462,7 +462,14 @@ async def test_the_sender_puts_on_the_wire_what_python_telegram_bot_would(tg):
 
 
 async def _sender_and_bot_on_the_wire(tg, bot):
-    markup = telegram.InlineKeyboardMarkup([[telegram.InlineKeyboardButton("盤", callback_data="p:1")]])
+    rows = [
+        [("• 盤 판", "p:1:2:brief"), ("解", "p:1:2:read")],
+        [("재물", "p:1:2:cai")],
+        [("○ 驗", "w:/note 2 held")],
+    ]
+    markup = telegram.InlineKeyboardMarkup(
+        [[telegram.InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows]
+    )
     await bot.send_message(
         chat_id=501, text="<b>甲子</b> 하루", parse_mode="HTML", disable_web_page_preview=True,
         reply_to_message_id=7, allow_sending_without_reply=True, reply_markup=markup,
@@ -472,7 +479,7 @@ async def _sender_and_bot_on_the_wire(tg, bot):
         parse_mode="HTML", reply_to_message_id=7, allow_sending_without_reply=True, reply_markup=markup,
     )  # fmt: skip
     sender = TelegramSender(bot)
-    keyboard = markup
+    keyboard = Keyboard(rows)  # ours: its own to_dict, the same request
     text = await sender.send(502, "<b>甲子</b> 하루", reply_to_message_id=7, reply_markup=keyboard)
     photo = await sender.send(
         502, "", photo=_png("green"), caption="<i>盤</i>", reply_to_message_id=7, reply_markup=keyboard
@@ -485,6 +492,30 @@ async def _sender_and_bot_on_the_wire(tg, bot):
         assert list(mine.files) == list(theirs.files)  # the upload's part name
     # the outcome names the messages Telegram created
     assert [text.message_ids[0], photo.message_ids[0]] == [c.result["message_id"] for c in ours]
+
+
+async def test_a_sent_message_comes_back_without_its_echoed_keyboard_and_updates_keep_theirs(tg):
+    """Telegram answers a send with the message it made, the keyboard echoed; the transport drops that echo
+    before PTB builds the ``Message`` (nothing reads it: bot.telegram.aiohttprequest), and keeps the keyboard of
+    a message in an update, which a button press reads (``bot.telegram.shows``)."""
+    request, polling = telegram_request(8), telegram_request(1)
+    async with telegram.Bot(
+        tg.token, base_url=tg.base_url, request=request, get_updates_request=polling
+    ) as bot:
+        keyboard = Keyboard(
+            [[("• 盤 판", "p:801:2:brief"), ("解", "p:801:2:read")], [("재물", "p:801:2:cai")]]
+        )
+        sent = await bot.send_message(801, "<b>甲子</b>", parse_mode="HTML", reply_markup=keyboard)
+        [call] = tg.sent_to(801)
+        assert (
+            call.result["reply_markup"] == keyboard.to_dict()
+        )  # what Telegram answered: the keyboard echoed
+        assert sent.reply_markup is None  # not built again
+        assert (sent.message_id, sent.text, sent.chat.id) == (call.result["message_id"], "甲子", 801)
+        tg.callback_query("p:801:2:read", chat_id=801, message_id=sent.message_id, message=call.result)
+        [update] = await bot.get_updates(timeout=0)
+        assert update.callback_query is not None and update.callback_query.message is not None
+        assert update.callback_query.message.reply_markup == keyboard
 
 
 async def test_a_picture_sent_before_goes_as_its_file_id_and_is_not_uploaded_again(tg, bot):

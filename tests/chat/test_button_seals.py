@@ -9,6 +9,9 @@ what its view's allow-list names (no saved place or coordinates)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 from typing import Any
 
 import pytest
@@ -168,6 +171,11 @@ def test_a_seal_holds_in_its_own_chat_for_its_audience_only():
     assert (
         ButtonSeal.from_secret("s").open("t", "1", "2", ButtonSeal.from_secret("s").seal("t", "1", "x")).valid
     )
+    # the seal as the module documents it (buttons sent before keep opening): the first 16 base64url characters
+    # of the HMAC-SHA-256 over the platform, the chat, the audience and the data, keyed by the server's key
+    message = "\x1f".join(("telegram", "42", "42", data)).encode()
+    expected = base64.urlsafe_b64encode(hmac.new(seal.key, message, hashlib.sha256).digest()).decode()[:16]
+    assert own == f"{data}|{expected}"
 
 
 def test_page_access_by_seal_presser_and_chat():
