@@ -61,6 +61,7 @@ from telegram import (
     BotCommandScopeDefault,
     Chat,
     ChatMemberUpdated,
+    InlineKeyboardButton,
     InlineKeyboardMarkup,
     InputFile,
     InputMediaPhoto,
@@ -113,7 +114,7 @@ from bot.sending import SendOutcome
 from bot.startup import StartupError
 from bot.telegram.aiohttprequest import AiohttpRequest
 from bot.telegram.inline import InlineMode
-from bot.telegram.sender import NO_PREVIEW, Keyboard, TelegramSender, start_telegram, telegram_request
+from bot.telegram.sender import NO_PREVIEW, TelegramSender, start_telegram, telegram_request
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -724,7 +725,9 @@ def markup_of(rows: Rows) -> InlineKeyboardMarkup | None:
     """The inline keyboard of a message's buttons (each sends its data back as a callback query)."""
     if not rows:
         return None
-    return Keyboard([(b.label, b.data) for b in row] for row in rows)
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows]
+    )
 
 
 def shows(message: Message, data: str) -> bool:

@@ -17,7 +17,7 @@ import logging
 import time
 import warnings
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -72,35 +72,6 @@ log = logging.getLogger(__name__)
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)  # no link previews under a reply
 _UNPACED = Slot(0.0)  # the slot of a send with pacing off (nothing to settle)
-
-
-class Keyboard(InlineKeyboardMarkup):
-    """An inline keyboard of (label, callback data) buttons: PTB's ``InlineKeyboardMarkup`` of
-    ``InlineKeyboardButton(label, callback_data=data)``, frozen as PTB freezes it, whose :meth:`to_dict` — how
-    PTB writes a markup into a request, once per request that carries it — reads the two fields each button
-    has instead of PTB's generic walk over every attribute of every button (13 a button, each through
-    ``DefaultValue`` and ``hasattr``). The same dict, keys in PTB's order (``tests/adapters`` compares it with
-    PTB's own). A ``/cast now`` keyboard of 19 buttons: ≈ 0.39 → 0.02 ms a send, the mean of the three
-    commands 0.27 → 0.01 ms (in process, keyboards of fresh replies, medians); 20 lines."""
-
-    __slots__ = ()
-
-    def __init__(self, rows: Iterable[Iterable[tuple[str, str]]]) -> None:
-        super().__init__(
-            [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows]
-        )
-
-    def to_dict(self, recursive: bool = True) -> dict[str, Any]:
-        """What :meth:`telegram.TelegramObject.to_dict` gives for this keyboard (its buttons set only
-        ``text`` and ``callback_data``, and nothing sets ``api_kwargs``), without the generic walk."""
-        if not recursive or not self.inline_keyboard or self.api_kwargs:
-            return super().to_dict(recursive=recursive)
-        return {
-            "inline_keyboard": [
-                [{"callback_data": b.callback_data, "text": b.text} for b in row]
-                for row in self.inline_keyboard
-            ]
-        }
 
 
 def request_not_sent(exc: BaseException) -> bool:
@@ -443,7 +414,9 @@ class TelegramSender:
         readings carry their page buttons so, without importing the chat library)."""
         if not any(rows):
             return None
-        return Keyboard(row for row in rows if row)
+        return InlineKeyboardMarkup(
+            [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows if row]
+        )
 
     def release(self, chat_id: int | str) -> None:
         """Give back a place :meth:`hold` took for a reply that is not made."""
@@ -735,7 +708,6 @@ async def start_sender(ctx: AppContext, on_migrated: MigratedCallback) -> Bot:
 
 __all__ = [
     "NO_PREVIEW",
-    "Keyboard",
     "TelegramSender",
     "Ticket",
     "request_not_sent",

@@ -20,7 +20,7 @@ from bot.sending import (
     split_telegram_html,
     utf16_len,
 )
-from bot.telegram.sender import Keyboard, TelegramSender, retry_after_seconds, telegram_request
+from bot.telegram.sender import TelegramSender, retry_after_seconds, telegram_request
 from tests.fakes.telegram import EntityParseError, FakeTelegram, visible_text
 
 
@@ -479,10 +479,9 @@ async def _sender_and_bot_on_the_wire(tg, bot):
         parse_mode="HTML", reply_to_message_id=7, allow_sending_without_reply=True, reply_markup=markup,
     )  # fmt: skip
     sender = TelegramSender(bot)
-    keyboard = Keyboard(rows)  # ours: its own to_dict, the same request
-    text = await sender.send(502, "<b>甲子</b> 하루", reply_to_message_id=7, reply_markup=keyboard)
+    text = await sender.send(502, "<b>甲子</b> 하루", reply_to_message_id=7, reply_markup=markup)
     photo = await sender.send(
-        502, "", photo=_png("green"), caption="<i>盤</i>", reply_to_message_id=7, reply_markup=keyboard
+        502, "", photo=_png("green"), caption="<i>盤</i>", reply_to_message_id=7, reply_markup=markup
     )
     assert text.ok and photo.ok
     ptb, ours = tg.sent_to(501), tg.sent_to(502)
@@ -502,8 +501,9 @@ async def test_a_sent_message_comes_back_without_its_echoed_keyboard_and_updates
     async with telegram.Bot(
         tg.token, base_url=tg.base_url, request=request, get_updates_request=polling
     ) as bot:
-        keyboard = Keyboard(
-            [[("• 盤 판", "p:801:2:brief"), ("解", "p:801:2:read")], [("재물", "p:801:2:cai")]]
+        rows = [[("• 盤 판", "p:801:2:brief"), ("解", "p:801:2:read")], [("재물", "p:801:2:cai")]]
+        keyboard = telegram.InlineKeyboardMarkup(
+            [[telegram.InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows]
         )
         sent = await bot.send_message(801, "<b>甲子</b>", parse_mode="HTML", reply_markup=keyboard)
         [call] = tg.sent_to(801)
