@@ -503,7 +503,10 @@ async def test_a_sent_message_comes_back_without_its_echoed_keyboard_and_updates
     ) as bot:
         rows = [[("• 盤 판", "p:801:2:brief"), ("解", "p:801:2:read")], [("재물", "p:801:2:cai")]]
         keyboard = telegram.InlineKeyboardMarkup(
-            [[telegram.InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows]
+            [
+                [telegram.InlineKeyboardButton(label, callback_data=data) for label, data in row]
+                for row in rows
+            ]
         )
         sent = await bot.send_message(801, "<b>甲子</b>", parse_mode="HTML", reply_markup=keyboard)
         [call] = tg.sent_to(801)
