@@ -9,6 +9,7 @@ them through the one sender (python-telegram-bot) to the fake Telegram."""
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import os
 import signal
@@ -21,12 +22,24 @@ from bot.scheduler import DailyScheduler, daily_queue, run_worker
 from bot.telegram.sender import start_sender
 
 
+def dump_tasks() -> None:
+    """SIGUSR1: every task of the process with where it waits, to stderr (a test whose rows do not settle
+    asks its processes for this before it stops them: a job stalled in a worker shows its stack)."""
+    out = io.StringIO()
+    for task in asyncio.all_tasks():
+        out.write(f"--- {task.get_name()}\n")
+        task.print_stack(limit=40, file=out)
+    sys.stderr.write(f"=== tasks of {os.getpid()}\n{out.getvalue()}=== end of tasks\n")
+    sys.stderr.flush()
+
+
 async def main(role: str) -> None:
     settings = load_settings()
     ctx = await create_context(settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, stop.set)
+    loop.add_signal_handler(signal.SIGUSR1, dump_tasks)
     stale = float(os.environ.get("ROLE_STALE", "90"))
     try:
         if role == "scheduler":

@@ -13,12 +13,14 @@ import asyncio
 import signal
 import sys
 from collections import Counter
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot.storage import Storage
 from tests.fakes.proxy import Proxy
 from tests.fakes.telegram import FakeTelegram
 from tests.scale.test_broadcast import (
+    HERE,
     ROOT,
     TOKEN,
     role_env,
@@ -49,15 +51,51 @@ async def stuck(db: str, tg: FakeTelegram) -> str:
     return "; ".join(f"{tuple(r)} received {sent[str(r[5])]}" for r in rows)
 
 
-async def test_postgresql_cut_10_s_at_reading_80_of_300_every_reading_once_within_60_s_of_its_return():
+async def spawn_logged(role: str, env: dict[str, str], log: Path) -> asyncio.subprocess.Process:
+    """A role process whose stderr goes to the file ``log``: always drained (a pipe read only at the end
+    blocks a process once it has written its 64 KiB — a fault's tracebacks — and freezes its jobs), and
+    there to read when the rows do not settle."""
+    with log.open("wb") as out:
+        return await asyncio.create_subprocess_exec(
+            sys.executable, str(HERE / "role_proc.py"), role, cwd=ROOT, env=env, stderr=out
+        )
+
+
+async def stop_logged(procs: list[asyncio.subprocess.Process], logs: list[Path]) -> list[str]:
+    """SIGTERM every process still running; the log tails of those that did not stop cleanly."""
+    for p in procs:
+        if p.returncode is None:
+            p.send_signal(signal.SIGTERM)
+    errors = []
+    for p, log in zip(procs, logs, strict=True):
+        await asyncio.wait_for(p.wait(), timeout=60)
+        if p.returncode not in (0, -signal.SIGKILL):
+            errors.append(f"exit {p.returncode}: {log.read_text(errors='replace')[-2000:]}")
+    return errors
+
+
+async def show_logs(procs: list[asyncio.subprocess.Process], logs: list[Path]) -> None:
+    """Every process's tasks (``role_proc.dump_tasks``: where a stalled job waits) and its log's tail."""
+    for p in procs:
+        if p.returncode is None:
+            p.send_signal(signal.SIGUSR1)
+    await asyncio.sleep(1.0)
+    for log in logs:
+        print(f"--- {log.name}\n{log.read_text(errors='replace')[-30000:]}")
+
+
+async def test_postgresql_cut_10_s_at_reading_80_of_300_every_reading_once_within_60_s_of_its_return(
+    tmp_path: Path,
+):
     async with servers() as (db, redis_url, tg):
         await subscribe_due_in(db, N)
         pg = urlsplit(db)
         async with Proxy(pg.hostname or "127.0.0.1", pg.port or 5432) as proxy:
             scheduler_env = role_env(db, redis_url, tg)
             worker_env = role_env(via(db, proxy), redis_url, tg, ROLE_MAX_JOBS="8")
-            procs = [await spawn("scheduler", scheduler_env)]
-            procs += [await spawn("worker", worker_env) for _ in range(2)]
+            logs = [tmp_path / name for name in ("scheduler.log", "worker-1.log", "worker-2.log")]
+            procs = [await spawn_logged("scheduler", scheduler_env, logs[0])]
+            procs += [await spawn_logged("worker", worker_env, log) for log in logs[1:]]
             loop = asyncio.get_running_loop()
             try:
                 for _ in range(1200):
@@ -74,10 +112,11 @@ async def test_postgresql_cut_10_s_at_reading_80_of_300_every_reading_once_withi
                     done = await wait_settled(db, N, timeout=60)
                 except AssertionError:
                     print(await stuck(db, tg))
+                    await show_logs(procs, logs)
                     raise
                 settled_after = loop.time() - back_at
             finally:
-                errors = await stop_all(procs)
+                errors = await stop_logged(procs, logs)
         assert errors == []
         chats = Counter(str(c.params["chat_id"]) for c in tg.sent)
         last = max(c.at for c in tg.sent)
