@@ -94,9 +94,16 @@ def _floors_script():  # scripts/floors.py, the floors job .ci/run starts
     return module
 
 
-def test_ci_runs_the_floors_job_after_the_test_command():
+def test_ci_runs_the_floors_job_beside_the_test_command_once_its_install_is_done():
+    """The floors job starts in the background only when the main install has written the project's console
+    script (both installs build the project in the tree), and CI waits for it and judges it after the suite."""
     text = (ROOT / ".ci" / "run").read_text()
-    assert text.index('bash -c "$cmd"') < text.index("python3 scripts/floors.py")
+    started = text.index("python3 scripts/floors.py >")
+    assert text.rindex("[ -x .venv/bin/sikpan ] && break", 0, started) < started
+    assert started < text.index("floors_job=$!") < text.index('bash -c "$cmd"')
+    assert (
+        text.index('bash -c "$cmd"') < text.index('wait "$floors_job"') < text.index("for run in main floors")
+    )
 
 
 def test_the_floors_are_the_lower_bounds_of_pyproject(tmp_path):
