@@ -249,6 +249,14 @@ FAMILIES: dict[str, dict[str, str]] = {
     },
     # the word typed for an option ("<key>") or a value ("<key>=<value>") where its name gives none short and
     # natural (bot.features.options.typed_option, typed_value): 今宿 for 今宿（距星）, 인 for 인(寅): 토는 화를 따름
+    # a shorter name of a value for the /settings pages, where the reading's own name is a sentence (the
+    # reading keeps its name; both names are typed)
+    "settings.short": {
+        "liuyao.middle_source=hexagram": N_("bot.optval.liuyao.middle_source.hexagram"),
+        "liuyao.middle_source=day_month": N_("bot.optval.liuyao.middle_source.day_month"),
+        "liuyao.scatter=day_clash": N_("bot.optval.liuyao.scatter.day_clash"),
+        "liuyao.scatter=none": N_("bot.optval.liuyao.scatter.none"),
+    },
     "settings.word": {
         "day_starts": N_("chat.settings.word.day_starts"),
         "daily_picture": N_("chat.settings.word.daily_picture"),

@@ -294,6 +294,13 @@ class Setting:
     # (``settings.word``: 今宿 for 今宿（距星）); a name's own words are typed otherwise (:func:`typed_value`)
     word: str | None = None
     value_words: tuple[tuple[str, str], ...] = ()
+    # (value, message id) of a shorter name the /settings pages show where the value's name is a sentence
+    # (``settings.short``); it is typed as well
+    value_short: tuple[tuple[str, str], ...] = ()
+
+    def shown_labels(self) -> dict[str, str]:
+        """The message id each value is shown by on the /settings pages: its short name, else its name."""
+        return {**dict(self.value_labels), **dict(self.value_short)}
 
 
 def _label(group: str, name: str) -> str | None:
@@ -317,7 +324,11 @@ def _setting(key: str, group: str, name: str, default: str, choices: tuple[str, 
     )
     words = FAMILIES["settings.word"]
     value_words = tuple((v, words[f"{key}={v}"]) for v in (choices or (default,)) if f"{key}={v}" in words)
-    return Setting(key, group, name, default, choices, label, value_labels, words.get(key), value_words)
+    shorts = FAMILIES["settings.short"]
+    value_short = tuple((v, shorts[f"{key}={v}"]) for v in choices if f"{key}={v}" in shorts)
+    return Setting(
+        key, group, name, default, choices, label, value_labels, words.get(key), value_words, value_short
+    )
 
 
 _MODEL: list[Setting] = []
@@ -500,6 +511,18 @@ def typed_value(option: Setting, value: str, lang: str) -> str:
     return next(found, value)
 
 
+@functools.cache
+def typed_group(group: str, lang: str) -> str:
+    """The word typed for a group in ``lang`` that ``/settings`` takes for exactly that group (``육효`` of
+    육효(六爻), ``七政四餘``): the shortest natural word of its name; its code when its name has none."""
+    msgid = FAMILIES["chat.settings.group"].get(group)
+    if msgid is None:
+        return group
+    shown = _typed_candidates(gettext(lang, msgid), lang)
+    found = (w for w in shown if sorted({key for key, _ in named(w)}) == [group])
+    return next(found, group)
+
+
 def _catalog_word(msgid: str | None, lang: str) -> list[str]:
     """The word the catalog of ``lang`` gives for typing an option or a value (``settings.word``), if any."""
     return [catalog(lang)[msgid]] if msgid is not None and msgid in catalog(lang) else []
@@ -543,11 +566,10 @@ def named(word: str) -> list[tuple[str, str | None]]:
         return found
     values: list[tuple[str, str]] = []
     for s in model():
-        labels, words = dict(s.value_labels), dict(s.value_words)
+        labels, words, shorts = dict(s.value_labels), dict(s.value_words), dict(s.value_short)
         for v in s.choices:
-            values += [
-                (f"{s.key}={v}", t) for t in (*_label_texts(labels.get(v)), *_label_texts(words.get(v)))
-            ]
+            texts = (*_label_texts(labels.get(v)), *_label_texts(words.get(v)), *_label_texts(shorts.get(v)))
+            values += [(f"{s.key}={v}", t) for t in texts]
     return [(k.split("=", 1)[0], k.split("=", 1)[1]) for k in _match(word, values)]
 
 
@@ -563,11 +585,11 @@ def option_named(word: str) -> Setting | None:
 
 def value_named(option: Setting, word: str) -> str | None:
     """The value of ``option`` that ``word`` names by its shown name (ko or lzh), if exactly one."""
-    labels, words = dict(option.value_labels), dict(option.value_words)
+    labels, words, shorts = dict(option.value_labels), dict(option.value_words), dict(option.value_short)
     names = [
         (v, t)
         for v in option.choices or (option.default,)
-        for t in (*_label_texts(labels.get(v)), *_label_texts(words.get(v)))
+        for t in (*_label_texts(labels.get(v)), *_label_texts(words.get(v)), *_label_texts(shorts.get(v)))
     ]
     found = _match(word, names)
     return found[0] if len(found) == 1 else None

@@ -144,8 +144,9 @@ async def test_settings_label_each_option(say):
     r = await say("/settings")
     labelled = {o["name"]: o["label"] for o in r.context["options"]}
     assert labelled["day_starts"] == "bot.opt.day_starts"
-    text = render(r, "console")
-    # each option by its name and its value's name, not their codes (issue 32 item 6)
+    # each option by its name and its value's name, not their codes (issue 32 item 6), on its group's page (the
+    # overview lists only what differs from the defaults)
+    text = render(await say("/settings bot"), "console") + render(await say("/settings liuren"), "console")
     assert gettext("ko", "bot.opt.solar_time") + ": " + gettext("ko", "chat.settings.off") in text
     if "liuren.gui_rule" in labelled:
         assert labelled["liuren.gui_rule"] == "liuren.opt.gui_rule"

@@ -56,7 +56,9 @@ async def test_a_new_option_shows_up_without_new_code(say, ctx):
     group = await say("/settings bot")
     assert ("daily_picture", None) in _targets(group)
     off, on = gettext("ko", "chat.settings.off"), gettext("ko", "chat.settings.on")
-    assert f"{gettext('ko', 'bot.opt.daily_picture')}: {off} ({off} | {on}" in render(group, "console")
+    line = f"{gettext('ko', 'bot.opt.daily_picture')}: {off} · {gettext('ko', 'chat.settings.default')}"
+    assert line in render(group, "console").splitlines()  # its value, not the list of values
+    assert f"{on}: {on}" in render(await say("/settings daily_picture"), "console").splitlines()
     option = await say("/settings daily_picture")
     assert {("daily_picture", "on"), ("daily_picture", "off")} <= _targets(option)
     assert (await say("/settings daily_picture on")).view == "settings"

@@ -85,15 +85,38 @@ async def test_set_by_names(say, ctx, line, key, value):
     assert (await ctx.storage.get_user("console:u1")).options[key] == value
 
 
+COLON = {"ko": ": ", "lzh": "："}  # each language's colon after a label or a typed word
+
+
+def _choices(text: str, lang: str) -> list[tuple[str, str]]:
+    """An option page's values as (the word typed for it, its name), in order: the lines between the list's
+    heading and the line that changes it."""
+    lines = text.splitlines()
+    start = lines.index(gettext(lang, "chat.settings.values") + COLON[lang].rstrip()) + 1
+    end = next(i for i, ln in enumerate(lines) if ln.startswith(gettext(lang, "chat.settings.change")))
+    mark = " · " + gettext(lang, "chat.settings.default")
+    rows = [ln.removesuffix(mark).split(COLON[lang], 1) for ln in lines[start:end]]
+    return [(word, name) for word, name in rows]
+
+
+def _change_line(text: str, lang: str) -> str:
+    """The ``/settings <option word> <value word>`` an option page shows to change it."""
+    head = gettext(lang, "chat.settings.change") + COLON[lang]
+    return next(ln for ln in text.splitlines() if ln.startswith(head))[len(head) :]
+
+
 @pytest.mark.parametrize("lang", ["ko", "lzh"])
 async def test_the_typed_lines_shown_work(say, ctx, lang):
-    """The option page shows each value as a line to type, by name; each one sets that value."""
+    """The option page shows each value by the word typed for it, and the line that changes it; each word,
+    typed after the option's, sets that value."""
     r = await say("/settings liuren.fuyin_maozi", lang_hint=lang)
-    lines = re.findall(r"[:：] ?(/settings \S+ \S+)$", render(r, "console"), re.M)
-    assert len(lines) == 2
-    for line, want in zip(lines, ("daquan", "cunyan"), strict=True):
-        done = await say(line, lang_hint=lang)
-        assert done.context["changed_key"] == "liuren.fuyin_maozi", line
+    text = render(r, "console")
+    _, option_word, _ = _change_line(text, lang).split(" ")
+    words = [word for word, _ in _choices(text, lang)]
+    assert len(words) == 2
+    for word, want in zip(words, ("daquan", "cunyan"), strict=True):
+        done = await say(f"/settings {option_word} {word}", lang_hint=lang)
+        assert done.context["changed_key"] == "liuren.fuyin_maozi", word
         assert (await ctx.storage.get_user("console:u1")).options["liuren.fuyin_maozi"] == want
 
 
@@ -112,29 +135,28 @@ async def test_an_unknown_name_is_refused(say):
 
 # --- issue 33: the typed forms the option pages show are words a practitioner types --------------------------
 
-LINE = re.compile(r"^(.*)[:：] ?(/settings \S+ \S+)$", re.M)
-
 
 @pytest.mark.parametrize("lang", ["ko", "lzh"])
 async def test_every_typed_line_shown_sets_exactly_its_value(say, ctx, lang):
-    """Round trip: for every option and every value, the line its page shows to type (``/settings 수 참수``),
-    typed back, selects exactly that option and that value; each typed word is one word of letters and digits
-    (no bracket, no punctuation) and is no longer than the name compacted (the form shown before)."""
+    """Round trip: for every option and every value, the word its page shows for it, typed after the option's
+    word of the page's change line (``/settings 수 참수``), selects exactly that option and that value; each
+    typed word is one word of letters and digits (no bracket, no punctuation) and is no longer than the name
+    compacted (the form shown before)."""
     await say("/place 서울", lang_hint=lang)  # 晝夜 by sunrise and true solar time need a place
-    for s in model.model():
-        page = await say(f"/settings {s.key}", lang_hint=lang)
-        lines = [line for _, line in LINE.findall(render(page, "console"))]
-        assert len(lines) == len(s.choices), (s.key, lines)
+    for s in (s for s in model.model() if s.choices):
+        text = render(await say(f"/settings {s.key}", lang_hint=lang), "console")
+        _, word, _ = _change_line(text, lang).split(" ")
+        shown = _choices(text, lang)
+        assert len(shown) == len(s.choices), (s.key, shown)
         labels = dict(s.value_labels)
-        for line, value in zip(lines, s.choices, strict=True):
-            _, word, typed = line.split(" ")
-            assert word.isalnum() and typed.isalnum(), line
-            assert len(word) <= len(model.compact(gettext(lang, s.label), lower=False)), line
-            assert len(typed) <= len(model.compact(gettext(lang, labels[value]), lower=False)), line
-            assert (await say(f"/settings {word}", lang_hint=lang)).context["option"] == s.key, line
-            done = await say(line, lang_hint=lang)
-            assert done.view == "settings" and done.context["changed_key"] == s.key, (line, done.context)
-            assert (await ctx.storage.get_user("console:u1")).options[s.key] == value, line
+        assert word.isalnum() and len(word) <= len(model.compact(gettext(lang, s.label), lower=False)), word
+        assert (await say(f"/settings {word}", lang_hint=lang)).context["option"] == s.key, word
+        for (typed, _), value in zip(shown, s.choices, strict=True):
+            assert typed.isalnum(), typed
+            assert len(typed) <= len(model.compact(gettext(lang, labels[value]), lower=False)), typed
+            done = await say(f"/settings {word} {typed}", lang_hint=lang)
+            assert done.view == "settings" and done.context["changed_key"] == s.key, (typed, done.context)
+            assert (await ctx.storage.get_user("console:u1")).options[s.key] == value, typed
 
 
 async def test_the_mansions_page_shows_the_word_that_tells_each_value_apart(say):
@@ -144,14 +166,14 @@ async def test_the_mansions_page_shows_the_word_that_tells_each_value_apart(say)
     (參宿, whose 距星 is δ Ori), 「금수·규수 …」 by 규수 (奎宿), 「고수(수시력 황도수도)」 by 고수, 「적도수도(…)」 by
     적도수도."""
     text = render(await say("/settings qizheng.mansions", lang_hint="ko"), "console")
-    shown = dict((label.split(" ←")[0], line) for label, line in LINE.findall(text))
-    assert shown == {
-        "금수(今宿), 거성(距星) 기준": "/settings 수 기준",
-        "금수·참수 거성 오리온자리 δ": "/settings 수 참수",
-        "금수·규수 거성 안드로메다자리 η": "/settings 수 규수",
-        "고수(수시력 황도수도)": "/settings 수 고수",
-        "적도수도(赤道宿度), 거성(距星) 적경": "/settings 수 적도수도",
+    assert {name: word for word, name in _choices(text, "ko")} == {
+        "금수(今宿), 거성(距星) 기준": "기준",
+        "금수·참수 거성 오리온자리 δ": "참수",
+        "금수·규수 거성 안드로메다자리 η": "규수",
+        "고수(수시력 황도수도)": "고수",
+        "적도수도(赤道宿度), 거성(距星) 적경": "적도수도",
     }
+    assert _change_line(text, "ko") == "/settings 수 참수"  # the first value that is not the current one
     assert "금수今宿" not in text and "오리온자리δ" not in text
 
 
@@ -288,15 +310,15 @@ async def test_the_typed_words_shown_before_still_work(say, ctx, lang, line, key
 
 
 async def test_every_value_line_of_an_option_page_takes_its_languages_colon(say):
-    """文言 writes the full-width colon after every value's name, whatever the name ends in (今宿·參用δ：
-    /settings 宿 參用δ, as 古宿（授時黃道宿度）：/settings 宿 古宿); Korean keeps its ``: ``."""
-    for s in model.model():
+    """文言 writes the full-width colon after every value's typed word, whatever it ends in (參用δ：今宿·參用δ,
+    as 古宿：古宿（授時黃道宿度）); Korean keeps its ``: ``."""
+    for s in (s for s in model.model() if s.choices):
         for lang, colon, other in (("lzh", "：", ": "), ("ko", ": ", "：")):
             page = await say(f"/settings {s.key}", lang_hint=lang)
             for channel in ("console", "telegram", "discord"):
-                lines = [ln for ln in render(page, channel).splitlines() if "/settings " in ln]
-                valued = [ln for ln in lines if ln.split("/settings ")[0].rstrip("`").strip()]
-                assert len(valued) >= len(s.choices), (s.key, lang, channel, lines)
-                for line in valued[: len(s.choices)]:
-                    head = line.split("/settings ")[0].rstrip("`")
-                    assert head.endswith(colon) and other not in head, (lang, channel, line)
+                text = render(page, channel)
+                for value in s.choices:
+                    word = model.typed_value(s, value, lang)
+                    [line] = [ln for ln in text.splitlines() if ln.startswith(word + colon)]
+                    head = line.split(colon, 1)[0] + colon
+                    assert other not in head, (lang, channel, line)

@@ -44,11 +44,13 @@ async def test_choose_group_option_value_in_place_and_after_restart(tg, tmp_path
         _, edit = await _press(tg, run, _by_target(buttons, "liuren"), first.result, chat, language_code=lang)
         assert edit is not None and edit.params["message_id"] == first.result["message_id"]
         group = visible_text(edit.params["text"], "HTML")
-        # the engine's values, by their names (issue 32 item 6): 묘~신시 주 …, not maoshen …
+        # the engine's values, by their names (issue 32 item 6): 묘~신시 주, not maoshen; on the group page
+        # the current one alone, marked as the default (the others are on the option's page)
         names = [gettext(lang, f"liuren.optval.{v}") for v in ("maoshen", "sishu", "ziwu", "sun")]
-        assert f"{gettext(lang, 'liuren.opt.daynight')}：" in group.replace(": ", "：")
-        assert " | ".join(names) in group and "maoshen" not in group
-        assert gettext(lang, "liuren.opt.daynight") in group
+        default = gettext(lang, "chat.settings.default")
+        row = f"{gettext(lang, 'liuren.opt.daynight')}: {names[0]} · {default}"
+        assert row in group.replace("：", ": ").splitlines() and "maoshen" not in group
+        assert not any(name in group for name in names[1:])
 
         _, edit = await _press(tg, run, _by_target(_buttons(edit), "liuren.daynight"), first.result, chat)
         values = _buttons(edit)

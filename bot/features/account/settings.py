@@ -144,7 +144,7 @@ def _option_rows(options: dict[str, Any]) -> list[dict[str, Any]]:
                 "is_default": value == s.default,
                 "choices": list(s.choices),
                 "label": s.label,
-                "value_labels": dict(s.value_labels),
+                "value_labels": s.shown_labels(),  # a short name where the value's name is a sentence
                 # how the option and each value are typed by name, per language (/settings 섭해 맹중계)
                 "typed": {lang: engine_options.typed_option(s, lang) for lang in LANGS},
                 "typed_values": {
@@ -164,6 +164,8 @@ def _group_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "label": labels.get(g),
             "count": sum(1 for r in rows if r["area"] == g),
             "changed": sum(1 for r in rows if r["area"] == g and not r["is_default"]),
+            # how the group is typed by name, per language (/settings 육효, /settings 六爻)
+            "typed": {lang: engine_options.typed_group(g, lang) for lang in LANGS},
         }
         for g in engine_options.GROUPS
         if any(r["area"] == g for r in rows)
