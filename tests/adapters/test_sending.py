@@ -555,6 +555,27 @@ async def test_a_file_id_telegram_refuses_falls_back_to_uploading_the_picture(tg
     assert third.files == {} and third.params["photo"] == uploaded.result["photo"][-1]["file_id"]
 
 
+async def test_the_file_ids_kept_are_bounded_and_the_least_recently_sent_picture_is_uploaded_again(tg, bot):
+    """The map picture → file_id holds at most ``max_photo_ids`` pictures; sending one (upload or id) makes it
+    the most recent, and a picture dropped from the map is uploaded again — each chat gets its one photo."""
+    sender = TelegramSender(bot)
+    sender.max_photo_ids = 2
+    a, b, c = _png("red"), _png("green"), _png("blue")
+    order = [a, b, a, c, b, c, a]  # a: uploaded, b: uploaded, a: by id, c: uploaded (b dropped), …
+    for chat, picture in enumerate(order, start=901):
+        assert (await sender.send(chat, "", photo=picture, caption=str(chat))).ok
+    sent = [tg.sent_to(chat) for chat in range(901, 901 + len(order))]
+    assert [len(calls) for calls in sent] == [1] * len(order)  # one photo each, no retry
+    uploaded = [call.files.get("photo") for [call] in sent]
+    # by id: the second a (a and b kept) and the second c (c and b kept); b after c came and a after b came
+    # were dropped from the two kept, so both went up again
+    assert uploaded == [a, b, None, c, b, None, a]
+    assert sender.photo_reuses == 2 and sender.photo_refused == 0
+    assert len({call.params["photo"] for [call] in sent if not call.files}) == 2
+    assert sender.photo_id(b) is None  # dropped when a came back: the two kept are c and a
+    assert sender.photo_id(c) is not None and sender.photo_id(a) is not None
+
+
 async def test_a_refused_caption_on_a_known_picture_is_tried_once_as_an_upload_then_dropped(tg, bot):
     """A 400 for the caption (not the id) is tried once as an upload and then dropped as a bad request,
     never looped on."""
