@@ -60,10 +60,16 @@ async def subscribe(db: str, readings: int) -> None:
         await storage.close()
 
 
-def _env(tg: FakeTelegram, db: str) -> dict[str, str]:
+# The settling run's overall send rate: no signal comes during it, so the pacing (the cycles' default 28/s,
+# which keeps readings queued behind the pacer when a signal comes) has nothing to show there.
+SETTLE_RATE = "300"
+
+
+def _env(tg: FakeTelegram, db: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "DISCORD_", "SIKPAN_"))}
     env.update({"TELEGRAM_BOT_TOKEN": tg.token, "TELEGRAM_API_BASE_URL": tg.base_url, "SIKPAN_DB": db,
                 "SIKPAN_LANG": "ko", "PYTHONPATH": str(ROOT), "PTB_TIMEDELTA": "1"})  # fmt: skip
+    env.update(extra)
     return env
 
 
@@ -81,10 +87,10 @@ def daily_requests(tg: FakeTelegram) -> list[str]:
 
 
 async def up(tg: FakeTelegram, started: float) -> None:
-    """Until the process started at ``started`` (``time.monotonic``, the clock of the fake's ``Call.at``) has
-    had a getUpdates answered: it is up and polling. Only its own requests count — a previous process's
-    long poll still held when it was killed ends after the start (409 or empty), but arrived before it."""
-    await tg.wait_for("getUpdates", 1, timeout=60, predicate=lambda c: c.at > started)
+    """Until the process started at ``started`` (``time.monotonic``, the fake's clock) polls: its first
+    getUpdates is held or answered. Only its own requests count — a previous process's long poll still held
+    when it was killed ends after the start (409 or empty), but arrived before it."""
+    await tg.wait_polling(started, timeout=60)
 
 
 async def cycle(tg: FakeTelegram, db: str, log: Path, rng: random.Random, sig: int, casts: int = 3) -> bool:
@@ -182,7 +188,8 @@ async def settle_run(tg: FakeTelegram, db: str, log: Path, readings: int, timeou
     started = monotonic()
     with log.open("ab") as err:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot.cli", "run", "--env-file", os.devnull, env=_env(tg, db), cwd=ROOT,
+            sys.executable, "-m", "bot.cli", "run", "--env-file", os.devnull, cwd=ROOT,
+            env=_env(tg, db, TELEGRAM_SEND_RATE=SETTLE_RATE),
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=err,
         )  # fmt: skip
     try:
