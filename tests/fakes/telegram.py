@@ -101,7 +101,8 @@ Recording
     result); :attr:`sent` — successful sendMessage/sendPhoto calls; ``sent_to(chat_id)``;
     ``await wait_for(method, count=1, timeout=5.0, predicate=None)`` and
     ``await wait_sent(chat_id=None, count=1, timeout=5.0)`` return the matching successful calls or raise
-    ``TimeoutError`` (every wait is bounded). :attr:`commands` holds the last ``setMyCommands`` per
+    ``TimeoutError`` (every wait is bounded); ``await wait_polling(since, timeout=5.0)``: until a getUpdates
+    that arrived after ``since`` is held or answered. :attr:`commands` holds the last ``setMyCommands`` per
     (scope, language_code). :attr:`webhook` is the current webhook dict (url, secret_token …) or None.
 """
 
@@ -635,6 +636,26 @@ class FakeTelegram(LoopbackServer):
         except TimeoutError:
             raise TimeoutError(f"{method}: wanted {count}, got {len(found())} within {timeout}s") from None
 
+    async def wait_polling(self, since: float, timeout: float = 5.0) -> None:
+        """Until a getUpdates that arrived after ``since`` (``time.monotonic()``) is held as a long poll or has
+        been answered: a client started after ``since`` is up and polling (a held poll is recorded in
+        :attr:`calls` only when it ends, up to :attr:`poll_hold` later). Else ``TimeoutError``."""
+
+        def polling() -> bool:
+            held = self._long_poll
+            return (held is not None and held.at > since) or any(
+                c.method == "getUpdates" and c.status == 200 and c.at > since for c in self.calls
+            )
+
+        async def waiter() -> None:
+            async with self._changed:
+                await self._changed.wait_for(polling)
+
+        try:
+            await asyncio.wait_for(waiter(), timeout)
+        except TimeoutError:
+            raise TimeoutError(f"no getUpdates since {since} within {timeout}s") from None
+
     async def wait_sent(self, chat_id: Any = None, count: int = 1, timeout: float = 5.0) -> list[Call]:
         """The bot's messages (sendMessage and sendPhoto) to ``chat_id``."""
         return await self.wait_for(
@@ -858,7 +879,8 @@ class FakeTelegram(LoopbackServer):
             await self._end_long_poll(
                 "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
             )
-            poll = self._long_poll = _LongPoll()
+            poll = self._long_poll = _LongPoll(time.monotonic())
+            await self._notify()  # wait_polling
             try:
                 async with self._changed:
                     await asyncio.wait_for(
@@ -1255,6 +1277,7 @@ class FakeTelegram(LoopbackServer):
 
 @dataclass
 class _LongPoll:
+    at: float  # time.monotonic() when it began to be held
     ended: str | None = None  # the 409's description once another request ended it
 
 
