@@ -1018,6 +1018,8 @@ def main() -> None:
                 f"  run {row['run']} (seed {row['seed']}): CPU ratio {row['cpu_ratio']}×, loop {row['loop_cpu_ratio']}×"
             )
     for name, s in out.get("ratios", {}).items():
+        if name == "sikpan/echo":  # the line below
+            continue
         print(f"  CPU per command, {name}: median {s['median']}× ({s['min']}–{s['max']})")
     if "cpu_ratio" in out:
         print(
