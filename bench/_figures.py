@@ -46,6 +46,23 @@ def pair_ratios(sikpan: Mapping[str, Any], echo: Mapping[str, Any]) -> dict[str,
     }
 
 
+def cpu_ratios(pair: Mapping[str, Mapping[str, Any]], order: Sequence[str]) -> dict[str, float | None]:
+    """One run's CPU per command of each bot over each bot after it in ``order`` (both measured in the
+    run), keyed ``"a/b"``: sikpan over each floor, a heavier floor over a lighter one."""
+    present = [kind for kind in order if kind in pair]
+    return {
+        f"{a}/{b}": ratio(pair[a].get("cpu_ms_per_command"), pair[b].get("cpu_ms_per_command"))
+        for i, a in enumerate(present)
+        for b in present[i + 1 :]
+    }
+
+
+def ratio_spreads(runs: Sequence[Mapping[str, float | None]]) -> dict[str, dict[str, float] | None]:
+    """Over the runs' :func:`cpu_ratios`: each ratio's median, min and max (:func:`spread`)."""
+    keys = list(dict.fromkeys(key for run in runs for key in run))
+    return {key: spread([run.get(key) for run in runs]) for key in keys}
+
+
 def summary(
     runs: Sequence[Mapping[str, Any]], keys: Sequence[str] = ("cpu_ratio", "loop_cpu_ratio")
 ) -> dict[str, Any]:

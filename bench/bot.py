@@ -22,6 +22,12 @@ Four processes on 127.0.0.1, nothing leaves the loopback interface:
   since 100 messages/s is over Telegram's 30/s and any pacer that keeps to it would queue them;
 * the floor: a minimal python-telegram-bot echo bot (``ApplicationBuilder`` defaults, ``concurrent_updates``,
   one handler that answers ``reply_text(text)``), run the same way.
+* (``--bots``) the transport floor, ``media``: the echo bot's setup with one handler that answers each command
+  with the Telegram traffic sikpan sends for it (``FLOOR_SHAPES``, measured from the fake's recorded sends) and
+  no other work: ``/cast now`` a photo (uploaded once per language, then by its ``file_id``) with an HTML
+  caption and 19 buttons, ``/liuyao`` a fresh PNG upload each time with 9, ``/shensha`` an HTML text with 8 —
+  what any PTB bot answering with the same messages pays; ``media-aiohttp`` and ``echo-aiohttp``: those two
+  bots on sikpan's request class (``bot/telegram/aiohttprequest.py``) instead of PTB's httpx one.
 
 Modes. ``open`` (default): Poisson arrivals at ``--rate`` per second, each from a user with no command
 pending (so every reply is matched to its command; if all were busy, the longest-idle one); ``--warmup``
@@ -40,7 +46,9 @@ echo bot's, measured in the same run (``loop_cpu_ratio``: sikpan's event loop al
 sikpan and the echo bot alternately N times each (sikpan, echo, sikpan, echo, …; pair k on seed ``--seed`` +
 k) and reports each run (``runs``, ``results``), the median ratio (``cpu_ratio``, ``loop_cpu_ratio``) with its
 ``…_range`` [min, max], and each bot's medians (``medians``): on this shared 2-core machine one pair's ratio
-swings 0.9–1.3, so compare medians of several. Latency depends on the machine's load (CPU-time ratios much
+swings 0.9–1.3, so compare medians of several. With more bots (``--bots sikpan,echo,media``: each run in
+turn, the same seed in one round) ``ratios`` holds each bot's CPU per command over each one after it
+(``RATIO_ORDER``: ``sikpan/echo``, ``media/echo``, ``sikpan/media``, …), per run and as median, min, max. Latency depends on the machine's load (CPU-time ratios much
 less): repeat on a quiet machine.
 
 Unanswered commands are reported, not waited for: when no reply came for ``--stall`` seconds (or after
@@ -83,6 +91,27 @@ from tests.fakes.telegram import FakeTelegram  # noqa: E402
 
 TOKEN = "7000000001:AAbenchmark-token-not-a-real-one-000"
 MIX = ("/cast now", "/liuyao", "/shensha")
+# the bots ``--bots`` can name, by the name their results carry; and the transport floors' request classes
+BOT_NAMES = {
+    "sikpan": "sikpan",
+    "echo": "echo (httpx)",
+    "media": "media (httpx)",
+    "media-aiohttp": "media (aiohttp)",
+    "echo-aiohttp": "echo (aiohttp)",
+}
+FLOORS = {  # the floors' processes: the role and the request class (floor_application)
+    "echo": ("_echo", "httpx"),
+    "media": ("_media", "httpx"),
+    "media-aiohttp": ("_media", "aiohttp"),
+    "echo-aiohttp": ("_echo", "aiohttp"),
+}
+RATIO_ORDER = (
+    "sikpan",
+    "media",
+    "media-aiohttp",
+    "echo",
+    "echo-aiohttp",
+)  # ``ratios``: each over those after it
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -142,21 +171,160 @@ def bot_command(kind: str, base_url: str, db: str, pace: str) -> tuple[list[str]
             "runpy.run_module('bot.cli', run_name='__main__', alter_sys=True)\n"
         )
         return [sys.executable, "-c", code], env
-    role = "_sikpan_unpaced" if kind == "sikpan" else "_echo"
-    return [sys.executable, str(Path(__file__).resolve()), role, base_url, db], env
+    if kind in FLOORS:  # a floor on either request class: run_echo_bot, run_media_bot (the transport floor)
+        role, transport = FLOORS[kind]
+        return [sys.executable, str(Path(__file__).resolve()), role, base_url, db, transport], env
+    return [sys.executable, str(Path(__file__).resolve()), "_sikpan_unpaced", base_url, db], env
 
 
-def run_echo_bot(base_url: str) -> None:
-    """The floor: the smallest python-telegram-bot bot that answers every text (PTB's defaults)."""
+def floor_application(base_url: str, transport: str = "httpx") -> Any:
+    """A floor bot's ``Application``: ``ApplicationBuilder`` defaults with ``concurrent_updates``; ``transport``
+    ``httpx``: PTB's own requests (``HTTPXRequest``); ``aiohttp``: sikpan's (``bot.telegram.sender.telegram_request``,
+    ``getUpdates`` on an ``AiohttpRequest`` of its own, as ``bot.telegram.build_application``)."""
+    from telegram.ext import ApplicationBuilder
+
+    builder = ApplicationBuilder().token(TOKEN).base_url(base_url).concurrent_updates(256)
+    if transport == "aiohttp":
+        from bot.telegram.aiohttprequest import AiohttpRequest
+        from bot.telegram.sender import telegram_request
+
+        builder = builder.request(telegram_request(256)).get_updates_request(
+            AiohttpRequest(1, connect_timeout=5.0, read_timeout=10.0)
+        )
+    return builder.build()
+
+
+def run_echo_bot(base_url: str, transport: str = "httpx") -> None:
+    """The floor: the smallest python-telegram-bot bot that answers every text (PTB's defaults; ``transport``:
+    :func:`floor_application`)."""
     from telegram import Update
-    from telegram.ext import ApplicationBuilder, ContextTypes, MessageHandler, filters
+    from telegram.ext import ContextTypes, MessageHandler, filters
 
     async def echo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         assert update.message is not None and update.message.text is not None
         await update.message.reply_text(update.message.text)
 
-    app = ApplicationBuilder().token(TOKEN).base_url(base_url).concurrent_updates(256).build()
+    app = floor_application(base_url, transport)
     app.add_handler(MessageHandler(filters.TEXT, echo))
+    app.run_polling(poll_interval=0.0, timeout=10)
+
+
+# The transport floor (issue #31 item 8): sikpan's replies to the bench mix as they reach the Bot API, measured
+# on main c51cf2b from the fake's recorded sends (150 users × the three commands, half ko, half zh-hant,
+# ``--pace off``: the same sends as production pacing; the README's bench section). Per command and language
+# (``zh-hant`` → lzh, ``ko``): the text or caption as (characters, UTF-8 bytes), the picture (PNG bytes; None:
+# a text message), the keyboard's rows of buttons as (label characters, callback_data bytes). A ``/cast now`` picture is uploaded once per language and then sent
+# by the ``file_id`` the first answer held (every ``/cast now`` of one 時辰 and language draws the same
+# picture); a ``/liuyao`` picture is new each time (a fresh upload).
+FloorShape = tuple[tuple[int, int], int | None, tuple[tuple[tuple[int, int], ...], ...]]
+FLOOR_PICTURES = {"/cast now": (1080, 1230), "/liuyao": (1080, 1072)}  # sikpan's pictures' width, height
+FLOOR_SHAPES: dict[tuple[str, str], FloorShape] = {
+    ("/cast now", "lzh"): ((409, 807), 64_112, (
+        ((3, 32), (1, 31), (1, 32), (1, 32), (1, 32)), ((2, 30), (2, 30), (2, 31), (2, 31)),
+        ((2, 31), (2, 31), (2, 30), (2, 31)), ((2, 28), (2, 28), (2, 27)), ((3, 31), (4, 33), (4, 33)),
+    )),
+    ("/cast now", "ko"): ((557, 1084), 69_404, (
+        ((5, 32), (4, 31), (4, 32), (3, 32), (4, 32)), ((2, 30), (2, 30), (2, 31), (2, 31)),
+        ((2, 31), (2, 31), (2, 30), (2, 31)), ((6, 28), (5, 28), (2, 27)), ((4, 31), (4, 33), (4, 33)),
+    )),
+    ("/liuyao", "lzh"): ((415, 884), 42_392, (
+        ((3, 32), (1, 34), (2, 32)), ((2, 26), (2, 30), (2, 27)), ((3, 31), (4, 33), (4, 33)),
+    )),
+    ("/liuyao", "ko"): ((611, 1229), 53_441, (
+        ((6, 32), (4, 34), (6, 32)), ((6, 26), (5, 30), (2, 27)), ((4, 31), (4, 33), (4, 33)),
+    )),
+    ("/shensha", "lzh"): ((826, 1731), None, (
+        ((3, 32), (1, 29), (1, 32), (1, 32)), ((2, 27),), ((3, 31), (4, 33), (4, 33)),
+    )),
+    ("/shensha", "ko"): ((990, 2018), None, (
+        ((6, 32), (4, 29), (4, 32), (5, 32)), ((2, 27),), ((4, 31), (4, 33), (4, 33)),
+    )),
+}  # fmt: skip
+
+
+def floor_text(chars: int, size: int) -> str:
+    """HTML of ``chars`` characters and ``size`` UTF-8 bytes (±1): a bold title, a run of 甲 (3 bytes each)
+    and lines of ASCII."""
+    wide = (size - chars) // 2  # characters of 3 bytes; the rest of 1
+    narrow = chars - wide - len("<b></b>")
+    line = "\n" + "x" * 39
+    return "<b>甲子</b>" + "甲" * (wide - 2) + line * (narrow // 40) + line[: narrow % 40]
+
+
+def flat_png(dimensions: tuple[int, int]) -> bytes:
+    """A PNG of one colour, ``dimensions`` (width, height) in pixels (a few hundred bytes)."""
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", dimensions, (40, 90, 160)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def floor_png(png: bytes, size: int, serial: int) -> bytes:
+    """``png`` (:func:`flat_png`) grown to exactly ``size`` bytes by a private ancillary chunk (``flRb``,
+    which readers skip), ``serial`` in its first bytes (so that every serial is a new file): no drawing, no
+    compression (tens of µs)."""
+    import struct
+    import zlib
+
+    pad = size - len(png) - 12  # a chunk: length, type, data, CRC
+    data = serial.to_bytes(8, "big") + bytes(pad - 8)
+    chunk = struct.pack(">I", len(data)) + b"flRb" + data + struct.pack(">I", zlib.crc32(b"flRb" + data))
+    return png[:33] + chunk + png[33:]  # after the 8-byte signature and the IHDR chunk (25 bytes)
+
+
+def run_media_bot(base_url: str, transport: str) -> None:
+    """The transport floor: a minimal python-telegram-bot bot that answers each command of the mix with the
+    Telegram traffic sikpan sends for it (:data:`FLOOR_SHAPES`) and no other work — a photo with an HTML
+    caption and its inline keyboard (``/cast now`` by ``file_id`` after its first upload per language,
+    ``/liuyao`` a fresh upload each time), ``/shensha`` an HTML text with its keyboard; the keyboards built
+    per reply (``InlineKeyboardButton``s, as any bot whose buttons carry per-message data). ``transport``:
+    ``httpx``, the echo bot's setup, or ``aiohttp``, sikpan's requests (:func:`floor_application`)."""
+    from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile, LinkPreviewOptions, Update
+    from telegram.ext import ContextTypes, MessageHandler, filters
+
+    texts = {key: floor_text(*shape[0]) for key, shape in FLOOR_SHAPES.items()}
+    flat = {command: flat_png(dimensions) for command, dimensions in FLOOR_PICTURES.items()}
+    pictures = {key: floor_png(flat[key[0]], shape[1], 0) for key, shape in FLOOR_SHAPES.items() if shape[1]}
+    labels = {  # the buttons' labels and callback data (per message in sikpan: sealed, numbered)
+        key: [[("乙" * chars, "d" * data) for chars, data in row] for row in shape[2]]
+        for key, shape in FLOOR_SHAPES.items()
+    }
+    file_ids: dict[tuple[str, str], str] = {}
+    serial = iter(range(1, 1 << 62))
+    no_preview = LinkPreviewOptions(is_disabled=True)
+
+    async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.message
+        assert message is not None and message.text is not None and message.from_user is not None
+        key = (message.text, "ko" if message.from_user.language_code == "ko" else "lzh")
+        markup = InlineKeyboardMarkup(
+            [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in labels[key]]
+        )
+        chat, text = message.chat_id, texts[key]
+        if key not in pictures:
+            await context.bot.send_message(
+                chat, text, parse_mode="HTML", link_preview_options=no_preview, reply_markup=markup
+            )
+            return
+        if key in file_ids:
+            await context.bot.send_photo(
+                chat, file_ids[key], caption=text, parse_mode="HTML", reply_markup=markup
+            )
+            return
+        if message.text == "/liuyao":  # a new picture: fresh bytes every time
+            fresh = floor_png(flat[message.text], len(pictures[key]), next(serial))
+            photo = InputFile(fresh, filename="chart.png")
+        else:
+            photo = InputFile(pictures[key], filename="chart.png")
+        sent = await context.bot.send_photo(chat, photo, caption=text, parse_mode="HTML", reply_markup=markup)
+        if message.text == "/cast now":
+            file_ids[key] = sent.photo[-1].file_id
+
+    app = floor_application(base_url, transport)
+    app.add_handler(MessageHandler(filters.TEXT, answer))
     app.run_polling(poll_interval=0.0, timeout=10)
 
 
@@ -564,7 +732,7 @@ async def drive(
     process_seconds = sum(cpu1) - sum(cpu0)
     split = _figures.thread_split(threads0, threads1, proc.pid, process_seconds, done)
     return {
-        "bot": kind if kind == "sikpan" else "echo (httpx)",
+        "bot": BOT_NAMES[kind],
         "commands": done,
         # measured commands with no reply when the replies stopped coming (``--stall``) or ``--timeout``
         "unanswered": commands - done,
@@ -731,10 +899,12 @@ async def sends(requests: int) -> list[dict[str, Any]]:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1].startswith("_"):  # a child process of this benchmark
         role, rest = sys.argv[1], sys.argv[2:]
-        if role in ("_echo", "_sikpan_unpaced"):
+        if role in ("_echo", "_sikpan_unpaced", "_media"):
             _threads.name_os_threads()
         if role == "_echo":
-            run_echo_bot(rest[0])
+            run_echo_bot(rest[0], rest[2])
+        elif role == "_media":
+            run_media_bot(rest[0], rest[2])
         elif role == "_sikpan_unpaced":
             run_sikpan_unpaced(rest[0], rest[1])
         elif role == "_fake":
@@ -754,7 +924,11 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=150, help="open loop: warm-up commands, not counted")
     parser.add_argument("--users", type=int, default=150)
     parser.add_argument("--pace", choices=("production", "off"), default="production")
-    parser.add_argument("--bots", default="sikpan,echo", help="comma-separated: sikpan, echo")
+    parser.add_argument(
+        "--bots", default="sikpan,echo",
+        help="comma-separated, run in this order: sikpan, echo, media (the transport floor on PTB's httpx "
+        "requests, as the echo bot), media-aiohttp and echo-aiohttp (those two on sikpan's aiohttp requests)",
+    )  # fmt: skip
     parser.add_argument("--requests", type=int, default=1000, help="send: replies per way of sending")
     parser.add_argument("--timeout", type=float, default=300.0, help="longest wait for the last replies")
     parser.add_argument(
@@ -781,6 +955,8 @@ def main() -> None:
         return
     commands = args.commands or max(600, int(args.rate * 30))
     kinds = [k.strip() for k in args.bots.split(",")]
+    if unknown := [k for k in kinds if k not in BOT_NAMES]:
+        parser.error(f"--bots: unknown {', '.join(unknown)} (known: {', '.join(BOT_NAMES)})")
     results: list[dict[str, Any]] = []
     runs: list[dict[str, Any]] = []
     for run in range(args.repeat):  # sikpan, echo, sikpan, echo, …: one seed per pair
@@ -797,12 +973,16 @@ def main() -> None:
         row: dict[str, Any] = {"run": run, "seed": seed}
         if "sikpan" in pair and "echo" in pair:
             row.update(_figures.pair_ratios(pair["sikpan"], pair["echo"]))
+        if len(pair) > 1:  # every bot's CPU per command over each bot after it in RATIO_ORDER
+            row["ratios"] = _figures.cpu_ratios(pair, RATIO_ORDER)
         runs.append(row)
     out: dict[str, Any] = {
         **stamp, "mode": args.mode, "rate": args.rate if args.mode == "open" else None,
         "users": args.users, "pace": args.pace, "mix": list(MIX), "repeat": args.repeat,
         # the medians over the runs (cpu_ratio, loop_cpu_ratio) and their [min, max] (…_range)
         **_figures.summary(runs), "runs": runs,
+        # "a/b": a's CPU per command over b's, the median over the runs and its [min, max]
+        **({"ratios": _figures.ratio_spreads([r["ratios"] for r in runs if "ratios" in r])} if len(kinds) > 1 else {}),
         "medians": {
             r["bot"]: _figures.summary(
                 [x for x in results if x["bot"] == r["bot"]],
@@ -837,6 +1017,10 @@ def main() -> None:
             print(
                 f"  run {row['run']} (seed {row['seed']}): CPU ratio {row['cpu_ratio']}×, loop {row['loop_cpu_ratio']}×"
             )
+    for name, s in out.get("ratios", {}).items():
+        if name == "sikpan/echo":  # the line below
+            continue
+        print(f"  CPU per command, {name}: median {s['median']}× ({s['min']}–{s['max']})")
     if "cpu_ratio" in out:
         print(
             f"  CPU per command, sikpan / echo bot: median {out['cpu_ratio']}× ({out['cpu_ratio_range'][0]}–{out['cpu_ratio_range'][1]});"

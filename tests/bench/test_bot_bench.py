@@ -3,6 +3,7 @@ per-thread CPU split, the frames between the users' driver and the fake Bot API 
 itself (pushed and reply stamps, diagnosis), driven here by a bot played with plain HTTP calls."""
 
 import asyncio
+import io
 import json
 import os
 import socket
@@ -66,6 +67,23 @@ def test_thread_split_counts_the_loop_the_rest_and_each_named_thread():
     split = _figures.thread_split(before, after, main, process_seconds=1.0, commands=200)
     assert split == {"loop": 3.0, "other": 2.0, "named": {"pictures_0": 1.0, "sqlite-sync_0": 0.5}}
     assert _figures.thread_split(before, after, main, 1.0, 0)["loop"] is None
+
+
+def test_cpu_ratios_put_each_bot_over_each_one_after_it_and_spread_over_the_runs():
+    order = ("sikpan", "media", "echo")
+    pair = {"echo": {"cpu_ms_per_command": 4.0}, "sikpan": {"cpu_ms_per_command": 6.0}}
+    assert _figures.cpu_ratios(pair, order) == {"sikpan/echo": 1.5}  # media not measured: no ratio of it
+    pair["media"] = {"cpu_ms_per_command": 5.0}
+    assert _figures.cpu_ratios(pair, order) == {"sikpan/media": 1.2, "sikpan/echo": 1.5, "media/echo": 1.25}
+    runs = [
+        {"sikpan/echo": 1.5, "media/echo": 1.25},
+        {"sikpan/echo": 1.7, "media/echo": None},
+        {"sikpan/echo": 1.4},
+    ]
+    assert _figures.ratio_spreads(runs) == {
+        "sikpan/echo": {"median": 1.5, "min": 1.4, "max": 1.7},
+        "media/echo": {"median": 1.25, "min": 1.25, "max": 1.25},
+    }
 
 
 # --------------------------------------------------------------------------------------- frames
@@ -199,6 +217,72 @@ async def test_the_driver_hears_when_the_fake_process_is_gone():
                 await asyncio.sleep(0.05)
     finally:
         await fake.stop()
+
+
+# --------------------------------------------------------------------------------------- the transport floor
+def test_floor_text_and_picture_have_the_sizes_asked_for():
+    text = bench_bot.floor_text(557, 1084)
+    assert len(text) == 557 and len(text.encode()) in (1083, 1084)
+    from PIL import Image
+
+    flat = bench_bot.flat_png((1080, 1230))
+    one, two = bench_bot.floor_png(flat, 69_404, 1), bench_bot.floor_png(flat, 69_404, 2)
+    assert len(one) == len(two) == 69_404 and one != two
+    with Image.open(io.BytesIO(two)) as image:
+        image.load()  # a valid PNG: its private chunk skipped, its CRC right
+        assert image.size == (1080, 1230)
+
+
+@pytest.mark.parametrize("kind", ["media", "media-aiohttp"])
+async def test_the_transport_floor_sends_sikpan_s_reply_shapes(kind, tmp_path):
+    """The floor bot (its own process, either request class) against the fake Bot API: per command and
+    language the send method, the caption or text, the keyboard and the picture of ``FLOOR_SHAPES``; a
+    ``/cast now`` picture uploaded once and then sent by the ``file_id`` the fake gave, ``/liuyao`` a new
+    upload each time."""
+    from tests.fakes.telegram import FakeTelegram
+
+    async with FakeTelegram(token=bench_bot.TOKEN) as fake:
+        argv, env = bench_bot.bot_command(kind, fake.base_url, str(tmp_path / "x.db"), "production")
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            await fake.wait_for("getUpdates", timeout=30)
+            sends = []
+            for round_ in range(2):
+                for chat, lang, shape_lang in ((501, "ko", "ko"), (502, "zh-hant", "lzh")):
+                    for command in bench_bot.MIX:
+                        fake.user_says(command, chat_id=chat, language_code=lang)
+                        sent = await fake.wait_sent(count=len(sends) + 1, timeout=20)
+                        sends.append((command, shape_lang, round_, sent[-1]))
+        finally:
+            proc.kill()  # nothing to drain (PTB's stop would wait for its last poll)
+            _, err = proc.communicate(timeout=30)
+    assert b"Traceback" not in err, err.decode()[-2000:]  # no error logged by the floor's handler
+    uploads: dict[tuple[str, str], list[bytes]] = {}
+    for command, lang, round_, call in sends:
+        (chars, size), picture, rows = bench_bot.FLOOR_SHAPES[(command, lang)]
+        assert call.status == 200
+        assert call.params["parse_mode"] == "HTML"
+        assert len(call.html) == chars and len(call.html.encode()) in (size - 1, size)
+        keyboard = call.params["reply_markup"]["inline_keyboard"]
+        assert [[(len(b["text"]), len(b["callback_data"].encode())) for b in row] for row in keyboard] == [
+            list(row) for row in rows
+        ]
+        if picture is None:
+            assert call.method == "sendMessage" and call.params["link_preview_options"] == {
+                "is_disabled": True
+            }
+            continue
+        assert call.method == "sendPhoto"
+        if command == "/cast now" and round_ == 1:  # by the file_id of the first one's answer
+            first = next(c for m, g, r, c in sends if (m, g, r) == (command, lang, 0))
+            assert not call.files and call.params["photo"] == first.result["photo"][-1]["file_id"]
+            continue
+        assert len(call.files["photo"]) == picture
+        uploads.setdefault((command, lang), []).append(bytes(call.files["photo"]))
+    assert {key: len(pictures) for key, pictures in uploads.items()} == {
+        ("/cast now", "ko"): 1, ("/cast now", "lzh"): 1, ("/liuyao", "ko"): 2, ("/liuyao", "lzh"): 2,
+    }  # fmt: skip
+    assert all(len(set(pictures)) == len(pictures) for pictures in uploads.values())  # no bytes sent twice
 
 
 # --------------------------------------------------------------------------------------- BENCH_PROFILE
