@@ -21,7 +21,9 @@ thread's canvas, deflating it; ``draw.render`` and ``draw.encode`` in a checkout
 ``draw.to_png`` whole, as CPU of the drawing thread (``time.thread_time``) per picture, over ``--rounds``
 different charts (六爻: coins tossed by a seeded RNG, as the bot tosses them, 40 charts by default), in a
 fresh process three times; with ``--against DIR`` alternating with the checkout in DIR, then the ranges of
-both and the ratios of their medians (issue 18).
+both and the ratios of their medians (issue 18). The charts are drawn once before they are timed, so every
+cache holds them; ``--new`` times charts not drawn before, after 4 × ``--rounds`` others (what a new 六爻
+cast costs the bot: its title and header lines are new, issue 31 item 8); ``--lang lzh`` the Chinese pictures.
 """
 
 from __future__ import annotations
@@ -107,35 +109,42 @@ print(json.dumps(out))
 
 
 # Times the drawing and the encoding (thread CPU, ms per picture) of one chart type with the checkout on
-# sys.path[0] (argv: root, kind, rounds); the scenes are built first (not timed), each drawn once to warm the
-# caches (font, masks, base), then every scene drawn and encoded in turn, then ``draw.to_png`` of each (the
-# whole, as ``bot.pictures`` calls it). Prints one JSON line.
+# sys.path[0] (argv: root, kind, rounds, language, "new" or "same"); the scenes are built first (not timed).
+# "same": each drawn once to warm the caches (font, masks, base), then every scene drawn and encoded in turn,
+# then ``draw.to_png`` of each (the whole, as ``bot.pictures`` calls it). "new" (``--new``, as the bot meets a
+# new 六爻 cast: issue 31 item 8): 4 × rounds other charts drawn to warm the caches, then rounds charts not drawn
+# before through the stages and another rounds through ``draw.to_png`` (their header lines and titles are new,
+# their cells mostly met). Prints one JSON line.
 STAGE_CPU = """
 import json, random, sys, time
 from datetime import datetime, timedelta
 sys.path.insert(0, sys.argv[1])
 from bot.images import draw, liuren, liuyao, qizheng
 from engine.core.cycle import Branch, GanZhi
-kind, n = sys.argv[2], int(sys.argv[3])
+kind, n, lang, new = sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5] == "new"
 if kind == "liuyao":
     from engine.liuyao import build_chart, cast_coins
-    scenes = [
-        liuyao.layout(build_chart(cast_coins(random.Random(i)), Branch(i % 12), GanZhi.of(i * 7 % 60)), "ko").scene
-        for i in range(n)
-    ]
+    def scene(i):
+        rng = random.Random(i)  # "new": the month and day tossed too, as new casts of any day meet them
+        month, day = Branch(i % 12), GanZhi.of(i * 7 % 60)
+        if new:
+            month, day = Branch(rng.randrange(12)), GanZhi.of(rng.randrange(60))
+        return liuyao.layout(build_chart(cast_coins(rng), month, day), lang).scene
 elif kind == "liuren":
     from engine.liuren import chart_for_ju
-    scenes = [liuren.layout(chart_for_ju(GanZhi.of(7 * i % 60), i % 12 + 1), "ko").scene for i in range(n)]
+    def scene(i):  # "new": the 720 課 in turn (the same 60 day and 局 pairs recur every 60 charts)
+        day, ju = (i % 60, i // 60 % 12 + 1) if new else (7 * i % 60, i % 12 + 1)
+        return liuren.layout(chart_for_ju(GanZhi.of(day), ju), lang).scene
 else:
     from engine.qizheng import find_place, natal_chart
     seoul = find_place("서울")
     start = datetime.fromisoformat("1990-05-17T14:30+09:00")
-    scenes = [
-        qizheng.layout(natal_chart(start + timedelta(days=37 * i), seoul.lon, seoul.lat), "ko", seoul).scene
-        for i in range(n)
-    ]
-for scene in scenes:
-    draw.to_png(scene)
+    def scene(i):
+        return qizheng.layout(natal_chart(start + timedelta(days=37 * i), seoul.lon, seoul.lat), lang, seoul).scene
+scenes = [scene(i) for i in range(n)]
+wholes = [scene(i) for i in range(n, 2 * n)] if new else scenes
+for warm in [scene(i) for i in range(2 * n, 6 * n)] if new else scenes:
+    draw.to_png(warm)
 # the stages as the bot runs them: drawn on the thread's canvas and deflated from it (issue 18), or, in a
 # checkout from before the canvas, ``render`` (a fresh image) then ``encode``
 paint, png = (draw._paint, draw._png) if hasattr(draw, "_paint") else (draw.render, draw.encode)
@@ -148,7 +157,7 @@ for scene in scenes:
     t2 = time.thread_time()
     render, encode = render + t1 - t0, encode + t2 - t1
 t0 = time.thread_time()
-for scene in scenes:
+for scene in wholes:
     draw.to_png(scene)
 whole = time.thread_time() - t0
 print(json.dumps({"render": render / n * 1000, "encode": encode / n * 1000, "to_png": whole / n * 1000}))
@@ -158,18 +167,19 @@ print(json.dumps({"render": render / n * 1000, "encode": encode / n * 1000, "to_
 STAGES = ("render", "encode", "to_png")
 
 
-def stage_cpu(root: Path, kind: str, rounds: int) -> dict[str, float]:
+def stage_cpu(root: Path, kind: str, rounds: int, lang: str = "ko", new: bool = False) -> dict[str, float]:
     """Thread CPU ms per picture of ``draw.render`` and ``draw.encode`` in the checkout ``root``."""
-    return run_figures(STAGE_CPU, root, kind, str(rounds))
+    return run_figures(STAGE_CPU, root, kind, str(rounds), lang, "new" if new else "same")
 
 
-def kind_stages(kind: str, rounds: int, other: Path | None) -> None:
+def kind_stages(kind: str, rounds: int, other: Path | None, lang: str = "ko", new: bool = False) -> None:
     here = Path(__file__).resolve().parent.parent
     runs: dict[Path, list[dict[str, float]]] = {here: []} | ({other: []} if other is not None else {})
     for _ in range(3):
         for root, figures in runs.items():
-            figures.append(stage_cpu(root, kind, rounds))
-    print(f"{kind}: thread CPU ms per picture, {rounds} charts, 3 fresh processes (min–max, median)")
+            figures.append(stage_cpu(root, kind, rounds, lang, new))
+    charts = f"{rounds} {'new charts (caches warm)' if new else 'charts'}, {lang}"
+    print(f"{kind}: thread CPU ms per picture, {charts}, 3 fresh processes (min–max, median)")
     medians: dict[Path, dict[str, float]] = {}
     for root, figures in runs.items():
         medians[root] = {}
@@ -251,10 +261,17 @@ def main() -> int:
     parser.add_argument("--against", type=Path, help="another checkout to time in the same run")
     parser.add_argument("--encodings", action="store_true", help="PNG CPU and size per zlib level/strategy")
     parser.add_argument("--kind", choices=("liuren", "liuyao", "qizheng"), help="render and encode CPU only")
+    parser.add_argument(
+        "--lang", choices=("ko", "lzh"), default="ko", help="with --kind: the pictures' language"
+    )
+    parser.add_argument(
+        "--new", action="store_true", help="with --kind: charts not drawn before, caches warm"
+    )
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f}")
     if args.kind is not None:
-        kind_stages(args.kind, args.rounds, args.against.resolve() if args.against is not None else None)
+        other = args.against.resolve() if args.against is not None else None
+        kind_stages(args.kind, args.rounds, other, args.lang, args.new)
         print(f"load average {os.getloadavg()[0]:.2f}")
         return 0
     print(
