@@ -39,6 +39,7 @@ from bot.features.base import (
     topic_pages,
     topic_unknown,
 )
+from bot.features.question import is_question, question_command
 from bot.i18n import gettext
 from bot.msgids import msgid
 from bot.presentation import Message, present
@@ -180,10 +181,13 @@ class ConsoleSession:
 
     async def answer(self, line: str) -> str:
         """The console text answering one input line: a page of the cast shown last (its number or name), a
-        command (with or without its ``/``), else — a bare word that names no command — the one-line hint,
+        command (with or without its ``/``), a question in one's own words (the command answering it:
+        ``bot.features.question``), else — a bare word that names no command — the one-line hint,
         as a private chat answers plain text (never an echo of it as an unknown command)."""
         page = self.page_named(line)
-        incoming = console_incoming(line)
+        # a question in one's own words (「오늘 재물운 어때?」): the command answering it (bot.features.question)
+        asked = question_command(line) if page is None and is_question(line) else None
+        incoming = console_incoming(asked or line)
         if (
             page is None
             and line.strip()

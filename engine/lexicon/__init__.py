@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
@@ -368,9 +368,16 @@ def in_sentence(text: str, art: str) -> tuple[Match, ...]:
     checked = _check_art(art)
     words = _sentence_words(checked)
     own = _targets(checked)
+    return tuple(_as_typed(own[name], key) for key in spot(text, words) for name in words[key])
+
+
+def spot(text: str, words: Collection[str]) -> tuple[str, ...]:
+    """The ``words`` (keys as :func:`normalize` makes them) a free sentence holds, in order of appearance, as
+    :func:`in_sentence` finds the lexicon's: the longest at each position, a one-syllable Hangul word only
+    alone or followed by a particle (괘를 is 괘, 괘씸 is not)."""
     longest = max((len(k) for k in words), default=0)
     line = unicodedata.normalize("NFKC", text).lower().translate(_TRADITIONAL)
-    found: list[Match] = []
+    found: list[str] = []
     at = 0
     while at < len(line):
         size = next(
@@ -384,8 +391,7 @@ def in_sentence(text: str, art: str) -> tuple[Match, ...]:
         if size == 0:
             at += 1
             continue
-        key = line[at : at + size]
-        found.extend(_as_typed(own[name], key) for name in words[key])
+        found.append(line[at : at + size])
         at += size
     return tuple(found)
 
