@@ -160,3 +160,14 @@ async def test_telegram_no_topic_gets_the_hint_and_a_group_stays_quiet(tg, tmp_p
         await run.telegram.wait_handled(quiet["update_id"], 20)
         assert tg.sent_to(group) == []
         assert await run.ctx.storage.count_history("telegram:603") == 0
+
+
+async def test_console_after_a_cast_a_sentence_is_a_new_question_and_a_word_reads_that_cast(ctx):
+    session = ConsoleSession(ctx)
+    await session.answer("/cast 庚辰 8")
+    await session.answer("재물")  # issue 32: a topic word reads the cast in view, no new row
+    assert await ctx.storage.count_history("console:local") == 1
+    shown = await session.answer("내일 면접 붙을까")  # a sentence: a new question, cast at its moment
+    [newest, _] = await ctx.storage.list_history("console:local")
+    assert newest.inputs["mode"] == "now" and newest.inputs["asked"]["topic"] == topic_of("면접")
+    assert all(name in shown for name in names(topic_of("면접"), "ko"))
