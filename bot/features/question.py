@@ -7,6 +7,8 @@ The rule (:func:`question_command`):
 - the first word of the message naming a 大六壬 topic (``engine.lexicon.in_sentence``: a topic of seed 003,
   or a 類神 heading) makes it ``/cast now <word>``: the lesson cast at the moment of asking, the classical
   占時 — a time word in the question (내일, 明日) does not move it;
+- a message naming today (/today's own words: 오늘, 今日) makes it ``/today <word>`` instead: the day's reading
+  read for that topic, as a /daily subscription with a topic reads it (「오늘 재물운 어때?」 asks about today);
 - a message naming 六爻 as well (:data:`LIUYAO_WORDS`: 육효, 괘, 주역, 동전, 六爻, 卦, 筮 …) makes it
   ``/liuyao <word>``: coins cast now, the word the first one naming a 用神 (``in_sentence`` in 六爻), or
   ``/liuyao`` alone when it names none;
@@ -26,10 +28,11 @@ from engine import lexicon
 LIUYAO_WORDS = ("주역", "동전", "척전", "筮", "周易", "擲錢", "錢卜")
 
 
-def _liuyao_keys() -> frozenset[str]:
-    spec = lookup("liuyao")
+def _words_of(name: str, *more: str) -> frozenset[str]:
+    """The keys of command ``name``'s aliases (and ``more`` words) to look for in a sentence."""
+    spec = lookup(name)
     aliases = spec.aliases if spec is not None else ()
-    return frozenset(lexicon.normalize(w) for w in (*aliases, *LIUYAO_WORDS))
+    return frozenset(lexicon.normalize(w) for w in (*aliases, *more))
 
 
 def _is_command(text: str) -> bool:
@@ -41,11 +44,15 @@ def question_command(text: str) -> str | None:
     naming no topic."""
     if _is_command(text) or not text.strip():
         return None
-    if lexicon.spot(text, _liuyao_keys()):
+    if lexicon.spot(text, _words_of("liuyao", *LIUYAO_WORDS)):
         named = lexicon.in_sentence(text, "liuyao")
         return f"/liuyao {named[0].word}" if named else "/liuyao"
     topics = lexicon.in_sentence(text, "liuren")
-    return f"/cast now {topics[0].word}" if topics else None
+    if not topics:
+        return None
+    if lexicon.spot(text, _words_of("today")):
+        return f"/today {topics[0].word}"
+    return f"/cast now {topics[0].word}"
 
 
 def _argument_like(word: str) -> bool:

@@ -1,7 +1,8 @@
 """A question in one's own words (「오늘 재물운 어때?」): on the console and in a private Telegram chat a plain
 message naming a topic gets the reply of the command answering it (``bot.features.question``: ``/cast now
-<word>`` — the 大六壬 lesson of the moment of asking, the classical 占時 — or ``/liuyao <word>`` when it names
-六爻); a message naming no topic gets the one-line hint; in a group plain talk stays unanswered.
+<word>`` — the 大六壬 lesson of the moment of asking, the classical 占時 —, ``/today <word>`` when it asks about
+today (오늘, 今日), ``/liuyao <word>`` when it names 六爻); a message naming no topic gets the one-line hint; in
+a group plain talk stays unanswered.
 
 Expected topics are the lexicon data's seed mappings (engine/lexicon/data/lexicon.json: each word with the
 topic of seed 003's topic lines, and the topic's own Korean name).
@@ -45,9 +46,10 @@ def body(text: str) -> str:
 @pytest.mark.parametrize(
     ("sentence", "line"),
     [
-        ("오늘 재물운 어때?", "/cast now 재물"),
+        ("오늘 재물운 어때?", "/today 재물"),  # today's reading, read for 求財
         ("내일 면접 붙을까", "/cast now 면접"),  # 내일 does not move the 占時
-        ("今日出行吉否", "/cast now 出行"),
+        ("今日出行吉否", "/today 出行"),
+        ("明日出行吉否", "/cast now 出行"),
         ("결혼해도 될까요", "/cast now 결혼"),
         ("어머니 병이 나을까", "/cast now 병"),
         ("육효로 돈 들어올지 봐줘", "/liuyao 돈"),  # 六爻 named: coins cast now
@@ -85,26 +87,43 @@ def test_a_bare_console_line_is_a_question_only_when_it_is_a_sentence(line, ques
 # ---- the console ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("lang", "sentence", "word"),
-    [
-        ("ko", "오늘 재물운 어때?", "재물"),
-        ("ko", "내일 면접 붙을까", "면접"),
-        ("lzh", "今日出行吉否", "出行"),
-    ],
-)
-async def test_console_a_plain_question_gets_the_topic_reading(ctx, lang, sentence, word):
+def topic_of_row(row) -> str | None:
+    """The topic a history row was read for: a /cast's asked topic, a /today reading's topic."""
+    return row.inputs["asked"]["topic"] if row.kind == "cast" else row.inputs["topic"]
+
+
+QUESTIONS = [
+    ("ko", "오늘 재물운 어때?", "재물", "/today 재물"),
+    ("ko", "내일 면접 붙을까", "면접", "/cast now 면접"),
+    ("lzh", "今日出行吉否", "出行", "/today 出行"),
+    ("lzh", "明日出行吉否", "出行", "/cast now 出行"),
+]
+
+
+@pytest.mark.parametrize(("lang", "sentence", "word", "line"), QUESTIONS)
+async def test_console_a_plain_question_gets_the_topic_reading(ctx, lang, sentence, word, line):
     session = ConsoleSession(ctx)
     await session.answer(f"/lang {lang}")
     shown = await session.answer(sentence)
-    first_lines = "\n".join(shown.splitlines()[:2])
+    first_lines = "\n".join(shown.splitlines()[:4])
     assert all(name in first_lines for name in names(topic_of(word), lang)), shown
     [row] = await ctx.storage.list_history("console:local")
-    assert row.kind == "cast" and row.inputs["asked"]["topic"] == topic_of(word)
-    typed = await ConsoleSession(ctx).answer(f"/cast now {word}")  # the command, at the same moment
+    assert row.kind == ("daily" if line.startswith("/today") else "cast")
+    assert topic_of_row(row) == topic_of(word)
+    typed = await ConsoleSession(ctx).answer(line)  # the command, at the same moment
     assert body(shown) == body(typed)
-    assert "2." in shown.splitlines()[-3]  # its pages follow, as the command's do
-    assert await session.answer("2") != gettext(lang, "chat.hint")
+    assert await session.answer("2") != gettext(lang, "chat.hint")  # its pages follow, as the command's do
+
+
+async def test_console_today_with_a_topic_word_reads_the_day_for_it(ctx):
+    session = ConsoleSession(ctx)
+    plain = await session.answer("/today")
+    for word in ("재물", "求財", "돈"):
+        shown = await session.answer(f"오늘 {word}")  # /today's alias and a topic word: a command line
+        assert all(name in shown for name in names(topic_of("재물"), "ko")), shown
+        assert shown != plain
+    rows = await ctx.storage.list_history("console:local")
+    assert [r.inputs["topic"] for r in rows] == [topic_of("재물")] * 3 + [None]
 
 
 async def test_console_a_command_typed_without_its_slash_still_is_one(ctx):
@@ -115,6 +134,13 @@ async def test_console_a_command_typed_without_its_slash_still_is_one(ctx):
     assert row.inputs["day"] == "庚辰" and row.inputs["ju"] == 8
     today = await session.answer("오늘")  # /today's alias alone
     assert (await ctx.storage.list_history("console:local"))[0].kind == "daily", today
+
+
+async def test_console_today_with_a_word_close_to_the_topics_offers_the_closest(ctx):
+    close = await ConsoleSession(ctx).answer("/today 재물운세")  # close to the topics, naming none
+    assert gettext("ko", "chat.choose.unknown", word="재물운세") in close
+    assert f"/today {LEXICON['topics'][topic_of('재물')]['ko']}" in close  # the closest, with its line
+    assert await ctx.storage.count_history("console:local") == 0
 
 
 @pytest.mark.parametrize("lang", ["ko", "lzh"])
@@ -129,21 +155,20 @@ async def test_console_a_sentence_without_a_topic_gets_the_hint(ctx, lang):
 # ---- Telegram (the real python-telegram-bot against the fake Bot API) -------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("lang", "sentence", "word"), [("ko", "오늘 재물운 어때?", "재물"), ("lzh", "今日出行吉否", "出行")]
-)
-async def test_telegram_a_private_plain_question_gets_the_topic_reading(tg, tmp_path, lang, sentence, word):
+@pytest.mark.parametrize(("lang", "sentence", "word", "line"), QUESTIONS)
+async def test_telegram_a_private_plain_question_gets_the_topic_reading(
+    tg, tmp_path, lang, sentence, word, line
+):
     async with running(tg_settings(tg, str(tmp_path / "db.sqlite"), lang=lang), ready=tg) as run:
         [first] = await ask(tg, run, sentence, 91, language_code=lang)
-        assert first.method == "sendPhoto"  # the chart picture, as /cast's reply
-        shown = first.result["caption"]
+        shown = first.result.get("caption") or first.result["text"]
         assert all(name in shown for name in names(topic_of(word), lang)), shown
         assert first.params["reply_markup"]["inline_keyboard"]  # its page buttons
         [row] = await run.ctx.storage.list_history("telegram:91")
-        assert row.kind == "cast" and row.inputs["asked"]["topic"] == topic_of(word)
-        assert row.inputs["mode"] == "now"
-        [typed] = await ask(tg, run, f"/cast now {word}", 91, language_code=lang)  # the same command
-        assert typed.method == first.method
+        assert row.kind == ("daily" if line.startswith("/today") else "cast")
+        assert topic_of_row(row) == topic_of(word)
+        [typed] = await ask(tg, run, line, 91, language_code=lang)  # the same command
+        assert typed.method == first.method  # the chart picture with its caption, or the text, alike
         assert len(first.params["reply_markup"]["inline_keyboard"]) == len(
             typed.params["reply_markup"]["inline_keyboard"]
         )
