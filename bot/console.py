@@ -5,7 +5,10 @@ Each input line is one command (``/cast now``; the leading ``/`` may be left out
 (``bot.features.base.pages_of``); typing a page's number or name (``2``, ``解``, ``풀이``, ``read``) then shows that page of
 the same stored cast, read again from the history (:mod:`bot.commands.pages`); a topic's name (``재물``, ``求財``)
 shows its first page read for that topic (issue 32), and so does any word naming a topic as ``/cast`` reads
-it (``돈``, ``婚姻``, ``財``, ``천문``); a word close to the topics but naming none gets the closest. End of input (Ctrl-D), ``/quit`` or the stop event ends
+it (``돈``, ``婚姻``, ``財``, ``천문``); a word close to the topics but naming none gets the closest. A question in
+one's own words (「오늘 재물운 어때?」, 「今日出行吉否」) gets the reply of the command answering it
+(:mod:`bot.features.question`: ``/cast now 재물``); a bare line whose first word names a command is that command
+unless it is such a sentence (``is_question``). End of input (Ctrl-D), ``/quit`` or the stop event ends
 the chat.
 """
 
@@ -39,6 +42,7 @@ from bot.features.base import (
     topic_pages,
     topic_unknown,
 )
+from bot.features.question import is_question, question_command
 from bot.i18n import gettext
 from bot.msgids import msgid
 from bot.presentation import Message, present
@@ -180,10 +184,16 @@ class ConsoleSession:
 
     async def answer(self, line: str) -> str:
         """The console text answering one input line: a page of the cast shown last (its number or name), a
-        command (with or without its ``/``), else — a bare word that names no command — the one-line hint,
+        command (with or without its ``/``), a question in one's own words (the command answering it:
+        ``bot.features.question``), else — a bare word that names no command — the one-line hint,
         as a private chat answers plain text (never an echo of it as an unknown command)."""
         page = self.page_named(line)
-        incoming = console_incoming(line)
+        # a question in one's own words (「오늘 재물운 어때?」): the command answering it (bot.features.question);
+        # one word with a cast in view, close to its topics (재물운세), stays a topic of that cast (issue 32)
+        asked = question_command(line) if page is None and is_question(line) else None
+        if asked is not None and self.last is not None and len(line.split()) == 1:
+            asked = None if topic_unknown(self.last[1], line.strip()) is not None else asked
+        incoming = console_incoming(asked or line)
         if (
             page is None
             and line.strip()

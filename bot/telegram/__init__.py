@@ -105,6 +105,7 @@ from bot.commands import (
 )
 from bot.config import install_redaction
 from bot.context import LoopBeat
+from bot.features.question import question_command
 from bot.i18n import N_, gettext
 from bot.identity import telegram_user_id
 from bot.limits import limiter_of
@@ -345,9 +346,17 @@ class TelegramAdapter:
             for e in message.entities or ()
         )
 
+    @staticmethod
+    def question_text(message: Message | None) -> str | None:
+        """Plain text in a private chat asking in one's own words (「오늘 재물운 어때?」): the command line that
+        answers it (``bot.features.question``), or None. A group's plain talk is not ours: never read."""
+        if message is None or not message.text or message.chat.type != ChatType.PRIVATE:
+            return None
+        return question_command(message.text)
+
     async def handle(self, update: Update) -> SendOutcome | None:
         message = update.effective_message
-        text = self.command_text(message)
+        text = self.command_text(message) or self.question_text(message)
         if text is None and message is not None and self.wants_hint(message):
             if self.ctx.admission.check(*self.admission_keys(update)) is not Verdict.ADMIT:
                 return None

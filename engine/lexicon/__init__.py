@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
@@ -301,4 +301,123 @@ def _similarity(typed: str, known: str) -> float:
     return difflib.SequenceMatcher(None, _jamo(typed), _jamo(known)).ratio()
 
 
-__all__ = ["ARTS", "Art", "Match", "named", "normalize", "reading", "resolve", "suggest", "targets", "topics"]
+# ---- the words of a sentence ------------------------------------------------------------------------------
+
+# what follows a one-letter Hangul word that still stands alone (돈이, 병은, 집에서, 재운): the particles, and
+# the 운/점 the lexicon drops after a word; anything else after it makes it a piece of a longer word (돈까스,
+# 병문안, 집값, 비싸다)
+_PARTICLES = frozenset(
+    {
+        "", "이", "가", "은", "는", "을", "를", "에", "에서", "에게", "한테", "의", "도", "만", "과", "와",
+        "로", "으로", "이랑", "랑", "하고", "까지", "부터", "이나", "나", "이야", "야", "이요", "요", "은요",
+        "는요", "이면", "면", "운", "점",
+    }
+)  # fmt: skip
+
+
+def _is_hangul(ch: str) -> bool:
+    return "\uac00" <= ch <= "\ud7a3"
+
+
+@cache
+def _sentence_words(art: Art) -> Mapping[str, tuple[str, ...]]:
+    """The keys :func:`in_sentence` looks for: the index's words in Hangul or Hanja (not a Latin id), and
+    the Hangul reading of a Hanja word only when it has two letters or more (one syllable read alone —
+    가 of 家, 의 of 醫, 산 of 產 — is a particle or another word far more often than the Hanja)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for key, names in _index(art).items():
+        if not any(_is_hangul(ch) or _is_hanja(ch) for ch in key):
+            continue
+        if len(key) == 1 and _is_hangul(key) and key not in _hangul_typed(art):
+            continue
+        out[key] = names
+    return out
+
+
+@cache
+def _hangul_typed(art: Art) -> frozenset[str]:
+    """The one-syllable Hangul words the data lists as typed (``ko`` of its words, a target's own ko name)."""
+    typed: set[str] = set()
+    for match in _targets(art).values():
+        typed.add(normalize(match.ko))
+    for entry in _data()["words"]:
+        if entry[art] is not None:
+            typed.update(normalize(w) for w in entry["ko"])
+    return frozenset(w for w in typed if len(w) == 1)
+
+
+def in_sentence(text: str, art: str) -> tuple[Match, ...]:
+    """The targets the words of a free sentence name in ``art``, in order of appearance (a word the seed
+    leaves to the asker gives each of its targets, as :func:`named`).
+
+    The sentence is read NFKC-normalized, lower case, simplified forms as traditional (as :func:`normalize`);
+    at each position the longest word of the lexicon there wins (its Hangul and Hanja words and the targets'
+    own names, and the Hangul reading of a Hanja word of two letters or more: 구재 = 求財), then the reading
+    goes on after it. Korean is agglutinative: a word followed by a particle or an ending counts (재물운,
+    결혼할까요, 이사가도, 시험에), and so does a word of two letters or more inside a longer run (오늘재물운,
+    written without spaces). The guard is for one letter:
+
+    - a one-syllable Hangul word (돈, 병, 집, 비) counts only as a whole word, or followed by a particle or
+      운/점 (돈이, 병은, 집에서, 재운): 「돈까스」 is no 돈, 「병문안」 no 병, 「비싸다」 no 비 — a syllable of
+      Korean is far more often a piece of another word than a word; the readings of one Hanja alone are
+      never looked for (가 of 家 is a particle);
+    - a one-character Hanja word (財, 病, 行) counts wherever no longer word covers it: 文言 is written without
+      spaces and a single character is its ordinary word (「病可愈否」), so only the longest match guards it
+      (出行 before 行).
+    """
+    checked = _check_art(art)
+    words = _sentence_words(checked)
+    own = _targets(checked)
+    return tuple(_as_typed(own[name], key) for key in spot(text, words) for name in words[key])
+
+
+def spot(text: str, words: Collection[str]) -> tuple[str, ...]:
+    """The ``words`` (keys as :func:`normalize` makes them) a free sentence holds, in order of appearance, as
+    :func:`in_sentence` finds the lexicon's: the longest at each position, a one-syllable Hangul word only
+    alone or followed by a particle (괘를 is 괘, 괘씸 is not)."""
+    longest = max((len(k) for k in words), default=0)
+    line = unicodedata.normalize("NFKC", text).lower().translate(_TRADITIONAL)
+    found: list[str] = []
+    at = 0
+    while at < len(line):
+        size = next(
+            (
+                n
+                for n in range(min(longest, len(line) - at), 0, -1)
+                if line[at : at + n] in words and _stands(line, at, n)
+            ),
+            0,
+        )
+        if size == 0:
+            at += 1
+            continue
+        found.append(line[at : at + size])
+        at += size
+    return tuple(found)
+
+
+def _stands(line: str, at: int, size: int) -> bool:
+    """Whether the word ``line[at:at+size]`` stands as a word there (:func:`in_sentence`'s guard)."""
+    if size > 1 or not _is_hangul(line[at]):
+        return True
+    if at > 0 and str.isalnum(line[at - 1]):
+        return False
+    end = at + size
+    while end < len(line) and str.isalnum(line[end]):
+        end += 1
+    return line[at + size : end] in _PARTICLES
+
+
+__all__ = [
+    "ARTS",
+    "Art",
+    "Match",
+    "in_sentence",
+    "named",
+    "normalize",
+    "reading",
+    "resolve",
+    "suggest",
+    "targets",
+    "topics",
+]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -284,7 +285,17 @@ def history_summary(context: Mapping[str, Any]) -> dict[str, Any]:
     ),
 )
 async def today(args: tuple[str, ...], incoming: Incoming, ctx: AppContext) -> Reply:
+    """/today, and /today <topic word> (재물, 婚姻): the same day's reading read for that topic, as a /daily
+    subscription with a topic reads it; a word close to the topics gets the closest (words naming none and
+    close to none are left aside, as /today always did)."""
     moment = await today_moment(incoming, ctx)
+    if args:
+        word = " ".join(args)
+        topic = topic_of(word)
+        if topic is not None:
+            moment = replace(moment, topic=topic)
+        elif lexicon.suggest(word, "liuren", fallback=False):
+            return choose_reply(word, "liuren", "/today")
     inputs = {
         "at": moment.instant.isoformat(),
         "zone": moment.zone,
