@@ -417,6 +417,7 @@ __all__ = [
     "normalize",
     "reading",
     "resolve",
+    "spot",
     "suggest",
     "targets",
     "topics",
