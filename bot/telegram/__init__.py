@@ -67,6 +67,7 @@ from telegram import (
     InputMediaPhoto,
     MenuButtonCommands,
     Message,
+    MessageEntity,
     Update,
 )
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
@@ -346,13 +347,17 @@ class TelegramAdapter:
             for e in message.entities or ()
         )
 
-    @staticmethod
-    def question_text(message: Message | None) -> str | None:
-        """Plain text in a private chat asking in one's own words (「오늘 재물운 어때?」): the command line that
-        answers it (``bot.features.question``), or None. A group's plain talk is not ours: never read."""
-        if message is None or not message.text or message.chat.type != ChatType.PRIVATE:
+    def question_text(self, message: Message | None) -> str | None:
+        """A question in one's own words (「오늘 재물운 어때?」) in a private chat, or in a group when it mentions
+        us (「@bot 내일 면접 붙을까」): the command line that answers it (``bot.features.question``), or None.
+        A group's other talk is not ours: never read (:meth:`wants_hint`)."""
+        if message is None or not message.text or not self.wants_hint(message):
             return None
-        return question_command(message.text)
+        text = message.text
+        # the @names are not the question (a bot's name may hold a word); PTB counts their UTF-16 offsets
+        for name in message.parse_entities([MessageEntity.MENTION]).values():
+            text = text.replace(name, " ")
+        return question_command(text)
 
     async def handle(self, update: Update) -> SendOutcome | None:
         message = update.effective_message

@@ -2,7 +2,7 @@
 message naming a topic gets the reply of the command answering it (``bot.features.question``: ``/cast now
 <word>`` — the 大六壬 lesson of the moment of asking, the classical 占時 —, ``/today <word>`` when it asks about
 today (오늘, 今日), ``/liuyao <word>`` when it names 六爻); a message naming no topic gets the one-line hint; in
-a group plain talk stays unanswered.
+a group only a message that mentions the bot is read, other plain talk stays unanswered.
 
 Expected topics are the lexicon data's seed mappings (engine/lexicon/data/lexicon.json: each word with the
 topic of seed 003's topic lines, and the topic's own Korean name).
@@ -185,6 +185,19 @@ async def test_telegram_no_topic_gets_the_hint_and_a_group_stays_quiet(tg, tmp_p
         await run.telegram.wait_handled(quiet["update_id"], 20)
         assert tg.sent_to(group) == []
         assert await run.ctx.storage.count_history("telegram:603") == 0
+
+
+async def test_telegram_a_question_that_mentions_the_bot_in_a_group_is_answered_there(tg, tmp_path):
+    async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
+        group = -100998
+        update = tg.user_says("@sikpan_bot 내일 면접 붙을까", chat_id=group, user_id=604, chat_type="supergroup")
+        await run.telegram.wait_handled(update["update_id"], 20)
+        [answer] = tg.sent_to(group)
+        shown = answer.result.get("caption") or answer.result["text"]
+        assert all(name in shown for name in names(topic_of("면접"), "ko")), shown
+        assert answer.params["reply_parameters"]["message_id"] == update["message"]["message_id"]
+        [row] = await run.ctx.storage.list_history("telegram:604")
+        assert row.kind == "cast" and topic_of_row(row) == topic_of("면접")
 
 
 async def test_console_after_a_cast_a_sentence_is_a_new_question_and_a_word_reads_that_cast(ctx):
