@@ -190,7 +190,9 @@ async def test_telegram_no_topic_gets_the_hint_and_a_group_stays_quiet(tg, tmp_p
 async def test_telegram_a_question_that_mentions_the_bot_in_a_group_is_answered_there(tg, tmp_path):
     async with running(tg_settings(tg, str(tmp_path / "db.sqlite")), ready=tg) as run:
         group = -100998
-        update = tg.user_says("@sikpan_bot 내일 면접 붙을까", chat_id=group, user_id=604, chat_type="supergroup")
+        update = tg.user_says(
+            "@sikpan_bot 내일 면접 붙을까", chat_id=group, user_id=604, chat_type="supergroup"
+        )
         await run.telegram.wait_handled(update["update_id"], 20)
         [answer] = tg.sent_to(group)
         shown = answer.result.get("caption") or answer.result["text"]
