@@ -8,7 +8,7 @@ shows its first page read for that topic (issue 32), and so does any word naming
 it (``돈``, ``婚姻``, ``財``, ``천문``); a word close to the topics but naming none gets the closest. A question in
 one's own words (「오늘 재물운 어때?」, 「今日出行吉否」) gets the reply of the command answering it
 (:mod:`bot.features.question`: ``/cast now 재물``); a bare line whose first word names a command is that command
-unless it is such a sentence (``is_question``). End of input (Ctrl-D), ``/quit`` or the stop event ends
+unless it is such a sentence (``console_question``). End of input (Ctrl-D), ``/quit`` or the stop event ends
 the chat.
 """
 
@@ -42,7 +42,7 @@ from bot.features.base import (
     topic_pages,
     topic_unknown,
 )
-from bot.features.question import is_question, question_command
+from bot.features.question import console_question
 from bot.i18n import gettext
 from bot.msgids import msgid
 from bot.presentation import Message, present
@@ -190,7 +190,7 @@ class ConsoleSession:
         page = self.page_named(line)
         # a question in one's own words (「오늘 재물운 어때?」): the command answering it (bot.features.question);
         # one word with a cast in view, close to its topics (재물운세), stays a topic of that cast (issue 32)
-        asked = question_command(line) if page is None and is_question(line) else None
+        asked = console_question(line) if page is None else None
         if asked is not None and self.last is not None and len(line.split()) == 1:
             asked = None if topic_unknown(self.last[1], line.strip()) is not None else asked
         incoming = console_incoming(asked or line)

@@ -551,6 +551,18 @@ def _label_texts(msgid: str | None) -> list[str]:
     return [] if msgid is None else [catalog(lang)[msgid] for lang in LANGS if msgid in catalog(lang)]
 
 
+def _value_names(option: Setting, values: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``(value, name)`` for each name ``values`` of ``option`` are typed by, in ko and lzh: its label, its
+    catalog word and its short name on the /settings pages."""
+    labels, words, shorts = dict(option.value_labels), dict(option.value_words), dict(option.value_short)
+    return [
+        (v, t)
+        for v in values
+        for msgid in (labels.get(v), words.get(v), shorts.get(v))
+        for t in _label_texts(msgid)
+    ]
+
+
 def named(word: str) -> list[tuple[str, str | None]]:
     """What ``word`` names among the groups, options and values, by the names they are shown by in ko or
     lzh (or their codes): ``[(group or option key, value or None), …]``; several when it is not unique."""
@@ -564,12 +576,7 @@ def named(word: str) -> list[tuple[str, str | None]]:
     found: list[tuple[str, str | None]] = [(k, None) for k in _match(word, names)]
     if found:
         return found
-    values: list[tuple[str, str]] = []
-    for s in model():
-        labels, words, shorts = dict(s.value_labels), dict(s.value_words), dict(s.value_short)
-        for v in s.choices:
-            texts = (*_label_texts(labels.get(v)), *_label_texts(words.get(v)), *_label_texts(shorts.get(v)))
-            values += [(f"{s.key}={v}", t) for t in texts]
+    values = [(f"{s.key}={v}", t) for s in model() for v, t in _value_names(s, s.choices)]
     return [(k.split("=", 1)[0], k.split("=", 1)[1]) for k in _match(word, values)]
 
 
@@ -585,11 +592,5 @@ def option_named(word: str) -> Setting | None:
 
 def value_named(option: Setting, word: str) -> str | None:
     """The value of ``option`` that ``word`` names by its shown name (ko or lzh), if exactly one."""
-    labels, words, shorts = dict(option.value_labels), dict(option.value_words), dict(option.value_short)
-    names = [
-        (v, t)
-        for v in option.choices or (option.default,)
-        for t in (*_label_texts(labels.get(v)), *_label_texts(words.get(v)), *_label_texts(shorts.get(v)))
-    ]
-    found = _match(word, names)
+    found = _match(word, _value_names(option, option.choices or (option.default,)))
     return found[0] if len(found) == 1 else None

@@ -65,7 +65,13 @@ def _argument_like(word: str) -> bool:
 
 
 def is_question(line: str) -> bool:
-    """Whether a console line is a question in one's own words rather than a command typed without its ``/``.
+    """Whether a console line is a question in one's own words (:func:`console_question`)."""
+    return console_question(line) is not None
+
+
+def console_question(line: str) -> str | None:
+    """The command line answering a console line that is a question in one's own words, or None: a line that
+    is a command (typed with or without its ``/``) or names no topic.
 
     A line starting with ``/`` is a command; a line whose first word names no command is a question when
     :func:`question_command` answers it. A line whose first word names a command (오늘 is /today's alias,
@@ -74,15 +80,16 @@ def is_question(line: str) -> bool:
     出行吉否 — :func:`_argument_like`). So 「오늘 재물운 어때?」 is a question and 「cast 庚辰 8 재물」,
     「점 庚辰 8 재물」, 「매일 07:30 재물」, 「오늘」 stay commands.
     """
-    if _is_command(line) or question_command(line) is None:
-        return False
+    asked = question_command(line)
+    if asked is None:  # a command with its / too
+        return None
     split = split_command("/" + line.strip())
     spec = lookup(split[0]) if split is not None else None
     if split is None or spec is None:
-        return True
+        return asked
     if any(arg.name == "text" for arg in spec.args):
-        return False
-    return not all(_argument_like(word) for word in split[1])
+        return None
+    return None if all(_argument_like(word) for word in split[1]) else asked
 
 
-__all__ = ["LIUYAO_WORDS", "is_question", "question_command"]
+__all__ = ["LIUYAO_WORDS", "console_question", "is_question", "question_command"]
