@@ -44,6 +44,7 @@ from bot.features.base import (
 )
 from bot.features.question import console_question
 from bot.i18n import gettext
+from bot.korean import is_syllable
 from bot.msgids import msgid
 from bot.presentation import Message, present
 
@@ -189,9 +190,11 @@ class ConsoleSession:
         as a private chat answers plain text (never an echo of it as an unknown command)."""
         page = self.page_named(line)
         # a question in one's own words (「오늘 재물운 어때?」): the command answering it (bot.features.question);
-        # one word with a cast in view, close to its topics (재물운세), stays a topic of that cast (issue 32)
+        # one Korean word with a cast in view, close to its topics (재물운세), stays a topic of that cast (issue 32);
+        # 文言 is written without spaces, so one run of Hanja (婚姻成否) is a sentence: a new question
         asked = console_question(line) if page is None else None
-        if asked is not None and self.last is not None and len(line.split()) == 1:
+        word = len(line.split()) == 1 and any(map(is_syllable, line))
+        if asked is not None and self.last is not None and word:
             asked = None if topic_unknown(self.last[1], line.strip()) is not None else asked
         incoming = console_incoming(asked or line)
         if (

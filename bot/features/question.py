@@ -21,6 +21,7 @@ decides which one a bare line is.
 from __future__ import annotations
 
 from bot.features.base import lookup, split_command
+from bot.korean import is_syllable
 from engine import lexicon
 
 # the words naming 六爻 in a question besides /liuyao's own aliases (육효, 六爻, 괘, 卦): the book of the
@@ -60,7 +61,7 @@ def _argument_like(word: str) -> bool:
     word after the cast), or one without Hangul naming no topic inside it (庚辰, 8, 07:30, now)."""
     if any(lexicon.named(word, art) for art in lexicon.ARTS):
         return True
-    has_hangul = any("\uac00" <= ch <= "\ud7a3" for ch in word)
+    has_hangul = any(map(is_syllable, word))
     return not has_hangul and not any(lexicon.in_sentence(word, art) for art in lexicon.ARTS)
 
 

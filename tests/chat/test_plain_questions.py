@@ -211,3 +211,14 @@ async def test_console_after_a_cast_a_sentence_is_a_new_question_and_a_word_read
     [newest, _] = await ctx.storage.list_history("console:local")
     assert newest.inputs["mode"] == "now" and newest.inputs["asked"]["topic"] == topic_of("면접")
     assert all(name in shown for name in names(topic_of("면접"), "ko"))
+
+
+async def test_console_after_a_cast_a_wenyan_sentence_without_spaces_is_a_new_question(ctx):
+    session = ConsoleSession(ctx)
+    await session.answer("/lang lzh")
+    await session.answer("/cast 庚辰 8")
+    shown = await session.answer("婚姻成否")  # 文言 has no spaces: one run of Hanja is a sentence, not a word
+    assert await ctx.storage.count_history("console:local") == 2
+    [newest, _] = await ctx.storage.list_history("console:local")
+    assert newest.inputs["mode"] == "now" and newest.inputs["asked"]["topic"] == topic_of("婚姻")
+    assert all(name in shown for name in names(topic_of("婚姻"), "lzh"))
