@@ -222,8 +222,17 @@ async def sleep_until(clock: Clock, instant: datetime) -> None:
 
 
 def db_backoff(failures: int) -> float:
-    """Seconds before a try after ``failures`` consecutive lost database connections (0.25 s doubling to 2)."""
-    return min(DB_RETRY_MAX, DB_RETRY_FIRST * 2.0 ** max(0, failures - 1))
+    """Seconds before a try after ``failures`` consecutive lost database connections (0.25 s doubling to 2).
+
+    The count is shared by every job of a worker, so an outage can push it past a thousand: the doubling
+    stops once the cap is reached (2.0 ** 1024 overflows a float, and that error once left a job's reading
+    ``claimed`` for good, tests/scale/test_db_outage.py)."""
+    delay = DB_RETRY_FIRST
+    for _ in range(max(0, failures - 1)):
+        if delay >= DB_RETRY_MAX:
+            break
+        delay *= 2.0
+    return min(DB_RETRY_MAX, delay)
 
 
 async def write_outcome(op: Callable[[], Awaitable[Any]], what: str) -> None:

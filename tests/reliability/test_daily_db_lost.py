@@ -22,11 +22,13 @@ import telegram
 from bot.features.daily.reading import subscription_moment
 from bot.scheduler import (
     DB_RETRY_FIRST,
+    DB_RETRY_MAX,
     JOB_ERROR_RETRY,
     DeliveryWorker,
     LostDatabase,
     SchedulerStats,
     TelegramTransport,
+    db_backoff,
     send_and_record,
 )
 from bot.storage import DailyStore
@@ -136,3 +138,10 @@ async def test_a_queue_job_that_meets_an_unexpected_error_runs_again_instead_of_
         finally:
             await ctx.close()
     assert _requested(tg) == Counter({str(CHAT): 1})
+
+
+def test_the_backoff_after_thousands_of_lost_connections_is_the_cap_not_an_overflow():
+    # a worker's jobs share the failure count: a 10-s outage pushed it past 1,024 and 2.0 ** 1024 raised
+    # OverflowError inside the job, whose reading then stayed ``claimed`` (tests/scale/test_db_outage.py)
+    assert [db_backoff(n) for n in (0, 1, 2, 3, 4, 5)] == [DB_RETRY_FIRST, 0.25, 0.5, 1.0, 2.0, DB_RETRY_MAX]
+    assert db_backoff(1_025) == db_backoff(10**9) == DB_RETRY_MAX
